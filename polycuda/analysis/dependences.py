@@ -1,0 +1,176 @@
+"""Dependences of a Scop: value-based flow, anti and output dependences (isl compute_flow).
+
+Each access depends on the nearest conflicting access of another instance, not on every
+earlier one: this is the "direct" set that Di et al. 2012 list in Table I (uniform distances
+for stencils), and it is transitively complete for legality.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import islpy as isl
+
+from polycuda.ir import isl_build
+from polycuda.ir.scop import Access, Scop
+
+
+@dataclass(frozen=True)
+class Dependence:
+    """One dependence between two accesses.
+
+    relation: isl map text { S[i] -> T[i'] } (the dependence polyhedron).
+    distance: sink - source iteration vector when it is the same constant for every pair
+        (both statements must have the same number of iterators), else None.
+    """
+
+    kind: str  # "flow" | "anti" | "output"
+    source: str
+    sink: str
+    source_access: str  # ref id, e.g. "S0_1"
+    sink_access: str
+    source_ref: str  # printed, e.g. "A[i + 1]"
+    sink_ref: str
+    array: str
+    relation: str
+    distance: tuple[int, ...] | None
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "source": self.source, "sink": self.sink,
+                "source_access": self.source_ref, "sink_access": self.sink_ref,
+                "array": self.array, "polyhedron": self.relation,
+                "distance": list(self.distance) if self.distance is not None else None}
+
+
+def _tagged(scop: Scop, ctx: isl.Context, writes: bool) -> isl.UnionMap:
+    # { [S[i] -> ref[]] -> A[f(i)] }
+    result = isl.UnionMap.empty(isl.Space.params_alloc(ctx, 0))
+    for stmt in scop.statements:
+        for acc in isl_build.statement_accesses(scop, stmt):
+            if acc.is_write == writes:
+                amap = isl_build.access_map(acc, stmt, ctx, tagged=True)
+                result = result.union(isl.UnionMap.from_map(amap))
+    return result
+
+
+def _tagged_schedule(scop: Scop, ctx: isl.Context, tagged: isl.UnionMap) -> isl.UnionMap:
+    # { [S[i] -> ref[]] -> [schedule] }
+    untag = tagged.domain().unwrap().domain_map()
+    return untag.apply_range(isl_build.original_schedule(scop, ctx))
+
+
+def dependence_maps(scop: Scop, ctx: isl.Context) -> tuple[isl.UnionMap, isl.UnionMap]:
+    """(flow, false) tagged dependence maps { [S[i] -> ref[]] -> [T[j] -> ref'[]] }.
+
+    Flow: last write before each read. Output: last write before each write. Anti: first write
+    after each read, found as the last write before the read in the reversed order. Accesses
+    of one statement instance never depend on each other (an instance is atomic).
+    """
+    reads, writes = _tagged(scop, ctx, False), _tagged(scop, ctx, True)
+    sched = _tagged_schedule(scop, ctx, reads.union(writes))
+    flow = _last_source(reads, writes, sched)
+    output = _last_source(writes, writes, sched)
+    anti = _last_source(reads, writes, _reversed(sched)).reverse()
+    return flow.coalesce(), output.union(anti).coalesce()
+
+
+def _last_source(sinks: isl.UnionMap, sources: isl.UnionMap, sched: isl.UnionMap
+                 ) -> isl.UnionMap:
+    info = isl.UnionAccessInfo.from_sink(sinks).set_must_source(sources)
+    return info.set_schedule_map(sched).compute_flow().get_may_dependence()
+
+
+def _reversed(sched: isl.UnionMap) -> isl.UnionMap:
+    # { X -> [s0, ..., sk] }  ==>  { X -> [-s0, ..., -sk] }
+    result = isl.UnionMap.empty(sched.get_space())
+    for smap in _maps(sched):
+        n = smap.dim(isl.dim_type.out)
+        names = ", ".join(f"s{k}" for k in range(n))
+        neg = ", ".join(f"-s{k}" for k in range(n))
+        flip = isl.Map.read_from_str(sched.get_ctx(), f"{{ [{names}] -> [{neg}] }}")
+        result = result.union(isl.UnionMap.from_map(smap.apply_range(flip)))
+    return result
+
+
+def _distance(rel: isl.Map) -> tuple[int, ...] | None:
+    n_in, n_out = rel.dim(isl.dim_type.in_), rel.dim(isl.dim_type.out)
+    if n_in != n_out:
+        return None
+    same = rel.set_tuple_name(isl.dim_type.in_, "D").set_tuple_name(isl.dim_type.out, "D")
+    deltas = same.deltas()
+    free = deltas.project_out(isl.dim_type.param, 0, deltas.dim(isl.dim_type.param))
+    if not free.is_singleton():
+        return None
+    point = free.sample_point()
+    values = tuple(point.get_coordinate_val(isl.dim_type.set, k).to_python()
+                   for k in range(n_in))
+    return values
+
+
+def _ref_text(acc: Access) -> str:
+    from polycuda.codegen.c_expr import expr_to_c  # printing lives with the code generators
+
+    return expr_to_c(acc.ref)
+
+
+def compute(scop: Scop, ctx: isl.Context | None = None) -> tuple[Dependence, ...]:
+    """Every dependence of `scop`, grouped per (source access, sink access) pair.
+
+    Returns them sorted by (source statement, sink statement, kind, source ref, sink ref).
+    """
+    ctx = ctx or isl.Context()
+    accesses = {a.ref_id: a for a in isl_build.all_accesses(scop)}
+    flow, false = dependence_maps(scop, ctx)
+    deps = []
+    for umap, is_flow in ((flow, True), (false, False)):
+        for tagged_map in _maps(umap):
+            src, snk = _tags(tagged_map)
+            rel = _untag(tagged_map)
+            if rel.is_empty():
+                continue
+            src_acc, snk_acc = accesses[src], accesses[snk]
+            kind = "flow" if is_flow else ("output" if src_acc.is_write else "anti")
+            deps.append(Dependence(kind, rel.get_tuple_name(isl.dim_type.in_),
+                                   rel.get_tuple_name(isl.dim_type.out), src, snk,
+                                   _ref_text(src_acc), _ref_text(snk_acc), src_acc.array,
+                                   str(rel.coalesce()), _distance(rel)))
+    order = {s.name: k for k, s in enumerate(scop.statements)}
+    return tuple(sorted(deps, key=lambda d: (order[d.source], order[d.sink], d.kind,
+                                             _ref_order(d.source_access),
+                                             _ref_order(d.sink_access), d.relation)))
+
+
+def _ref_order(ref_id: str) -> tuple[str, int]:
+    stmt, _, k = ref_id.rpartition("_")
+    return stmt, int(k)
+
+
+def _tags(tagged_map: isl.Map) -> tuple[str, str]:
+    space = tagged_map.get_space()
+    src = space.domain().unwrap().range().get_tuple_name(isl.dim_type.set)
+    snk = space.range().unwrap().range().get_tuple_name(isl.dim_type.set)
+    return src, snk
+
+
+def _untag(tagged_map: isl.Map) -> isl.Map:
+    # { [S[i] -> r[]] -> [T[j] -> r'[]] }  ==>  { S[i] -> T[j] }
+    return tagged_map.domain_factor_domain().range_factor_domain()
+
+
+def untagged_union(scop: Scop, ctx: isl.Context, kinds: tuple[str, ...] = ("flow", "anti",
+                                                                             "output")
+                   ) -> isl.UnionMap:
+    """All dependences of the given kinds as one map { S[i] -> T[j] } (for schedulers)."""
+    flow, false = dependence_maps(scop, ctx)
+    result = isl.UnionMap.empty(isl.Space.params_alloc(ctx, 0))
+    if "flow" in kinds:
+        result = result.union(flow.domain_factor_domain().range_factor_domain())
+    if "anti" in kinds or "output" in kinds:
+        result = result.union(false.domain_factor_domain().range_factor_domain())
+    return result.coalesce()
+
+
+def _maps(umap: isl.UnionMap) -> list[isl.Map]:
+    result: list[isl.Map] = []
+    umap.foreach_map(result.append)
+    return result

@@ -1,0 +1,177 @@
+"""ScopBuilder: the part of every frontend that turns loops, conditions and assignments into a Scop.
+
+A frontend walks its own syntax tree and drives the builder: declare the arguments and arrays,
+then enter/exit loops and conditions and add statements in source order. The builder checks
+that bounds, conditions and subscripts are affine (raising errors that name the source
+location) and computes domains and textual (2d+1) positions.
+
+Example:
+    b = ScopBuilder("jacobi", file="k.c")
+    b.add_arg("n", "param", "int"); b.add_arg("A", "array", "double", shape=(Var("n"),))
+    b.enter_loop("i", Const(1), BinOp("-", Var("n"), Const(2)), +1, loc)   # i = 1 .. n-2
+    b.add_statement(Ref("A", (Var("i"),)), "=", rhs, loc)
+    b.exit_loop()
+    scop = b.build()
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from polycuda.errors import NotAffineError, SourceLoc, UnsupportedConstruct, UserError
+from polycuda.ir.affine import affine_text, bound_terms, condition_text
+from polycuda.ir.expr import DTYPES, Expr, Ref, UnaryOp, refs
+from polycuda.ir.scop import ASSIGN_OPS, Arg, Array, Scop, SourceInfo, Statement
+
+
+@dataclass
+class _Loop:
+    iterator: str
+    constraints: list[str]
+    direction: int
+    position: int  # beta of this loop in its parent
+
+
+class ScopBuilder:
+    """Mutable helper used while one frontend walks one region; `build()` returns the Scop."""
+
+    def __init__(self, name: str, file: str = "<string>"):
+        self.name = name
+        self.file = file
+        self.args: list[Arg] = []
+        self.arrays: dict[str, Array] = {}
+        self.context: list[str] = []
+        self.statements: list[Statement] = []
+        self._loops: list[_Loop] = []
+        self._conds: list[tuple[int, str]] = []  # (loop depth at which it was entered, text)
+        self._next_pos: list[int] = [0]  # next textual position at each depth
+
+    # -- declarations ------------------------------------------------------------------------
+    def add_arg(self, name: str, kind: str, dtype: str, shape: tuple[Expr, ...] = (),
+                loc: SourceLoc | None = None) -> None:
+        """Declare an entry argument: kind "param" (int), "scalar" (read-only) or "array"."""
+        if kind not in ("param", "scalar", "array"):
+            raise ValueError(f"{kind=}")
+        if dtype not in DTYPES:
+            raise UnsupportedConstruct(f"type '{dtype}' of '{name}' is not supported "
+                                       f"(supported: {', '.join(DTYPES)})", loc)
+        if any(a.name == name for a in self.args):
+            raise UserError(f"argument '{name}' declared twice", loc)
+        self.args.append(Arg(name, kind, dtype))
+        if kind == "array":
+            self.arrays[name] = Array(name, dtype, tuple(shape))
+
+    def add_local(self, name: str, dtype: str, shape: tuple[Expr, ...] = (),
+                  loc: SourceLoc | None = None) -> None:
+        """Declare an array or scalar that lives only inside the region."""
+        if name in self.arrays or any(a.name == name for a in self.args):
+            raise UserError(f"'{name}' is declared twice", loc)
+        if dtype not in DTYPES:
+            raise UnsupportedConstruct(f"type '{dtype}' of '{name}' is not supported", loc)
+        self.arrays[name] = Array(name, dtype, tuple(shape), local=True)
+
+    def add_context(self, constraint: str) -> None:
+        """An isl constraint on the parameters only, e.g. "n >= 2"."""
+        self.context.append(constraint)
+
+    @property
+    def params(self) -> tuple[str, ...]:
+        return tuple(a.name for a in self.args if a.kind == "param")
+
+    def _names(self) -> set[str]:
+        return set(self.params) | {lp.iterator for lp in self._loops}
+
+    # -- structure ---------------------------------------------------------------------------
+    def enter_loop(self, iterator: str, lower: Expr, upper: Expr, direction: int,
+                   loc: SourceLoc | None = None) -> None:
+        """A loop `iterator` from `lower` to `upper`, both inclusive, step +1 or -1.
+
+        For direction +1, `lower` may be a max(...) and `upper` a min(...) of affine terms;
+        for -1 the loop starts at `upper` (a min) and counts down to `lower` (a max).
+        """
+        if direction not in (1, -1):
+            raise UnsupportedConstruct("only loop steps of +1 and -1 are supported", loc)
+        if iterator in self._names():
+            raise UnsupportedConstruct(
+                f"loop iterator '{iterator}' shadows a parameter or an outer iterator", loc)
+        names = self._names() | {iterator}
+        cons = [f"{iterator} >= {affine_text(t, names - {iterator}, 'loop bound')}"
+                for t in bound_terms(lower, "max")]
+        cons += [f"{iterator} <= {affine_text(t, names - {iterator}, 'loop bound')}"
+                 for t in bound_terms(upper, "min")]
+        self._loops.append(_Loop(iterator, cons, direction, self._take_position()))
+        self._next_pos.append(0)
+
+    def exit_loop(self) -> None:
+        self._loops.pop()
+        self._next_pos.pop()
+        self._conds = [c for c in self._conds if c[0] <= len(self._loops)]
+
+    def enter_if(self, cond: Expr, loc: SourceLoc | None = None) -> None:
+        """An affine condition guarding the statements added until `exit_if`."""
+        self._conds.append((len(self._loops), condition_text(cond, self._names())))
+
+    def enter_else(self, cond: Expr, loc: SourceLoc | None = None) -> None:
+        """The else branch of the `if (cond)` just exited."""
+        self.enter_if(UnaryOp("!", cond, loc), loc)
+
+    def exit_if(self) -> None:
+        self._conds.pop()
+
+    def _take_position(self) -> int:
+        pos = self._next_pos[-1]
+        self._next_pos[-1] += 1
+        return pos
+
+    # -- statements --------------------------------------------------------------------------
+    def add_statement(self, lhs: Ref, op: str, rhs: Expr, loc: SourceLoc | None = None) -> str:
+        """Add `lhs op rhs;` at the current point; returns the statement name."""
+        if op not in ASSIGN_OPS:
+            raise UnsupportedConstruct(f"assignment operator '{op}' is not supported", loc)
+        if lhs.array not in self.arrays:
+            raise UnsupportedConstruct(
+                f"assignment to '{lhs.array}', which is not an array argument or a local "
+                "variable of the region (integer parameters and scalar arguments are read-only)",
+                loc)
+        names = self._names()
+        for ref in (lhs,) + refs(rhs):
+            self._check_ref(ref, names)
+        name = f"S{len(self.statements)}"
+        iters = tuple(lp.iterator for lp in self._loops)
+        cons = [c for lp in self._loops for c in lp.constraints] + [c for _, c in self._conds]
+        params = ", ".join(self.params)
+        body = " and ".join(cons) if cons else ""
+        domain = f"[{params}] -> {{ {name}[{', '.join(iters)}]{' : ' + body if body else ''} }}"
+        beta = tuple(lp.position for lp in self._loops) + (self._take_position(),)
+        stmt = Statement(name, iters, domain, beta, lhs, op, rhs, loc,
+                         tuple(lp.direction for lp in self._loops))
+        self.statements.append(stmt)
+        return name
+
+    def _check_ref(self, ref: Ref, names: set[str]) -> None:
+        arr = self.arrays.get(ref.array)
+        if arr is None:
+            raise UnsupportedConstruct(f"'{ref.array}' is not an array of the region", ref.loc)
+        if len(ref.index) != len(arr.shape):
+            raise UnsupportedConstruct(
+                f"'{ref.array}' has {len(arr.shape)} dimension(s) but is subscripted with "
+                f"{len(ref.index)}", ref.loc)
+        for index in ref.index:
+            affine_text(index, names, "subscript")
+
+    def build(self, source: SourceInfo | None = None) -> Scop:
+        if not self.statements:
+            raise UserError(f"region '{self.name}' contains no statement",
+                            SourceLoc(self.file, 1))
+        params = ", ".join(self.params)
+        for arr in self.arrays.values():
+            for dim in arr.shape:
+                try:
+                    affine_text(dim, set(self.params), "array size")
+                except NotAffineError as err:
+                    raise NotAffineError(f"size of '{arr.name}': {err.msg}", err.loc) from None
+        context = " and ".join(self.context)
+        context_text = f"[{params}] -> {{ : {context} }}"
+        return Scop(self.name, tuple(self.args), tuple(self.arrays.values()),
+                    tuple(self.statements), context_text, source)
+

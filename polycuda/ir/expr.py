@@ -1,0 +1,128 @@
+"""Expression nodes of statement bodies, subscripts, bounds and conditions (immutable)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator, Union
+
+from polycuda.errors import SourceLoc
+
+DTYPES = ("int", "long", "float", "double")
+# C semantics for every operator; "floordiv"/"ceildiv" round toward -inf/+inf (affine bounds,
+# Python's //), "/" truncates on integers as in C. "min"/"max" take two operands.
+BINARY_OPS = ("+", "-", "*", "/", "%", "floordiv", "ceildiv", "min", "max",
+              "<", "<=", ">", ">=", "==", "!=", "&&", "||")
+UNARY_OPS = ("-", "!")
+MATH_FUNCS = ("sqrt", "exp", "log", "fabs", "pow", "fmin", "fmax", "sin", "cos", "tan",
+              "tanh", "floor", "ceil", "abs")
+
+
+@dataclass(frozen=True)
+class Const:
+    value: Union[int, float]
+    dtype: str = "int"  # "int" for integer literals, "double"/"float" for floating literals
+    loc: SourceLoc | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Var:
+    """A loop iterator, an integer parameter, or a read-only scalar argument."""
+
+    name: str
+    loc: SourceLoc | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Ref:
+    """An element of an array (index has one entry per dimension) or a written scalar (index ())."""
+
+    array: str
+    index: tuple[Expr, ...]
+    loc: SourceLoc | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class BinOp:
+    op: str
+    lhs: Expr
+    rhs: Expr
+    loc: SourceLoc | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class UnaryOp:
+    op: str
+    operand: Expr
+    loc: SourceLoc | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Call:
+    func: str
+    args: tuple[Expr, ...]
+    loc: SourceLoc | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Ternary:
+    cond: Expr
+    then: Expr
+    other: Expr
+    loc: SourceLoc | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Cast:
+    dtype: str
+    operand: Expr
+    loc: SourceLoc | None = field(default=None, compare=False, repr=False)
+
+
+Expr = Union[Const, Var, Ref, BinOp, UnaryOp, Call, Ternary, Cast]
+
+
+def children(expr: Expr) -> tuple[Expr, ...]:
+    """Direct sub-expressions, in source order."""
+    if isinstance(expr, Ref):
+        return expr.index
+    if isinstance(expr, BinOp):
+        return (expr.lhs, expr.rhs)
+    if isinstance(expr, (UnaryOp, Cast)):
+        return (expr.operand,)
+    if isinstance(expr, Call):
+        return expr.args
+    if isinstance(expr, Ternary):
+        return (expr.cond, expr.then, expr.other)
+    return ()
+
+
+def walk(expr: Expr) -> Iterator[Expr]:
+    """Pre-order traversal (deterministic: source order)."""
+    yield expr
+    for child in children(expr):
+        yield from walk(child)
+
+
+def refs(expr: Expr) -> tuple[Ref, ...]:
+    """Every array/scalar reference read by `expr`, in source order (subscript refs included)."""
+    return tuple(e for e in walk(expr) if isinstance(e, Ref))
+
+
+def substitute(expr: Expr, env: dict[str, Expr]) -> Expr:
+    """Replace Var nodes named in `env` (used to rename iterators)."""
+    if isinstance(expr, Var):
+        return env.get(expr.name, expr)
+    if isinstance(expr, Ref):
+        return Ref(expr.array, tuple(substitute(i, env) for i in expr.index), expr.loc)
+    if isinstance(expr, BinOp):
+        return BinOp(expr.op, substitute(expr.lhs, env), substitute(expr.rhs, env), expr.loc)
+    if isinstance(expr, UnaryOp):
+        return UnaryOp(expr.op, substitute(expr.operand, env), expr.loc)
+    if isinstance(expr, Call):
+        return Call(expr.func, tuple(substitute(a, env) for a in expr.args), expr.loc)
+    if isinstance(expr, Ternary):
+        return Ternary(substitute(expr.cond, env), substitute(expr.then, env),
+                       substitute(expr.other, env), expr.loc)
+    if isinstance(expr, Cast):
+        return Cast(expr.dtype, substitute(expr.operand, env), expr.loc)
+    return expr

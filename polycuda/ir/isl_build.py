@@ -1,0 +1,76 @@
+"""The one place that turns Scop text into isl objects: domains, accesses, original schedule."""
+
+from __future__ import annotations
+
+import islpy as isl
+
+from polycuda.ir.affine import affine_text
+from polycuda.ir.scop import Access, Scop, Statement
+
+
+def param_prefix(scop: Scop) -> str:
+    return "[" + ", ".join(scop.params) + "]"
+
+
+def context_set(scop: Scop, ctx: isl.Context) -> isl.Set:
+    # context: [params] -> { : constraints }
+    return isl.Set.read_from_str(ctx, scop.context)
+
+
+def domain_set(stmt: Statement, ctx: isl.Context) -> isl.Set:
+    # domain: [params] -> { S[i...] }
+    return isl.Set.read_from_str(ctx, stmt.domain)
+
+
+def domain_union(scop: Scop, ctx: isl.Context) -> isl.UnionSet:
+    # { S0[...]; S1[...]; ... } intersected with the parameter context
+    result = isl.UnionSet.empty(isl.Space.params_alloc(ctx, 0))
+    for stmt in scop.statements:
+        result = result.union(isl.UnionSet.from_set(domain_set(stmt, ctx)))
+    return result.intersect_params(context_set(scop, ctx))
+
+
+def statement_accesses(scop: Scop, stmt: Statement) -> tuple[Access, ...]:
+    """The write (ref id <stmt>_0) then every read in source order (<stmt>_1, ...)."""
+    names = set(stmt.iterators) | set(scop.params)
+    refs = ((stmt.lhs, True),) + tuple((r, False) for r in stmt.read_refs())
+    accesses = []
+    for k, (ref, is_write) in enumerate(refs):
+        index = ", ".join(affine_text(e, names, "subscript") for e in ref.index)
+        iters = ", ".join(stmt.iterators)
+        text = f"{param_prefix(scop)} -> {{ {stmt.name}[{iters}] -> {ref.array}[{index}] }}"
+        accesses.append(Access(f"{stmt.name}_{k}", ref.array, is_write, ref, text))
+    return tuple(accesses)
+
+
+def all_accesses(scop: Scop) -> tuple[Access, ...]:
+    return tuple(a for stmt in scop.statements for a in statement_accesses(scop, stmt))
+
+
+def access_map(access: Access, stmt: Statement, ctx: isl.Context, tagged: bool) -> isl.Map:
+    """{ S[i] -> A[f(i)] }, or tagged { [S[i] -> ref[]] -> A[f(i)] }, restricted to the domain."""
+    amap = isl.Map.read_from_str(ctx, access.index_map).intersect_domain(domain_set(stmt, ctx))
+    if not tagged:
+        return amap
+    # tag_map: { S[i] -> [S[i] -> ref[]] }
+    tag_map = isl.Map.read_from_str(
+        ctx, f"{{ {stmt.name}[{', '.join(stmt.iterators)}] -> "
+             f"[{stmt.name}[{', '.join(stmt.iterators)}] -> {access.ref_id}[]] }}")
+    return tag_map.reverse().apply_range(amap)
+
+
+def original_schedule(scop: Scop, ctx: isl.Context) -> isl.UnionMap:
+    """The 2d+1 textual-order schedule { S[i, j] -> [b0, i, b1, j, b2] } padded to one depth."""
+    depth = max((len(s.iterators) for s in scop.statements), default=0)
+    result = isl.UnionMap.empty(isl.Space.params_alloc(ctx, 0))
+    for stmt in scop.statements:
+        dims: list[str] = []
+        for k, it in enumerate(stmt.iterators):
+            dims += [str(stmt.beta[k]), it if stmt.loop_directions()[k] > 0 else f"-{it}"]
+        dims.append(str(stmt.beta[len(stmt.iterators)]))
+        dims += ["0"] * (2 * (depth - len(stmt.iterators)))
+        iters = ", ".join(stmt.iterators)
+        text = f"{param_prefix(scop)} -> {{ {stmt.name}[{iters}] -> [{', '.join(dims)}] }}"
+        smap = isl.Map.read_from_str(ctx, text).intersect_domain(domain_set(stmt, ctx))
+        result = result.union(isl.UnionMap.from_map(smap))
+    return result

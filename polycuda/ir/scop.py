@@ -1,0 +1,128 @@
+"""The Scop: parameters, arrays and statements of one static-control region (immutable).
+
+Every isl object is held as isl text (deterministic, hashable); `polycuda.ir.isl_build` turns
+it into isl values. The statement tuple name is the statement name ("S0", "S1", ...) and the
+domain's dimensions are named by the statement's iterators.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from polycuda.errors import SourceLoc
+from polycuda.ir.expr import Expr, Ref, refs
+
+ASSIGN_OPS = ("=", "+=", "-=", "*=", "/=")
+
+
+@dataclass(frozen=True)
+class Arg:
+    """One argument of the region's entry function, in signature order.
+
+    kind: "param" (integer, an isl parameter), "scalar" (read-only number) or "array".
+    """
+
+    name: str
+    kind: str
+    dtype: str
+
+
+@dataclass(frozen=True)
+class Array:
+    """An array (or a scalar written inside the region: shape ()).
+
+    shape: one affine Expr of the integer parameters per dimension, outermost first.
+    local: True when the region declares it (allocated by generated code, not an argument).
+    """
+
+    name: str
+    dtype: str
+    shape: tuple[Expr, ...]
+    local: bool = False
+
+
+@dataclass(frozen=True)
+class Access:
+    """One array reference of a statement: its isl map and whether it reads or writes."""
+
+    ref_id: str  # unique in the Scop: "<stmt>_<k>", k in source order, write first
+    array: str
+    is_write: bool
+    ref: Ref
+    index_map: str  # isl map text: [params] -> { S0[i, j] -> A[i + 1, j] }
+
+
+@dataclass(frozen=True)
+class Statement:
+    """`lhs op rhs;` executed once per point of `domain`.
+
+    beta: textual position (2d+1 schedule constants), len(iterators) + 1 entries.
+    directions: +1 for an increasing loop, -1 for a decreasing one, per iterator.
+    """
+
+    name: str
+    iterators: tuple[str, ...]
+    domain: str  # isl set text: [n] -> { S0[i, j] : ... }
+    beta: tuple[int, ...]
+    lhs: Ref
+    op: str
+    rhs: Expr
+    loc: SourceLoc | None = field(default=None, compare=False)
+    directions: tuple[int, ...] = ()
+
+    def loop_directions(self) -> tuple[int, ...]:
+        return self.directions or (1,) * len(self.iterators)
+
+    def read_refs(self) -> tuple[Ref, ...]:
+        """References read, in source order; a compound assignment reads its target first."""
+        compound = (self.lhs,) if self.op != "=" else ()
+        return compound + refs(self.rhs)
+
+
+@dataclass(frozen=True)
+class SourceInfo:
+    """Where the region came from, for error messages and for rewriting the file.
+
+    start/end: character offsets of the region (pragma lines included) in `text`.
+    """
+
+    file: str
+    text: str
+    function: str
+    start: int
+    end: int
+    signature: str = ""  # the C function header as written (C input), for drop-in output
+
+
+@dataclass(frozen=True)
+class Scop:
+    """One region: its entry arguments, arrays, statements and parameter context."""
+
+    name: str
+    args: tuple[Arg, ...]
+    arrays: tuple[Array, ...]
+    statements: tuple[Statement, ...]
+    context: str  # isl set text on the parameters, e.g. "[n] -> { : n >= 1 }"
+    source: SourceInfo | None = field(default=None, compare=False)
+
+    @property
+    def params(self) -> tuple[str, ...]:
+        return tuple(a.name for a in self.args if a.kind == "param")
+
+    def array(self, name: str) -> Array:
+        for arr in self.arrays:
+            if arr.name == name:
+                return arr
+        raise KeyError(name)
+
+    def statement(self, name: str) -> Statement:
+        for stmt in self.statements:
+            if stmt.name == name:
+                return stmt
+        raise KeyError(name)
+
+    def written_arrays(self) -> tuple[str, ...]:
+        seen: dict[str, None] = {}
+        for stmt in self.statements:
+            seen[stmt.lhs.array] = None
+        return tuple(seen)

@@ -1,0 +1,68 @@
+"""The frozen Options that steer code generation; written out and read back as text."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+
+from polycuda.errors import InvalidConfigError
+
+TARGETS = ("c", "openmp", "cuda")
+SCHEDULERS = ("isl", "pluto")
+
+
+@dataclass(frozen=True)
+class Options:
+    """Everything that changes the generated code.
+
+    Example:
+        >>> Options(target="cuda", tile_sizes=(32, 32)).to_text()
+        '{"scheduler": "isl", "target": "cuda", "tile_sizes": [32, 32]}'
+    """
+
+    target: str = "cuda"
+    scheduler: str = "isl"
+    # Tile sizes of the mapped band, outermost first; () picks the defaults of gpu.mapping.
+    tile_sizes: tuple[int, ...] = ()
+    # Threads per block along each mapped dimension, outermost first; () derives from tiles.
+    block_sizes: tuple[int, ...] = ()
+    # Most band members mapped to the CUDA grid/block (1..3).
+    max_mapped_dims: int = 2
+    # Verification builds: run parallel loops of CPU targets in a permuted order.
+    shuffle_parallel: bool = False
+
+    def __post_init__(self) -> None:
+        if self.target not in TARGETS:
+            raise InvalidConfigError(f"{self.target=} is not one of {TARGETS}")
+        if self.scheduler not in SCHEDULERS:
+            raise InvalidConfigError(f"{self.scheduler=} is not one of {SCHEDULERS}")
+        if any(t < 1 for t in self.tile_sizes):
+            raise InvalidConfigError(f"{self.tile_sizes=} must all be >= 1")
+        if any(b < 1 for b in self.block_sizes):
+            raise InvalidConfigError(f"{self.block_sizes=} must all be >= 1")
+        if not 1 <= self.max_mapped_dims <= 3:
+            raise InvalidConfigError(f"{self.max_mapped_dims=} must be 1, 2 or 3")
+
+    def replace(self, **changes: object) -> Options:
+        return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+
+    def to_text(self) -> str:
+        """Only the fields that differ from the defaults, as sorted JSON."""
+        default = Options()
+        diff = {
+            f.name: getattr(self, f.name)
+            for f in dataclasses.fields(self)
+            if getattr(self, f.name) != getattr(default, f.name) or f.name in ("target", "scheduler")
+        }
+        return json.dumps({k: list(v) if isinstance(v, tuple) else v for k, v in diff.items()},
+                          sort_keys=True)
+
+    @staticmethod
+    def from_text(text: str) -> Options:
+        data = json.loads(text)
+        names = {f.name for f in dataclasses.fields(Options)}
+        unknown = set(data) - names
+        if unknown:
+            raise InvalidConfigError(f"unknown option(s) {sorted(unknown)}")
+        return Options(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items()})
