@@ -1,0 +1,36 @@
+"""The calling convention shared by generated code, the runtime and the reference builds.
+
+Every generated source (targets c, openmp, cuda) defines one entry per region:
+
+    int pc_<scop.name>(ARGS)        host pointers; returns 0 on success
+    int pc_<scop.name>_dev(ARGS)    CUDA only: device pointers, runs in place; returns the
+                                    cudaError_t as int (0 = success)
+
+ARGS follow `scop.args` in order: a "param" is `long long name`, a "scalar" is passed by value
+with its C type, an "array" is `T *name`: flat, row-major, contiguous, with the sizes of
+`Array.shape` evaluated at the parameter values. CUDA entries are `extern "C"`. Local arrays
+of the region are allocated inside the entry. The reference build of C input defines
+`int pc_ref_<scop.name>(ARGS)` with the same arguments, calling the user's own function.
+"""
+
+from __future__ import annotations
+
+from polycuda.ir.scop import Arg, Scop
+
+C_TYPES = {"int": "int", "long": "long long", "float": "float", "double": "double"}
+
+
+def entry_name(scop: Scop, suffix: str = "") -> str:
+    return f"pc_{scop.name}{suffix}"
+
+
+def arg_decl(arg: Arg) -> str:
+    if arg.kind == "param":
+        return f"long long {arg.name}"
+    if arg.kind == "scalar":
+        return f"{C_TYPES[arg.dtype]} {arg.name}"
+    return f"{C_TYPES[arg.dtype]} *{arg.name}"
+
+
+def arg_decls(scop: Scop) -> str:
+    return ", ".join(arg_decl(a) for a in scop.args) or "void"
