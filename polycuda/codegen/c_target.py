@@ -1,0 +1,98 @@
+"""Targets "c" (sequential, transformed) and "openmp": one entry function per region."""
+
+from __future__ import annotations
+
+import islpy as isl
+
+from polycuda.codegen import abi
+from polycuda.codegen.c_expr import C_HELPERS, expr_to_c
+from polycuda.codegen.printer import AstPrinter, for_parts, mark_parts, simple_upper_bound
+from polycuda.gpu.mapping import KernelMapping
+from polycuda.ir.scop import Array, Scop
+
+# Verification builds visit parallel loops in the order k * PC_SHUFFLE_PRIME mod n: a bijection
+# (the prime is larger than any trip count we verify with) that is far from sequential order.
+SHUFFLE_HELPERS = """\
+#define PC_SHUFFLE_PRIME 1000003L
+"""
+
+
+def mapped_iterators(kernel: KernelMapping) -> tuple[str, ...]:
+    """Names of the tile and point loop iterators of a mapped kernel (isl names c<depth>)."""
+    return tuple(f"c{kernel.depth + k}" for k in range(2 * kernel.n))
+
+
+class CPrinter(AstPrinter):
+    """Plain C; with `openmp`, the outermost mapped loop of each kernel gets `omp parallel for`;
+    with `shuffle`, every mapped loop runs in a permuted order (verification)."""
+
+    def __init__(self, scop: Scop, kernels: dict[str, KernelMapping], openmp: bool,
+                 shuffle: bool):
+        super().__init__(scop)
+        self.kernels = kernels
+        self.openmp = openmp
+        self.shuffle = shuffle
+        self.mapped: frozenset[str] = frozenset()
+        self.in_parallel = False
+
+    def mark(self, node: isl.AstNode, indent: int) -> None:
+        kind, name = mark_parts(node)
+        if kind != "kernel":
+            return super().mark(node, indent)
+        saved = self.mapped
+        self.mapped = frozenset(mapped_iterators(self.kernels[name]))
+        super().mark(node, indent)
+        self.mapped = saved
+
+    def for_(self, node: isl.AstNode, indent: int) -> None:
+        it = for_parts(node)[0]
+        if it not in self.mapped or node.for_is_degenerate():
+            return super().for_(node, indent)
+        outermost = not self.in_parallel
+        self.in_parallel = True
+        if self.openmp and outermost:
+            self.emit(indent, "#pragma omp parallel for schedule(static)")
+        ub = simple_upper_bound(node)
+        if self.shuffle and ub is not None and for_parts(node)[3] == "1":
+            self._shuffled_for(node, indent, ub)
+        else:
+            super().for_(node, indent)
+        self.in_parallel = not outermost
+
+    def _shuffled_for(self, node: isl.AstNode, indent: int, ub: str) -> None:
+        it, init, _, _ = for_parts(node)
+        trip = f"(({ub}) - ({init}) + 1)"
+        self.emit(indent, f"for (long pc_k_{it} = 0; pc_k_{it} < {trip}; pc_k_{it}++) {{")
+        self.emit(indent + 1, f"const long {it} = ({init}) + "
+                              f"(pc_k_{it} * PC_SHUFFLE_PRIME) % {trip};")
+        self.node(node.for_get_body(), indent + 1)
+        self.emit(indent, "}")
+
+
+def array_elements(arr: Array) -> str:
+    """C expression of the number of elements of `arr` (1 for a scalar cell)."""
+    if not arr.shape:
+        return "1"
+    return " * ".join(f"(size_t)({expr_to_c(d)})" for d in arr.shape)
+
+
+def generate(scop: Scop, ast: isl.AstNode, kernels: tuple[KernelMapping, ...], openmp: bool,
+             shuffle: bool = False) -> str:
+    """The C source of `int pc_<name>(ARGS)` running the region in the order of `ast`."""
+    printer = CPrinter(scop, {k.name: k for k in kernels}, openmp, shuffle)
+    printer.node(ast, 1)
+    locals_ = [a for a in scop.arrays if a.local]
+    lines = ["#include <math.h>", "#include <stdlib.h>", "#include <stddef.h>"]
+    if openmp:
+        lines.append("#include <omp.h>")
+    lines += ["", C_HELPERS.rstrip(), SHUFFLE_HELPERS.rstrip(), ""]
+    lines.append(f"int {abi.entry_name(scop)}({abi.arg_decls(scop)}) {{")
+    for arr in locals_:
+        ctype = abi.C_TYPES[arr.dtype]
+        lines.append(f"  {ctype} *{arr.name} = ({ctype} *)calloc({array_elements(arr)}, "
+                     f"sizeof({ctype}));")
+    lines += printer.lines
+    for arr in locals_:
+        lines.append(f"  free({arr.name});")
+    lines += ["  return 0;", "}", ""]
+    return "\n".join(lines)

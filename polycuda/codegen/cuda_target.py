@@ -1,0 +1,194 @@
+"""Target "cuda": kernels, the host driver `pc_<name>_dev`, the host-pointer entry, a main.
+
+Mapping (Di et al. 2012, Figure 5 style): tile loops are grid-stride loops over blocks
+(`for (c = lb + blockIdx.x; c <= ub; c += gridDim.x)`), point loops are block-stride loops
+over threads; any grid size is therefore correct, and the host picks one tile per block.
+A mapped dimension that the AST does not realise as a loop (a single tile or point) is run
+by block/thread 0 only, so no statement instance runs twice.
+"""
+
+from __future__ import annotations
+
+import islpy as isl
+
+from polycuda.codegen import abi
+from polycuda.codegen.c_expr import C_HELPERS
+from polycuda.codegen.c_target import array_elements
+from polycuda.codegen.printer import AstPrinter, for_parts, mark_parts
+from polycuda.codegen.statements import user_statement
+from polycuda.gpu.mapping import KernelMapping
+from polycuda.ir.scop import Scop
+
+_AXES = ("x", "y", "z")
+MAX_GRID = ("2147483647", "65535", "65535")
+
+
+def _kernel_params(scop: Scop, host_iters: list[str]) -> list[tuple[str, str]]:
+    """(C declaration, argument) pairs of a kernel: region args, locals, host iterators."""
+    params = []
+    for arg in scop.args:
+        if arg.kind == "param":
+            params.append((f"int {arg.name}", f"(int){arg.name}"))
+        elif arg.kind == "scalar":
+            params.append((f"{abi.C_TYPES[arg.dtype]} {arg.name}", arg.name))
+        else:
+            params.append((f"{abi.C_TYPES[arg.dtype]} *__restrict__ {arg.name}", arg.name))
+    for arr in scop.arrays:
+        if arr.local:
+            params.append((f"{abi.C_TYPES[arr.dtype]} *__restrict__ {arr.name}", arr.name))
+    params += [(f"int {it}", f"(int){it}") for it in host_iters]
+    return params
+
+
+class KernelPrinter(AstPrinter):
+    """The body of one kernel: mapped loops become block-/thread-stride loops."""
+
+    int_type = "int"
+
+    def __init__(self, scop: Scop, kernel: KernelMapping):
+        super().__init__(scop)
+        self.kernel = kernel
+        n = kernel.n
+        # iterator -> (CUDA index variable, its extent); innermost mapped dimension on x
+        self.axes: dict[str, tuple[str, str]] = {}
+        for k in range(n):
+            axis = _AXES[n - 1 - k]
+            self.axes[f"c{kernel.depth + k}"] = (f"blockIdx.{axis}", f"gridDim.{axis}")
+            self.axes[f"c{kernel.depth + n + k}"] = (f"threadIdx.{axis}", f"blockDim.{axis}")
+        self.consumed: list[str] = []
+
+    def for_(self, node: isl.AstNode, indent: int) -> None:
+        it, init, cond, inc = for_parts(node)
+        if it not in self.axes or node.for_is_degenerate():
+            return super().for_(node, indent)
+        index, extent = self.axes[it]
+        self.emit(indent, f"for (int {it} = {init} + {index} * {inc}; {cond}; "
+                          f"{it} += {extent} * {inc}) {{")
+        self.consumed.append(it)
+        self.node(node.for_get_body(), indent + 1)
+        self.consumed.pop()
+        self.emit(indent, "}")
+
+    def user(self, node: isl.AstNode, indent: int) -> None:
+        unmapped = [self.axes[it][0] for it in self.axes if it not in self.consumed]
+        text = user_statement(self.scop, node.user_get_expr())
+        if unmapped:
+            guard = " && ".join(f"{idx} == 0" for idx in unmapped)
+            text = f"if ({guard}) {text}"
+        self.emit(indent, text)
+
+
+class HostPrinter(AstPrinter):
+    """Host loops of the driver; each kernel/serial mark becomes a launch."""
+
+    int_type = "long long"
+
+    def __init__(self, scop: Scop, kernels: dict[str, KernelMapping]):
+        super().__init__(scop)
+        self.kernels = kernels
+        self.host_iters: list[str] = []
+        self.kernel_sources: list[str] = []
+
+    def for_(self, node: isl.AstNode, indent: int) -> None:
+        self.host_iters.append(for_parts(node)[0])
+        super().for_(node, indent)
+        self.host_iters.pop()
+
+    def user(self, node: isl.AstNode, indent: int) -> None:
+        raise AssertionError("every statement must be under a kernel or serial mark")
+
+    def mark(self, node: isl.AstNode, indent: int) -> None:
+        kind, name = mark_parts(node)
+        kernel = self.kernels[name]
+        params = _kernel_params(self.scop, list(self.host_iters))
+        body = KernelPrinter(self.scop, kernel)
+        body.node(node.mark_get_node(), 1)
+        decl = ", ".join(p[0] for p in params)
+        bound = kernel.block_sizes and " __launch_bounds__(%d)" % _product(kernel.block_sizes)
+        self.kernel_sources.append("\n".join(
+            [f"__global__ void{bound or ''} {name}({decl}) {{"] + body.lines + ["}"]))
+        args = ", ".join(p[1] for p in params)
+        grid, block = _launch_dims(kernel)
+        self.emit(indent, f"{name}<<<{grid}, {block}>>>({args});")
+
+
+def _product(values: tuple[int, ...]) -> int:
+    result = 1
+    for v in values:
+        result *= v
+    return result
+
+
+def _launch_dims(kernel: KernelMapping) -> tuple[str, str]:
+    if kernel.serial:
+        return "dim3(1)", "dim3(1)"
+    n = kernel.n
+    grid = []
+    for axis in range(n):  # x is the innermost mapped dimension
+        count = kernel.tile_counts[n - 1 - axis]
+        grid.append(f"(unsigned)pc_min(pc_max({count}, 1LL), {MAX_GRID[axis]}LL)")
+    block = [str(kernel.block_sizes[n - 1 - axis]) for axis in range(n)]
+    return f"dim3({', '.join(grid)})", f"dim3({', '.join(block)})"
+
+
+def _dev_entry(scop: Scop, host: HostPrinter) -> list[str]:
+    lines = [f'extern "C" int {abi.entry_name(scop, "_dev")}({abi.arg_decls(scop)}) {{']
+    locals_ = [a for a in scop.arrays if a.local]
+    for arr in locals_:
+        ctype = abi.C_TYPES[arr.dtype]
+        lines.append(f"  {ctype} *{arr.name} = NULL;")
+        lines.append(f"  PC_CHECK(cudaMalloc((void **)&{arr.name}, "
+                     f"{array_elements(arr)} * sizeof({ctype})));")
+    lines += host.lines
+    lines.append("  PC_CHECK(cudaGetLastError());")
+    lines.append("  PC_CHECK(cudaDeviceSynchronize());")
+    lines += [f"  cudaFree({arr.name});" for arr in locals_]
+    lines += ["  return 0;", "}"]
+    return lines
+
+
+def _host_entry(scop: Scop) -> list[str]:
+    """pc_<name>: copies host arrays to the device, runs pc_<name>_dev, copies results back."""
+    lines = [f'extern "C" int {abi.entry_name(scop)}({abi.arg_decls(scop)}) {{',
+             "  int err = 0;"]
+    arrays = [a for a in scop.args if a.kind == "array"]
+    written = set(scop.written_arrays())
+    for arg in arrays:
+        ctype, size = abi.C_TYPES[arg.dtype], array_elements(scop.array(arg.name))
+        lines.append(f"  {ctype} *d_{arg.name} = NULL;")
+        lines.append(f"  PC_CHECK(cudaMalloc((void **)&d_{arg.name}, {size} * sizeof({ctype})));")
+        lines.append(f"  PC_CHECK(cudaMemcpy(d_{arg.name}, {arg.name}, {size} * sizeof({ctype}), "
+                     "cudaMemcpyHostToDevice));")
+    call_args = ", ".join(f"d_{a.name}" if a.kind == "array" else a.name for a in scop.args)
+    lines.append(f"  err = {abi.entry_name(scop, '_dev')}({call_args});")
+    for arg in arrays:
+        ctype, size = abi.C_TYPES[arg.dtype], array_elements(scop.array(arg.name))
+        if arg.name in written:
+            lines.append(f"  if (!err) err = (int)cudaMemcpy({arg.name}, d_{arg.name}, "
+                         f"{size} * sizeof({ctype}), cudaMemcpyDeviceToHost);")
+    lines += [f"  cudaFree(d_{a.name});" for a in arrays]
+    lines += ["  return err;", "}"]
+    return lines
+
+
+_PRELUDE = """\
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+{helpers}
+#define PC_CHECK(call) do {{ cudaError_t pc_e = (call); \\
+    if (pc_e != cudaSuccess) return (int)pc_e; }} while (0)
+"""
+
+
+def generate(scop: Scop, ast: isl.AstNode, kernels: tuple[KernelMapping, ...]) -> str:
+    """The standalone .cu text: kernels, `pc_<name>_dev`, `pc_<name>` (extern "C")."""
+    host = HostPrinter(scop, {k.name: k for k in kernels})
+    host.node(ast, 1)
+    parts = [_PRELUDE.format(helpers=C_HELPERS.rstrip())]
+    parts += [src + "\n" for src in host.kernel_sources]
+    parts.append("\n".join(_dev_entry(scop, host)) + "\n")
+    parts.append("\n".join(_host_entry(scop)) + "\n")
+    return "\n".join(parts)

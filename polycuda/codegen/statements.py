@@ -1,0 +1,42 @@
+"""Statement bodies at AST leaves: `lhs op rhs;` with iterators replaced by AST expressions."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import islpy as isl
+
+from polycuda.codegen.ast_expr import ast_expr_to_c
+from polycuda.codegen.c_expr import expr_to_c
+from polycuda.ir.expr import Expr, Ref
+from polycuda.ir.scop import Scop
+
+
+def flat_ref_printer(scop: Scop) -> Callable[[Ref, Callable[[Expr], str]], str]:
+    """A[i][j] -> A[((i) * (d1) + (j))]; a 0-d (scalar cell) array prints as A[0]."""
+
+    def printer(ref: Ref, sub: Callable[[Expr], str]) -> str:
+        arr = scop.array(ref.array)
+        if not ref.index:
+            return f"{ref.array}[0]"
+        flat = sub(ref.index[0])
+        for dim, index in zip(arr.shape[1:], ref.index[1:]):
+            flat = f"({flat}) * ({expr_to_c(dim)}) + ({sub(index)})"
+        return f"{ref.array}[{flat}]"
+
+    return printer
+
+
+def user_statement(scop: Scop, call: isl.AstExpr) -> str:
+    """The C statement of an AST user node `S0(e0, e1, ...)` (flat array indexing)."""
+    name = call.get_op_arg(0).get_id().get_name()
+    stmt = scop.statement(name)
+    env = {it: ast_expr_to_c(call.get_op_arg(k + 1)) for k, it in enumerate(stmt.iterators)}
+    refp = flat_ref_printer(scop)
+
+    def var(v: str) -> str:
+        return env.get(v, v)
+
+    lhs = expr_to_c(stmt.lhs, refp, var)
+    rhs = expr_to_c(stmt.rhs, refp, var)
+    return f"{lhs} {stmt.op} {rhs};"
