@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from polycuda.errors import InvalidConfigError
 
-TARGETS = ("c", "openmp", "cuda")
+TARGETS = ("auto", "c", "openmp", "cuda")  # auto: cuda when a GPU is present, else openmp
 SCHEDULERS = ("isl", "pluto")
 
 
@@ -21,7 +21,7 @@ class Options:
         '{"scheduler": "isl", "target": "cuda", "tile_sizes": [32, 32]}'
     """
 
-    target: str = "cuda"
+    target: str = "auto"
     scheduler: str = "isl"
     # Tile sizes of the mapped band, outermost first; () picks the defaults of gpu.mapping.
     tile_sizes: tuple[int, ...] = ()

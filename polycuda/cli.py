@@ -1,0 +1,181 @@
+"""The `polycuda` command: compile, run, verify, show, demo."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from polycuda.errors import PolycudaError
+from polycuda.options import SCHEDULERS, Options
+from polycuda.program import Program
+
+
+def _ints(text: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(x) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got '{text}'")
+
+
+def _size(text: str) -> tuple[str, int]:
+    name, sep, value = text.partition("=")
+    if not sep or not value.lstrip("-").isdigit():
+        raise argparse.ArgumentTypeError(f"expected NAME=INT, got '{text}'")
+    return name, int(value)
+
+
+def _options(args: argparse.Namespace, target: str | None = None) -> Options:
+    base = Options.from_text(Path(args.options).read_text()) if args.options else Options()
+    changes: dict[str, object] = {"scheduler": args.scheduler or base.scheduler}
+    if target or getattr(args, "target", None):
+        changes["target"] = target or args.target
+    if args.tile_sizes:
+        changes["tile_sizes"] = args.tile_sizes
+    if args.block_sizes:
+        changes["block_sizes"] = args.block_sizes
+    return base.replace(**changes)
+
+
+def load_programs(args: argparse.Namespace, options: Options) -> tuple[Program, ...]:
+    """Every region of the input file (C or Python), or the one named by --function."""
+    path = Path(args.file)
+    if not path.is_file():
+        raise PolycudaError(f"{path}: no such file")
+    if path.suffix == ".py":
+        from polycuda.pyfile import programs_of_file
+
+        programs = programs_of_file(path, options)
+    else:
+        from polycuda.api import compile_all
+
+        programs = compile_all(str(path), options=options,
+                               include_dirs=tuple(args.include or ()),
+                               defines=tuple(args.define or ()))
+    if args.function:
+        programs = tuple(p for p in programs if p.name == args.function)
+        if not programs:
+            raise PolycudaError(f"{path}: no region or function named '{args.function}'")
+    if not programs:
+        raise PolycudaError(f"{path}: no loop region found (C: #pragma scop ... #pragma "
+                            "endscop inside a function; Python: a function of for loops)")
+    return programs
+
+
+def cmd_compile(args: argparse.Namespace) -> int:
+    from polycuda.output import write_outputs
+
+    options = _options(args)
+    programs = load_programs(args, options)
+    for path in write_outputs(Path(args.file), programs, options, args.output):
+        print(f"wrote {path}", file=sys.stderr)
+    if args.dump_options:
+        Path(args.dump_options).write_text(options.to_text() + "\n")
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from polycuda.show import show
+
+    programs = load_programs(args, _options(args))
+    print(show(args.what, programs, as_json=args.json))
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    programs = load_programs(args, _options(args))
+    failed = 0
+    for prog in programs:
+        targets = tuple(args.targets.split(",")) if args.targets else None
+        results = prog.verify(sizes=dict(args.size or ()), targets=targets,
+                              raise_on_mismatch=False)
+        for r in results:
+            worst = max(r.worst.values(), default=0.0)
+            status = "ok" if r.ok else "MISMATCH"
+            print(f"{prog.name:24s} {r.target:8s} {status:8s} max rel. error {worst:.2e} "
+                  f"{r.message}")
+            failed += not r.ok
+    return 1 if failed else 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from polycuda.run import run_and_time
+
+    programs = load_programs(args, _options(args))
+    for prog in programs:
+        report = run_and_time(prog, dict(args.size or ()), repeats=args.repeat,
+                              verify=not args.no_verify)
+        print(report.render())
+        if not report.ok:
+            return 1
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from polycuda.demo import demo
+
+    return demo(target=args.target)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", help="a C file with #pragma scop regions, or a Python file")
+    p.add_argument("--function", help="only the region of this function")
+    p.add_argument("-I", dest="include", action="append", metavar="DIR", help="include dir (C)")
+    p.add_argument("-D", dest="define", action="append", metavar="NAME[=VAL]",
+                   help="macro definition (C)")
+    p.add_argument("--scheduler", choices=SCHEDULERS, help="isl (default, PPCG-like) or pluto")
+    p.add_argument("--tile-sizes", type=_ints, help="e.g. 8,32 (outermost first)")
+    p.add_argument("--block-sizes", type=_ints, help="threads per block, e.g. 8,32")
+    p.add_argument("--options", help="read options written by --dump-options")
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="polycuda", description=__doc__)
+    sub = top.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("compile", help="generate CUDA / OpenMP / C source")
+    _common(p)
+    p.add_argument("--target", choices=("cuda", "openmp", "c"), default="cuda")
+    p.add_argument("-o", "--output", help="output file (default: stdout)")
+    p.add_argument("--dump-options", metavar="FILE", help="write the options used, as text")
+    p.set_defaults(func=cmd_compile)
+    p = sub.add_parser("show", help="dependences, schedule or generated code")
+    p.add_argument("what", choices=("deps", "schedule", "code"))
+    _common(p)
+    p.add_argument("--target", choices=("cuda", "openmp", "c"), default="cuda")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=cmd_show)
+    p = sub.add_parser("verify", help="transformed vs sequential on random inputs")
+    _common(p)
+    p.add_argument("--size", type=_size, action="append", metavar="N=V", help="parameter value")
+    p.add_argument("--targets", help="comma-separated: c,openmp,cuda,emulate (default: all)")
+    p.set_defaults(func=cmd_verify)
+    p = sub.add_parser("run", help="build, run on random data, verify and time")
+    _common(p)
+    p.add_argument("--target", choices=("auto", "cuda", "openmp", "c"), default="auto")
+    p.add_argument("--size", type=_size, action="append", metavar="N=V", help="parameter value")
+    p.add_argument("--repeat", type=int, default=10, help="timed runs (median reported)")
+    p.add_argument("--no-verify", action="store_true", help="skip the comparison")
+    p.set_defaults(func=cmd_run)
+    p = sub.add_parser("demo", help="compile, run and verify the embedded example")
+    p.add_argument("--target", choices=("auto", "cuda", "openmp", "c"), default="auto")
+    p.set_defaults(func=cmd_demo)
+    return top
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    start = time.perf_counter()
+    try:
+        code = args.func(args)
+    except PolycudaError as err:
+        print(str(err), file=sys.stderr)
+        return 1
+    if getattr(args, "verbose", False):
+        print(f"done in {time.perf_counter() - start:.2f} s", file=sys.stderr)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,126 @@
+"""Program: one compiled region with its oracle; generates, builds, runs and verifies it."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Callable
+
+from polycuda import pipeline
+from polycuda.errors import UserError, VerificationError
+from polycuda.ir.scop import Scop
+from polycuda.options import Options
+from polycuda.sizes import resolve_sizes
+from polycuda.verify import Comparison, Runner, check_against
+
+CPU_TARGETS = ("c", "openmp")
+
+
+class Program:
+    """A region (from C or Python) and the untransformed program that serves as its oracle.
+
+    Example:
+        >>> prog = polycuda.compile(open("jacobi.c").read())       # doctest: +SKIP
+        >>> prog.verify(sizes={"n": 32, "T": 4})                    # doctest: +SKIP
+        >>> prog(T, n, A, B)                     # runs on the GPU (or options.target)
+    """
+
+    def __init__(self, scop: Scop, options: Options, reference: Runner,
+                 reference_name: str = "reference"):
+        self.scop = scop
+        self.options = options
+        self._reference = reference
+        self.reference_name = reference_name
+        self._kernels: dict[tuple[str, Options], Callable] = {}
+
+    @property
+    def name(self) -> str:
+        return self.scop.name
+
+    def generate(self, target: str | None = None, **changes: object) -> pipeline.Generated:
+        """The generated code for `target` (default: the options' target)."""
+        target = self.resolve_target(target)
+        opts = self.options.replace(target="cuda" if target == "emulate" else target, **changes)
+        return _generate(self.scop, opts)
+
+    def resolve_target(self, target: str | None) -> str:
+        """"auto" (the default) is cuda when a GPU is present, else openmp."""
+        from polycuda.runtime import device
+
+        target = target or self.options.target
+        if target == "auto":
+            return "cuda" if device.gpu_info() else "openmp"
+        return target
+
+    def kernel(self, target: str | None = None, **changes: object) -> Callable:
+        """A callable running the generated entry (built and cached on disk).
+
+        target "emulate" runs the generated CUDA on the CPU (all blocks and threads).
+        """
+        from polycuda.runtime import build, emulate, launch
+
+        target = self.resolve_target(target)
+        opts = self.options.replace(target="cuda" if target == "emulate" else target, **changes)
+        key = (target, opts)
+        if key not in self._kernels:
+            gen = _generate(self.scop, opts)
+            if target == "emulate":
+                path = emulate.build_emulated(gen.source)
+            else:
+                path = build.build_shared(gen.source, target)
+            self._kernels[key] = launch.load(path, self.scop, target)
+        return self._kernels[key]
+
+    def __call__(self, *args: object, **kwargs: object) -> None:
+        """Run the region on the options' target, in place on the given arrays."""
+        self.kernel()(*args, **kwargs)
+
+    def verification_targets(self) -> tuple[str, ...]:
+        """c and openmp (parallel loops shuffled), and cuda on a GPU or emulated on the CPU."""
+        from polycuda.runtime import device
+
+        return CPU_TARGETS + (("cuda",) if device.gpu_info() else ("emulate",))
+
+    def verify(self, sizes: dict[str, int] | None = None, targets: tuple[str, ...] | None = None,
+               seed: int = 0, raise_on_mismatch: bool = True) -> list[Comparison]:
+        """Compare each target with the untransformed program on random inputs.
+
+        Raises:
+            VerificationError: some target's result differs (when raise_on_mismatch).
+        """
+        values = resolve_sizes(self.scop, sizes)
+        runners: dict[str, Runner] = {}
+        for target in targets or self.verification_targets():
+            shuffle = target in CPU_TARGETS
+            kernel = self.kernel(target, shuffle_parallel=shuffle)
+            runners[target] = _named_runner(self.scop, kernel)
+        results = check_against(self.scop, self._reference, runners, values, seed)
+        bad = [r for r in results if not r.ok]
+        if bad and raise_on_mismatch:
+            raise VerificationError("; ".join(f"{r.target}: {r.message}" for r in bad))
+        return results
+
+
+def _named_runner(scop: Scop, kernel: Callable) -> Runner:
+    def run(args: dict[str, object]) -> None:
+        kernel(*[args[a.name] for a in scop.args])
+
+    return run
+
+
+@lru_cache(maxsize=256)
+def _generate(scop: Scop, options: Options) -> pipeline.Generated:
+    return pipeline.compile_scop(scop, options)
+
+
+def require_one(programs: tuple[Program, ...], function: str | None, where: str) -> Program:
+    """The program named `function`, or the only one."""
+    if function is not None:
+        for prog in programs:
+            if prog.name == function:
+                return prog
+        raise UserError(f"{where}: no region named '{function}' "
+                        f"(found: {', '.join(p.name for p in programs) or 'none'})")
+    if len(programs) != 1:
+        raise UserError(f"{where}: {len(programs)} regions found "
+                        f"({', '.join(p.name for p in programs)}); choose one by name")
+    return programs[0]

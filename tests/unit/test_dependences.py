@@ -1,0 +1,54 @@
+"""Dependence analysis: Di et al. 2012, Table I, and properties of other nests."""
+
+import islpy as isl
+
+from polycuda.analysis import dependences
+from tests.unit import hand_scops
+
+
+def test_figure2_reproduces_table_1():
+    deps = dependences.compute(hand_scops.figure2())
+    found = sorted((d.kind, d.distance) for d in deps)
+    assert found == sorted([("flow", (1, 0)), ("flow", (1, -1)), ("anti", (0, 1)),
+                            ("anti", (1, 0)), ("output", (1, 0))])
+
+
+def test_figure2_polyhedra_match_table_1():
+    deps = {(d.kind, d.distance): d for d in dependences.compute(hand_scops.figure2())}
+    # Table I, e2: t_s = t_t - 1, i_s = i_t + 1, 2 <= t_t <= T, 1 <= i_t <= I - 1
+    expected = isl.Map("[T, I] -> { S0[t, i] -> S0[t + 1, i - 1] : 1 <= t <= T - 1 and "
+                       "2 <= i <= I }")
+    assert isl.Map(deps[("flow", (1, -1))].relation).is_equal(expected)
+    # e3: t_s = t_t, i_s + 1 = i_t, 1 <= t_t <= T, 1 <= i_t <= I - 1 (as source ranges)
+    e3 = isl.Map("[T, I] -> { S0[t, i] -> S0[t, i + 1] : 1 <= t <= T and 1 <= i <= I - 1 }")
+    assert isl.Map(deps[("anti", (0, 1))].relation).is_equal(e3)
+
+
+def test_accesses_are_printed_per_dependence():
+    deps = dependences.compute(hand_scops.figure2())
+    e2 = next(d for d in deps if d.distance == (1, -1))
+    assert (e2.source_ref, e2.sink_ref) == ("A[i]", "A[(i + 1)]")
+    assert e2.to_json()["distance"] == [1, -1]
+
+
+def test_two_statement_jacobi_has_only_cross_statement_and_time_dependences():
+    deps = dependences.compute(hand_scops.jacobi_2d())
+    assert {(d.source, d.sink) for d in deps} >= {("S0", "S1"), ("S1", "S0")}
+    for d in deps:
+        if d.source == d.sink:
+            # a sweep never depends on itself within one time step
+            assert d.distance is not None and d.distance[0] >= 1
+
+
+def test_reduction_has_nonuniform_free_dependences():
+    deps = dependences.compute(hand_scops.gemm_triangular())
+    kinds = {(d.kind, d.source, d.sink) for d in deps}
+    assert ("flow", "S1", "S1") in kinds and ("flow", "S0", "S1") in kinds
+    self_flow = next(d for d in deps if (d.kind, d.source, d.sink) == ("flow", "S1", "S1"))
+    assert self_flow.distance == (0, 0, 1)
+
+
+def test_scalar_cell_dependences_are_not_uniform_across_depths():
+    deps = dependences.compute(hand_scops.reverse_scan())
+    s0_to_s1 = [d for d in deps if (d.source, d.sink) == ("S0", "S1")]
+    assert s0_to_s1 and all(d.distance is None for d in s0_to_s1)
