@@ -1,0 +1,1000 @@
+"""Python frontend: a function of `for ... in range(...)` loops and array assignments -> Scop.
+
+The source is read with `inspect`, parsed with `ast` and walked in source order, driving a
+ScopBuilder. Python semantics are kept (true `/`, flooring `//` and `%`); array shapes become
+integer parameters `<array>_d<k>` appended to the entry arguments.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import linecache
+import math
+import textwrap
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from polycuda.errors import (
+    IndirectSubscriptError,
+    NotAffineError,
+    SourceLoc,
+    UnsupportedConstruct,
+    UserError,
+)
+from polycuda.frontend.builder import ScopBuilder
+from polycuda.ir.affine import affine_text
+from polycuda.ir.expr import (
+    DTYPES,
+    BinOp,
+    Call,
+    Cast,
+    Const,
+    Expr,
+    Ref,
+    Ternary,
+    UnaryOp,
+    Var,
+    walk,
+)
+from polycuda.ir.scop import Scop, SourceInfo
+
+ARG_KINDS = ("param", "scalar", "array")
+# str(x.dtype) of NumPy / CuPy arrays, and of torch tensors without the "torch." prefix
+ARRAY_DTYPES = {"float64": "double", "float32": "float", "int32": "int", "int64": "long"}
+_MATH_FUNCS = ("sqrt", "exp", "log", "sin", "cos", "tan", "tanh", "floor", "ceil", "fabs", "pow")
+_CONSTANTS = {"pi": math.pi, "e": math.e, "tau": math.tau}
+_RANK = {"bool": 0, "int": 1, "long": 2, "float": 3, "double": 4}
+_ARITH = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*"}
+_AUG_OPS = {ast.Add: "+=", ast.Sub: "-=", ast.Mult: "*=", ast.Div: "/="}
+_REWRITTEN_AUG_OPS = (ast.FloorDiv, ast.Mod, ast.Pow)  # `x //= e` becomes `x = x // e`
+_CMP = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
+_MAX_POW_UNROLL = 8  # x ** n for literal 0 <= n <= 8 is repeated multiplication
+_CONSTRUCTS = {
+    ast.While: "'while' loop", ast.Break: "'break'", ast.Continue: "'continue'",
+    ast.FunctionDef: "nested function definition", ast.AsyncFunctionDef: "nested function",
+    ast.ClassDef: "class definition", ast.Lambda: "lambda", ast.With: "'with' statement",
+    ast.Try: "'try' statement", ast.Raise: "'raise'", ast.Assert: "'assert'",
+    ast.Import: "'import'", ast.ImportFrom: "'import'", ast.Global: "'global'",
+    ast.Nonlocal: "'nonlocal'", ast.Delete: "'del'", ast.AsyncFor: "'async for'",
+    ast.List: "list", ast.Dict: "dict", ast.Set: "set", ast.Tuple: "tuple",
+    ast.ListComp: "list comprehension", ast.DictComp: "dict comprehension",
+    ast.SetComp: "set comprehension", ast.GeneratorExp: "generator expression",
+    ast.JoinedStr: "f-string", ast.NamedExpr: "':=' assignment expression",
+    ast.Starred: "'*' unpacking", ast.Yield: "'yield'", ast.YieldFrom: "'yield from'",
+    ast.Await: "'await'", ast.Slice: "slice", ast.Match: "'match' statement",
+}
+
+
+# -- argument kinds --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ArgSpec:
+    """The kind of one function argument: "param" (int), "scalar" (float) or "array".
+
+    dtype: one of ir.expr.DTYPES; ndim: number of dimensions (arrays only).
+    """
+
+    kind: str
+    dtype: str
+    ndim: int = 0
+
+    def __post_init__(self) -> None:
+        if self.kind not in ARG_KINDS or self.dtype not in DTYPES:
+            raise ValueError(f"bad ArgSpec: {self.kind=} {self.dtype=}")
+        if (self.kind == "array") != (self.ndim > 0):
+            raise ValueError(f"bad ArgSpec: {self.kind=} with {self.ndim=}")
+
+
+def arg_specs_from_values(fn: Callable, args: tuple, kwargs: Mapping[str, Any] | None = None
+                          ) -> dict[str, ArgSpec]:
+    """The kind of every argument of `fn` from the values of one call.
+
+    Python / NumPy integers are "param" ints; Python floats are "double" scalars (a NumPy
+    float32 scalar is "float"); objects with `.shape` and `.dtype` (NumPy, CuPy, torch) are
+    arrays of float64 / float32 / int32 / int64 elements.
+
+    Raises:
+        UserError: the values do not match the signature.
+        UnsupportedConstruct: a value of another type or dtype (names the argument).
+    """
+    fn = inspect.unwrap(fn)
+    try:
+        bound = inspect.signature(fn).bind(*args, **dict(kwargs or {}))
+    except TypeError as err:
+        raise UserError(f"cannot call '{fn.__name__}' with these arguments: {err}") from None
+    bound.apply_defaults()
+    return {name: _value_spec(name, value) for name, value in bound.arguments.items()}
+
+
+def _value_spec(name: str, value: object) -> ArgSpec:
+    if isinstance(value, (bool, int, np.integer)):
+        return ArgSpec("param", "int")
+    if isinstance(value, np.floating):
+        dtype = ARRAY_DTYPES.get(str(value.dtype))
+        if dtype not in ("float", "double"):
+            raise UnsupportedConstruct(
+                f"argument '{name}': scalars of dtype {value.dtype} are not supported "
+                "(use float32 or float64)")
+        return ArgSpec("scalar", dtype)
+    if isinstance(value, float):
+        return ArgSpec("scalar", "double")
+    shape, dtype = getattr(value, "shape", None), getattr(value, "dtype", None)
+    if shape is None or dtype is None:
+        raise UnsupportedConstruct(
+            f"argument '{name}' of type {type(value).__name__} is not supported (pass an int, "
+            "a float or an array with .shape and .dtype)")
+    text = str(dtype).removeprefix("torch.")
+    if text not in ARRAY_DTYPES:
+        raise UnsupportedConstruct(
+            f"argument '{name}': arrays of dtype {text} are not supported (supported: "
+            f"{', '.join(ARRAY_DTYPES)})")
+    if len(shape) == 0:
+        raise UnsupportedConstruct(f"argument '{name}' is a 0-d array: pass a Python number")
+    return ArgSpec("array", ARRAY_DTYPES[text], len(shape))
+
+
+def default_arg_specs(fn: Callable) -> dict[str, ArgSpec]:
+    """Argument kinds without call values: annotations `int` / `float`, else usage.
+
+    Subscripted names are double arrays (as many dimensions as subscripts); names used in
+    range() bounds, subscripts or `.shape` are int params; any other name is a double scalar.
+    """
+    fn = inspect.unwrap(fn)
+    func = _load_source(fn).func
+    ndims: dict[str, int] = {}
+    ints: set[str] = set()
+    for node in ast.walk(func):
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+            ndims[node.value.id] = max(ndims.get(node.value.id, 0), _subscript_count(node))
+            ints |= {n.id for n in ast.walk(node.slice) if isinstance(n, ast.Name)}
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "range":
+            ints |= {n.id for a in node.args for n in ast.walk(a) if isinstance(n, ast.Name)}
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            ndims.setdefault(node.value.id, 1)
+    specs = {}
+    for name, param in inspect.signature(fn).parameters.items():
+        note = param.annotation
+        if note in (int, "int") or (name in ints and name not in ndims):
+            specs[name] = ArgSpec("param", "int")
+        elif note in (float, "float") or name not in ndims:
+            specs[name] = ArgSpec("scalar", "double")
+        else:
+            specs[name] = ArgSpec("array", "double", ndims[name])
+    return specs
+
+
+def _subscript_count(node: ast.Subscript) -> int:
+    """Number of indices of `A[i, j]` or `A[i][j]` (the outermost subscript of a chain)."""
+    count = len(node.slice.elts) if isinstance(node.slice, ast.Tuple) else 1
+    inner = node.value
+    while isinstance(inner, ast.Subscript):
+        count += len(inner.slice.elts) if isinstance(inner.slice, ast.Tuple) else 1
+        inner = inner.value
+    return count
+
+
+def shape_values(scop: Scop, values: Mapping[str, object]) -> dict[str, int]:
+    """The `<array>_d<k>` parameters of `scop` from the actual array arguments in `values`.
+
+    Raises:
+        UserError: an array is missing or has another number of dimensions than compiled for.
+    """
+    result: dict[str, int] = {}
+    for arg in scop.args:
+        if arg.kind != "array":
+            continue
+        ndim = len(scop.array(arg.name).shape)
+        if arg.name not in values:
+            raise UserError(f"no value for array argument '{arg.name}' of '{scop.name}'")
+        shape = tuple(getattr(values[arg.name], "shape", ()))
+        if len(shape) != ndim:
+            raise UserError(f"argument '{arg.name}' has {len(shape)} dimension(s); "
+                            f"'{scop.name}' was compiled for {ndim}")
+        for k in range(ndim):
+            result[f"{arg.name}_d{k}"] = int(shape[k])
+    return result
+
+
+# -- source ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Source:
+    """The function's syntax tree and where it lies in its file."""
+
+    file: str
+    lines: tuple[str, ...]  # every line of the file, with line ends
+    first_line: int  # 1-based file line of the function's first line (decorators included)
+    indent: int  # columns removed by dedenting
+    start: int  # character offsets of the function in the file text
+    end: int
+    func: ast.FunctionDef
+
+    def loc(self, node: ast.AST) -> SourceLoc:
+        line = self.first_line + getattr(node, "lineno", 1) - 1
+        col = getattr(node, "col_offset", 0) + self.indent + 1
+        text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+        return SourceLoc(self.file, line, col, text.rstrip("\r\n"))
+
+    def info(self, name: str) -> SourceInfo:
+        return SourceInfo(self.file, "".join(self.lines), name, self.start, self.end)
+
+
+def _load_source(fn: Callable) -> _Source:
+    name = getattr(fn, "__name__", repr(fn))
+    try:
+        file = inspect.getsourcefile(fn) or inspect.getfile(fn)
+        src_lines, first = inspect.getsourcelines(fn)
+    except (OSError, TypeError) as err:
+        raise UserError(f"cannot read the source of '{name}': {err}") from None
+    file_lines = linecache.getlines(file, getattr(fn, "__globals__", None)) or src_lines
+    first = max(first, 1)
+    indent = len(src_lines[0]) - len(src_lines[0].lstrip())
+    try:
+        tree = ast.parse(textwrap.dedent("".join(src_lines)))
+    except SyntaxError as err:
+        raise UserError(f"cannot parse the source of '{name}': {err}",
+                        SourceLoc(file, first)) from None
+    start = sum(len(line) for line in file_lines[:first - 1])
+    end = start + sum(len(line) for line in src_lines)
+    func = tree.body[0] if tree.body else None
+    if not isinstance(func, ast.FunctionDef):
+        what = "an async function" if isinstance(func, ast.AsyncFunctionDef) else "a lambda"
+        raise UnsupportedConstruct(f"'{name}' is {what}: only functions defined with 'def' "
+                                   "can be compiled", SourceLoc(file, first))
+    return _Source(file, tuple(file_lines), first, indent, start, end, func)
+
+
+# -- typed expressions -----------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Typed:
+    """An expression and its Python-level type: "bool", "int", "long", "float" or "double"."""
+
+    expr: Expr
+    dtype: str
+
+
+def _is_int(dtype: str) -> bool:
+    return dtype in ("bool", "int", "long")
+
+
+def _join(*dtypes: str) -> str:
+    return max(dtypes, key=_RANK.__getitem__)
+
+
+def _arith_dtype(*dtypes: str) -> str:
+    """Type of + - * on these operands: bools count as int, as in Python."""
+    joined = _join(*dtypes)
+    return "int" if joined == "bool" else joined
+
+
+def _cast(t: _Typed, dtype: str) -> Expr:
+    return t.expr if t.dtype == dtype else Cast(dtype, t.expr, t.expr.loc)
+
+
+def _const_value(expr: Expr) -> int | None:
+    if isinstance(expr, Const) and isinstance(expr.value, int):
+        return expr.value
+    return None
+
+
+def _shift(expr: Expr, k: int) -> Expr:
+    """expr + k, pushed into min/max so that bound terms stay separable."""
+    if isinstance(expr, BinOp) and expr.op in ("min", "max"):
+        return BinOp(expr.op, _shift(expr.lhs, k), _shift(expr.rhs, k), expr.loc)
+    return BinOp("+" if k > 0 else "-", expr, Const(abs(k)), expr.loc)
+
+
+def _int_floordiv(a: Expr, b: Expr, loc: SourceLoc) -> Expr:
+    """Python's a // b on integers (rounds toward -inf).
+
+    A constant divisor gives the affine "floordiv" (negated operands for a negative one);
+    otherwise C's truncating "/" corrected by one when the remainder is non-zero and the
+    signs differ.
+    """
+    c = _const_value(b)
+    if c == 0:
+        raise UserError("integer division by zero", loc)
+    if c is not None:
+        if c > 0:
+            return BinOp("floordiv", a, b, loc)
+        return BinOp("floordiv", UnaryOp("-", a, loc), Const(-c, loc=loc), loc)
+    q = BinOp("/", a, b, loc)
+    inexact = BinOp("!=", BinOp("%", a, b, loc), Const(0), loc)
+    signs = BinOp("!=", BinOp("<", a, Const(0), loc), BinOp("<", b, Const(0), loc), loc)
+    return Ternary(BinOp("&&", inexact, signs, loc), BinOp("-", q, Const(1), loc), q, loc)
+
+
+def _int_mod(a: Expr, b: Expr, loc: SourceLoc) -> Expr:
+    """Python's a % b on integers (the sign of the divisor).
+
+    A constant divisor c gives a - c * (a // c), which stays affine; otherwise C's "%"
+    corrected by adding b when the remainder is non-zero and its sign differs from b's.
+    """
+    c = _const_value(b)
+    if c is not None:
+        return BinOp("-", a, BinOp("*", Const(c, loc=loc), _int_floordiv(a, b, loc), loc), loc)
+    r = BinOp("%", a, b, loc)
+    signs = BinOp("!=", BinOp("<", r, Const(0), loc), BinOp("<", b, Const(0), loc), loc)
+    fix = BinOp("&&", BinOp("!=", r, Const(0), loc), signs, loc)
+    return Ternary(fix, BinOp("+", r, b, loc), r, loc)
+
+
+def _assigned_names(func: ast.FunctionDef) -> tuple[dict[str, int], set[str]]:
+    """(times each name is assigned, names bound by for loops) anywhere in the function."""
+    counts: dict[str, int] = {}
+    loop_vars: set[str] = set()
+    for node in ast.walk(func):
+        if isinstance(node, ast.For) and isinstance(node.target, ast.Name):
+            loop_vars.add(node.target.id)
+        targets: list[ast.AST] = []
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        for target in targets:
+            if isinstance(target, ast.Name):
+                counts[target.id] = counts.get(target.id, 0) + 1
+    return counts, loop_vars
+
+
+# -- the parser ------------------------------------------------------------------------------
+def parse_function(fn: Callable, specs: Mapping[str, ArgSpec]) -> Scop:
+    """The Scop of a Python function of loops.
+
+    Args:
+        fn: a function defined with `def` (decorators are ignored) whose source is available.
+        specs: the kind of each of its arguments (`arg_specs_from_values`).
+    Returns:
+        Scop named fn.__name__; args are fn's parameters in order, then `<array>_d<k>`.
+    Raises:
+        UnsupportedConstruct, NotAffineError, IndirectSubscriptError: outside the subset;
+            the location is the real file, line and column.
+    """
+    fn = inspect.unwrap(fn)
+    return _Parser(fn, dict(specs), _load_source(fn)).parse()
+
+
+class _Parser:
+    """Walks one function's statements in order, driving a ScopBuilder."""
+
+    def __init__(self, fn: Callable, specs: dict[str, ArgSpec], src: _Source):
+        self.fn = fn
+        self.specs = specs
+        self.src = src
+        self.builder = ScopBuilder(fn.__name__, src.file)
+        self.globals: dict[str, Any] = getattr(fn, "__globals__", {})
+        self.iters: list[str] = []  # active loop variables, outermost first
+        self.ended: set[str] = set()  # loop variables whose loop has finished
+        self.locals: dict[str, str] = {}  # local scalar -> its dtype (a 0-d local array)
+        self.aliases: dict[str, _Typed] = {}  # top-level names assigned once, substituted
+        self.read_locals: set[str] = set()  # locals read by statements already added
+        self.reading: set[str] = set()  # locals read by the statement being translated
+        self.depth = 0  # enclosing loops and ifs
+        self.assign_counts, self.loop_vars = _assigned_names(src.func)
+
+    def loc(self, node: ast.AST) -> SourceLoc:
+        return self.src.loc(node)
+
+    def unsupported(self, node: ast.AST, what: str | None = None) -> UnsupportedConstruct:
+        what = what or _CONSTRUCTS.get(type(node), f"'{type(node).__name__}'")
+        return UnsupportedConstruct(f"{what} is not supported in a compiled function",
+                                    self.loc(node))
+
+    def parse(self) -> Scop:
+        self._declare_args()
+        body = self.src.func.body
+        for k, stmt in enumerate(body):
+            last_return = (isinstance(stmt, ast.Return) and k == len(body) - 1
+                           and (stmt.value is None or _is_none(stmt.value)))
+            if not last_return:
+                self._stmt(stmt)
+        if not self.builder.statements:
+            raise UserError(f"'{self.fn.__name__}' assigns no array element or local variable",
+                            self.loc(self.src.func))
+        return self.builder.build(self.src.info(self.fn.__name__))
+
+    # -- arguments ---------------------------------------------------------------------------
+    def _declare_args(self) -> None:
+        a = self.src.func.args
+        for extra in (a.vararg, a.kwarg):
+            if extra is not None:
+                raise self.unsupported(extra, f"variadic argument '{extra.arg}'")
+        params = a.posonlyargs + a.args + a.kwonlyargs
+        names = [p.arg for p in params]
+        for name in self.specs:
+            if name not in names:
+                raise UserError(f"argument kind given for '{name}', which is not an argument "
+                                f"of '{self.fn.__name__}'", self.loc(self.src.func))
+        shapes: list[str] = []
+        for param in params:
+            spec = self.specs.get(param.arg)
+            if spec is None:
+                raise UserError(f"no kind given for argument '{param.arg}'", self.loc(param))
+            dims = tuple(f"{param.arg}_d{k}" for k in range(spec.ndim))
+            for dim in dims:
+                if dim in names:
+                    raise UserError(f"argument '{dim}' has the name of the shape parameter of "
+                                    f"array '{param.arg}'", self.loc(param))
+            shape = tuple(Var(d) for d in dims)
+            self.builder.add_arg(param.arg, spec.kind, spec.dtype, shape, self.loc(param))
+            shapes += dims
+        for dim in shapes:
+            self.builder.add_arg(dim, "param", "int")
+            self.builder.add_context(f"{dim} >= 0")
+
+    def _is_array(self, name: str) -> bool:
+        spec = self.specs.get(name)
+        return spec is not None and spec.kind == "array"
+
+    # -- statements --------------------------------------------------------------------------
+    def _stmt(self, node: ast.stmt) -> None:
+        handlers: dict[type, Callable[[Any], None]] = {
+            ast.For: self._for, ast.If: self._if, ast.Assign: self._assign,
+            ast.AugAssign: self._augassign, ast.AnnAssign: self._annassign,
+            ast.Expr: self._expr_stmt, ast.Pass: lambda node: None,
+        }
+        handler = handlers.get(type(node))
+        if handler is not None:
+            handler(node)
+        elif isinstance(node, ast.Return):
+            what = ("'return' with a value" if node.value is not None and not _is_none(node.value)
+                    else "'return' before the end of the function")
+            raise self.unsupported(node, what)
+        else:
+            raise self.unsupported(node)
+
+    def _expr_stmt(self, node: ast.Expr) -> None:
+        if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            return  # a docstring or a string used as a comment
+        if isinstance(node.value, ast.Call):
+            raise self.unsupported(node, f"call of '{ast.unparse(node.value.func)}'")
+        raise self.unsupported(node, "an expression statement (its value is unused)")
+
+    def _for(self, node: ast.For) -> None:
+        if node.orelse:
+            raise self.unsupported(node, "'for ... else'")
+        if not isinstance(node.target, ast.Name):
+            raise self.unsupported(node.target, "a loop target other than a single name")
+        name = node.target.id
+        self._check_loop_var(name, node.target)
+        lower, upper, direction = self._range(node.iter)
+        self.builder.enter_loop(name, lower, upper, direction, self.loc(node))
+        self.iters.append(name)
+        self.ended.discard(name)
+        self.depth += 1
+        for stmt in node.body:
+            self._stmt(stmt)
+        self.depth -= 1
+        self.iters.pop()
+        self.ended.add(name)
+        self.builder.exit_loop()
+
+    def _check_loop_var(self, name: str, node: ast.AST) -> None:
+        if name in self.specs:
+            raise UnsupportedConstruct(f"loop variable '{name}' reuses the name of an argument",
+                                       self.loc(node))
+        if name in self.iters:
+            raise UnsupportedConstruct(f"loop variable '{name}' reuses the variable of an "
+                                       "enclosing loop", self.loc(node))
+
+    def _range(self, node: ast.expr) -> tuple[Expr, Expr, int]:
+        """(lower, upper, direction): inclusive bounds of `range(...)` for enter_loop."""
+        is_range = (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                    and node.func.id == "range")
+        if not is_range:
+            raise self.unsupported(node, f"iteration over '{ast.unparse(node)}' (loops must "
+                                         "iterate over range(...))")
+        assert isinstance(node, ast.Call)
+        if node.keywords or not 1 <= len(node.args) <= 3:
+            raise self.unsupported(node, "this form of range() (use range(stop), "
+                                         "range(start, stop) or range(start, stop, +-1))")
+        step = 1
+        if len(node.args) == 3:
+            t = self._expr(node.args[2])
+            step_value = _const_value(t.expr)
+            if step_value not in (1, -1):
+                raise self.unsupported(node.args[2], f"loop step '{ast.unparse(node.args[2])}'"
+                                                     " (only the literal steps 1 and -1)")
+            step = step_value
+        bounds = [self._int_expr(arg, "range() bound") for arg in node.args[:2]]
+        start, stop = (Const(0), bounds[0]) if len(bounds) == 1 else bounds
+        if step == 1:
+            return start, _shift(stop, -1), 1
+        return _shift(stop, 1), start, -1  # range(a, b, -1): a, a-1, ..., b+1
+
+    def _int_expr(self, node: ast.expr, what: str) -> Expr:
+        t = self._expr(node)
+        if not _is_int(t.dtype):
+            raise UnsupportedConstruct(f"{what} '{ast.unparse(node)}' is a {t.dtype}, not an "
+                                       "integer", self.loc(node))
+        return t.expr
+
+    def _if(self, node: ast.If) -> None:
+        cond = self._cond(node.test)
+        for e in walk(cond):
+            if isinstance(e, Ref):
+                raise NotAffineError(
+                    f"data-dependent condition: it reads '{e.array}'; conditions of 'if' must "
+                    "be affine in loop variables and integer parameters (write a data-dependent "
+                    "choice as 'x if c else y' in the assigned value)", self.loc(node.test))
+        loc = self.loc(node)
+        self.depth += 1
+        self.builder.enter_if(cond, loc)
+        for stmt in node.body:
+            self._stmt(stmt)
+        self.builder.exit_if()
+        if node.orelse:
+            self.builder.enter_else(cond, loc)
+            for stmt in node.orelse:
+                self._stmt(stmt)
+            self.builder.exit_if()
+        self.depth -= 1
+
+    # -- assignments -------------------------------------------------------------------------
+    def _assign(self, node: ast.Assign) -> None:
+        if len(node.targets) != 1:
+            raise self.unsupported(node, "chained assignment 'a = b = ...'")
+        self._store(node.targets[0], "=", node.value, node)
+
+    def _annassign(self, node: ast.AnnAssign) -> None:
+        if node.value is None:
+            raise self.unsupported(node, "an annotation without a value")
+        self._store(node.target, "=", node.value, node)
+
+    def _augassign(self, node: ast.AugAssign) -> None:
+        op = _AUG_OPS.get(type(node.op))
+        if op is None and not isinstance(node.op, _REWRITTEN_AUG_OPS):
+            raise self.unsupported(node, f"augmented assignment '{_op_text(node.op)}='")
+        self._store(node.target, op, node.value, node, node.op)
+
+    def _store(self, target: ast.expr, op: str | None, value: ast.expr, node: ast.stmt,
+               aug: ast.operator | None = None) -> None:
+        """`target op value`; op None means `target = target <aug> value`."""
+        self.reading = set()
+        if isinstance(target, ast.Subscript):
+            self._store_element(target, op, value, node, aug)
+        elif isinstance(target, ast.Name):
+            self._store_name(target, op, value, node, aug)
+        elif isinstance(target, ast.Attribute):
+            raise self.unsupported(target, f"attribute write '{ast.unparse(target)} = ...'")
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            raise self.unsupported(target, "tuple assignment")
+        else:
+            raise self.unsupported(target)
+        self.read_locals |= self.reading
+
+    def _store_element(self, target: ast.Subscript, op: str | None, value: ast.expr,
+                       node: ast.stmt, aug: ast.operator | None) -> None:
+        base = _subscript_base(target)
+        if not (isinstance(base, ast.Name) and self._is_array(base.id)):
+            raise self.unsupported(target, f"assignment to '{ast.unparse(target)}' (only "
+                                           "elements of array arguments can be assigned)")
+        lhs = self._ref(target)
+        rhs = self._expr(value)
+        loc = self.loc(node)
+        if op is None:
+            rhs, op = self._arith(aug, lhs, rhs, loc), "="
+        expr = rhs.expr
+        if op == "/=" and _is_int(lhs.dtype) and _is_int(rhs.dtype):
+            expr = Cast("double", expr, loc)  # true division, truncated on the store
+        assert isinstance(lhs.expr, Ref)
+        self.builder.add_statement(lhs.expr, op, expr, loc)
+
+    def _store_name(self, target: ast.Name, op: str | None, value: ast.expr, node: ast.stmt,
+                    aug: ast.operator | None) -> None:
+        name, loc = target.id, self.loc(node)
+        self._check_assignable(name, target)
+        rhs = self._expr(value)
+        has_refs = any(isinstance(e, Ref) for e in walk(rhs.expr))
+        if op == "=" and self.depth == 0 and self.assign_counts[name] == 1 and not has_refs:
+            self.aliases[name] = rhs  # a constant of the parameters: substituted where used
+            return
+        if op != "=":
+            if name not in self.locals:
+                raise UserError(f"local variable '{name}' is used before it is assigned", loc)
+            self.reading.add(name)
+            lhs = _Typed(Ref(name, (), loc), self.locals[name])
+            if op is None:
+                rhs, op = self._arith(aug, lhs, rhs, loc), "="
+            elif op == "/=":
+                rhs = _Typed(_cast(rhs, "double") if _is_int(rhs.dtype) else rhs.expr,
+                             _join(rhs.dtype, "double" if _is_int(lhs.dtype) else lhs.dtype))
+            else:
+                rhs = _Typed(rhs.expr, _arith_dtype(lhs.dtype, rhs.dtype))
+        self._set_local_dtype(name, rhs.dtype, loc)
+        self.builder.add_statement(Ref(name, (), loc), op, rhs.expr, loc)
+
+    def _check_assignable(self, name: str, node: ast.Name) -> None:
+        spec = self.specs.get(name)
+        if spec is not None and spec.kind == "array":
+            raise self.unsupported(node, f"rebinding array argument '{name}' (assign its "
+                                         f"elements instead: {name}[...] = ...)")
+        if spec is not None:
+            raise self.unsupported(node, f"assignment to argument '{name}' (integer and "
+                                         "scalar arguments are read-only)")
+        if name in self.loop_vars:
+            raise self.unsupported(node, f"assignment to loop variable '{name}'")
+
+    def _set_local_dtype(self, name: str, dtype: str, loc: SourceLoc) -> None:
+        """Declare local `name`, or widen it as Python would rebind it to a wider value."""
+        want = "long" if _is_int(dtype) else dtype
+        have = self.locals.get(name)
+        if have is None:
+            self.builder.add_local(name, want, (), loc)
+            self.locals[name] = want
+            return
+        if _RANK[want] <= _RANK[have]:
+            return
+        if _is_int(have) and not _is_int(want) and name in self.read_locals:
+            raise UnsupportedConstruct(
+                f"local variable '{name}' holds an integer and is read as one before this "
+                f"assignment makes it a float; initialize it with a float (e.g. {name} = 0.0)",
+                loc)
+        self.locals[name] = want
+        arrays = self.builder.arrays
+        arrays[name] = replace(arrays[name], dtype=want)
+
+    # -- array references --------------------------------------------------------------------
+    def _ref(self, node: ast.Subscript) -> _Typed:
+        """A[i, j] or A[i][j] as a Ref with affine subscripts (A an array argument)."""
+        indices: list[ast.expr] = []
+        base: ast.expr = node
+        while isinstance(base, ast.Subscript):
+            sl = base.slice
+            indices[:0] = list(sl.elts) if isinstance(sl, ast.Tuple) else [sl]
+            base = base.value
+        if not isinstance(base, ast.Name):
+            self._expr(base)  # raises for lists, calls, ...
+        if not (isinstance(base, ast.Name) and self._is_array(base.id)):
+            raise self.unsupported(node, f"subscript of '{ast.unparse(base)}', which is not "
+                                         "an array argument")
+        name, ndim = base.id, self.specs[base.id].ndim
+        for index in indices:
+            if isinstance(index, ast.Slice):
+                raise self.unsupported(index, f"slice '{ast.unparse(node)}' (index every "
+                                              "element in a loop)")
+        if len(indices) != ndim:
+            raise UnsupportedConstruct(
+                f"'{name}' has {ndim} dimension(s) but '{ast.unparse(node)}' gives "
+                f"{len(indices)} index(es) (whole rows or views are not supported)",
+                self.loc(node))
+        index = tuple(self._index(name, k, idx) for k, idx in enumerate(indices))
+        return _Typed(Ref(name, index, self.loc(node)), self.specs[name].dtype)
+
+    def _index(self, array: str, k: int, node: ast.expr) -> Expr:
+        t = self._expr(node)
+        loc = self.loc(node)
+        if not _is_int(t.dtype):
+            raise UnsupportedConstruct(f"subscript '{ast.unparse(node)}' is a {t.dtype}, not "
+                                       "an integer", loc)
+        value = _const_value(t.expr)
+        if value is not None and value < 0:  # Python counts a negative literal from the end
+            return BinOp("-", Var(f"{array}_d{k}", loc), Const(-value, loc=loc), loc)
+        for e in walk(t.expr):
+            if isinstance(e, Ref) and e.array in self.locals:
+                raise NotAffineError(f"subscript uses local variable '{e.array}', whose value "
+                                     "is only known at run time (not affine)", loc)
+            if isinstance(e, Ref):
+                raise IndirectSubscriptError(
+                    f"indirect subscript '{ast.unparse(node)}': it reads array '{e.array}'; "
+                    "indirect subscripts need the run-time inspector path, which the Python "
+                    "frontend does not offer yet", loc)
+        affine_text(t.expr, set(self.iters) | set(self.builder.params), "subscript")
+        return t.expr
+
+    # -- expressions -------------------------------------------------------------------------
+    def _expr(self, node: ast.expr) -> _Typed:
+        handlers: dict[type, Callable[[Any], _Typed]] = {
+            ast.Constant: self._constant, ast.Name: self._name, ast.BinOp: self._binop,
+            ast.UnaryOp: self._unary, ast.BoolOp: self._boolop, ast.Compare: self._compare,
+            ast.IfExp: self._ifexp, ast.Call: self._call, ast.Subscript: self._subscript,
+            ast.Attribute: self._attribute,
+        }
+        handler = handlers.get(type(node))
+        if handler is None:
+            raise self.unsupported(node)
+        return handler(node)
+
+    def _constant(self, node: ast.Constant) -> _Typed:
+        value, loc = node.value, self.loc(node)
+        if isinstance(value, bool):
+            return _Typed(Const(int(value), "int", loc), "bool")
+        if isinstance(value, int):
+            dtype = "int" if -2**31 <= value < 2**31 else "long"
+            return _Typed(Const(value, dtype, loc), dtype)
+        if isinstance(value, float) and math.isfinite(value):
+            return _Typed(Const(value, "double", loc), "double")
+        raise self.unsupported(node, f"constant {value!r}")
+
+    def _name(self, node: ast.Name) -> _Typed:
+        name, loc = node.id, self.loc(node)
+        if name in self.aliases:
+            return self.aliases[name]
+        if name in self.iters:
+            return _Typed(Var(name, loc), "long")
+        if name in self.ended:
+            raise UnsupportedConstruct(f"loop variable '{name}' is used after its loop",
+                                       loc)
+        spec = self.specs.get(name)
+        if spec is not None and spec.kind == "array":
+            raise UnsupportedConstruct(f"array '{name}' used without a subscript "
+                                       "(whole-array operations are not supported)", loc)
+        if spec is not None:
+            return _Typed(Var(name, loc), "long" if spec.kind == "param" else spec.dtype)
+        if name in self.locals:
+            self.reading.add(name)
+            return _Typed(Ref(name, (), loc), self.locals[name])
+        if name in self.assign_counts or name in self.loop_vars:
+            raise UserError(f"local variable '{name}' is used before it is assigned", loc)
+        raise UnsupportedConstruct(
+            f"name '{name}' is not an argument, loop variable or local variable of "
+            f"'{self.fn.__name__}' (globals and closures are not supported: pass it as an "
+            "argument)", loc)
+
+    def _attribute(self, node: ast.Attribute) -> _Typed:
+        base = node.value
+        if isinstance(base, ast.Name) and self._module(base.id) and node.attr in _CONSTANTS:
+            return _Typed(Const(_CONSTANTS[node.attr], "double", self.loc(node)), "double")
+        raise self.unsupported(node, f"attribute '{ast.unparse(node)}'")
+
+    def _subscript(self, node: ast.Subscript) -> _Typed:
+        value = node.value
+        if (isinstance(value, ast.Attribute) and value.attr == "shape"
+                and isinstance(value.value, ast.Name) and self._is_array(value.value.id)):
+            name = value.value.id
+            ndim = self.specs[name].ndim
+            k = _const_value(self._expr(node.slice).expr)
+            if k is None or not -ndim <= k < ndim:
+                raise self.unsupported(node, f"'{ast.unparse(node)}' (the index of .shape must"
+                                             f" be a constant in range for {ndim} dimensions)")
+            return _Typed(Var(f"{name}_d{k % ndim}", self.loc(node)), "long")
+        return self._ref(node)
+
+    def _binop(self, node: ast.BinOp) -> _Typed:
+        return self._arith(node.op, self._expr(node.left), self._expr(node.right),
+                           self.loc(node))
+
+    def _arith(self, op: ast.operator | None, a: _Typed, b: _Typed, loc: SourceLoc) -> _Typed:
+        sym = _ARITH.get(type(op))
+        if sym is not None:
+            return _Typed(BinOp(sym, a.expr, b.expr, loc), _arith_dtype(a.dtype, b.dtype))
+        if isinstance(op, ast.Div):
+            if _is_int(a.dtype) and _is_int(b.dtype):  # Python's / is true division
+                return _Typed(BinOp("/", _cast(a, "double"), _cast(b, "double"), loc),
+                              "double")
+            return _Typed(BinOp("/", a.expr, b.expr, loc), _join(a.dtype, b.dtype))
+        if isinstance(op, (ast.FloorDiv, ast.Mod)):
+            return self._floor_op(op, a, b, loc)
+        if isinstance(op, ast.Pow):
+            return self._pow(a, b, loc)
+        raise UnsupportedConstruct(f"operator '{_op_text(op)}' is not supported in a compiled "
+                                   "function", loc)
+
+    def _floor_op(self, op: ast.operator, a: _Typed, b: _Typed, loc: SourceLoc) -> _Typed:
+        """// and % with Python's rounding toward -inf (integers and floats)."""
+        is_mod = isinstance(op, ast.Mod)
+        if _is_int(a.dtype) and _is_int(b.dtype):
+            dtype = _arith_dtype(a.dtype, b.dtype)
+            expr = _int_mod(a.expr, b.expr, loc) if is_mod else _int_floordiv(a.expr, b.expr,
+                                                                                loc)
+            return _Typed(expr, dtype)
+        dtype = _join(a.dtype, b.dtype)
+        x, y = _cast(a, dtype), _cast(b, dtype)
+        quotient = Call("floor", (BinOp("/", x, y, loc),), loc)
+        if not is_mod:
+            return _Typed(quotient, dtype)
+        return _Typed(BinOp("-", x, BinOp("*", y, quotient, loc), loc), dtype)
+
+    def _pow(self, a: _Typed, b: _Typed, loc: SourceLoc) -> _Typed:
+        """x ** n: repeated multiplication for a literal 0 <= n <= 8, else pow() in floats."""
+        n = _const_value(b.expr)
+        if n is not None and 0 <= n <= _MAX_POW_UNROLL:
+            dtype = _arith_dtype(a.dtype)
+            result: Expr = Const(1, "int", loc) if _is_int(dtype) else Const(1.0, "double", loc)
+            for k in range(n):
+                result = a.expr if k == 0 else BinOp("*", result, a.expr, loc)
+            return _Typed(result, dtype)
+        if _is_int(a.dtype) and _is_int(b.dtype) and (n is None or n > 0):
+            raise UnsupportedConstruct(
+                "integer power with a non-constant or large exponent (its exact integer value "
+                "cannot be computed with pow()); write float(x) ** n", loc)
+        dtype = "float" if (a.dtype, b.dtype) == ("float", "float") else "double"
+        return _Typed(Call("pow", (_cast(a, dtype), _cast(b, dtype)), loc), dtype)
+
+    def _unary(self, node: ast.UnaryOp) -> _Typed:
+        loc = self.loc(node)
+        if isinstance(node.op, ast.Not):
+            return _Typed(UnaryOp("!", self._cond(node.operand), loc), "bool")
+        if isinstance(node.op, ast.Invert):
+            raise self.unsupported(node, "bitwise operator '~'")
+        t = self._expr(node.operand)
+        dtype = _arith_dtype(t.dtype)
+        if isinstance(node.op, ast.UAdd):
+            return _Typed(t.expr, dtype)
+        if isinstance(t.expr, Const) and t.dtype != "bool":  # fold negative literals
+            return _Typed(Const(-t.expr.value, t.expr.dtype, loc), dtype)
+        return _Typed(UnaryOp("-", t.expr, loc), dtype)
+
+    def _compare(self, node: ast.Compare) -> _Typed:
+        loc = self.loc(node)
+        operands = [self._expr(node.left)] + [self._expr(c) for c in node.comparators]
+        result: Expr | None = None
+        for k, op in enumerate(node.ops):
+            sym = _CMP.get(type(op))
+            if sym is None:
+                raise self.unsupported(node, f"comparison '{_cmp_text(op)}'")
+            cmp = BinOp(sym, operands[k].expr, operands[k + 1].expr, loc)
+            result = cmp if result is None else BinOp("&&", result, cmp, loc)
+        assert result is not None
+        return _Typed(result, "bool")
+
+    def _boolop(self, node: ast.BoolOp) -> _Typed:
+        """`and`/`or`: && and || on truth values; on numbers the operand Python returns."""
+        loc = self.loc(node)
+        is_and = isinstance(node.op, ast.And)
+        values = [self._expr(v) for v in node.values]
+        result = values[0]
+        for value in values[1:]:
+            if result.dtype == "bool" and value.dtype == "bool":
+                result = _Typed(BinOp("&&" if is_and else "||", result.expr, value.expr, loc),
+                                "bool")
+                continue
+            truth = _truth(result, loc)
+            then, other = (value, result) if is_and else (result, value)
+            result = _Typed(Ternary(truth, then.expr, other.expr, loc),
+                            _arith_dtype(then.dtype, other.dtype))
+        return result
+
+    def _cond(self, node: ast.expr) -> Expr:
+        """A condition as a truth value (&&, ||, ! and comparisons; `x` means `x != 0`)."""
+        loc = self.loc(node)
+        if isinstance(node, ast.BoolOp):
+            conds = [self._cond(v) for v in node.values]
+            result = conds[0]
+            for cond in conds[1:]:
+                result = BinOp("&&" if isinstance(node.op, ast.And) else "||", result, cond, loc)
+            return result
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return UnaryOp("!", self._cond(node.operand), loc)
+        return _truth(self._expr(node), loc)
+
+    def _ifexp(self, node: ast.IfExp) -> _Typed:
+        cond = self._cond(node.test)
+        then, other = self._expr(node.body), self._expr(node.orelse)
+        dtype = "bool" if then.dtype == other.dtype == "bool" else _arith_dtype(then.dtype,
+                                                                                other.dtype)
+        return _Typed(Ternary(cond, then.expr, other.expr, self.loc(node)), dtype)
+
+    # -- calls -------------------------------------------------------------------------------
+    def _call(self, node: ast.Call) -> _Typed:
+        name, module = self._callee(node.func)
+        if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+            raise self.unsupported(node, f"keyword or '*' arguments in the call of '{name}'")
+        if module is not None:
+            return self._math_call(name, module, node)
+        builtins: dict[str, Callable[[ast.Call], _Typed]] = {
+            "min": self._minmax, "max": self._minmax, "abs": self._abs_call,
+            "float": self._convert, "int": self._convert, "len": self._len,
+        }
+        if name in builtins:
+            return builtins[name](node)
+        if name == "range":
+            raise self.unsupported(node, "range() outside the header of a for loop")
+        raise self.unsupported(node, f"call of '{name}' (only min, max, abs, float, int, len "
+                                     "and math / numpy math functions can be called)")
+
+    def _callee(self, func: ast.expr) -> tuple[str, str | None]:
+        """(function name, "math" | "numpy" | None for builtins and unknown functions)."""
+        if isinstance(func, ast.Name):
+            obj = self.globals.get(func.id)
+            for module in (math, np):
+                if obj is not None and getattr(module, func.id, None) is obj:
+                    return func.id, module.__name__
+            return func.id, None
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            module_name = self._module(func.value.id)
+            if module_name is not None:
+                return func.attr, module_name
+        return ast.unparse(func), None
+
+    def _module(self, name: str) -> str | None:
+        """"math" or "numpy" when `name` refers to that module in the function's globals."""
+        obj = self.globals.get(name)
+        if inspect.ismodule(obj):
+            return obj.__name__ if obj.__name__ in ("math", "numpy") else None
+        if obj is None:
+            return {"math": "math", "np": "numpy", "numpy": "numpy"}.get(name)
+        return None
+
+    def _math_call(self, name: str, module: str, node: ast.Call) -> _Typed:
+        loc = self.loc(node)
+        if name not in _MATH_FUNCS and not (module == "numpy" and name == "abs"):
+            raise self.unsupported(node, f"call of '{module}.{name}'")
+        arity = 2 if name == "pow" else 1
+        if len(node.args) != arity:
+            raise self.unsupported(node, f"'{module}.{name}' with {len(node.args)} argument(s)")
+        args = [self._expr(a) for a in node.args]
+        if name == "abs":
+            return self._abs(args[0], loc)
+        floating = all(not _is_int(a.dtype) for a in args)
+        dtype = _join(*(a.dtype for a in args)) if module == "numpy" and floating else "double"
+        call = Call(name, tuple(_cast(a, dtype) for a in args), loc)
+        if module == "math" and name in ("floor", "ceil"):  # math.floor returns an int
+            return _Typed(Cast("long", call, loc), "long")
+        return _Typed(call, dtype)
+
+    def _minmax(self, node: ast.Call) -> _Typed:
+        """min/max of numbers: BinOp min/max on integers, fmin/fmax on floats."""
+        assert isinstance(node.func, ast.Name)
+        name, loc = node.func.id, self.loc(node)
+        if len(node.args) < 2:
+            raise self.unsupported(node, f"{name}() of fewer than two numbers")
+        args = [self._expr(a) for a in node.args]
+        dtype = _arith_dtype(*(a.dtype for a in args))
+        result = _cast(args[0], dtype)
+        for arg in args[1:]:
+            if _is_int(dtype):
+                result = BinOp(name, result, _cast(arg, dtype), loc)
+            else:
+                result = Call("f" + name, (result, _cast(arg, dtype)), loc)
+        return _Typed(result, dtype)
+
+    def _abs_call(self, node: ast.Call) -> _Typed:
+        if len(node.args) != 1:
+            raise self.unsupported(node, f"abs() with {len(node.args)} arguments")
+        return self._abs(self._expr(node.args[0]), self.loc(node))
+
+    def _abs(self, t: _Typed, loc: SourceLoc) -> _Typed:
+        dtype = _arith_dtype(t.dtype)
+        return _Typed(Call("abs" if _is_int(dtype) else "fabs", (_cast(t, dtype),), loc), dtype)
+
+    def _convert(self, node: ast.Call) -> _Typed:
+        """float(x) / int(x); int() truncates toward zero like a C cast."""
+        assert isinstance(node.func, ast.Name)
+        if len(node.args) != 1:
+            raise self.unsupported(node, f"{node.func.id}() with {len(node.args)} arguments")
+        t = self._expr(node.args[0])
+        if node.func.id == "float":
+            return _Typed(_cast(t, "double"), "double")
+        if _is_int(t.dtype):
+            return _Typed(t.expr, _arith_dtype(t.dtype))
+        return _Typed(Cast("long", t.expr, self.loc(node)), "long")
+
+    def _len(self, node: ast.Call) -> _Typed:
+        arg = node.args[0] if len(node.args) == 1 else None
+        if not (isinstance(arg, ast.Name) and self._is_array(arg.id)):
+            raise self.unsupported(node, f"'{ast.unparse(node)}' (len() of an array argument "
+                                         "only)")
+        return _Typed(Var(f"{arg.id}_d0", self.loc(node)), "long")
+
+
+def _truth(t: _Typed, loc: SourceLoc) -> Expr:
+    if t.dtype == "bool":
+        return t.expr
+    zero = Const(0, "int", loc) if _is_int(t.dtype) else Const(0.0, "double", loc)
+    return BinOp("!=", t.expr, zero, loc)
+
+
+def _subscript_base(node: ast.Subscript) -> ast.expr:
+    base: ast.expr = node
+    while isinstance(base, ast.Subscript):
+        base = base.value
+    return base
+
+
+def _is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def _op_text(op: ast.operator | None) -> str:
+    texts = {ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<",
+             ast.RShift: ">>", ast.MatMult: "@", ast.FloorDiv: "//", ast.Mod: "%",
+             ast.Pow: "**", ast.Div: "/"}
+    return texts.get(type(op), type(op).__name__)
+
+
+def _cmp_text(op: ast.cmpop) -> str:
+    texts = {ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}
+    return texts.get(type(op), type(op).__name__)
