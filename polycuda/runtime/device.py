@@ -93,7 +93,8 @@ def gpu_info() -> GpuInfo | None:
         return None
     cmd = [smi, "--query-gpu=name,compute_cap,driver_version", "--format=csv,noheader"]
     try:
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=_SMI_TIMEOUT_S)
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=_SMI_TIMEOUT_S,
+                              check=False)
     except (OSError, subprocess.SubprocessError):
         return None
     if done.returncode != 0:
@@ -119,9 +120,10 @@ def require_cupy() -> ModuleType:
         ToolNotFoundError: CuPy is not installed; the message names the pip package.
     """
     try:
-        import cupy  # noqa: PLC0415 (optional dependency, imported lazily)
+        import cupy  # optional: imported only when device arrays are used
     except ImportError as exc:
         raise ToolNotFoundError(
-            "CuPy is needed for device arrays and CUDA-event timing; install it with "
-            "`pip install cupy-cuda12x` (or `pip install polycuda[cuda]`)") from exc
+            "CuPy is needed for device arrays and CUDA-event timing; install the wheel of "
+            "your CUDA version: `pip install cupy-cuda12x` (CUDA 12) or "
+            "`pip install cupy-cuda13x` (CUDA 13)") from exc
     return cupy

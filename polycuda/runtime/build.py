@@ -1,0 +1,187 @@
+"""Building generated sources into shared libraries (gcc, g++, nvcc), cached on disk.
+
+A library is cached under the sha256 of everything that determines it: the source text, the
+target, the full compiler command, the compiler's version and the GPU arch. Writes go through
+a temporary file and a rename, so parallel builds of the same source never see a half file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+
+from polycuda.errors import BuildError, InvalidConfigError
+from polycuda.runtime import device
+
+TARGETS = ("c", "openmp", "cuda", "reference", "emulate")
+_SUFFIX = {"c": ".c", "openmp": ".c", "reference": ".c", "cuda": ".cu", "emulate": ".cpp"}
+_BASE_FLAGS = {
+    "c": ("-O3",),
+    "openmp": ("-O3", "-fopenmp"),
+    "reference": ("-O2",),
+    "cuda": ("-O3",),
+    # -O1: fast to build; fibers and shuffled orders, not speed, are the point of emulation.
+    "emulate": ("-std=c++20", "-O1", "-pthread"),
+}
+_COMPILE_TIMEOUT_S = 600
+
+
+def cache_dir() -> Path:
+    """The build cache: $POLYCUDA_CACHE, else ~/.cache/polycuda (the runtime's only env read)."""
+    env = os.environ.get("POLYCUDA_CACHE")
+    return Path(env) if env else Path.home() / ".cache" / "polycuda"
+
+
+def build_shared(source: str, target: str, *, flags: tuple[str, ...] = (),
+                 arch: str | None = None, cache: Path | None = None) -> Path:
+    """Build `source` into a shared library for `target`, or return the cached one.
+
+    Args:
+        source: C source (targets c, openmp, reference) or CUDA source (cuda, emulate).
+        target: one of TARGETS; "emulate" compiles CUDA source with g++ (see emulate.py).
+        flags: extra compiler flags, appended after the target's own.
+        arch: CUDA arch such as "sm_90"; default: the GPU's, or sm_90 when there is none.
+        cache: directory of the cache; default `cache_dir()`.
+
+    Returns:
+        Path of the .so; its source is kept beside it (same stem) for debugging.
+
+    Raises:
+        BuildError: the compiler failed (carries the command and its stderr).
+        ToolNotFoundError: the compiler is not installed.
+
+    Example:
+        >>> lib = build_shared("int pc_f(void) { return 0; }", "c")   # doctest: +SKIP
+    """
+    text, compiler, arch = _prepare(source, target, arch)
+    key = cache_key(text, target, flags, arch, compiler)
+    root = Path(cache) if cache is not None else cache_dir()
+    lib = root / f"{target}-{key[:32]}.so"
+    if lib.exists():
+        return lib
+    root.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=root, prefix=".build-") as tmp:
+        src = Path(tmp) / f"kernel{_SUFFIX[target]}"
+        src.write_text(text)
+        out = Path(tmp) / "lib.so"
+        run_compiler(compile_command(target, compiler, src, out, flags, arch))
+        _atomic_write(lib.with_suffix(_SUFFIX[target]), text, root)
+        os.replace(out, lib)  # atomic on one filesystem: readers see no file or a whole one
+    return lib
+
+
+def compile_only(source: str, target: str, *, flags: tuple[str, ...] = (),
+                 arch: str | None = None) -> None:
+    """Compile `source` to an object file and throw it away: checks that it compiles.
+
+    Used in CI without a GPU, e.g. `compile_only(cu_text, "cuda")` runs `nvcc -c`.
+
+    Raises:
+        BuildError: the compiler rejected the source.
+        ToolNotFoundError: the compiler is not installed.
+    """
+    text, compiler, arch = _prepare(source, target, arch)
+    with tempfile.TemporaryDirectory(prefix="polycuda-check-") as tmp:
+        src = Path(tmp) / f"kernel{_SUFFIX[target]}"
+        src.write_text(text)
+        out = Path(tmp) / "kernel.o"
+        run_compiler(compile_command(target, compiler, src, out, flags, arch, shared=False))
+
+
+def _prepare(source: str, target: str, arch: str | None) -> tuple[str, str, str | None]:
+    """(text to compile, compiler path, resolved arch) of a build."""
+    if target not in TARGETS:
+        raise InvalidConfigError(f"{target=} is not one of {TARGETS}")
+    text = source
+    if target == "emulate":
+        from polycuda.runtime import emulate  # here: emulate imports this module
+
+        text = emulate.translate(source)
+    return text, compiler_for(target), resolve_arch(target, arch)
+
+
+def compiler_for(target: str) -> str:
+    """Path of the compiler that builds `target`.
+
+    Raises:
+        ToolNotFoundError: it is not installed.
+    """
+    if target == "cuda":
+        return device.find_nvcc()
+    if target == "emulate":
+        return device.find_cxx()
+    return device.find_cc()
+
+
+def resolve_arch(target: str, arch: str | None) -> str | None:
+    """The CUDA arch of a build: the given one, the GPU's, or sm_90; None for CPU targets."""
+    if target != "cuda":
+        return None
+    if arch:
+        return arch
+    info = device.gpu_info()
+    return info.arch if info else device.DEFAULT_ARCH
+
+
+def compile_command(target: str, compiler: str, src: Path, out: Path,
+                    flags: tuple[str, ...] = (), arch: str | None = None,
+                    shared: bool = True) -> list[str]:
+    """The compiler command line building `src` into `out` (a .so, or a .o if not shared)."""
+    cmd = [compiler, *_BASE_FLAGS[target]]
+    if target == "cuda":
+        cmd += [f"-arch={arch or device.DEFAULT_ARCH}", "-Xcompiler", "-fPIC"]
+    else:
+        cmd.append("-fPIC")
+    cmd += ["-shared"] if shared else ["-c"]
+    cmd += [str(src), "-o", str(out), *flags]
+    if shared and target != "cuda":
+        cmd.append("-lm")
+    return cmd
+
+
+def cache_key(text: str, target: str, flags: tuple[str, ...], arch: str | None,
+              compiler: str) -> str:
+    """sha256 (hex) of everything that determines the built library."""
+    template = compile_command(target, compiler, Path("SRC"), Path("OUT"), tuple(flags), arch)
+    blob = json.dumps([text, target, template, compiler_version(compiler)])
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+@lru_cache(maxsize=16)
+def compiler_version(compiler: str) -> str:
+    """`compiler --version`, the part of the cache key that changes with an upgrade."""
+    try:
+        done = subprocess.run([compiler, "--version"], capture_output=True, text=True,
+                              timeout=60, check=False)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"unknown ({exc})"
+    return done.stdout.strip()
+
+
+def run_compiler(cmd: list[str]) -> None:
+    """Run one compiler command.
+
+    Raises:
+        BuildError: nonzero exit, timeout or failure to start (command and stderr attached).
+    """
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=_COMPILE_TIMEOUT_S,
+                              check=False)
+    except subprocess.TimeoutExpired:
+        raise BuildError(cmd, f"timed out after {_COMPILE_TIMEOUT_S} s") from None
+    except OSError as exc:
+        raise BuildError(cmd, str(exc)) from exc
+    if done.returncode != 0:
+        raise BuildError(cmd, (done.stderr + done.stdout).strip())
+
+
+def _atomic_write(path: Path, text: str, directory: Path) -> None:
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-")
+    with os.fdopen(fd, "w") as handle:
+        handle.write(text)
+    os.replace(tmp, path)
