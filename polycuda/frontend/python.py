@@ -147,13 +147,18 @@ def default_arg_specs(fn: Callable) -> dict[str, ArgSpec]:
     ndims: dict[str, int] = {}
     ints: set[str] = set()
     for node in ast.walk(func):
-        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
-            ndims[node.value.id] = max(ndims.get(node.value.id, 0), _subscript_count(node))
-            ints |= {n.id for n in ast.walk(node.slice) if isinstance(n, ast.Name)}
+        base, indices = _flatten(node) if isinstance(node, ast.Subscript) else (None, [])
+        if isinstance(base, ast.Name):
+            ndims[base.id] = max(ndims.get(base.id, 0), len(indices))
+            ints |= {n.id for i in indices for n in ast.walk(i) if isinstance(n, ast.Name)}
         if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "range":
             ints |= {n.id for a in node.args for n in ast.walk(a) if isinstance(n, ast.Name)}
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-            ndims.setdefault(node.value.id, 1)
+            ndims.setdefault(node.value.id, 1)  # A.shape
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute):
+            base, k = node.value.value, getattr(node.slice, "value", None)
+            if isinstance(base, ast.Name) and isinstance(k, int) and k >= 0:  # A.shape[k]
+                ndims[base.id] = max(ndims.get(base.id, 0), k + 1)
     specs = {}
     for name, param in inspect.signature(fn).parameters.items():
         note = param.annotation
@@ -166,14 +171,15 @@ def default_arg_specs(fn: Callable) -> dict[str, ArgSpec]:
     return specs
 
 
-def _subscript_count(node: ast.Subscript) -> int:
-    """Number of indices of `A[i, j]` or `A[i][j]` (the outermost subscript of a chain)."""
-    count = len(node.slice.elts) if isinstance(node.slice, ast.Tuple) else 1
-    inner = node.value
-    while isinstance(inner, ast.Subscript):
-        count += len(inner.slice.elts) if isinstance(inner.slice, ast.Tuple) else 1
-        inner = inner.value
-    return count
+def _flatten(node: ast.Subscript) -> tuple[ast.expr, list[ast.expr]]:
+    """(base, indices) of `A[i, j]` or `A[i][j]`: (A, [i, j])."""
+    indices: list[ast.expr] = []
+    base: ast.expr = node
+    while isinstance(base, ast.Subscript):
+        sl = base.slice
+        indices[:0] = list(sl.elts) if isinstance(sl, ast.Tuple) else [sl]
+        base = base.value
+    return base, indices
 
 
 def shape_values(scop: Scop, values: Mapping[str, object]) -> dict[str, int]:
@@ -216,9 +222,6 @@ class _Source:
         col = getattr(node, "col_offset", 0) + self.indent + 1
         text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
         return SourceLoc(self.file, line, col, text.rstrip("\r\n"))
-
-    def info(self, name: str) -> SourceInfo:
-        return SourceInfo(self.file, "".join(self.lines), name, self.start, self.end)
 
 
 def _load_source(fn: Callable) -> _Source:
@@ -277,6 +280,11 @@ def _const_value(expr: Expr) -> int | None:
     if isinstance(expr, Const) and isinstance(expr.value, int):
         return expr.value
     return None
+
+
+def _int_const(value: int, loc: SourceLoc) -> _Typed:
+    dtype = "int" if -2**31 <= value < 2**31 else "long"
+    return _Typed(Const(value, dtype, loc), dtype)
 
 
 def _shift(expr: Expr, k: int) -> Expr:
@@ -368,10 +376,14 @@ class _Parser:
         self.iters: list[str] = []  # active loop variables, outermost first
         self.ended: set[str] = set()  # loop variables whose loop has finished
         self.locals: dict[str, str] = {}  # local scalar -> its dtype (a 0-d local array)
-        self.aliases: dict[str, _Typed] = {}  # top-level names assigned once, substituted
+        # names assigned once, outside any `if`, from values that read no array or local:
+        # substituted where read, inside the loops (ids) enclosing their assignment
+        self.aliases: dict[str, tuple[_Typed, tuple[int, ...]]] = {}
+        self.loop_ids: list[int] = []
+        self.loop_count = 0
         self.read_locals: set[str] = set()  # locals read by statements already added
         self.reading: set[str] = set()  # locals read by the statement being translated
-        self.depth = 0  # enclosing loops and ifs
+        self.if_depth = 0
         self.assign_counts, self.loop_vars = _assigned_names(src.func)
 
     def loc(self, node: ast.AST) -> SourceLoc:
@@ -393,7 +405,9 @@ class _Parser:
         if not self.builder.statements:
             raise UserError(f"'{self.fn.__name__}' assigns no array element or local variable",
                             self.loc(self.src.func))
-        return self.builder.build(self.src.info(self.fn.__name__))
+        src = self.src
+        return self.builder.build(SourceInfo(src.file, "".join(src.lines), self.fn.__name__,
+                                             src.start, src.end))
 
     # -- arguments ---------------------------------------------------------------------------
     def _declare_args(self) -> None:
@@ -431,8 +445,8 @@ class _Parser:
     # -- statements --------------------------------------------------------------------------
     def _stmt(self, node: ast.stmt) -> None:
         handlers: dict[type, Callable[[Any], None]] = {
-            ast.For: self._for, ast.If: self._if, ast.Assign: self._assign,
-            ast.AugAssign: self._augassign, ast.AnnAssign: self._annassign,
+            ast.For: self._for, ast.If: self._if, ast.Assign: self._assignment,
+            ast.AugAssign: self._assignment, ast.AnnAssign: self._assignment,
             ast.Expr: self._expr_stmt, ast.Pass: lambda node: None,
         }
         handler = handlers.get(type(node))
@@ -463,10 +477,11 @@ class _Parser:
         self.builder.enter_loop(name, lower, upper, direction, self.loc(node))
         self.iters.append(name)
         self.ended.discard(name)
-        self.depth += 1
+        self.loop_ids.append(self.loop_count)
+        self.loop_count += 1
         for stmt in node.body:
             self._stmt(stmt)
-        self.depth -= 1
+        self.loop_ids.pop()
         self.iters.pop()
         self.ended.add(name)
         self.builder.exit_loop()
@@ -509,6 +524,7 @@ class _Parser:
         if not _is_int(t.dtype):
             raise UnsupportedConstruct(f"{what} '{ast.unparse(node)}' is a {t.dtype}, not an "
                                        "integer", self.loc(node))
+        self._check_no_reads(t.expr, what, node)
         return t.expr
 
     def _if(self, node: ast.If) -> None:
@@ -520,7 +536,7 @@ class _Parser:
                     "be affine in loop variables and integer parameters (write a data-dependent "
                     "choice as 'x if c else y' in the assigned value)", self.loc(node.test))
         loc = self.loc(node)
-        self.depth += 1
+        self.if_depth += 1
         self.builder.enter_if(cond, loc)
         for stmt in node.body:
             self._stmt(stmt)
@@ -530,24 +546,20 @@ class _Parser:
             for stmt in node.orelse:
                 self._stmt(stmt)
             self.builder.exit_if()
-        self.depth -= 1
+        self.if_depth -= 1
 
     # -- assignments -------------------------------------------------------------------------
-    def _assign(self, node: ast.Assign) -> None:
-        if len(node.targets) != 1:
-            raise self.unsupported(node, "chained assignment 'a = b = ...'")
-        self._store(node.targets[0], "=", node.value, node)
-
-    def _annassign(self, node: ast.AnnAssign) -> None:
-        if node.value is None:
-            raise self.unsupported(node, "an annotation without a value")
-        self._store(node.target, "=", node.value, node)
-
-    def _augassign(self, node: ast.AugAssign) -> None:
-        op = _AUG_OPS.get(type(node.op))
-        if op is None and not isinstance(node.op, _REWRITTEN_AUG_OPS):
-            raise self.unsupported(node, f"augmented assignment '{_op_text(node.op)}='")
-        self._store(node.target, op, node.value, node, node.op)
+    def _assignment(self, node: ast.Assign | ast.AugAssign | ast.AnnAssign) -> None:
+        if isinstance(node, ast.AugAssign):
+            op = _AUG_OPS.get(type(node.op))
+            if op is None and not isinstance(node.op, _REWRITTEN_AUG_OPS):
+                raise self.unsupported(node, f"augmented assignment '{_op_text(node.op)}='")
+            return self._store(node.target, op, node.value, node, node.op)
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        if len(targets) != 1 or node.value is None:
+            raise self.unsupported(node, "chained assignment 'a = b = ...'" if len(targets) > 1
+                                   else "an annotation without a value")
+        self._store(targets[0], "=", node.value, node)
 
     def _store(self, target: ast.expr, op: str | None, value: ast.expr, node: ast.stmt,
                aug: ast.operator | None = None) -> None:
@@ -567,7 +579,7 @@ class _Parser:
 
     def _store_element(self, target: ast.Subscript, op: str | None, value: ast.expr,
                        node: ast.stmt, aug: ast.operator | None) -> None:
-        base = _subscript_base(target)
+        base = _flatten(target)[0]
         if not (isinstance(base, ast.Name) and self._is_array(base.id)):
             raise self.unsupported(target, f"assignment to '{ast.unparse(target)}' (only "
                                            "elements of array arguments can be assigned)")
@@ -588,8 +600,8 @@ class _Parser:
         self._check_assignable(name, target)
         rhs = self._expr(value)
         has_refs = any(isinstance(e, Ref) for e in walk(rhs.expr))
-        if op == "=" and self.depth == 0 and self.assign_counts[name] == 1 and not has_refs:
-            self.aliases[name] = rhs  # a constant of the parameters: substituted where used
+        if op == "=" and not self.if_depth and self.assign_counts[name] == 1 and not has_refs:
+            self.aliases[name] = (rhs, tuple(self.loop_ids))
             return
         if op != "=":
             if name not in self.locals:
@@ -639,12 +651,7 @@ class _Parser:
     # -- array references --------------------------------------------------------------------
     def _ref(self, node: ast.Subscript) -> _Typed:
         """A[i, j] or A[i][j] as a Ref with affine subscripts (A an array argument)."""
-        indices: list[ast.expr] = []
-        base: ast.expr = node
-        while isinstance(base, ast.Subscript):
-            sl = base.slice
-            indices[:0] = list(sl.elts) if isinstance(sl, ast.Tuple) else [sl]
-            base = base.value
+        base, indices = _flatten(node)
         if not isinstance(base, ast.Name):
             self._expr(base)  # raises for lists, calls, ...
         if not (isinstance(base, ast.Name) and self._is_array(base.id)):
@@ -672,17 +679,22 @@ class _Parser:
         value = _const_value(t.expr)
         if value is not None and value < 0:  # Python counts a negative literal from the end
             return BinOp("-", Var(f"{array}_d{k}", loc), Const(-value, loc=loc), loc)
-        for e in walk(t.expr):
-            if isinstance(e, Ref) and e.array in self.locals:
-                raise NotAffineError(f"subscript uses local variable '{e.array}', whose value "
-                                     "is only known at run time (not affine)", loc)
-            if isinstance(e, Ref):
-                raise IndirectSubscriptError(
-                    f"indirect subscript '{ast.unparse(node)}': it reads array '{e.array}'; "
-                    "indirect subscripts need the run-time inspector path, which the Python "
-                    "frontend does not offer yet", loc)
+        self._check_no_reads(t.expr, "subscript", node)
         affine_text(t.expr, set(self.iters) | set(self.builder.params), "subscript")
         return t.expr
+
+    def _check_no_reads(self, expr: Expr, what: str, node: ast.expr) -> None:
+        """Subscripts and bounds may not read locals (NotAffine) or arrays (Indirect)."""
+        for e in walk(expr):
+            if isinstance(e, Ref) and e.array in self.locals:
+                raise NotAffineError(f"{what} '{ast.unparse(node)}' uses local variable "
+                                     f"'{e.array}', whose value is only known at run time",
+                                     self.loc(node))
+            if isinstance(e, Ref):
+                raise IndirectSubscriptError(
+                    f"indirect {what} '{ast.unparse(node)}': it reads array '{e.array}'; this "
+                    "needs the run-time inspector path, which the Python frontend does not "
+                    "offer yet", self.loc(node))
 
     # -- expressions -------------------------------------------------------------------------
     def _expr(self, node: ast.expr) -> _Typed:
@@ -702,8 +714,7 @@ class _Parser:
         if isinstance(value, bool):
             return _Typed(Const(int(value), "int", loc), "bool")
         if isinstance(value, int):
-            dtype = "int" if -2**31 <= value < 2**31 else "long"
-            return _Typed(Const(value, dtype, loc), dtype)
+            return _int_const(value, loc)
         if isinstance(value, float) and math.isfinite(value):
             return _Typed(Const(value, "double", loc), "double")
         raise self.unsupported(node, f"constant {value!r}")
@@ -711,7 +722,11 @@ class _Parser:
     def _name(self, node: ast.Name) -> _Typed:
         name, loc = node.id, self.loc(node)
         if name in self.aliases:
-            return self.aliases[name]
+            value, scope = self.aliases[name]
+            if tuple(self.loop_ids[:len(scope)]) != scope:
+                raise UnsupportedConstruct(f"'{name}' is used after the loop that assigns it",
+                                           loc)
+            return value
         if name in self.iters:
             return _Typed(Var(name, loc), "long")
         if name in self.ended:
@@ -758,6 +773,9 @@ class _Parser:
 
     def _arith(self, op: ast.operator | None, a: _Typed, b: _Typed, loc: SourceLoc) -> _Typed:
         sym = _ARITH.get(type(op))
+        x, y = _const_value(a.expr), _const_value(b.expr)
+        if sym is not None and x is not None and y is not None:  # exact, as Python's ints
+            return _int_const(x + y if sym == "+" else x - y if sym == "-" else x * y, loc)
         if sym is not None:
             return _Typed(BinOp(sym, a.expr, b.expr, loc), _arith_dtype(a.dtype, b.dtype))
         if isinstance(op, ast.Div):
@@ -789,7 +807,9 @@ class _Parser:
 
     def _pow(self, a: _Typed, b: _Typed, loc: SourceLoc) -> _Typed:
         """x ** n: repeated multiplication for a literal 0 <= n <= 8, else pow() in floats."""
-        n = _const_value(b.expr)
+        n, base = _const_value(b.expr), _const_value(a.expr)
+        if n is not None and base is not None and n >= 0:  # a literal such as 10**9
+            return _int_const(base**n, loc)
         if n is not None and 0 <= n <= _MAX_POW_UNROLL:
             dtype = _arith_dtype(a.dtype)
             result: Expr = Const(1, "int", loc) if _is_int(dtype) else Const(1.0, "double", loc)
@@ -824,7 +844,7 @@ class _Parser:
         for k, op in enumerate(node.ops):
             sym = _CMP.get(type(op))
             if sym is None:
-                raise self.unsupported(node, f"comparison '{_cmp_text(op)}'")
+                raise self.unsupported(node, f"comparison '{_op_text(op)}'")
             cmp = BinOp(sym, operands[k].expr, operands[k + 1].expr, loc)
             result = cmp if result is None else BinOp("&&", result, cmp, loc)
         assert result is not None
@@ -874,12 +894,12 @@ class _Parser:
             raise self.unsupported(node, f"keyword or '*' arguments in the call of '{name}'")
         if module is not None:
             return self._math_call(name, module, node)
-        builtins: dict[str, Callable[[ast.Call], _Typed]] = {
-            "min": self._minmax, "max": self._minmax, "abs": self._abs_call,
-            "float": self._convert, "int": self._convert, "len": self._len,
-        }
-        if name in builtins:
-            return builtins[name](node)
+        if name in ("min", "max"):
+            return self._minmax(name, node)
+        if name in ("abs", "float", "int", "len"):
+            if len(node.args) != 1:
+                raise self.unsupported(node, f"{name}() with {len(node.args)} arguments")
+            return self._builtin(name, node.args[0], self.loc(node))
         if name == "range":
             raise self.unsupported(node, "range() outside the header of a for loop")
         raise self.unsupported(node, f"call of '{name}' (only min, max, abs, float, int, len "
@@ -925,10 +945,9 @@ class _Parser:
             return _Typed(Cast("long", call, loc), "long")
         return _Typed(call, dtype)
 
-    def _minmax(self, node: ast.Call) -> _Typed:
+    def _minmax(self, name: str, node: ast.Call) -> _Typed:
         """min/max of numbers: BinOp min/max on integers, fmin/fmax on floats."""
-        assert isinstance(node.func, ast.Name)
-        name, loc = node.func.id, self.loc(node)
+        loc = self.loc(node)
         if len(node.args) < 2:
             raise self.unsupported(node, f"{name}() of fewer than two numbers")
         args = [self._expr(a) for a in node.args]
@@ -941,33 +960,29 @@ class _Parser:
                 result = Call("f" + name, (result, _cast(arg, dtype)), loc)
         return _Typed(result, dtype)
 
-    def _abs_call(self, node: ast.Call) -> _Typed:
-        if len(node.args) != 1:
-            raise self.unsupported(node, f"abs() with {len(node.args)} arguments")
-        return self._abs(self._expr(node.args[0]), self.loc(node))
-
     def _abs(self, t: _Typed, loc: SourceLoc) -> _Typed:
+        """fabs on floats; on integers a select, exact for 64-bit values (C's abs takes int)."""
         dtype = _arith_dtype(t.dtype)
-        return _Typed(Call("abs" if _is_int(dtype) else "fabs", (_cast(t, dtype),), loc), dtype)
+        if not _is_int(dtype):
+            return _Typed(Call("fabs", (t.expr,), loc), dtype)
+        negative = BinOp("<", t.expr, Const(0, loc=loc), loc)
+        return _Typed(Ternary(negative, UnaryOp("-", t.expr, loc), t.expr, loc), dtype)
 
-    def _convert(self, node: ast.Call) -> _Typed:
-        """float(x) / int(x); int() truncates toward zero like a C cast."""
-        assert isinstance(node.func, ast.Name)
-        if len(node.args) != 1:
-            raise self.unsupported(node, f"{node.func.id}() with {len(node.args)} arguments")
-        t = self._expr(node.args[0])
-        if node.func.id == "float":
+    def _builtin(self, name: str, arg: ast.expr, loc: SourceLoc) -> _Typed:
+        """abs(x), float(x), int(x) (truncates toward zero, like a C cast) and len(A)."""
+        if name == "len":
+            if not (isinstance(arg, ast.Name) and self._is_array(arg.id)):
+                raise self.unsupported(arg, f"len({ast.unparse(arg)}) (len() of an array "
+                                            "argument only)")
+            return _Typed(Var(f"{arg.id}_d0", loc), "long")
+        t = self._expr(arg)
+        if name == "abs":
+            return self._abs(t, loc)
+        if name == "float":
             return _Typed(_cast(t, "double"), "double")
         if _is_int(t.dtype):
             return _Typed(t.expr, _arith_dtype(t.dtype))
-        return _Typed(Cast("long", t.expr, self.loc(node)), "long")
-
-    def _len(self, node: ast.Call) -> _Typed:
-        arg = node.args[0] if len(node.args) == 1 else None
-        if not (isinstance(arg, ast.Name) and self._is_array(arg.id)):
-            raise self.unsupported(node, f"'{ast.unparse(node)}' (len() of an array argument "
-                                         "only)")
-        return _Typed(Var(f"{arg.id}_d0", self.loc(node)), "long")
+        return _Typed(Cast("long", t.expr, loc), "long")
 
 
 def _truth(t: _Typed, loc: SourceLoc) -> Expr:
@@ -977,24 +992,13 @@ def _truth(t: _Typed, loc: SourceLoc) -> Expr:
     return BinOp("!=", t.expr, zero, loc)
 
 
-def _subscript_base(node: ast.Subscript) -> ast.expr:
-    base: ast.expr = node
-    while isinstance(base, ast.Subscript):
-        base = base.value
-    return base
-
-
 def _is_none(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
 
 
-def _op_text(op: ast.operator | None) -> str:
+def _op_text(op: ast.AST | None) -> str:
     texts = {ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<",
              ast.RShift: ">>", ast.MatMult: "@", ast.FloorDiv: "//", ast.Mod: "%",
-             ast.Pow: "**", ast.Div: "/"}
-    return texts.get(type(op), type(op).__name__)
-
-
-def _cmp_text(op: ast.cmpop) -> str:
-    texts = {ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}
+             ast.Pow: "**", ast.Div: "/", ast.Is: "is", ast.IsNot: "is not", ast.In: "in",
+             ast.NotIn: "not in"}
     return texts.get(type(op), type(op).__name__)

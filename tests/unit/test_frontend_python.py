@@ -323,6 +323,7 @@ def test_float_floordiv_and_mod():
 def test_power():
     assert _rhs("x ** 2") == BinOp("*", Var("x"), Var("x"))
     assert _rhs("n ** 3") == BinOp("*", BinOp("*", Var("n"), Var("n")), Var("n"))
+    assert _rhs("10 ** 10") == Const(10**10, "long")
     assert _rhs("x ** 0.5") == Call("pow", (Var("x"), Const(0.5, "double")))
     assert _rhs("n ** -1") == Call("pow", (Cast("double", Var("n")), Cast("double", Const(-1))))
 
@@ -331,7 +332,8 @@ def test_min_max_abs_and_math():
     assert _rhs("min(n, m)") == BinOp("min", Var("n"), Var("m"))
     assert _rhs("max(x, n)") == Call("fmax", (Var("x"), Cast("double", Var("n"))))
     assert _rhs("abs(x)") == Call("fabs", (Var("x"),))
-    assert _rhs("abs(n)") == Call("abs", (Var("n"),))
+    assert _rhs("abs(n)") == Ternary(BinOp("<", Var("n"), Const(0)), UnaryOp("-", Var("n")),
+                                     Var("n"))
     assert _rhs("math.sqrt(x)") == Call("sqrt", (Var("x"),))
     assert _rhs("np.exp(n)") == Call("exp", (Cast("double", Var("n")),))
     assert _rhs("math.floor(x)") == Cast("long", Call("floor", (Var("x"),)))
@@ -645,3 +647,58 @@ def test_default_arg_specs_from_usage():
     assert default_arg_specs(gemm) == {"alpha": D, "beta": D, "C": arr(2), "A": arr(2),
                                        "B": arr(2)}
     assert default_arg_specs(fig2) == {"T": P, "I": P, "A": arr(1)}
+    assert default_arg_specs(jacobi_2d) == {"T": P, "N": P, "A": arr(2), "B": arr(2)}
+    assert default_arg_specs(scale) == {"alpha": D, "A": arr(2)}
+
+
+def annotated(n: int, x: float, A):
+    A[0] = x
+
+
+def test_default_arg_specs_from_annotations():
+    assert default_arg_specs(annotated) == {"n": P, "x": D, "A": arr(1)}
+
+
+def e_csr_bound(n, ptr, A):
+    for i in range(n):
+        for k in range(ptr[i], ptr[i + 1]):  # ERR
+            A[k] = 0.0
+
+
+def e_local_subscript(n, A):
+    for i in range(n):
+        m = A[i]
+        A[m] = 0.0  # ERR
+
+
+def loop_alias(n, A):
+    for i in range(n):
+        m = i + 1
+        A[m] = 0.0
+    for i in range(n):
+        A[m] = 1.0  # ERR
+
+
+def strided(n, A):
+    for i in range(n):
+        m = 2 * i + 1
+        A[m] = A[m - 1]
+
+
+def test_loop_alias_is_substituted_inside_its_loop_only():
+    (stmt,) = parse_function(strided, A1).statements
+    two_i_1 = BinOp("+", BinOp("*", Const(2), Var("i")), Const(1))
+    assert stmt.lhs == Ref("A", (two_i_1,))
+    assert stmt.rhs == Ref("A", (BinOp("-", two_i_1, Const(1)),))
+    with pytest.raises(UnsupportedConstruct, match="'m' is used after the loop") as err:
+        parse_function(loop_alias, A1)
+    assert err.value.loc.line == marked_line(loop_alias)
+
+
+def test_bounds_and_subscripts_reading_values():
+    with pytest.raises(IndirectSubscriptError, match="indirect range") as err:
+        parse_function(e_csr_bound, {"n": P, "ptr": arr(1, "int"), "A": arr(1)})
+    assert err.value.loc.line == marked_line(e_csr_bound)
+    with pytest.raises(NotAffineError, match="uses local variable 'm'") as err:
+        parse_function(e_local_subscript, {"n": P, "A": arr(1, "long")})
+    assert err.value.loc.line == marked_line(e_local_subscript)
