@@ -1,0 +1,26 @@
+#include <stdio.h>
+#include <stdlib.h>
+
+/* C := alpha * A * B + beta * C (PolyBench gemm, VLA parameters). */
+void gemm(int ni, int nj, int nk, double alpha, double beta,
+          double C[ni][nj], double A[ni][nk], double B[nk][nj])
+{
+  int i, j, k;
+#pragma scop
+  for (i = 0; i < ni; i++) {
+    for (j = 0; j < nj; j++)
+      C[i][j] *= beta;
+    for (k = 0; k < nk; k++)
+      for (j = 0; j < nj; j++)
+        C[i][j] += alpha * A[i][k] * B[k][j];
+  }
+#pragma endscop
+}
+
+int main(void)
+{
+  double (*C)[30] = malloc(sizeof(double[20][30]));
+  printf("%p\n", (void *)C);
+  free(C);
+  return 0;
+}
