@@ -50,11 +50,19 @@ class CPrinter(AstPrinter):
             return super().for_(node, indent)
         outermost = not self.in_parallel
         self.in_parallel = True
-        if self.openmp and outermost:
-            self.emit(indent, "#pragma omp parallel for schedule(static)")
         ub = simple_upper_bound(node)
-        if self.shuffle and ub is not None and for_parts(node)[3] == "1":
+        unit = for_parts(node)[3] == "1"
+        if self.shuffle and ub is not None and unit:
+            if self.openmp and outermost:
+                self.emit(indent, "#pragma omp parallel for schedule(static)")
             self._shuffled_for(node, indent, ub)
+        elif self.openmp and outermost and ub is not None:
+            # OpenMP wants the canonical form `it <= bound` (no parentheses around it)
+            it, init, _, inc = for_parts(node)
+            self.emit(indent, "#pragma omp parallel for schedule(static)")
+            self.emit(indent, f"for (long {it} = {init}; {it} <= {ub}; {it} += {inc}) {{")
+            self.node(node.for_get_body(), indent + 1)
+            self.emit(indent, "}")
         else:
             super().for_(node, indent)
         self.in_parallel = not outermost

@@ -70,6 +70,13 @@ class ScopBuilder:
             raise UnsupportedConstruct(f"type '{dtype}' of '{name}' is not supported", loc)
         self.arrays[name] = Array(name, dtype, tuple(shape), local=True)
 
+    def retype_local(self, name: str, dtype: str) -> None:
+        """Change the element type of a local (a Python int accumulator widened to double)."""
+        arr = self.arrays[name]
+        if not arr.local:
+            raise ValueError(f"'{name}' is not a local")
+        self.arrays[name] = Array(name, dtype, arr.shape, local=True)
+
     def add_context(self, constraint: str) -> None:
         """An isl constraint on the parameters only, e.g. "n >= 2"."""
         self.context.append(constraint)
