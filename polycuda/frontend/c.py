@@ -43,12 +43,14 @@ class CSourceInfo(SourceInfo):
     call_args: C text of each argument of the call of the user's function, e.g.
         "(double (*)[n])A" (casts of the flat entry arguments to the declared types).
     global_arrays: file-scope arrays the region uses (entry arguments; copied in and out).
+    main_lines: first and last line of the file's `main`, left out of the reference build.
     """
 
     include_dirs: tuple[str, ...] = ()
     defines: tuple[str, ...] = ()
     call_args: tuple[str, ...] = ()
     global_arrays: tuple[str, ...] = ()
+    main_lines: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -127,10 +129,12 @@ def reference_source(scop: Scop) -> str:
     ARGS are `abi.arg_decls(scop)`. The wrapper copies global arrays in, calls the user's
     whole function with each flat array cast to the declared parameter type, copies global
     arrays back and returns 0. Code of the function outside the region (and its other
-    regions) runs too: the reference is the function, not just the region.
+    regions) runs too: the reference is the function, not just the region. The file's `main`
+    is left out (its lines blanked, preprocessor directives kept), so that symbols only the
+    program's other files define are not needed; should that fail, `#define main` renames it.
     """
     src = _c_source(scop)
-    text = src.text if src.text.endswith("\n") else src.text + "\n"
+    text = _without_lines(src.text, src.main_lines)
     file = src.file.replace("\\", "\\\\").replace('"', '\\"')
     callee = _MAIN_RENAMED if src.function == "main" else src.function
     parts = [f"/* polycuda: sequential reference of region '{scop.name}' (the original C) */",
@@ -148,6 +152,20 @@ def reference_source(scop: Scop) -> str:
     parts.append(f"int pc_ref_{scop.name}({abi.arg_decls(scop)})\n{{\n" + "\n".join(body)
                  + "\n  return 0;\n}\n")
     return "\n".join(parts)
+
+
+def _without_lines(text: str, span: tuple[int, int] | None) -> str:
+    """`text` with the lines of `span` emptied, except preprocessor directives."""
+    lines = text.split("\n")
+    if span is not None:
+        first, last = span
+        in_directive = False
+        for k in range(first - 1, min(last, len(lines))):
+            keep = in_directive or lines[k].lstrip().startswith("#")
+            in_directive = keep and lines[k].rstrip().endswith("\\")
+            lines[k] = lines[k] if keep else ""
+    text = "\n".join(lines)
+    return text if text.endswith("\n") else text + "\n"
 
 
 def reference_flags(scop: Scop) -> list[str]:
@@ -323,7 +341,8 @@ def _build_scop(unit: Unit, scope: _FileScope, func: c_ast.FuncDef, region: _Reg
                          unit.line_start(region.begin.coord.line),
                          unit.line_end(region.end.coord.line), _signature(unit, func),
                          include_dirs=flags[0], defines=flags[1], call_args=tuple(call_args),
-                         global_arrays=global_arrays)
+                         global_arrays=global_arrays,
+                         main_lines=unit.function_lines.get("main"))
     return builder.build(source)
 
 

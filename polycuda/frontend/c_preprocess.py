@@ -52,12 +52,14 @@ class Unit:
     """A parsed translation unit: the AST and what is needed to point back at the user's text.
 
     ast: the kept declarations and the functions holding regions, in file order.
+    function_lines: first and last line of each function defined in the main file.
     """
 
     file: str
     text: str
     ast: c_ast.FileAST
     pp_lines: dict[tuple[str, int], str] = field(default_factory=dict)
+    function_lines: dict[str, tuple[int, int]] = field(default_factory=dict)
     _file_lines: dict[str, list[str]] = field(default_factory=dict)
 
     def lines_of(self, file: str) -> list[str]:
@@ -343,6 +345,19 @@ def top_level_chunks(lines: list[_Line]) -> list[_Chunk]:
     return chunks
 
 
+def _function_lines(chunks: list[_Chunk], filename: str) -> dict[str, tuple[int, int]]:
+    result = {}
+    for chunk in chunks:
+        if not chunk.is_function or any(ln.file != filename for ln in chunk.lines):
+            continue
+        toks = _TOKEN.findall(" ".join(ln.text for ln in chunk.lines))
+        idents = [t for t in toks[:toks.index("(")] if re.match(r"[A-Za-z_]", t)] \
+            if "(" in toks else []
+        if idents:
+            result[idents[-1]] = (chunk.lines[0].line, chunk.lines[-1].line)
+    return result
+
+
 def marked_text(lines: list[_Line]) -> str:
     """The lines with line markers wherever the file or line number jumps."""
     out: list[str] = []
@@ -378,7 +393,9 @@ def parse_unit(text: str, filename: str = "<string>", include_dirs: tuple[str, .
     prelude = f'# 1 "{_SYSTEM_FILE}"\n' + "".join(
         f"typedef int {name};\n" for name in sorted(system_typedef_names(system) & used))
     parser = c_parser.CParser()
-    kept = _kept_chunks(parser, unit, top_level_chunks(user), prelude)
+    chunks = top_level_chunks(user)
+    unit.function_lines = _function_lines(chunks, filename)
+    kept = _kept_chunks(parser, unit, chunks, prelude)
     ast = _parse(parser, unit, prelude + marked_text([ln for c in kept for ln in c.lines]))
     unit.ast = c_ast.FileAST([n for n in ast.ext
                               if n.coord is None or n.coord.file != _SYSTEM_FILE])

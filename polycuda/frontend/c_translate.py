@@ -498,9 +498,16 @@ class RegionTranslator(ExprTranslator):
         if node.op not in _ASSIGN_OPS:
             self.reject(node, f"assignment operator '{node.op}' is not supported "
                               f"(supported: {' '.join(_ASSIGN_OPS)})")
-        self.divisions = []
-        lhs = self.lvalue(node.lvalue)
-        self.add(lhs, node.op, self.expr(node.rvalue), node)
+        inner = node.rvalue
+        if isinstance(inner, c_ast.Assignment) and inner.op == "=":
+            # a = b = e: the statement b = e, then a = b
+            self._s_Assignment(inner)
+            self.divisions = []
+            rhs: Expr = self.lvalue(inner.lvalue)
+        else:
+            self.divisions = []
+            rhs = self.expr(inner)
+        self.add(self.lvalue(node.lvalue), node.op, rhs, node)
 
     def _s_UnaryOp(self, node: c_ast.UnaryOp) -> None:
         if node.op not in _INCDEC:

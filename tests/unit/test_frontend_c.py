@@ -257,7 +257,7 @@ ERRORS = [
     ("while (i < n) A[i] = 0.0;", UnsupportedConstruct, "while"),
     ("do A[i] = 0.0; while (0);", UnsupportedConstruct, "do-while"),
     ("A[i] = A[j++];", UnsupportedConstruct, "j++"),
-    ("A[i] = (A[j] = 1.0);", UnsupportedConstruct, "assignment"),
+    ("A[i] = 1.0 + (A[j] = 1.0);", UnsupportedConstruct, "assignment"),
     ("A[i] = A[i] + (i & 1);", UnsupportedConstruct, "operator '&'"),
     ("for (k = 0; k < i * i; k++) A[k] = 0.0;", NotAffineError, "loop bound"),
     ("for (k = 0; k < n; k += 2) A[k] = 0.0;", UnsupportedConstruct, "step 2"),
@@ -437,3 +437,28 @@ def test_reference_with_own_header_and_global_array(tmp_path):
     lib.pc_ref_f.argtypes = [ctypes.c_longlong, ctypes.c_void_p, ctypes.c_void_p]
     assert lib.pc_ref_f(10, _ptr(A), _ptr(G)) == 0
     np.testing.assert_allclose(G, expected, rtol=1e-12)
+
+
+def test_chained_assignment_becomes_two_statements():
+    body = "  for (i = 0; i < n; i++)\n    A[i] = s = B[i];"
+    scop = parse_one(region_fn("void f(int n, double A[n], double B[n])", body,
+                               "int i; double s;"))
+    first, second = scop.statements
+    assert (first.lhs, first.rhs) == (Ref("s", ()), Ref("B", (Var("i"),)))
+    assert (second.lhs, second.rhs) == (Ref("A", (Var("i"),)), Ref("s", ()))
+
+
+def test_reference_leaves_out_main_and_what_only_main_needs(tmp_path):
+    text = ("#include <stdio.h>\nextern double *external_alloc(int n);\n"
+            + region_fn("void scale(int n, double A[n])",
+                        "  for (i = 0; i < n; i++)\n    A[i] *= 2.0;")
+            + "int main(void)\n{\n  double *A = external_alloc(10);\n#define TEN 10\n"
+              "  scale(TEN, (double (*))A);\n  printf(\"%f\\n\", A[0]);\n  return 0;\n}\n")
+    (scop,) = cfront.parse_source(text, str(tmp_path / "m.c"))
+    assert "external_alloc(10)" not in cfront.reference_source(scop)
+    assert "#define TEN 10" in cfront.reference_source(scop)
+    lib = _build(tmp_path, scop)  # loads: external_alloc is not needed
+    A = np.arange(4.0)
+    lib.pc_ref_scale.argtypes = [ctypes.c_longlong, ctypes.c_void_p]
+    lib.pc_ref_scale(4, _ptr(A))
+    np.testing.assert_array_equal(A, [0.0, 2.0, 4.0, 6.0])
