@@ -1,0 +1,187 @@
+// polycuda CUDA emulator, part 2: the CUDA runtime API on host memory, and the functions
+// polycuda.runtime.launch calls. Follows cuda_emu.h (see there).
+#ifndef PC_CUDA_EMU_API_H
+#define PC_CUDA_EMU_API_H
+
+// ---- runtime API ----------------------------------------------------------------------------
+static inline cudaError_t cudaMalloc(void **p, size_t bytes) {
+  if (pc_emu::tl_sticky_error) return (cudaError_t)pc_emu::tl_sticky_error;
+  *p = malloc(bytes ? bytes : 1);
+  if (!*p) return (cudaError_t)pc_emu::api_result(cudaErrorMemoryAllocation);
+  memset(*p, pc_emu::kPoison, bytes);  // never-written device memory reads as NaN / -1
+  pc_emu::add_region((uintptr_t)*p, bytes, true);
+  return cudaSuccess;
+}
+template <class T> static inline cudaError_t cudaMalloc(T **p, size_t bytes) {
+  return cudaMalloc((void **)p, bytes);
+}
+static inline cudaError_t cudaFree(void *p) {
+  if (!p) return cudaSuccess;
+  if (pc_emu::remove_region((uintptr_t)p, true)) {
+    free(p);
+    return (cudaError_t)pc_emu::tl_sticky_error;
+  }
+  pc_emu::set_error(cudaErrorInvalidDevicePointer, false, "cudaFree(%p): not a device "
+                    "allocation", p);
+  return (cudaError_t)pc_emu::api_result(cudaErrorInvalidDevicePointer);
+}
+static inline cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes,
+                                     cudaMemcpyKind kind) {
+  if (pc_emu::tl_sticky_error) return (cudaError_t)pc_emu::tl_sticky_error;
+  if (bytes == 0) return cudaSuccess;
+  if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault)
+    return (cudaError_t)pc_emu::api_result(cudaErrorInvalidMemcpyDirection);
+  if (kind != cudaMemcpyDefault) {
+    bool dst_dev = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
+    bool src_dev = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
+    int err = pc_emu::check_side(dst, bytes, dst_dev, "cudaMemcpy destination");
+    if (!err) err = pc_emu::check_side(src, bytes, src_dev, "cudaMemcpy source");
+    if (err) return (cudaError_t)pc_emu::api_result(err);
+  }
+  memmove(dst, src, bytes);
+  return cudaSuccess;
+}
+static inline cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes,
+                                          cudaMemcpyKind kind, cudaStream_t = nullptr) {
+  return cudaMemcpy(dst, src, bytes, kind);
+}
+template <class T>
+static inline cudaError_t cudaMemcpyToSymbol(T &symbol, const void *src, size_t bytes,
+                                             size_t offset = 0,
+                                             cudaMemcpyKind = cudaMemcpyHostToDevice) {
+  if (offset + bytes > sizeof(T)) return (cudaError_t)pc_emu::api_result(cudaErrorInvalidValue);
+  memcpy((char *)&symbol + offset, src, bytes);
+  return cudaSuccess;
+}
+template <class T>
+static inline cudaError_t cudaMemcpyFromSymbol(void *dst, const T &symbol, size_t bytes,
+                                               size_t offset = 0,
+                                               cudaMemcpyKind = cudaMemcpyDeviceToHost) {
+  if (offset + bytes > sizeof(T)) return (cudaError_t)pc_emu::api_result(cudaErrorInvalidValue);
+  memcpy(dst, (const char *)&symbol + offset, bytes);
+  return cudaSuccess;
+}
+static inline cudaError_t cudaMemset(void *p, int value, size_t bytes) {
+  if (pc_emu::tl_sticky_error) return (cudaError_t)pc_emu::tl_sticky_error;
+  if (bytes == 0) return cudaSuccess;
+  if (int err = pc_emu::check_side(p, bytes, true, "cudaMemset"))
+    return (cudaError_t)pc_emu::api_result(err);
+  memset(p, value, bytes);
+  return cudaSuccess;
+}
+static inline cudaError_t cudaMemsetAsync(void *p, int value, size_t bytes,
+                                          cudaStream_t = nullptr) {
+  return cudaMemset(p, value, bytes);
+}
+static inline cudaError_t cudaMallocHost(void **p, size_t bytes) {
+  *p = malloc(bytes ? bytes : 1);
+  return *p ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+static inline cudaError_t cudaFreeHost(void *p) { free(p); return cudaSuccess; }
+static inline cudaError_t cudaDeviceSynchronize() {
+  return (cudaError_t)pc_emu::tl_sticky_error;
+}
+static inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaDeviceSynchronize(); }
+static inline cudaError_t cudaGetLastError() {
+  int err = pc_emu::tl_sticky_error ? pc_emu::tl_sticky_error : pc_emu::tl_last_error;
+  pc_emu::tl_last_error = 0;
+  return (cudaError_t)err;
+}
+static inline cudaError_t cudaPeekAtLastError() {
+  return (cudaError_t)(pc_emu::tl_sticky_error ? pc_emu::tl_sticky_error
+                                               : pc_emu::tl_last_error);
+}
+static inline const char *cudaGetErrorString(cudaError_t err) {
+  switch (err) {
+    case cudaSuccess: return "no error";
+    case cudaErrorInvalidValue: return "invalid argument";
+    case cudaErrorMemoryAllocation: return "out of memory";
+    case cudaErrorInvalidConfiguration: return "invalid configuration argument";
+    case cudaErrorInvalidDevicePointer: return "invalid device pointer";
+    case cudaErrorInvalidMemcpyDirection: return "invalid copy direction for memcpy";
+    case cudaErrorLaunchFailure: return "unspecified launch failure";
+    default: return "unknown error";
+  }
+}
+static inline const char *cudaGetErrorName(cudaError_t err) { return cudaGetErrorString(err); }
+static inline cudaError_t cudaStreamCreate(cudaStream_t *s) {
+  *s = new CUstream_st{0};
+  return cudaSuccess;
+}
+static inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned) {
+  return cudaStreamCreate(s);
+}
+static inline cudaError_t cudaStreamDestroy(cudaStream_t s) { delete s; return cudaSuccess; }
+static inline cudaError_t cudaEventCreate(cudaEvent_t *e) {
+  *e = new CUevent_st{pc_emu::now_ms()};
+  return cudaSuccess;
+}
+static inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned) {
+  return cudaEventCreate(e);
+}
+static inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t = nullptr) {
+  e->when_ms = pc_emu::now_ms();
+  return cudaSuccess;
+}
+static inline cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
+static inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) {
+  *ms = (float)(b->when_ms - a->when_ms);
+  return cudaSuccess;
+}
+static inline cudaError_t cudaEventDestroy(cudaEvent_t e) { delete e; return cudaSuccess; }
+static inline cudaError_t cudaGetDeviceCount(int *n) { *n = 1; return cudaSuccess; }
+static inline cudaError_t cudaGetDevice(int *d) { *d = 0; return cudaSuccess; }
+static inline cudaError_t cudaSetDevice(int d) {
+  return d == 0 ? cudaSuccess : cudaErrorInvalidValue;
+}
+static inline cudaError_t cudaDeviceReset() { return cudaSuccess; }
+template <class... A> static inline cudaError_t cudaFuncSetAttribute(A...) { return cudaSuccess; }
+template <class... A> static inline cudaError_t cudaFuncSetCacheConfig(A...) {
+  return cudaSuccess;
+}
+struct cudaDeviceProp {  // the reference GPU (H100), for code that sizes its launches
+  char name[256] = "polycuda CPU emulator";
+  size_t totalGlobalMem = 80ull << 30, sharedMemPerBlock = 48 << 10,
+         sharedMemPerBlockOptin = 227 << 10, l2CacheSize = 50 << 20;
+  int regsPerBlock = 65536, warpSize = 32, maxThreadsPerBlock = 1024,
+      maxThreadsDim[3] = {1024, 1024, 64}, maxGridSize[3] = {2147483647, 65535, 65535},
+      multiProcessorCount = 132, maxThreadsPerMultiProcessor = 2048, major = 9, minor = 0;
+};
+static inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int) {
+  *prop = cudaDeviceProp();
+  return cudaSuccess;
+}
+
+// ---- exported for polycuda.runtime.launch ----------------------------------------------------
+extern "C" {
+// Seed of the shuffled block and thread orders; launches restart their sequence from it.
+void pc_emu_set_seed(unsigned long long seed) {
+  __atomic_store_n(&pc_emu::g_seed, seed, __ATOMIC_SEQ_CST);
+  __atomic_add_fetch(&pc_emu::g_seed_generation, 1, __ATOMIC_SEQ_CST);
+}
+// Error state of this host thread: the code (0 = none; cudaGetLastError clears a launch
+// error) and the message of the last error set since pc_emu_reset, copied to buf.
+int pc_emu_error(char *buf, int size) {
+  int err = pc_emu::tl_sticky_error ? pc_emu::tl_sticky_error : pc_emu::tl_last_error;
+  if (buf && size > 0) snprintf(buf, (size_t)size, "%s", pc_emu::tl_message);
+  return err;
+}
+void pc_emu_reset(void) {
+  pc_emu::tl_last_error = pc_emu::tl_sticky_error = 0;
+  pc_emu::tl_message[0] = 0;
+}
+// Host memory that an entry may treat as device memory (arrays given to pc_<name>_dev).
+void pc_emu_register_device(void *p, unsigned long long bytes) {
+  pc_emu::add_region((uintptr_t)p, (size_t)bytes, false);
+}
+void pc_emu_unregister_device(void *p) { pc_emu::remove_region((uintptr_t)p, false); }
+// Number of cudaMalloc allocations not yet freed: finds leaks of an entry.
+int pc_emu_live_allocations(void) {
+  pc_emu::Lock lock(&pc_emu::g_mem_mutex);
+  int n = 0;
+  for (const pc_emu::Region &r : pc_emu::g_device_mem) n += r.owned;
+  return n;
+}
+}
+
+#endif  // PC_CUDA_EMU_API_H
