@@ -1,0 +1,306 @@
+"""Loading a built library and calling its entry through ctypes, with checked arguments.
+
+`load(lib_path, scop, target)` gives a Kernel; `Kernel(*args, **kwargs)` takes the Scop's
+arguments (by position or name), checks them against the Scop and calls `pc_<name>` (or
+`pc_<name>_dev` with CuPy/torch GPU arrays, `pc_ref_<name>` for target "reference") following
+polycuda.codegen.abi. `time_calls` times repeated calls.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import numbers
+import operator
+import time
+from collections.abc import Callable, Sequence
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from polycuda.codegen import abi
+from polycuda.errors import LaunchError
+from polycuda.ir.scop import Arg, Scop
+from polycuda.runtime import arrays, device, emulate
+
+HOST_TARGETS = ("c", "openmp", "reference", "emulate")
+_SCALAR_CTYPES = {"int": ctypes.c_int, "long": ctypes.c_longlong, "float": ctypes.c_float,
+                  "double": ctypes.c_double}
+_INT_RANGE = {"int": (-(2**31), 2**31 - 1), "long": (-(2**63), 2**63 - 1)}
+CUDA_ERRORS = {1: "cudaErrorInvalidValue", 2: "cudaErrorMemoryAllocation",
+               9: "cudaErrorInvalidConfiguration", 35: "cudaErrorInsufficientDriver",
+               100: "cudaErrorNoDevice", 209: "cudaErrorNoKernelImageForDevice",
+               222: "cudaErrorUnsupportedPtxVersion", 700: "cudaErrorIllegalAddress",
+               719: "cudaErrorLaunchFailure"}
+
+
+def load(lib_path: str | Path, scop: Scop, target: str, *, device_entry: bool = False,
+         seed: int | None = None) -> Kernel:
+    """The callable entry of a library built by `build.build_shared` for `scop`.
+
+    Args:
+        target: the target it was built for ("c", "openmp", "cuda", "reference", "emulate").
+        device_entry: target "emulate" only: call `pc_<name>_dev` with host arrays standing in
+            for device memory (exercises the device-pointer entry in CI).
+        seed: target "emulate" only: seed of the shuffled block/thread orders.
+
+    Raises:
+        LaunchError: the library cannot be loaded or lacks the entry symbol.
+
+    Example:
+        >>> k = load(build.build_shared(src, "c"), scop, "c")      # doctest: +SKIP
+        >>> k(n, A, B)                                               # doctest: +SKIP
+    """
+    if target not in HOST_TARGETS + ("cuda",):
+        raise LaunchError(f"{target=} is not one of {HOST_TARGETS + ('cuda',)}")
+    try:
+        lib = ctypes.CDLL(str(lib_path))
+    except OSError as exc:
+        raise LaunchError(f"cannot load {lib_path}: {exc}") from exc
+    kernel = Kernel(lib, scop, target, device_entry=device_entry)
+    if seed is not None:
+        kernel.set_seed(seed)
+    return kernel
+
+
+class Kernel:
+    """One region's entry in a loaded library: call it with the Scop's arguments."""
+
+    def __init__(self, lib: ctypes.CDLL, scop: Scop, target: str, *, device_entry: bool = False):
+        self.lib, self.scop, self.target = lib, scop, target
+        self.device_entry = device_entry and target == "emulate"
+        if target == "reference":
+            self._host = _entry(lib, f"pc_ref_{scop.name}", scop)
+        elif self.device_entry:
+            self._host = _entry(lib, abi.entry_name(scop, "_dev"), scop)
+        else:
+            self._host = _entry(lib, abi.entry_name(scop), scop)
+        self._dev = _entry(lib, abi.entry_name(scop, "_dev"), scop) if target == "cuda" else None
+        self._written = set(scop.written_arrays())
+
+    def __call__(self, *args: object, **kwargs: object) -> None:
+        """Run the entry in place on the arguments.
+
+        Raises:
+            LaunchError: a bad argument, or the entry returned nonzero (code in the message).
+        """
+        self.prepare(*args, **kwargs)()
+
+    def set_seed(self, seed: int) -> None:
+        """Target "emulate": restart the shuffled block/thread orders from `seed`."""
+        if self.target != "emulate":
+            raise LaunchError(f"set_seed applies to target 'emulate', not '{self.target}'")
+        emulate.set_seed(self.lib, seed)
+
+    def bind(self, *args: object, **kwargs: object) -> dict[str, object]:
+        """The Scop's argument names mapped to the values given by position or by name.
+
+        Raises:
+            LaunchError: too many, missing, unknown or doubly given arguments.
+        """
+        names = [a.name for a in self.scop.args]
+        if len(args) > len(names):
+            raise LaunchError(f"{self.scop.name}() takes {len(names)} arguments "
+                              f"({', '.join(names)}), got {len(args)}")
+        values = dict(zip(names, args))
+        for key, value in kwargs.items():
+            if key not in names:
+                raise LaunchError(f"{self.scop.name}() has no argument '{key}' "
+                                  f"(arguments: {', '.join(names)})")
+            if key in values:
+                raise LaunchError(f"argument '{key}' of {self.scop.name}() given twice")
+            values[key] = value
+        missing = [n for n in names if n not in values]
+        if missing:
+            raise LaunchError(f"{self.scop.name}() is missing argument(s) {', '.join(missing)}")
+        return {n: values[n] for n in names}
+
+    def prepare(self, *args: object, **kwargs: object) -> Callable[[], None]:
+        """Check the arguments once; return a no-argument function that runs the entry.
+
+        Used by `time_calls` so that checks stay out of the timed region.
+        """
+        values = self.bind(*args, **kwargs)
+        params = {a.name: check_param(a, values[a.name]) for a in self.scop.args
+                  if a.kind == "param"}
+        infos = {a.name: arrays.check_array(a.name, values[a.name], self.scop.array(a.name),
+                                            params, written=a.name in self._written)
+                 for a in self.scop.args if a.kind == "array"}
+        on_device = self._side(infos)
+        check_no_overlap(infos, self._written)
+        fn = self._dev if on_device else self._host
+        cargs = [params[a.name] if a.kind == "param" else
+                 infos[a.name].ptr if a.kind == "array" else check_scalar(a, values[a.name])
+                 for a in self.scop.args]
+        symbol = fn.__name__
+
+        def run() -> None:
+            if self.target == "emulate":
+                self._run_emulated(fn, cargs, infos)
+            else:
+                _check_rc(fn(*cargs), symbol, self.target)
+
+        run.uses_device = on_device  # type: ignore[attr-defined]
+        run.arrays = infos  # type: ignore[attr-defined]
+        return run
+
+    def _side(self, infos: dict[str, arrays.ArrayInfo]) -> bool:
+        """True when the entry gets device pointers (target cuda with GPU arrays)."""
+        on_device = {name for name, info in infos.items() if info.device}
+        if not on_device:
+            return False
+        if self.target != "cuda":
+            name = min(on_device)
+            raise LaunchError(f"target '{self.target}' runs on the host but argument '{name}' "
+                              "is a GPU array; pass NumPy arrays (or use target 'cuda')")
+        if len(on_device) != len(infos):
+            host = sorted(set(infos) - on_device)
+            raise LaunchError(f"arguments {', '.join(sorted(on_device))} are GPU arrays but "
+                              f"{', '.join(host)} are host arrays; pass all arrays on one side")
+        return True
+
+    def _run_emulated(self, fn: Any, cargs: list[Any],
+                      infos: dict[str, arrays.ArrayInfo]) -> None:
+        emulate.reset_error(self.lib)
+        if self.device_entry:
+            for info in infos.values():
+                self.lib.pc_emu_register_device(ctypes.c_void_p(info.ptr),
+                                                ctypes.c_ulonglong(info.nbytes))
+        try:
+            rc = fn(*cargs)
+        finally:
+            if self.device_entry:
+                for info in infos.values():
+                    self.lib.pc_emu_unregister_device(ctypes.c_void_p(info.ptr))
+        code, message = emulate.take_error(self.lib)
+        if rc or code:
+            raise LaunchError(f"{fn.__name__} (emulated) failed with {_error_name(rc or code)}"
+                              + (f": {message}" if message else ""))
+
+
+def _entry(lib: ctypes.CDLL, symbol: str, scop: Scop) -> Any:
+    try:
+        fn = getattr(lib, symbol)
+    except AttributeError:
+        raise LaunchError(f"{lib._name} has no entry '{symbol}' (see polycuda.codegen.abi)"
+                          ) from None
+    fn.restype = ctypes.c_int
+    fn.argtypes = [ctypes.c_longlong if a.kind == "param" else
+                   ctypes.c_void_p if a.kind == "array" else _SCALAR_CTYPES[a.dtype]
+                   for a in scop.args]
+    return fn
+
+
+def check_param(arg: Arg, value: object) -> int:
+    """An integer parameter's value (Python or NumPy integer; bool and float are refused).
+
+    Raises:
+        LaunchError: not an integer, or out of the range of long long.
+    """
+    return _integer(arg, value, "long")
+
+
+def check_scalar(arg: Arg, value: object) -> int | float:
+    """A scalar argument's value, checked against its dtype.
+
+    Raises:
+        LaunchError: not a number (an integer for int/long scalars), or out of range.
+    """
+    if arg.dtype in _INT_RANGE:
+        return _integer(arg, value, arg.dtype)
+    if isinstance(value, (bool, np.bool_)) or not _is_real(value):
+        raise LaunchError(f"{arg.kind} '{arg.name}' ({arg.dtype}) must be a real number, "
+                          f"got {type(value).__name__} {value!r}")
+    return float(value)  # type: ignore[arg-type]
+
+
+def _is_real(value: object) -> bool:
+    # NumPy registers its integer and floating scalars as numbers.Real.
+    return isinstance(value, numbers.Real)
+
+
+def _integer(arg: Arg, value: object, dtype: str) -> int:
+    if isinstance(value, (bool, np.bool_)):
+        raise LaunchError(f"{arg.kind} '{arg.name}' must be an integer, got bool {value!r}")
+    try:
+        number = operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        raise LaunchError(f"{arg.kind} '{arg.name}' must be an integer, got "
+                          f"{type(value).__name__} {value!r}") from None
+    low, high = _INT_RANGE[dtype]
+    if not low <= number <= high:
+        raise LaunchError(f"{arg.kind} '{arg.name}' = {number} is out of the range of "
+                          f"{abi.C_TYPES[dtype]}")
+    return number
+
+
+def check_no_overlap(infos: dict[str, arrays.ArrayInfo], written: set[str]) -> None:
+    """Refuse a written array that shares memory with another argument.
+
+    Generated code declares arrays `__restrict__` and reads/writes them in a new order, so
+    aliased arguments would give wrong results silently.
+
+    Raises:
+        LaunchError: naming the two arguments.
+    """
+    spans = sorted((info.ptr, info.ptr + info.nbytes, name) for name, info in infos.items()
+                   if info.nbytes > 0)
+    for (a0, a1, a), (b0, _, b) in pairwise(spans):
+        if b0 < a1 and (a in written or b in written):
+            raise LaunchError(f"arguments '{a}' and '{b}' share memory, and the region writes "
+                              f"{a if a in written else b}; pass distinct arrays")
+
+
+def _check_rc(rc: int, symbol: str, target: str) -> None:
+    if rc != 0:
+        raise LaunchError(f"{symbol} ({target}) returned {_error_name(rc)}")
+
+
+def _error_name(code: int) -> str:
+    name = CUDA_ERRORS.get(code)
+    return f"error {code} ({name})" if name else f"error {code}"
+
+
+def time_calls(kernel: Kernel, args: Sequence[object], repeats: int = 10,
+               warmup: int = 2) -> list[float]:
+    """Seconds taken by each of `repeats` calls of `kernel(*args)`, after `warmup` calls.
+
+    Host arrays: time.perf_counter around each call. GPU arrays: CUDA events around each
+    call (CuPy's, else torch's), which exclude Python overhead before the launch.
+    """
+    run = kernel.prepare(*args)
+    for _ in range(warmup):
+        run()
+    if getattr(run, "uses_device", False):
+        return _time_events(run, repeats, run.arrays)  # type: ignore[attr-defined]
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def _time_events(run: Callable[[], None], repeats: int,
+                 infos: dict[str, arrays.ArrayInfo]) -> list[float]:
+    try:
+        cuda = device.require_cupy().cuda
+        make, elapsed_ms = cuda.Event, cuda.get_elapsed_time
+    except Exception:  # noqa: BLE001 (no CuPy: torch arrays bring torch's events)
+        import torch  # GPU torch tensors were passed, so torch is installed
+
+        def make() -> Any:
+            return torch.cuda.Event(enable_timing=True)
+
+        def elapsed_ms(a: Any, b: Any) -> float:
+            return a.elapsed_time(b)
+    times = []
+    for _ in range(repeats):
+        start, stop = make(), make()
+        start.record()
+        run()
+        stop.record()
+        stop.synchronize()
+        times.append(elapsed_ms(start, stop) / 1e3)
+    return times

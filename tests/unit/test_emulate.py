@@ -1,0 +1,382 @@
+"""The CPU emulator of generated CUDA: hand-written .cu files following polycuda.codegen.abi
+run on host memory with every block and thread; wrong mappings and races must show up."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from polycuda.errors import BuildError, LaunchError
+from polycuda.ir.expr import BinOp, Const, Var
+from polycuda.runtime import build, emulate, launch
+from tests.unit.test_runtime import make_scop, needs_nvcc, random
+
+PRELUDE = """\
+#include <cuda_runtime.h>
+#include <stdio.h>
+#define CHECK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) return (int)e_; } \\
+  while (0)
+"""
+
+# Jacobi 2-D: a 2-D grid of 2-D blocks, grid-stride over rows and columns; T steps A->B->A.
+JACOBI_KERNEL = """
+__global__ void __launch_bounds__(128) sweep(const double *__restrict__ src,
+                                              double *__restrict__ dst, int n) {
+  for (int i = 1 + ROW_START; i < n - 1; i += gridDim.y * blockDim.y)
+    for (int j = 1 + blockIdx.x * blockDim.x + threadIdx.x; j < n - 1;
+         j += gridDim.x * blockDim.x)
+      dst[i * n + j] = 0.2 * (src[i * n + j] + src[(i - 1) * n + j] + src[(i + 1) * n + j]
+                              + src[i * n + j - 1] + src[i * n + j + 1]);
+}
+"""
+JACOBI_ENTRIES = """
+extern "C" int pc_jacobi_dev(long long T, long long n, double *A, double *B) {
+  dim3 grid(3, 2), block(16, 8);  /* fewer threads than points: the loops stride */
+  for (long long t = 0; t < T; t++) {
+    sweep<<<grid, block>>>(A, B, (int)n);
+    sweep<<<dim3(2, 3), dim3(32, 4, 1), 0, 0>>>(B, A,
+                                                 (int)n);  // a launch over two lines
+  }
+  CHECK(cudaGetLastError());
+  return (int)cudaDeviceSynchronize();
+}
+extern "C" int pc_jacobi(long long T, long long n, double *A, double *B) {
+  size_t bytes = (size_t)(n * n) * sizeof(double);
+  double *dA = NULL, *dB = NULL;
+  CHECK(cudaMalloc((void **)&dA, bytes));
+  CHECK(cudaMalloc(&dB, bytes));
+  CHECK(cudaMemcpy(dA, A, bytes, cudaMemcpyHostToDevice));
+  CHECK(cudaMemcpy(dB, B, bytes, cudaMemcpyHostToDevice));
+  int err = pc_jacobi_dev(T, n, dA, dB);
+  if (!err) err = (int)cudaMemcpy(A, dA, bytes, cudaMemcpyDeviceToHost);
+  if (!err) err = (int)cudaMemcpy(B, dB, bytes, cudaMemcpyDeviceToHost);
+  cudaFree(dA);
+  cudaFree(dB);
+  return err;
+}
+"""
+JACOBI_CU = PRELUDE + JACOBI_KERNEL.replace(
+    "ROW_START", "blockIdx.y * blockDim.y + threadIdx.y") + JACOBI_ENTRIES
+# The wrong mapping: rows start at threadIdx.y alone, so every block does the same rows.
+JACOBI_WRONG_CU = PRELUDE + JACOBI_KERNEL.replace("ROW_START", "threadIdx.y") + JACOBI_ENTRIES
+JACOBI = make_scop("jacobi", [("T", "param", "int"), ("n", "param", "int"),
+                              ("A", "array", "double", (Var("n"), Var("n"))),
+                              ("B", "array", "double", (Var("n"), Var("n")))],
+                   written=("A", "B"))
+
+# Shared memory: each block reverses its 256 elements in place through a __shared__ tile,
+# then sums them with a tree reduction (a barrier per level).
+BLOCK_CU = PRELUDE + """
+__device__ void block_barrier() { __syncthreads(); }
+
+__global__ void reverse_and_sum(double *A, double *S) {
+  __shared__ double tile[256];
+  extern __shared__ double partial[];
+  int t = threadIdx.x;
+  long long g = (long long)blockIdx.x * blockDim.x + t;
+  tile[t] = A[g];
+  BARRIER_1
+  A[g] = tile[blockDim.x - 1 - t];
+  partial[t] = A[g];
+  block_barrier();
+  for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (t < s) partial[t] += partial[t + s];
+    BARRIER_2
+  }
+  if (t == 0) S[blockIdx.x] = partial[0];
+}
+
+extern "C" int pc_blocks_dev(long long nb, double *A, double *S) {
+  reverse_and_sum<<<(unsigned)nb, 256, 256 * sizeof(double)>>>(A, S);
+  CHECK(cudaGetLastError());
+  return (int)cudaDeviceSynchronize();
+}
+extern "C" int pc_blocks(long long nb, double *A, double *S) {
+  double *dA, *dS;
+  CHECK(cudaMalloc(&dA, nb * 256 * sizeof(double)));
+  CHECK(cudaMalloc(&dS, nb * sizeof(double)));
+  CHECK(cudaMemcpy(dA, A, nb * 256 * sizeof(double), cudaMemcpyHostToDevice));
+  int err = pc_blocks_dev(nb, dA, dS);
+  if (!err) err = (int)cudaMemcpy(A, dA, nb * 256 * sizeof(double), cudaMemcpyDeviceToHost);
+  if (!err) err = (int)cudaMemcpy(S, dS, nb * sizeof(double), cudaMemcpyDeviceToHost);
+  cudaFree(dA);
+  cudaFree(dS);
+  return err;
+}
+"""
+BLOCK_GOOD_CU = BLOCK_CU.replace("BARRIER_1", "__syncthreads();").replace(
+    "BARRIER_2", "__syncthreads();")
+BLOCK_RACE_CU = BLOCK_CU.replace("BARRIER_1", "").replace("BARRIER_2", "__syncthreads();")
+BLOCK_TREE_RACE_CU = BLOCK_CU.replace("BARRIER_1", "__syncthreads();").replace("BARRIER_2", "")
+BLOCKS = make_scop("blocks", [("nb", "param", "int"),
+                              ("A", "array", "double", (BinOp("*", Var("nb"), Const(256)),)),
+                              ("S", "array", "double", (Var("nb"),))], written=("A", "S"))
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("emulate-cache")
+
+
+def emulated(cache, source, scop, **load_kwargs):
+    return launch.load(emulate.build_emulated(source, cache=cache), scop, "emulate",
+                       **load_kwargs)
+
+
+def jacobi_numpy(T, A, B):
+    for _ in range(T):
+        for src, dst in ((A, B), (B, A)):
+            dst[1:-1, 1:-1] = 0.2 * (src[1:-1, 1:-1] + src[:-2, 1:-1] + src[2:, 1:-1]
+                                     + src[1:-1, :-2] + src[1:-1, 2:])
+
+
+def run_jacobi(kernel, T=3, n=45):
+    A, B = random((n, n), seed=1), random((n, n), seed=2)
+    A_ref, B_ref = A.copy(), B.copy()
+    jacobi_numpy(T, A_ref, B_ref)
+    kernel(T, n, A, B)
+    return np.allclose(A, A_ref, rtol=1e-13) and np.allclose(B, B_ref, rtol=1e-13)
+
+
+def run_blocks(kernel, nb=5):
+    A = random(nb * 256, seed=3)
+    rev = A.reshape(nb, 256)[:, ::-1].reshape(-1).copy()
+    S = random(nb, seed=4)
+    kernel(nb, A, S)
+    return (np.array_equal(A, rev)
+            and np.allclose(S, rev.reshape(nb, 256).sum(axis=1), rtol=1e-12))
+
+
+# -- correct kernels give the numpy result -------------------------------------------------------
+def test_grid_stride_stencil_matches_numpy(cache):
+    kernel = emulated(cache, JACOBI_CU, JACOBI)
+    assert run_jacobi(kernel)
+    assert emulate.live_allocations(kernel.lib) == 0  # the entry freed its device arrays
+
+
+def test_device_entry_in_place(cache):
+    kernel = emulated(cache, JACOBI_CU, JACOBI, device_entry=True)
+    assert run_jacobi(kernel, T=2, n=20)
+
+
+def test_shared_tile_and_tree_reduction_with_barriers(cache):
+    assert emulate.kernel_barriers(BLOCK_GOOD_CU) == {"reverse_and_sum": True}
+    kernel = emulated(cache, BLOCK_GOOD_CU, BLOCKS)
+    for seed in range(3):
+        kernel.set_seed(seed)
+        assert run_blocks(kernel)
+
+
+def test_portable_ucontext_fibers(cache):
+    lib = emulate.build_emulated(BLOCK_GOOD_CU, flags=("-DPC_EMU_UCONTEXT",), cache=cache)
+    assert run_blocks(launch.load(lib, BLOCKS, "emulate"), nb=2)
+
+
+# -- wrong kernels are caught -------------------------------------------------------------------
+def test_wrong_mapping_is_caught(cache):
+    assert not run_jacobi(emulated(cache, JACOBI_WRONG_CU, JACOBI))
+
+
+@pytest.mark.parametrize("source", [BLOCK_RACE_CU, BLOCK_TREE_RACE_CU],
+                         ids=["missing-barrier-after-load", "missing-barrier-in-tree"])
+def test_missing_barrier_is_caught_for_every_seed(cache, source):
+    kernel = emulated(cache, source, BLOCKS)
+    for seed in range(5):
+        kernel.set_seed(seed)
+        assert not run_blocks(kernel)
+
+
+def test_race_between_threads_without_any_barrier(cache):
+    # Each thread reads its right neighbour's element, written by that thread: no barrier.
+    source = PRELUDE + """
+__global__ void shift(const double *A, double *B, int n) {
+  __shared__ double tile[64];
+  int t = threadIdx.x;
+  tile[t] = A[blockIdx.x * 64 + t];
+  B[blockIdx.x * 64 + t] = tile[(t + 1) % 64];
+}
+extern "C" int pc_shift_dev(long long n, double *A, double *B) {
+  shift<<<n / 64, 64>>>(A, B, (int)n);
+  return (int)cudaGetLastError();
+}
+"""
+    assert emulate.kernel_barriers(source) == {"shift": False}
+    scop = make_scop("shift", [("n", "param", "int"), ("A", "array", "double", (Var("n"),)),
+                               ("B", "array", "double", (Var("n"),))], written=("B",))
+    A, B = random(256, seed=5), random(256, seed=6)
+    emulated(cache, source, scop, device_entry=True)(256, A, B)
+    assert not np.array_equal(B, np.roll(A.reshape(4, 64), -1, axis=1).reshape(-1))
+
+
+def test_barrier_divergence_is_an_error(cache):
+    source = PRELUDE + """
+__global__ void early_exit(double *A) {
+  if (threadIdx.x >= 16) return;
+  A[threadIdx.x] += 1.0;
+  __syncthreads();
+}
+extern "C" int pc_diverge_dev(long long n, double *A) {
+  early_exit<<<1, 32>>>(A);
+  return (int)cudaDeviceSynchronize();
+}
+"""
+    scop = make_scop("diverge", [("n", "param", "int"), ("A", "array", "double", (Var("n"),))],
+                     written=("A",))
+    kernel = emulated(cache, source, scop, device_entry=True)
+    with pytest.raises(LaunchError, match=r"reached by 16 of 32 threads.*barrier divergence"):
+        kernel(32, random(32))
+
+
+@pytest.mark.parametrize("barrier", ["__syncthreads();", "SYNC();", ""],
+                         ids=["fibers", "barrier-in-macro", "sequential"])
+def test_trap_in_a_thread_is_a_launch_error(cache, barrier):
+    macro = "#define SYNC __syncthreads" if "SYNC" in barrier else ""
+    source = PRELUDE + f"""
+{macro}
+__global__ void k(double *A, int n) {{
+  A[blockIdx.x * 8 + threadIdx.x] += 1.0;
+  {barrier}
+  if (n > 16 && blockIdx.x == 1 && threadIdx.x == 3) __trap();
+  {barrier}
+}}
+extern "C" int pc_trap_dev(long long n, double *A) {{
+  k<<<2, 8>>>(A, (int)n);
+  return (int)cudaDeviceSynchronize();
+}}
+"""
+    assert emulate.kernel_barriers(source) == {"k": bool(barrier)}
+    scop = make_scop("trap", [("n", "param", "int"), ("A", "array", "double", (Var("n"),))],
+                     written=("A",))
+    kernel = emulated(cache, source, scop, device_entry=True)
+    with pytest.raises(LaunchError, match=r"cudaErrorLaunchFailure.*__trap\(\) \(block "
+                                          r"\(1,0,0\), thread \(3,0,0\)\)"):
+        kernel(17, random(17))
+    A = random(16)
+    expected = A + 1
+    kernel(16, A)  # the next call starts from a clean error state
+    np.testing.assert_array_equal(A, expected)
+
+
+def test_invalid_launch_configuration(cache):
+    source = PRELUDE + """
+__global__ void k(double *A) { A[threadIdx.x] = 1.0; }
+extern "C" int pc_big_dev(long long n, double *A) {
+  k<<<1, 2048>>>(A);
+  return (int)cudaGetLastError();
+}
+"""
+    scop = make_scop("big", [("n", "param", "int"), ("A", "array", "double", (Var("n"),))],
+                     written=("A",))
+    with pytest.raises(LaunchError, match="cudaErrorInvalidConfiguration.*block .2048,1,1."):
+        emulated(cache, source, scop, device_entry=True)(4, random(4))
+
+
+def test_copy_of_the_wrong_kind_or_size_fails(cache):
+    source = PRELUDE + """
+extern "C" int pc_copy(long long n, double *A) {
+  double *d;
+  CHECK(cudaMalloc(&d, n * sizeof(double)));
+  int err = (int)cudaMemcpy(A, d, n * sizeof(double), cudaMemcpyHostToDevice);  /* swapped */
+  if (!err) err = (int)cudaMemcpy(d, A, (n + 1) * sizeof(double), cudaMemcpyHostToDevice);
+  cudaFree(d);
+  return err;
+}
+"""
+    scop = make_scop("copy", [("n", "param", "int"), ("A", "array", "double", (Var("n"),))],
+                     written=("A",))
+    with pytest.raises(LaunchError, match="cudaErrorInvalidValue.*not inside one cudaMalloc"):
+        emulated(cache, source, scop)(8, random(8))
+
+
+def test_unwritten_shared_memory_reads_as_nan(cache):
+    source = PRELUDE + """
+__global__ void k(double *A) {
+  __shared__ double tile[32];
+  if (threadIdx.x < 31) tile[threadIdx.x] = 1.0;  /* tile[31] never written */
+  __syncthreads();
+  A[blockIdx.x * 32 + threadIdx.x] = tile[31 - threadIdx.x];
+}
+extern "C" int pc_uninit_dev(long long n, double *A) {
+  k<<<n / 32, 32>>>(A);
+  return (int)cudaGetLastError();
+}
+"""
+    scop = make_scop("uninit", [("n", "param", "int"), ("A", "array", "double", (Var("n"),))],
+                     written=("A",))
+    A = random(64)
+    emulated(cache, source, scop, device_entry=True)(64, A)
+    assert np.isnan(A[::32]).all() and not np.isnan(A.reshape(2, 32)[:, 1:]).any()
+
+
+# -- orders are shuffled and reproducible --------------------------------------------------------
+ORDER_CU = PRELUDE + """
+__device__ int counter;
+__global__ void order(int *blocks, int *threads) {
+  int ticket = atomicAdd(&counter, 1);
+  if (threadIdx.x == 0) blocks[blockIdx.x] = ticket / 8;
+  if (blockIdx.x == 0) threads[threadIdx.x] = ticket;
+}
+extern "C" int pc_order(long long n, int *blocks, int *threads) {
+  int zero = 0;
+  CHECK(cudaMemcpyToSymbol(counter, &zero, sizeof(int)));
+  order<<<(unsigned)n, 8>>>(blocks, threads);
+  return (int)cudaGetLastError();
+}
+"""
+ORDER = make_scop("order", [("n", "param", "int"), ("blocks", "array", "int", (Var("n"),)),
+                            ("threads", "array", "int", (Const(8),))],
+                  written=("blocks", "threads"))
+
+
+def test_orders_are_shuffled_and_seeded(cache):
+    kernel = emulated(cache, ORDER_CU, ORDER)
+
+    def orders(seed):
+        kernel.set_seed(seed)
+        blocks, threads = np.zeros(40, np.int32), np.zeros(8, np.int32)
+        kernel(40, blocks, threads)
+        return blocks.tolist(), (threads - threads.min()).tolist()
+
+    first = orders(1)
+    assert sorted(first[0]) == list(range(40)) and sorted(first[1]) == list(range(8))
+    assert first[0] != list(range(40)) and first[1] != list(range(8))
+    assert orders(1) == first
+    assert orders(2) != first
+
+
+# -- translation ---------------------------------------------------------------------------------
+def test_translate_launch_forms_and_line_numbers():
+    source = PRELUDE + """
+template <int B> __global__ void tk(float *a) { a[threadIdx.x] *= B; }
+__global__ void plain(float *a, int n) { /* k<<<1,1>>>() in a comment */ a[0] = n; }
+void host(float *a) {
+  tk<4><<<dim3(1, 2), 32, 0, 0>>>(a);
+  plain<<<1,1>>>(a, 3);
+  printf("<<<not a launch>>>\\n");
+}
+"""
+    text = emulate.translate(source)
+    body = text[text.index('#line 1 "kernel.cu"'):].split("\n", 1)[1]
+    assert body.count("\n") == source.count("\n")
+    assert "pc_emu::launch(false, dim3(1, 2), 32, 0, 0, tk<4>, a)" in body
+    assert "pc_emu::launch(false, 1, 1, 0, 0, plain, a, 3)" in body
+    assert '"<<<not a launch>>>\\n"' in body and "#include <cuda_runtime.h>" not in body
+
+
+def test_barrier_through_device_function_is_seen():
+    barriers = emulate.kernel_barriers(BLOCK_RACE_CU)  # only block_barrier() has one directly
+    assert barriers == {"reverse_and_sum": True}
+
+
+def test_emulated_build_error_points_into_the_cu_file(cache):
+    with pytest.raises(BuildError) as info:
+        emulate.build_emulated(PRELUDE + "__global__ void k() { undefined_thing = 1; }\n",
+                               cache=cache)
+    assert "kernel.cu:5" in info.value.stderr and "undefined_thing" in info.value.stderr
+
+
+@needs_nvcc
+@pytest.mark.parametrize("source", [JACOBI_CU, BLOCK_GOOD_CU, ORDER_CU],
+                         ids=["jacobi", "blocks", "order"])
+def test_same_sources_compile_with_nvcc(source):
+    build.compile_only(source, "cuda")
