@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 from pycparser import c_ast, c_generator
 
@@ -46,7 +45,7 @@ class CSourceInfo(SourceInfo):
     main_lines: first and last line of the file's `main`, left out of the reference build.
     """
 
-    include_dirs: tuple[str, ...] = ()
+    include_dirs: tuple[str, ...] = ()  # absolute; the file's own directory first
     defines: tuple[str, ...] = ()
     call_args: tuple[str, ...] = ()
     global_arrays: tuple[str, ...] = ()
@@ -64,7 +63,8 @@ class _Region:
 def parse_file(path: str | os.PathLike, include_dirs: tuple[str, ...] = (),
                defines: tuple[str, ...] = ()) -> tuple[Scop, ...]:
     """Every region of a C file, in file order (see `parse_source`)."""
-    text = Path(path).read_text()
+    with open(path, newline="") as f:  # offsets refer to the file as stored (CRLF kept)
+        text = f.read()
     return parse_source(text, str(path), include_dirs, defines)
 
 
@@ -84,13 +84,16 @@ def parse_source(text: str, filename: str = "<string>", include_dirs: tuple[str,
             with the file:line:col of the user's text and the construct.
     """
     unit = c_preprocess.parse_unit(text, filename, tuple(include_dirs), tuple(defines))
+    # where the preprocessor looked, made absolute: the file's own directory first
+    search = (c_preprocess.source_dir(filename) or os.getcwd(),) + tuple(
+        os.path.abspath(d) for d in include_dirs)
+    flags = (search, tuple(defines))
     scope = _FileScope(unit)
     scops = []
     for func in scope.functions:
         for k, region in enumerate(_regions(func.body, unit)):
             name = func.decl.name if k == 0 else f"{func.decl.name}_{k}"
-            scops.append(_build_scop(unit, scope, func, region, name,
-                                     (tuple(include_dirs), tuple(defines))))
+            scops.append(_build_scop(unit, scope, func, region, name, flags))
     return tuple(scops)
 
 
@@ -171,9 +174,7 @@ def _without_lines(text: str, span: tuple[int, int] | None) -> str:
 def reference_flags(scop: Scop) -> list[str]:
     """-I/-D flags for compiling `reference_source(scop)`: the file's directory first."""
     src = _c_source(scop)
-    own = c_preprocess.source_dir(src.file)
-    return ([f"-I{own}"] if own else []) + c_preprocess.cpp_flags(src.include_dirs,
-                                                                 src.defines)
+    return c_preprocess.cpp_flags(src.include_dirs, src.defines)
 
 
 def _c_source(scop: Scop) -> CSourceInfo:
@@ -348,7 +349,8 @@ def _build_scop(unit: Unit, scope: _FileScope, func: c_ast.FuncDef, region: _Reg
 
 def _signature(unit: Unit, func: c_ast.FuncDef) -> str:
     """The function header as written (from its line through the body's '{'), else printed."""
-    first = min(n.coord.line for n in _walk(func.decl) if n.coord is not None)
+    first = unit.function_lines.get(func.decl.name, (0, 0))[0] or \
+        min(n.coord.line for n in _walk(func.decl) if n.coord is not None)
     body = unit.loc(func.body.coord)
     if func.decl.coord.file == unit.file and body.file == unit.file:
         text = unit.text[unit.line_start(first):unit.line_start(body.line) + body.col - 1]

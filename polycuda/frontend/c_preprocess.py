@@ -15,6 +15,7 @@ import re
 import shutil
 import subprocess
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from pycparser import c_ast, c_parser
@@ -79,8 +80,8 @@ class Unit:
         lines = self.lines_of(file)
         text = lines[line - 1].rstrip("\r") if 0 < line <= len(lines) else ""
         pp_text = self.pp_lines.get((file, line))
-        if text and pp_text is not None:
-            col = map_column(pp_text, text, col)
+        if text and pp_text is not None and pp_text != text:
+            col = _column_map(pp_text, text).get(col, col)
         return SourceLoc(file, line, col, text)
 
     def line_start(self, line: int) -> int:
@@ -102,21 +103,26 @@ def map_column(pp_text: str, orig_text: str, col: int) -> int:
     Tokens of both lines are aligned; a token produced by a macro expansion maps to the
     macro's name.
     """
+    return _column_map(pp_text, orig_text).get(col, col)
+
+
+@lru_cache(maxsize=4096)
+def _column_map(pp_text: str, orig_text: str) -> dict[int, int]:
+    """{column of each token of the preprocessed line: column in the line as written}."""
     pp_toks = [(m.start(), m.group()) for m in _TOKEN.finditer(pp_text)]
     orig_toks = [(m.start(), m.group()) for m in _TOKEN.finditer(orig_text)]
     if not pp_toks or not orig_toks:
-        return col
-    index = next((k for k, (start, tok) in enumerate(pp_toks)
-                  if start <= col - 1 < start + len(tok)), None)
-    if index is None:
-        return col
+        return {}
     matcher = difflib.SequenceMatcher(None, [t for _, t in pp_toks], [t for _, t in orig_toks],
                                       autojunk=False)
+    result = {}
     for tag, i1, i2, j1, _j2 in matcher.get_opcodes():
-        if i1 <= index < i2:
+        for index in range(i1, i2):
             j = j1 + (index - i1) if tag == "equal" else j1
-            return orig_toks[min(j, len(orig_toks) - 1)][0] + 1
-    return col
+            start = orig_toks[min(j, len(orig_toks) - 1)][0]
+            for offset in range(len(pp_toks[index][1])):
+                result[pp_toks[index][0] + offset + 1] = start + 1
+    return result
 
 
 # -- running the preprocessor -----------------------------------------------------------------
@@ -191,9 +197,13 @@ def split_output(out: str, filename: str) -> tuple[list[_Line], list[str]]:
 
 
 # -- system typedef names ---------------------------------------------------------------------
-def system_typedef_names(lines: list[str]) -> set[str]:
+def system_typedef_names(lines: list[str]) -> frozenset[str]:
     """Names that system headers declare with `typedef` (a lexical scan, no full parse)."""
-    text = "\n".join(t for t in lines if not t.lstrip().startswith("#"))
+    return _typedef_names("\n".join(t for t in lines if not t.lstrip().startswith("#")))
+
+
+@lru_cache(maxsize=16)
+def _typedef_names(text: str) -> frozenset[str]:
     names: set[str] = set()
     stmt: list[tuple[str, int]] = []
     depth, opener = 0, ""
@@ -213,7 +223,7 @@ def system_typedef_names(lines: list[str]) -> set[str]:
             stmt = []
             continue
         stmt.append((tok, depth))
-    return names - _C_KEYWORDS
+    return frozenset(names - _C_KEYWORDS)
 
 
 def _typedef_declarators(toks: list[str]) -> set[str]:

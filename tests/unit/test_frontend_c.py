@@ -462,3 +462,45 @@ def test_reference_leaves_out_main_and_what_only_main_needs(tmp_path):
     lib.pc_ref_scale.argtypes = [ctypes.c_longlong, ctypes.c_void_p]
     lib.pc_ref_scale(4, _ptr(A))
     np.testing.assert_array_equal(A, [0.0, 2.0, 4.0, 6.0])
+
+
+def test_pragma_operator_nested_block_enums_constants_and_gnu_attributes():
+    text = """#include <math.h>
+typedef float real;
+enum { LEN = 12, WIDTH };
+const int K = 4;
+static double G[LEN][WIDTH];
+__attribute__((noinline)) static inline void f(int n, real A[n])
+{
+\tint i;
+\tif (n > 0) {
+\t\t_Pragma("scop")
+\t\tfor (i = 0; i < n; i++)
+\t\t\tA[i] = (real)i * 2.0f + K + G[i][WIDTH - 1];
+\t\t_Pragma("endscop")
+\t}
+}
+"""
+    scop = parse_one(text)
+    assert [a.name for a in scop.args] == ["n", "A", "G"]
+    assert scop.array("G").shape == (Const(12), Const(13))
+    assert scop.array("A").dtype == "float"
+    assert text[scop.source.start:scop.source.end].strip().startswith('_Pragma("scop")')
+    assert scop.source.signature.endswith("static inline void f(int n, real A[n])")
+
+
+def test_crlf_file_is_rewritten_byte_for_byte(tmp_path):
+    path = tmp_path / "crlf.c"
+    path.write_bytes(b"void h(int n, double A[n])\r\n{\r\n  int i;\r\n#pragma scop\r\n"
+                     b"  for (i = 0; i < n; i++)\r\n    A[i] = 1.0;\r\n#pragma endscop\r\n}\r\n")
+    (scop,) = cfront.parse_file(path)
+    text = scop.source.text
+    assert text.encode() == path.read_bytes()
+    out = cfront.rewrite_source(text, [scop], {"h": "CALL();\r\n"})
+    assert out.encode() == b"void h(int n, double A[n])\r\n{\r\n  int i;\r\nCALL();\r\n}\r\n"
+
+
+def test_reference_flags_repeat_the_preprocessor_flags(tmp_path):
+    inc = str(INPUTS / "include")
+    scop = cfront.parse_file(INPUTS / "headers.c", include_dirs=(inc,), defines=("SCALE=2",))[0]
+    assert cfront.reference_flags(scop) == [f"-I{INPUTS}", f"-I{inc}", "-DSCALE=2"]
