@@ -291,19 +291,25 @@ def _block_regions(items: list[c_ast.Node], unit: Unit) -> list[_Region]:
 # -- one region -----------------------------------------------------------------------------------
 @dataclass
 class _Outside:
-    """What the function does outside the region (names by use)."""
+    """What the function does outside the region (names by use).
+
+    read_after: names whose first use after the region reads the value the region left
+        (code after the region in source order; a loop around the region is not followed).
+    """
 
     decls: dict[str, c_ast.Decl]
     assigned_before: set[str]
     assigned: set[str]
     before: set[str]
     after: set[str]
+    read_after: set[str]
 
 
 def _outside(func: c_ast.FuncDef, region: _Region) -> _Outside:
     skip = frozenset(id(n) for item in region.items for n in _walk(item))
     first, last = region.begin.coord.line, region.end.coord.line
-    facts = _Outside({}, set(), set(), set(), set())
+    facts = _Outside({}, set(), set(), set(), set(), scan_region(_items_after(func.body, last))
+                     .first_read)
     for node in _walk(func.body, skip):
         target = None
         if isinstance(node, c_ast.Decl) and node.name and \
@@ -321,6 +327,17 @@ def _outside(func: c_ast.FuncDef, region: _Region) -> _Outside:
             if target.coord is not None and target.coord.line < first:
                 facts.assigned_before.add(target.name)
     return facts
+
+
+def _items_after(node: c_ast.Node, last: int) -> list[c_ast.Node]:
+    """The outermost nodes below `node` that start after line `last`, in source order."""
+    found: list[c_ast.Node] = []
+    for _, child in node.children():
+        if child.coord is not None and child.coord.line > last:
+            found.append(child)
+        else:
+            found += _items_after(child, last)
+    return found
 
 
 def _build_scop(unit: Unit, scope: _FileScope, func: c_ast.FuncDef, region: _Region,
@@ -433,6 +450,9 @@ def _outer_binding(tr: RegionTranslator, decl: c_ast.Decl, ctype: CType, outside
     name, scan = decl.name, tr.scan
     where = f"'{name}' is a local variable of '{func}' declared outside the region"
     if name in scan.iterators:  # assignments to it outside its loops are rejected too
+        if name in outside.read_after:
+            return Binding("invalid", reason=f"{where} and its value after the region's loops "
+                                             "is read after the region (not supported)")
         if ctype.dtype in ("int", "long") and not ctype.dims and not ctype.pointer:
             return Binding("iterdecl", name, reason=f"'{name}' is read outside of a loop over "
                                                     "it: its value comes from outside the region")
@@ -468,8 +488,8 @@ def _promote(tr: RegionTranslator, decl: c_ast.Decl, ctype: CType, outside: _Out
              where: str) -> Binding:
     """A function local written in the region becomes a local of the region, if that is safe."""
     name = decl.name
-    if name in outside.after:
-        return Binding("invalid", reason=f"{where} and is used after it: a value the region "
+    if name in (outside.after if ctype.dims else outside.read_after):
+        return Binding("invalid", reason=f"{where} and is read after it: a value the region "
                                          "writes to it would be lost")
     if ctype.dims and (decl.init is not None or name in outside.before) \
             or not ctype.dims and name in tr.scan.first_read:

@@ -325,7 +325,7 @@ def test_local_value_from_outside_the_region_is_rejected():
 def test_scalar_written_in_region_and_read_after_it_is_rejected():
     text = ("double f(int n, double A[n])\n{\n  int i; double s;\n#pragma scop\n"
             "  for (i = 0; i < n; i++)\n    s = A[i];\n#pragma endscop\n  return s;\n}\n")
-    with pytest.raises(UnsupportedConstruct, match="used after it"):
+    with pytest.raises(UnsupportedConstruct, match="read after it"):
         cfront.parse_source(text, "s.c")
 
 
@@ -504,3 +504,17 @@ def test_reference_flags_repeat_the_preprocessor_flags(tmp_path):
     inc = str(INPUTS / "include")
     scop = cfront.parse_file(INPUTS / "headers.c", include_dirs=(inc,), defines=("SCALE=2",))[0]
     assert cfront.reference_flags(scop) == [f"-I{INPUTS}", f"-I{inc}", "-DSCALE=2"]
+
+
+def test_values_left_by_the_region_must_not_be_read_after_it():
+    def fn(after: str) -> str:
+        return ("void f(int n, double A[n])\n{\n  int i; double s;\n#pragma scop\n"
+                "  for (i = 0; i < n; i++) {\n    s = A[i];\n    A[i] = s * s;\n  }\n"
+                f"#pragma endscop\n{after}\n}}\n")
+    # rewritten before being read: fine
+    parse_one(fn("  for (i = 0; i < n; i++) { s = 1.0; A[i] += s; }"))
+    with pytest.raises(UnsupportedConstruct, match="'i' is a local variable") as info:
+        parse_one(fn("  A[0] = i;"))
+    assert info.value.loc.line == 5
+    with pytest.raises(UnsupportedConstruct, match="'s' is a local variable"):
+        parse_one(fn("  if (n > 2) A[0] = s;"))
