@@ -18,15 +18,9 @@ from polycuda.codegen import abi
 from polycuda.errors import UnsupportedConstruct, UserError
 from polycuda.frontend import c_preprocess
 from polycuda.frontend.builder import ScopBuilder
+from polycuda.frontend.c_expression import Binding, CType, ExprTranslator, c_type
 from polycuda.frontend.c_preprocess import Unit
-from polycuda.frontend.c_translate import (
-    Binding,
-    CType,
-    ExprTranslator,
-    RegionTranslator,
-    c_type,
-    scan_region,
-)
+from polycuda.frontend.c_translate import RegionTranslator, scan_region
 from polycuda.ir.expr import Const, Expr, Ref, walk
 from polycuda.ir.scop import Scop, SourceInfo
 
