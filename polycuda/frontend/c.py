@@ -102,9 +102,9 @@ def rewrite_source(text: str, scops: tuple[Scop, ...] | list[Scop],
     by_name = {s.name: s for s in scops}
     spans = []
     for name, new_text in replacements.items():
-        if name not in by_name or by_name[name].source is None:
+        src = by_name[name].source if name in by_name else None
+        if src is None:
             raise UserError(f"no C region named '{name}' to replace")
-        src = by_name[name].source
         if src.text[src.start:src.end] != text[src.start:src.end]:
             raise UserError(f"region '{name}' is not where it was in {src.file}: the text "
                             "changed since it was parsed")
@@ -223,7 +223,6 @@ def _const_value(tr: ExprTranslator, node: c_ast.Node) -> int:
         return eval_int(tr.expr(node, "size"), {})
     except (KeyError, ValueError, ZeroDivisionError):
         tr.reject(node, "enumerator value is not an integer constant", UserError)
-        raise AssertionError from None  # unreachable
 
 
 def _walk(node: c_ast.Node | None, skip: frozenset[int] = frozenset()) -> Iterator[c_ast.Node]:

@@ -8,6 +8,7 @@ math functions; in affine contexts it recognises min/max and the floord/ceild ma
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NoReturn
 
 from pycparser import c_ast
 
@@ -101,7 +102,8 @@ class ExprTranslator:
     def loc(self, node: c_ast.Node):
         return self.unit.loc(node.coord)
 
-    def reject(self, node: c_ast.Node, msg: str, cls: type[UserError] = UnsupportedConstruct):
+    def reject(self, node: c_ast.Node, msg: str,
+               cls: type[UserError] = UnsupportedConstruct) -> NoReturn:
         raise cls(msg, self.loc(node))
 
     def lookup(self, name: str, node: c_ast.Node) -> Binding:
@@ -112,7 +114,6 @@ class ExprTranslator:
                     self.reject(node, binding.reason)
                 return binding
         self.reject(node, f"'{name}' is not declared", UserError)
-        raise AssertionError  # unreachable: reject raises
 
     def expr(self, node: c_ast.Node, ctx: str = "value") -> Expr:
         method = getattr(self, f"_x_{type(node).__name__}", None)
@@ -234,15 +235,12 @@ class ExprTranslator:
         self.reject(node, f"call to '{name}' is not supported inside a region: calls may have "
                           f"side effects (allowed: the math functions {', '.join(MATH_FUNCS)}, "
                           "min/max, floord/ceild)")
-        raise AssertionError  # unreachable
 
     def _x_Assignment(self, node: c_ast.Assignment, ctx: str) -> Expr:
         self.reject(node, f"assignment '{node.op}' inside an expression is not supported")
-        raise AssertionError  # unreachable
 
     def _x_ExprList(self, node: c_ast.ExprList, ctx: str) -> Expr:
         self.reject(node, "comma expression is not supported inside a region")
-        raise AssertionError  # unreachable
 
 
 def describe(node: c_ast.Node) -> str:

@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -72,7 +73,7 @@ class Unit:
             self._file_lines[file] = text.split("\n")
         return self._file_lines[file]
 
-    def loc(self, coord: object) -> SourceLoc:
+    def loc(self, coord: c_parser.Coord | None) -> SourceLoc:
         """The user's file:line:col (and line text) of a pycparser coordinate."""
         if coord is None:
             return SourceLoc(self.file, 1, 1, "")
@@ -288,10 +289,15 @@ def strip_gnu(lines: list[_Line]) -> list[_Line]:
     """Respell or blank GNU extensions, keeping every line and column in place."""
     text = "\n".join(ln.text for ln in lines)
     for word, repl in _GNU_WORDS.items():
-        text = re.sub(rf"\b{word}\b", lambda m, r=repl: r.ljust(len(m.group())), text)
+        text = re.sub(rf"\b{word}\b", _padded(repl), text)
     for word in _GNU_GROUPS:
         text = _blank_calls(text, word)
     return [_Line(ln.file, ln.line, t) for ln, t in zip(lines, text.split("\n"))]
+
+
+def _padded(repl: str) -> Callable[[re.Match[str]], str]:
+    """A re.sub replacement: `repl` padded with spaces to the matched length."""
+    return lambda m: repl.ljust(len(m.group()))
 
 
 def _blank_calls(text: str, word: str) -> str:
@@ -424,7 +430,7 @@ def _parse(parser: c_parser.CParser, unit: Unit, source: str) -> c_ast.FileAST:
         raise UserError(f"C syntax error (pycparser: {msg})", unit.loc(coord)) from None
 
 
-def _next_token_coord(parser: c_parser.CParser) -> object:
+def _next_token_coord(parser: c_parser.CParser) -> c_parser.Coord | None:
     # Some pycparser 3.0 errors carry only the file name; the next token knows where it is.
     try:
         return parser._tok_coord(parser._tokens.peek(1))

@@ -354,7 +354,6 @@ class RegionTranslator(ExprTranslator):
                                  "(only +1 and -1)")
         self.reject(nxt, f"loop increment of '{it}' is not supported (use {it}++, {it}--, "
                          f"{it} += 1 or {it} -= 1)")
-        raise AssertionError  # unreachable
 
     def _for_bound(self, node: c_ast.For, it: str, step: int) -> Expr:
         """The last value of the iterator from the loop condition (a && of comparisons)."""
