@@ -6,7 +6,8 @@
 // A launch runs every block of the grid, one after the other in a seeded shuffled order, and
 // every thread of each block: in a shuffled order, one after the other, when the kernel has no
 // __syncthreads(); as fibers when it has, each fiber running to its next barrier, the order
-// reshuffled at every barrier. Device memory is host memory; the runtime API keeps track of
+// reshuffled at every barrier (threads that returned no longer count, as with bar.sync;
+// threads waiting at different __syncthreads() are an error). Device memory is host memory; the runtime API keeps track of
 // allocations so that a copy of the wrong kind or out of bounds fails as it would on a GPU.
 // This file holds the launcher and device side; cuda_emu_api.h, which follows it, the host
 // runtime API and the functions exported to polycuda.runtime.launch.
@@ -218,6 +219,7 @@ struct Fiber {
   void *sp = nullptr;
   uint3 tid{};
   FiberState state = kReady;
+  int barrier_line = 0;  // source line of the __syncthreads() it waits at
 #ifdef PC_EMU_USE_UCONTEXT
   ucontext_t context;
 #endif
@@ -236,7 +238,7 @@ struct BlockRun {
   ucontext_t sched_context;
 #endif
   std::vector<Fiber> fibers;
-  int sync_count = 0, sync_result = 0;
+  int sync_count = 0, sync_result = 0, sync_arrived = 0;  // __syncthreads_count/_and/_or
   unsigned long long epoch = 0;  // one per block, for poisoning __shared__ buffers
   std::vector<std::pair<void *, unsigned long long>> shared_seen;
   std::vector<unsigned char> dynamic_shared;
@@ -337,17 +339,48 @@ static uint3 unflatten(uint64_t i, dim3 d) {
 }
 
 // ---- barriers -------------------------------------------------------------------------------
-static int barrier(int predicate) {
+// As bar.sync in PTX: waits until every thread of the block that has not exited arrives.
+// Threads that wait at different __syncthreads() (told apart by source line) are an error.
+// Returns the number of arrived threads whose predicate was nonzero.
+static int barrier(int predicate, int line) {
   if (!tl_run.fibers_on) {
-    if ((uint64_t)blockDim.x * blockDim.y * blockDim.z == 1) return predicate != 0;
+    if ((uint64_t)blockDim.x * blockDim.y * blockDim.z == 1) {
+      tl_run.sync_arrived = 1;
+      return predicate != 0;
+    }
     trap(cudaErrorLaunchFailure, "__syncthreads() in a kernel the emulator ran without "
          "fibers (polycuda.runtime.emulate did not see the barrier in its source)");
   }
   Fiber &f = *tl_run.current;
   tl_run.sync_count += predicate != 0;
   f.state = kAtBarrier;
+  f.barrier_line = line;
   yield_to_scheduler(f);
   return tl_run.sync_result;
+}
+
+static int barrier_and(int predicate, int line) {
+  int count = barrier(predicate, line);
+  return count == tl_run.sync_arrived;
+}
+
+// False (error set) if the threads waiting in this phase are at different __syncthreads().
+static bool same_barrier(unsigned n) {
+  const Fiber *first = nullptr;
+  for (unsigned t = 0; t < n; ++t) {
+    const Fiber &f = tl_run.fibers[t];
+    if (f.state != kAtBarrier) continue;
+    if (!first) first = &f;
+    if (f.barrier_line != first->barrier_line) {
+      set_error(cudaErrorLaunchFailure, true, "threads of block (%u,%u,%u) wait at different "
+                "__syncthreads() calls: thread (%u,%u,%u) at line %d, thread (%u,%u,%u) at "
+                "line %d (a barrier in divergent code)", blockIdx.x, blockIdx.y, blockIdx.z,
+                first->tid.x, first->tid.y, first->tid.z, first->barrier_line, f.tid.x, f.tid.y,
+                f.tid.z, f.barrier_line);
+      return false;
+    }
+  }
+  return true;
 }
 
 // Runs the threads of one block as fibers; false if a thread failed.
@@ -359,7 +392,6 @@ static bool run_block_fibers(unsigned n, Rng &rng) {
     tl_run.fibers[t].tid = unflatten(t, blockDim);
     prepare(tl_run.fibers[t]);
   }
-  unsigned done = 0;
   for (;;) {
     rng.shuffle(order);
     unsigned arrived = 0;
@@ -368,17 +400,14 @@ static bool run_block_fibers(unsigned n, Rng &rng) {
       if (f.state != kReady) continue;
       resume(f);
       if (tl_run.failed) return false;
-      (f.state == kDone ? done : arrived) += 1;
+      arrived += f.state == kAtBarrier;
     }
     if (arrived == 0) return true;
-    if (done > 0) {
-      set_error(cudaErrorLaunchFailure, true, "__syncthreads() reached by %u of %u threads of "
-                "block (%u,%u,%u); the other %u returned (barrier divergence)", arrived, n,
-                blockIdx.x, blockIdx.y, blockIdx.z, done);
-      return false;
-    }
-    for (unsigned t = 0; t < n; ++t) tl_run.fibers[t].state = kReady;
+    if (!same_barrier(n)) return false;
+    for (unsigned t = 0; t < n; ++t)
+      if (tl_run.fibers[t].state == kAtBarrier) tl_run.fibers[t].state = kReady;
     tl_run.sync_result = tl_run.sync_count;
+    tl_run.sync_arrived = (int)arrived;
     tl_run.sync_count = 0;
   }
 }
@@ -490,13 +519,11 @@ static inline void shared_init(void *p, size_t bytes) {
 }  // namespace pc_emu
 
 // ---- device functions -----------------------------------------------------------------------
-static inline void __syncthreads() { pc_emu::barrier(0); }
-static inline int __syncthreads_count(int p) { return pc_emu::barrier(p); }
-static inline int __syncthreads_and(int p) {
-  unsigned n = blockDim.x * blockDim.y * blockDim.z;
-  return pc_emu::barrier(p) == (int)n;
-}
-static inline int __syncthreads_or(int p) { return pc_emu::barrier(p) != 0; }
+// Macros: each barrier knows its source line (kept by #line), to tell barriers apart.
+#define __syncthreads() pc_emu::barrier(0, __LINE__)
+#define __syncthreads_count(p) pc_emu::barrier((p), __LINE__)
+#define __syncthreads_and(p) pc_emu::barrier_and((p), __LINE__)
+#define __syncthreads_or(p) (pc_emu::barrier((p), __LINE__) != 0)
 static inline void __threadfence() {}
 static inline void __threadfence_block() {}
 [[noreturn]] static inline void __trap() { pc_emu::trap(cudaErrorLaunchFailure, "__trap()"); }

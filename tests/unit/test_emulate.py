@@ -208,22 +208,53 @@ extern "C" int pc_shift_dev(long long n, double *A, double *B) {
     assert not np.array_equal(B, np.roll(A.reshape(4, 64), -1, axis=1).reshape(-1))
 
 
-def test_barrier_divergence_is_an_error(cache):
+def test_returned_threads_do_not_hold_a_barrier(cache):
+    # As bar.sync (and the H100): a barrier waits for the threads that have not exited.
     source = PRELUDE + """
-__global__ void early_exit(double *A) {
-  if (threadIdx.x >= 16) return;
-  A[threadIdx.x] += 1.0;
+__global__ void early_exit(double *A, int n) {
+  __shared__ double tile[32];
+  if (threadIdx.x >= n) return;
+  tile[threadIdx.x] = A[threadIdx.x];
   __syncthreads();
+  A[threadIdx.x] = tile[n - 1 - threadIdx.x];
+  int all = __syncthreads_and(1);
+  int count = __syncthreads_count(threadIdx.x < 4);
+  if (threadIdx.x == 0) A[n] = all * 100 + count;
 }
-extern "C" int pc_diverge_dev(long long n, double *A) {
-  early_exit<<<1, 32>>>(A);
+extern "C" int pc_exit_dev(long long n, double *A) {
+  early_exit<<<1, 32>>>(A, (int)n);
   return (int)cudaDeviceSynchronize();
 }
 """
-    scop = make_scop("diverge", [("n", "param", "int"), ("A", "array", "double", (Var("n"),))],
+    scop = make_scop("exit", [("n", "param", "int"),
+                              ("A", "array", "double", (BinOp("+", Var("n"), Const(1)),))],
+                     written=("A",))
+    A = random(17)
+    expected = np.concatenate([A[:16][::-1], [104.0]])
+    emulated(cache, source, scop, device_entry=True)(16, A)
+    np.testing.assert_array_equal(A, expected)
+
+
+def test_threads_at_different_barriers_are_an_error(cache):
+    source = PRELUDE + """
+__global__ void split(double *A) {
+  if (threadIdx.x < 16) {
+    A[threadIdx.x] += 1.0;
+    __syncthreads();
+  } else {
+    __syncthreads();
+  }
+}
+extern "C" int pc_split_dev(long long n, double *A) {
+  split<<<1, 32>>>(A);
+  return (int)cudaDeviceSynchronize();
+}
+"""
+    scop = make_scop("split", [("n", "param", "int"), ("A", "array", "double", (Var("n"),))],
                      written=("A",))
     kernel = emulated(cache, source, scop, device_entry=True)
-    with pytest.raises(LaunchError, match=r"reached by 16 of 32 threads.*barrier divergence"):
+    with pytest.raises(LaunchError, match=r"wait at different __syncthreads\(\) calls: "
+                                          r"thread .* at line (9|11), thread .* at line (9|11)"):
         kernel(32, random(32))
 
 
