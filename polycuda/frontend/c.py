@@ -353,7 +353,8 @@ def _build_scop(unit: Unit, scope: _FileScope, func: c_ast.FuncDef, region: _Reg
                          unit.line_end(region.end.coord.line), _signature(unit, func),
                          include_dirs=flags[0], defines=flags[1], call_args=tuple(call_args),
                          global_arrays=global_arrays,
-                         main_lines=unit.function_lines.get("main"))
+                         main_lines=None if func.decl.name == "main"
+                         else unit.function_lines.get("main"))
     return builder.build(source)
 
 

@@ -518,3 +518,14 @@ def test_values_left_by_the_region_must_not_be_read_after_it():
     assert info.value.loc.line == 5
     with pytest.raises(UnsupportedConstruct, match="'s' is a local variable"):
         parse_one(fn("  if (n > 2) A[0] = s;"))
+
+
+def test_region_in_main_calls_the_renamed_main(tmp_path):
+    text = region_fn("int main(void)", "  for (i = 0; i < 4; i++)\n    G[i] = i;")
+    (scop,) = cfront.parse_source("double G[4];\n" + text, str(tmp_path / "main.c"))
+    assert scop.name == "main" and [a.name for a in scop.args] == ["G"]
+    lib = _build(tmp_path, scop)
+    G = np.zeros(4)
+    lib.pc_ref_main.argtypes = [ctypes.c_void_p]
+    lib.pc_ref_main(_ptr(G))
+    np.testing.assert_array_equal(G, [0.0, 1.0, 2.0, 3.0])
