@@ -365,19 +365,23 @@ def _problem(scop: Scop, ctx: isl.Context, balanced: bool) -> Problem:
 
 
 def _dependences(scop: Scop, ctx: isl.Context) -> list[Dep]:
-    """Every flow, anti and output dependence polyhedron, in a deterministic order."""
+    """Every flow, anti and output dependence polyhedron, one per pair of accesses as in
+    Pluto (a union over several accesses would be coalesced into a hull whose Farkas dual is
+    far more expensive and no stronger), without duplicates, in a deterministic order."""
     context = isl_build.context_set(scop, ctx)
-    # dep_umap: { S[s] -> T[t] } (untagged, all kinds)
-    dep_umap = dependences.untagged_union(scop, ctx).intersect_params(context)
     order = {s.name: k for k, s in enumerate(scop.statements)}
-    deps = []
-    for dep_map in _list(dep_umap.get_map_list()):
-        dep_map = dep_map.align_params(context.get_space())
-        for bmap in dep_map.get_basic_maps():
-            if not bmap.is_empty():
-                deps.append(Dep(bmap.get_tuple_name(isl.dim_type.in_),
-                                bmap.get_tuple_name(isl.dim_type.out), bmap))
-    return sorted(deps, key=lambda d: (order[d.source], order[d.sink], str(d.relation)))
+    deps: dict[str, Dep] = {}
+    for tagged_umap in dependences.dependence_maps(scop, ctx):
+        # tagged_umap: { [S[s] -> ref[]] -> [T[t] -> ref'[]] }
+        for tagged in _list(tagged_umap.get_map_list()):
+            # dep_map: { S[s] -> T[t] }
+            dep_map = tagged.domain_factor_domain().range_factor_domain()
+            dep_map = dep_map.intersect_params(context).align_params(context.get_space())
+            for bmap in dep_map.get_basic_maps():
+                if not bmap.is_empty():
+                    deps.setdefault(str(bmap), Dep(bmap.get_tuple_name(isl.dim_type.in_),
+                                                   bmap.get_tuple_name(isl.dim_type.out), bmap))
+    return sorted(deps.values(), key=lambda d: (order[d.source], order[d.sink], str(d.relation)))
 
 
 def pluto_tree(scop: Scop, *, balanced: bool = False, ctx: isl.Context | None = None) -> Node:
