@@ -197,32 +197,51 @@ class _FileScope:
 
     def _declare(self, decl: c_ast.Decl) -> None:
         for enum in (n for n in _walk(decl) if isinstance(n, c_ast.Enum) and n.values):
-            value = -1
-            for item in enum.values.enumerators:
-                value = value + 1 if item.value is None else _const_value(self.tr, item.value)
-                self.bindings[item.name] = Binding("subst", expr=Const(value))
+            self._enumerators(enum)
         if not decl.name or isinstance(decl.type, c_ast.FuncDecl):
             return
         ctype = c_type(decl.type, self.typedefs)
         self.global_decls[decl.name] = decl
+        invalid = Binding("invalid", reason=f"global variable '{decl.name}' cannot be used in a "
+                                            "region (only global arrays of fixed size and "
+                                            "constants can)")
         if ctype.dtype and ctype.dims and None not in ctype.dims and not ctype.pointer \
                 and "const" not in ctype.quals:
             self.bindings[decl.name] = Binding("array", decl.name, len(ctype.dims))
         elif ctype.dtype and not ctype.dims and "const" in ctype.quals and decl.init:
-            self.bindings[decl.name] = Binding("subst", expr=self.tr.expr(decl.init))
+            value = self._value(decl.init)
+            self.bindings[decl.name] = invalid if value is None else Binding("subst", expr=value)
         else:
-            self.bindings[decl.name] = Binding(
-                "invalid", reason=f"global variable '{decl.name}' cannot be used in a region "
-                                  "(only global arrays of fixed size and constants can)")
+            self.bindings[decl.name] = invalid
+
+    def _enumerators(self, enum: c_ast.Enum) -> None:
+        value: int | None = -1
+        for item in enum.values.enumerators:
+            if item.value is None:
+                value = None if value is None else value + 1
+            else:
+                expr = self._value(item.value)
+                value = _const_int(expr) if expr is not None else None
+            self.bindings[item.name] = (
+                Binding("invalid", reason=f"enumerator '{item.name}' has no integer value the "
+                                          "frontend can compute")
+                if value is None else Binding("subst", expr=Const(value)))
+
+    def _value(self, node: c_ast.Node) -> Expr | None:
+        """The expression of a constant's initializer; None where it is not supported."""
+        try:
+            return self.tr.expr(node)
+        except UserError:
+            return None
 
 
-def _const_value(tr: ExprTranslator, node: c_ast.Node) -> int:
+def _const_int(expr: Expr) -> int | None:
     from polycuda.ir.evaluate import eval_int
 
     try:
-        return eval_int(tr.expr(node, "size"), {})
+        return eval_int(expr, {})
     except (KeyError, ValueError, ZeroDivisionError):
-        tr.reject(node, "enumerator value is not an integer constant", UserError)
+        return None
 
 
 def _walk(node: c_ast.Node | None, skip: frozenset[int] = frozenset()) -> Iterator[c_ast.Node]:

@@ -12,7 +12,7 @@ from typing import NoReturn
 
 from pycparser import c_ast
 
-from polycuda.errors import NotAffineError, UnsupportedConstruct, UserError
+from polycuda.errors import NotAffineError, SourceLoc, UnsupportedConstruct, UserError
 from polycuda.frontend.c_preprocess import Unit
 from polycuda.ir.expr import MATH_FUNCS, BinOp, Call, Cast, Const, Expr, Ref, Ternary, UnaryOp, Var
 
@@ -78,7 +78,8 @@ class Binding:
 
     kind: "var" (integer parameter or scalar argument: read-only), "iter" (loop iterator),
         "array" (an array, or a scalar written in the region: ndim 0), "subst" (replaced by
-        `expr`), "invalid" (using it raises an error that gives `reason`).
+        `expr`), "iterdecl" (a variable the region uses as a loop iterator: valid inside its
+        loops only), "invalid" (using it raises an error that gives `reason`).
     """
 
     kind: str
@@ -99,7 +100,7 @@ class ExprTranslator:
         self.scopes: list[dict[str, Binding]] = [bindings]
         self.divisions: list[tuple[Expr, c_ast.Node]] = []  # C '/' taken as floor in subscripts
 
-    def loc(self, node: c_ast.Node):
+    def loc(self, node: c_ast.Node) -> SourceLoc:
         return self.unit.loc(node.coord)
 
     def reject(self, node: c_ast.Node, msg: str,

@@ -245,8 +245,11 @@ class RegionTranslator(ExprTranslator):
                               "region (supported: int, long, float, double and their arrays)")
         name = node.name
         if not ctype.dims and name in self.scan.iterators:
-            self.scopes[-1][name] = Binding("iterdecl", name, reason=(
-                f"'{name}' is read outside of a loop over it: not supported"))
+            self.scopes[-1][name] = (
+                Binding("iterdecl", name, reason=f"'{name}' is read outside of a loop over it: "
+                                                 "not supported")
+                if ctype.dtype in ("int", "long") else
+                Binding("invalid", reason=f"loop iterator '{name}' must be an int or long"))
             return
         if not ctype.dims and node.init is not None and name not in self.scan.written \
                 and ctype.dtype in ("int", "long"):
@@ -337,7 +340,7 @@ class RegionTranslator(ExprTranslator):
             return 1 if "+" in nxt.op else -1
         if isinstance(nxt, c_ast.Assignment) and _is_id(nxt.lvalue, it):
             value = nxt.rvalue
-            if nxt.op == "=" and isinstance(value, c_ast.BinaryOp) and value.op in "+-":
+            if nxt.op == "=" and isinstance(value, c_ast.BinaryOp) and value.op in ("+", "-"):
                 if _is_id(value.left, it):
                     sign, value = (1 if value.op == "+" else -1), value.right
                 elif _is_id(value.right, it) and value.op == "+":

@@ -529,3 +529,13 @@ def test_region_in_main_calls_the_renamed_main(tmp_path):
     lib.pc_ref_main.argtypes = [ctypes.c_void_p]
     lib.pc_ref_main(_ptr(G))
     np.testing.assert_array_equal(G, [0.0, 1.0, 2.0, 3.0])
+
+
+def test_unsupported_globals_and_enumerators_only_fail_when_used():
+    text = ("enum { A = sizeof(int), B };\nconst int C = 3;\nconst double D = rand_value();\n"
+            + region_fn("void f(int n, double X[n])", "  for (i = 0; i < n; i++)\n    X[i] = C;"))
+    assert parse_one(text).statements[0].rhs == Const(3)
+    with pytest.raises(UnsupportedConstruct, match="enumerator 'B'"):
+        parse_one(text.replace("X[i] = C;", "X[i] = B;"))
+    with pytest.raises(UnsupportedConstruct, match="global variable 'D'"):
+        parse_one(text.replace("X[i] = C;", "X[i] = D;"))
