@@ -57,8 +57,11 @@ class _Region:
 def parse_file(path: str | os.PathLike, include_dirs: tuple[str, ...] = (),
                defines: tuple[str, ...] = ()) -> tuple[Scop, ...]:
     """Every region of a C file, in file order (see `parse_source`)."""
-    with open(path, newline="") as f:  # offsets refer to the file as stored (CRLF kept)
-        text = f.read()
+    try:
+        with open(path, newline="") as f:  # offsets refer to the file as stored (CRLF kept)
+            text = f.read()
+    except OSError as err:
+        raise UserError(f"cannot read C file '{path}': {err.strerror}") from None
     return parse_source(text, str(path), include_dirs, defines)
 
 
