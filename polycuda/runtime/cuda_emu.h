@@ -428,31 +428,53 @@ static bool run_block_sequential(unsigned n, Rng &rng) {
   return true;
 }
 
-static int check_config(dim3 grid, dim3 block, size_t shmem) {
+// Dynamic shared memory a kernel may use: 48 KiB unless cudaFuncSetAttribute raised it.
+constexpr size_t kDefaultDynamicShared = 48 * 1024, kMaxDynamicShared = 227 * 1024;
+struct KernelLimit { const void *kernel; size_t dynamic_shared; };
+static std::vector<KernelLimit> g_kernel_limits;
+
+static size_t dynamic_shared_limit(const void *kernel) {
+  Lock lock(&g_mem_mutex);
+  for (const KernelLimit &k : g_kernel_limits)
+    if (k.kernel == kernel) return k.dynamic_shared;
+  return kDefaultDynamicShared;
+}
+
+static void set_dynamic_shared_limit(const void *kernel, size_t bytes) {
+  Lock lock(&g_mem_mutex);
+  for (KernelLimit &k : g_kernel_limits)
+    if (k.kernel == kernel) { k.dynamic_shared = bytes; return; }
+  g_kernel_limits.push_back(KernelLimit{kernel, bytes});
+}
+
+// A bad configuration fails the launch with cudaErrorInvalidValue, as CUDA 13 on an H100 does.
+static int check_config(dim3 grid, dim3 block, size_t shmem, const void *kernel) {
   uint64_t threads = (uint64_t)block.x * block.y * block.z;
   bool bad_block = threads == 0 || threads > 1024 || block.z > 64;
   bool bad_grid = grid.x == 0 || grid.y == 0 || grid.z == 0 || grid.x > 2147483647u ||
                   grid.y > 65535 || grid.z > 65535;
-  if (bad_block || bad_grid || shmem > 227 * 1024) {
-    set_error(cudaErrorInvalidConfiguration, false, "invalid launch configuration: grid "
-              "(%u,%u,%u), block (%u,%u,%u), %zu bytes of dynamic shared memory",
-              grid.x, grid.y, grid.z, block.x, block.y, block.z, shmem);
-    return cudaErrorInvalidConfiguration;
+  size_t limit = dynamic_shared_limit(kernel);
+  if (bad_block || bad_grid || shmem > limit) {
+    set_error(cudaErrorInvalidValue, false, "invalid launch configuration: grid (%u,%u,%u), "
+              "block (%u,%u,%u), %zu bytes of dynamic shared memory (limit %zu)", grid.x,
+              grid.y, grid.z, block.x, block.y, block.z, shmem, limit);
+    return cudaErrorInvalidValue;
   }
   return 0;
 }
 
 constexpr uint64_t kMaxBlocks = 1ull << 24;  // the shuffled order is materialized
 
-static int run_grid(bool barriers, dim3 grid, dim3 block, size_t shmem, Job job) {
+static int run_grid(bool barriers, dim3 grid, dim3 block, size_t shmem, const void *kernel,
+                    Job job) {
   if (tl_sticky_error) return tl_sticky_error;
-  if (int err = check_config(grid, block, shmem)) return err;
+  if (int err = check_config(grid, block, shmem, kernel)) return err;
   Rng rng = launch_rng();
   uint64_t nblocks = (uint64_t)grid.x * grid.y * grid.z;
   if (nblocks > kMaxBlocks) {
-    set_error(cudaErrorInvalidConfiguration, false, "grid (%u,%u,%u) has more blocks than the "
+    set_error(cudaErrorInvalidValue, false, "grid (%u,%u,%u) has more blocks than the "
               "emulator runs (%llu)", grid.x, grid.y, grid.z, (unsigned long long)kMaxBlocks);
-    return cudaErrorInvalidConfiguration;
+    return cudaErrorInvalidValue;
   }
   unsigned nthreads = block.x * block.y * block.z;
   std::vector<uint64_t> order(nblocks);
@@ -492,7 +514,7 @@ static void launch(bool barriers, dim3 grid, dim3 block, size_t shmem, cudaStrea
   Job job{thunk, &call};
   int err;
   try {  // nothing may escape into the extern "C" entry
-    err = run_grid(barriers, grid, block, shmem, job);
+    err = run_grid(barriers, grid, block, shmem, reinterpret_cast<const void *>(kernel), job);
   } catch (...) {
     set_error(cudaErrorMemoryAllocation, true, "the emulator ran out of host memory");
     err = cudaErrorMemoryAllocation;

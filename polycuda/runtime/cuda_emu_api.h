@@ -135,7 +135,18 @@ static inline cudaError_t cudaSetDevice(int d) {
   return d == 0 ? cudaSuccess : cudaErrorInvalidValue;
 }
 static inline cudaError_t cudaDeviceReset() { return cudaSuccess; }
-template <class... A> static inline cudaError_t cudaFuncSetAttribute(A...) { return cudaSuccess; }
+enum cudaFuncAttribute {
+  cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
+  cudaFuncAttributePreferredSharedMemoryCarveout = 9,
+};
+template <class F>
+static inline cudaError_t cudaFuncSetAttribute(F *kernel, cudaFuncAttribute attr, int value) {
+  if (attr != cudaFuncAttributeMaxDynamicSharedMemorySize) return cudaSuccess;
+  if (value < 0 || (size_t)value > pc_emu::kMaxDynamicShared)
+    return (cudaError_t)pc_emu::api_result(cudaErrorInvalidValue);
+  pc_emu::set_dynamic_shared_limit(reinterpret_cast<const void *>(kernel), (size_t)value);
+  return cudaSuccess;
+}
 template <class... A> static inline cudaError_t cudaFuncSetCacheConfig(A...) {
   return cudaSuccess;
 }

@@ -186,31 +186,19 @@ def test_missing_barrier_is_caught_for_every_seed(cache, source):
         assert not run_blocks(kernel)
 
 
-def test_race_between_threads_without_any_barrier(cache):
-    # Each thread reads its right neighbour's element, written by that thread: no barrier.
-    source = PRELUDE + """
-__global__ void shift(const double *A, double *B, int n) {
-  __shared__ double tile[64];
+# Small kernels, one entry each, in one library (one build for all the tests below).
+MISC_CU = PRELUDE + """
+__global__ void shift(const double *A, double *B) {
+  __shared__ double tile[64];  /* each thread reads its neighbour's element: no barrier */
   int t = threadIdx.x;
   tile[t] = A[blockIdx.x * 64 + t];
   B[blockIdx.x * 64 + t] = tile[(t + 1) % 64];
 }
 extern "C" int pc_shift_dev(long long n, double *A, double *B) {
-  shift<<<n / 64, 64>>>(A, B, (int)n);
+  shift<<<n / 64, 64>>>(A, B);
   return (int)cudaGetLastError();
 }
-"""
-    assert emulate.kernel_barriers(source) == {"shift": False}
-    scop = make_scop("shift", [("n", "param", "int"), ("A", "array", "double", (Var("n"),)),
-                               ("B", "array", "double", (Var("n"),))], written=("B",))
-    A, B = random(256, seed=5), random(256, seed=6)
-    emulated(cache, source, scop, device_entry=True)(256, A, B)
-    assert not np.array_equal(B, np.roll(A.reshape(4, 64), -1, axis=1).reshape(-1))
 
-
-def test_returned_threads_do_not_hold_a_barrier(cache):
-    # As bar.sync (and the H100): a barrier waits for the threads that have not exited.
-    source = PRELUDE + """
 __global__ void early_exit(double *A, int n) {
   __shared__ double tile[32];
   if (threadIdx.x >= n) return;
@@ -225,85 +213,70 @@ extern "C" int pc_exit_dev(long long n, double *A) {
   early_exit<<<1, 32>>>(A, (int)n);
   return (int)cudaDeviceSynchronize();
 }
-"""
-    scop = make_scop("exit", [("n", "param", "int"),
-                              ("A", "array", "double", (BinOp("+", Var("n"), Const(1)),))],
-                     written=("A",))
-    A = random(17)
-    expected = np.concatenate([A[:16][::-1], [104.0]])
-    emulated(cache, source, scop, device_entry=True)(16, A)
-    np.testing.assert_array_equal(A, expected)
 
-
-def test_threads_at_different_barriers_are_an_error(cache):
-    source = PRELUDE + """
 __global__ void split(double *A) {
   if (threadIdx.x < 16) {
     A[threadIdx.x] += 1.0;
-    __syncthreads();
+    __syncthreads();  /* SPLIT-1 */
   } else {
-    __syncthreads();
+    __syncthreads();  /* SPLIT-2 */
   }
 }
 extern "C" int pc_split_dev(long long n, double *A) {
   split<<<1, 32>>>(A);
   return (int)cudaDeviceSynchronize();
 }
-"""
-    scop = make_scop("split", [("n", "param", "int"), ("A", "array", "double", (Var("n"),))],
-                     written=("A",))
-    kernel = emulated(cache, source, scop, device_entry=True)
-    with pytest.raises(LaunchError, match=r"wait at different __syncthreads\(\) calls: "
-                                          r"thread .* at line (9|11), thread .* at line (9|11)"):
-        kernel(32, random(32))
 
-
-@pytest.mark.parametrize("barrier", ["__syncthreads();", "SYNC();", ""],
-                         ids=["fibers", "barrier-in-macro", "sequential"])
-def test_trap_in_a_thread_is_a_launch_error(cache, barrier):
-    macro = "#define SYNC __syncthreads" if "SYNC" in barrier else ""
-    source = PRELUDE + f"""
-{macro}
-__global__ void k(double *A, int n) {{
+__global__ void trap_fibers(double *A, int n) {
   A[blockIdx.x * 8 + threadIdx.x] += 1.0;
-  {barrier}
+  __syncthreads();
   if (n > 16 && blockIdx.x == 1 && threadIdx.x == 3) __trap();
-  {barrier}
-}}
-extern "C" int pc_trap_dev(long long n, double *A) {{
-  k<<<2, 8>>>(A, (int)n);
+  __syncthreads();
+}
+__global__ void trap_sequential(double *A, int n) {
+  A[blockIdx.x * 8 + threadIdx.x] += 1.0;
+  if (n > 16 && blockIdx.x == 1 && threadIdx.x == 3) __trap();
+}
+extern "C" int pc_trap_dev(long long fibers, long long n, double *A) {
+  if (fibers) trap_fibers<<<2, 8>>>(A, (int)n);
+  else trap_sequential<<<2, 8>>>(A, (int)n);
   return (int)cudaDeviceSynchronize();
-}}
-"""
-    assert emulate.kernel_barriers(source) == {"k": bool(barrier)}
-    scop = make_scop("trap", [("n", "param", "int"), ("A", "array", "double", (Var("n"),))],
-                     written=("A",))
-    kernel = emulated(cache, source, scop, device_entry=True)
-    with pytest.raises(LaunchError, match=r"cudaErrorLaunchFailure.*__trap\(\) \(block "
-                                          r"\(1,0,0\), thread \(3,0,0\)\)"):
-        kernel(17, random(17))
-    A = random(16)
-    expected = A + 1
-    kernel(16, A)  # the next call starts from a clean error state
-    np.testing.assert_array_equal(A, expected)
+}
 
-
-def test_invalid_launch_configuration(cache):
-    source = PRELUDE + """
-__global__ void k(double *A) { A[threadIdx.x] = 1.0; }
-extern "C" int pc_big_dev(long long n, double *A) {
-  k<<<1, 2048>>>(A);
+__global__ void config(double *A) { A[threadIdx.x] = 1.0; }
+extern "C" int pc_config_dev(long long which, long long n, double *A) {
+  switch (which) {
+    case 0: config<<<1, 2048>>>(A); break;
+    case 1: config<<<0, 32>>>(A); break;
+    case 2: config<<<dim3(1, 70000), 32>>>(A); break;
+    case 3: config<<<1, 32, 64 * 1024>>>(A); break;
+  }
   return (int)cudaGetLastError();
 }
-"""
-    scop = make_scop("big", [("n", "param", "int"), ("A", "array", "double", (Var("n"),))],
-                     written=("A",))
-    with pytest.raises(LaunchError, match="cudaErrorInvalidConfiguration.*block .2048,1,1."):
-        emulated(cache, source, scop, device_entry=True)(4, random(4))
 
+__global__ void optin(double *A) {
+  extern __shared__ double buf[];
+  buf[threadIdx.x] = A[threadIdx.x];
+  __syncthreads();
+  A[threadIdx.x] = buf[31 - threadIdx.x];
+}
+extern "C" int pc_optin_dev(long long n, double *A) {
+  CHECK(cudaFuncSetAttribute(optin, cudaFuncAttributeMaxDynamicSharedMemorySize, 100 * 1024));
+  optin<<<1, 32, 100 * 1024>>>(A);
+  return (int)cudaGetLastError();
+}
 
-def test_copy_of_the_wrong_kind_or_size_fails(cache):
-    source = PRELUDE + """
+__global__ void uninit(double *A) {
+  __shared__ double tile[32];
+  if (threadIdx.x < 31) tile[threadIdx.x] = 1.0;  /* tile[31] never written */
+  __syncthreads();
+  A[blockIdx.x * 32 + threadIdx.x] = tile[31 - threadIdx.x];
+}
+extern "C" int pc_uninit_dev(long long n, double *A) {
+  uninit<<<n / 32, 32>>>(A);
+  return (int)cudaGetLastError();
+}
+
 extern "C" int pc_copy(long long n, double *A) {
   double *d;
   CHECK(cudaMalloc(&d, n * sizeof(double)));
@@ -313,29 +286,111 @@ extern "C" int pc_copy(long long n, double *A) {
   return err;
 }
 """
-    scop = make_scop("copy", [("n", "param", "int"), ("A", "array", "double", (Var("n"),))],
+
+
+def one_array(name, shape=None, params=("n",)):
+    """The Scop of an entry (params..., double *A) that writes A of `shape` (default (n,))."""
+    args = [(p, "param", "int") for p in params]
+    return make_scop(name, args + [("A", "array", "double", shape or (Var("n"),))],
                      written=("A",))
-    with pytest.raises(LaunchError, match="cudaErrorInvalidValue.*not inside one cudaMalloc"):
-        emulated(cache, source, scop)(8, random(8))
 
 
-def test_unwritten_shared_memory_reads_as_nan(cache):
+@pytest.fixture(scope="module")
+def misc_lib(cache):
+    return emulate.build_emulated(MISC_CU, cache=cache)
+
+
+def test_race_between_threads_without_any_barrier(misc_lib):
+    assert emulate.kernel_barriers(MISC_CU)["shift"] is False
+    scop = make_scop("shift", [("n", "param", "int"), ("A", "array", "double", (Var("n"),)),
+                               ("B", "array", "double", (Var("n"),))], written=("B",))
+    kernel = launch.load(misc_lib, scop, "emulate", device_entry=True)
+    A = random(256, seed=5)
+    for seed in range(3):
+        B = random(256, seed=6)
+        kernel.set_seed(seed)
+        kernel(256, A, B)
+        assert not np.array_equal(B, np.roll(A.reshape(4, 64), -1, axis=1).reshape(-1))
+
+
+def test_returned_threads_do_not_hold_a_barrier(misc_lib):
+    # As bar.sync (and the H100): a barrier waits for the threads that have not exited.
+    scop = one_array("exit", (BinOp("+", Var("n"), Const(1)),))
+    A = random(17)
+    expected = np.concatenate([A[:16][::-1], [104.0]])
+    launch.load(misc_lib, scop, "emulate", device_entry=True)(16, A)
+    np.testing.assert_array_equal(A, expected)
+
+
+def test_threads_at_different_barriers_are_an_error(misc_lib):
+    lines = [MISC_CU[:MISC_CU.index(f"SPLIT-{k}")].count("\n") + 1 for k in (1, 2)]
+    kernel = launch.load(misc_lib, one_array("split"), "emulate", device_entry=True)
+    with pytest.raises(LaunchError) as info:
+        kernel(32, random(32))
+    message = str(info.value)
+    assert "wait at different __syncthreads() calls" in message
+    assert all(f"at line {line}" in message for line in lines)
+
+
+@pytest.mark.parametrize("fibers", [1, 0], ids=["fibers", "sequential"])
+def test_trap_in_a_thread_is_a_launch_error(misc_lib, fibers):
+    kernel = launch.load(misc_lib, one_array("trap", params=("fibers", "n")), "emulate",
+                         device_entry=True)
+    with pytest.raises(LaunchError, match=r"cudaErrorLaunchFailure.*__trap\(\) \(block "
+                                          r"\(1,0,0\), thread \(3,0,0\)\)"):
+        kernel(fibers, 17, random(17))
+    A = random(16)
+    expected = A + 1
+    kernel(fibers, 16, A)  # the next call starts from a clean error state
+    np.testing.assert_array_equal(A, expected)
+
+
+def test_barrier_in_a_macro_runs_with_fibers(cache):
     source = PRELUDE + """
+#define SYNC __syncthreads
 __global__ void k(double *A) {
-  __shared__ double tile[32];
-  if (threadIdx.x < 31) tile[threadIdx.x] = 1.0;  /* tile[31] never written */
-  __syncthreads();
-  A[blockIdx.x * 32 + threadIdx.x] = tile[31 - threadIdx.x];
+  double v = A[(threadIdx.x + 1) % 32];
+  SYNC();
+  A[threadIdx.x] = v;
 }
-extern "C" int pc_uninit_dev(long long n, double *A) {
-  k<<<n / 32, 32>>>(A);
+extern "C" int pc_macro_dev(long long n, double *A) {
+  k<<<1, 32>>>(A);
   return (int)cudaGetLastError();
 }
 """
-    scop = make_scop("uninit", [("n", "param", "int"), ("A", "array", "double", (Var("n"),))],
-                     written=("A",))
+    assert emulate.kernel_barriers(source) == {"k": True}
+    A = random(32)
+    expected = np.roll(A, -1)
+    emulated(cache, source, one_array("macro"), device_entry=True)(32, A)
+    np.testing.assert_array_equal(A, expected)
+
+
+@pytest.mark.parametrize("which", range(4), ids=["block-2048", "grid-0", "grid-y-70000",
+                                                 "shared-64k-without-attribute"])
+def test_invalid_launch_configuration(misc_lib, which):
+    # The GPU (CUDA 13, H100) answers each of these with cudaErrorInvalidValue.
+    kernel = launch.load(misc_lib, one_array("config", params=("which", "n")), "emulate",
+                         device_entry=True)
+    with pytest.raises(LaunchError, match="cudaErrorInvalidValue.*invalid launch configuration"):
+        kernel(which, 4, random(4))
+
+
+def test_dynamic_shared_memory_above_48k_with_the_attribute(misc_lib):
+    A = random(32)
+    expected = A[::-1].copy()
+    launch.load(misc_lib, one_array("optin"), "emulate", device_entry=True)(32, A)
+    np.testing.assert_array_equal(A, expected)
+
+
+def test_copy_of_the_wrong_kind_or_size_fails(misc_lib):
+    kernel = launch.load(misc_lib, one_array("copy"), "emulate")
+    with pytest.raises(LaunchError, match="cudaErrorInvalidValue.*not inside one cudaMalloc"):
+        kernel(8, random(8))
+
+
+def test_unwritten_shared_memory_reads_as_nan(misc_lib):
     A = random(64)
-    emulated(cache, source, scop, device_entry=True)(64, A)
+    launch.load(misc_lib, one_array("uninit"), "emulate", device_entry=True)(64, A)
     assert np.isnan(A[::32]).all() and not np.isnan(A.reshape(2, 32)[:, 1:]).any()
 
 
@@ -407,7 +462,7 @@ def test_emulated_build_error_points_into_the_cu_file(cache):
 
 
 @needs_nvcc
-@pytest.mark.parametrize("source", [JACOBI_CU, BLOCK_GOOD_CU, ORDER_CU],
-                         ids=["jacobi", "blocks", "order"])
+@pytest.mark.parametrize("source", [JACOBI_CU, BLOCK_GOOD_CU, ORDER_CU, MISC_CU],
+                         ids=["jacobi", "blocks", "order", "misc"])
 def test_same_sources_compile_with_nvcc(source):
     build.compile_only(source, "cuda")
