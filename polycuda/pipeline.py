@@ -41,6 +41,26 @@ def schedule_scop(scop: Scop, options: Options, ctx: isl.Context) -> isl.Schedul
     return schedule
 
 
+def iterator_prefix(scop: Scop) -> str:
+    """"c", unless the region already uses a name like c0, c1 (then "pc_c", "pc_pc_c"...)."""
+    names = {a.name for a in scop.args} | {a.name for a in scop.arrays} | {
+        it for s in scop.statements for it in s.iterators}
+    prefix = "c"
+    while any(n.startswith(prefix) and n[len(prefix):].isdigit() for n in names):
+        prefix = "pc_" + prefix
+    return prefix
+
+
+MAX_SCHEDULE_DEPTH = 64  # names for deeper loops than any tiled nest of ours reaches
+
+
+def _iterator_ids(ctx: isl.Context, prefix: str) -> isl.IdList:
+    ids = isl.IdList.alloc(ctx, MAX_SCHEDULE_DEPTH)
+    for k in range(MAX_SCHEDULE_DEPTH):
+        ids = ids.add(isl.Id(f"{prefix}{k}", context=ctx))
+    return ids
+
+
 def compile_scop(scop: Scop, options: Options) -> Generated:
     """Scop -> source text of `options.target` (pure: same input, same text)."""
     start = time.perf_counter()
@@ -49,10 +69,12 @@ def compile_scop(scop: Scop, options: Options) -> Generated:
     # schedule: isl (PPCG-like) or pluto, checked legal against flow/anti/output deps
     schedule = schedule_scop(scop, options, ctx)
     # gpu.map: tile the outermost parallel band, kernel/thread/serial marks
-    mapped, kernels = mapping.map_schedule(schedule, options, context)
+    prefix = iterator_prefix(scop)
+    mapped, kernels = mapping.map_schedule(schedule, options, context, prefix)
     legality.check(mapped, dependences.untagged_union(scop, ctx), "tiled schedule")
-    # codegen: isl AST, then the target's printer
-    ast = isl.AstBuild.from_context(context).node_from_schedule(mapped)
+    # codegen: isl AST (loop iterators named <prefix><depth>), then the target's printer
+    build = isl.AstBuild.from_context(context).set_iterators(_iterator_ids(ctx, prefix))
+    ast = build.node_from_schedule(mapped)
     if options.target == "cuda":
         source = cuda_target.generate(scop, ast, kernels)
     else:

@@ -64,15 +64,15 @@ def compare(scop: Scop, target: str, expected: dict[str, object], actual: dict[s
         exp, act = np.asarray(expected[name]), np.asarray(actual[name])
         if arr.dtype in TOLERANCES:
             rtol, atol = TOLERANCES[arr.dtype]
-            err = float(np.max(np.abs(act - exp) / (np.abs(exp) + atol / rtol))) if exp.size else 0.0
-            good = bool(np.allclose(act, exp, rtol=rtol, atol=atol, equal_nan=False))
+            err = float(np.nanmax(np.abs(act - exp) / (np.abs(exp) + atol / rtol))) if exp.size else 0.0
+            good = bool(np.allclose(act, exp, rtol=rtol, atol=atol, equal_nan=True))
         else:
             err = float(np.max(np.abs(act.astype(np.int64) - exp.astype(np.int64)))) if exp.size else 0.0
             good = bool(np.array_equal(act, exp))
         result.worst[name] = err
         if not good:
-            bad = np.argwhere(~np.isclose(act, exp, rtol=1e-9, atol=0) if arr.dtype in
-                              TOLERANCES else act != exp)
+            bad = np.argwhere(~np.isclose(act, exp, rtol=rtol, atol=atol, equal_nan=True) if arr.dtype
+                              in TOLERANCES else act != exp)
             where = tuple(int(i) for i in bad[0]) if len(bad) else ()
             result.ok = False
             result.message += (f"{name}: mismatch at {where}: expected {exp[where]!r}, "

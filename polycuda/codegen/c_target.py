@@ -19,7 +19,7 @@ SHUFFLE_HELPERS = """\
 
 def mapped_iterators(kernel: KernelMapping) -> tuple[str, ...]:
     """Names of the tile and point loop iterators of a mapped kernel (isl names c<depth>)."""
-    return tuple(f"c{kernel.depth + k}" for k in range(2 * kernel.n))
+    return tuple(kernel.iterator(kernel.depth + k) for k in range(2 * kernel.n))
 
 
 class CPrinter(AstPrinter):

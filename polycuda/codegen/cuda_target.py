@@ -53,8 +53,9 @@ class KernelPrinter(AstPrinter):
         self.axes: dict[str, tuple[str, str]] = {}
         for k in range(n):
             axis = _AXES[n - 1 - k]
-            self.axes[f"c{kernel.depth + k}"] = (f"blockIdx.{axis}", f"gridDim.{axis}")
-            self.axes[f"c{kernel.depth + n + k}"] = (f"threadIdx.{axis}", f"blockDim.{axis}")
+            self.axes[kernel.iterator(kernel.depth + k)] = (f"blockIdx.{axis}", f"gridDim.{axis}")
+            self.axes[kernel.iterator(kernel.depth + n + k)] = (f"threadIdx.{axis}",
+                                                                f"blockDim.{axis}")
         self.consumed: list[str] = []
 
     def for_(self, node: isl.AstNode, indent: int) -> None:

@@ -36,6 +36,10 @@ class KernelMapping:
     # Number of tiles along each tile dimension, over every host iteration (C text in the
     # parameters): an upper bound used for the grid size; grid-stride loops make any size exact.
     tile_counts: tuple[str, ...] = ()
+    prefix: str = "c"  # loop iterators are <prefix><schedule depth>
+
+    def iterator(self, depth: int) -> str:
+        return f"{self.prefix}{depth}"
 
     @property
     def n(self) -> int:
@@ -83,9 +87,10 @@ def _has_parallel_band(node: isl.ScheduleNode) -> bool:
 
 
 class _Mapper:
-    def __init__(self, options: Options, context: isl.Set):
+    def __init__(self, options: Options, context: isl.Set, prefix: str):
         self.options = options
         self.context = context
+        self.prefix = prefix
         self.kernels: list[KernelMapping] = []
 
     def _name(self) -> str:
@@ -122,7 +127,8 @@ class _Mapper:
         name = self._name()
         self.kernels.append(KernelMapping(name, depth, tiles,
                                           block_sizes_for(tiles, self.options),
-                                          tile_counts=_tile_counts(node, self.context)))
+                                          tile_counts=_tile_counts(node, self.context),
+                                          prefix=self.prefix))
         node = node.child(0).insert_mark(isl.Id(f"thread:{name}", context=node.get_ctx()))
         node = node.parent().insert_mark(isl.Id(f"{KERNEL_MARK}:{name}",
                                                 context=node.get_ctx()))
@@ -130,7 +136,8 @@ class _Mapper:
 
     def _serial(self, node: isl.ScheduleNode) -> isl.ScheduleNode:
         name = self._name()
-        self.kernels.append(KernelMapping(name, node.get_schedule_depth(), (), (), serial=True))
+        self.kernels.append(KernelMapping(name, node.get_schedule_depth(), (), (), serial=True,
+                                          prefix=self.prefix))
         return node.insert_mark(isl.Id(f"{SERIAL_MARK}:{name}", context=node.get_ctx()))
 
 
@@ -163,8 +170,8 @@ def _val_list(node: isl.ScheduleNode, tiles: tuple[int, ...]) -> isl.ValList:
     return vals
 
 
-def map_schedule(schedule: isl.Schedule, options: Options, context: isl.Set
-                 ) -> tuple[isl.Schedule, tuple[KernelMapping, ...]]:
+def map_schedule(schedule: isl.Schedule, options: Options, context: isl.Set,
+                 prefix: str = "c") -> tuple[isl.Schedule, tuple[KernelMapping, ...]]:
     """Insert kernel/thread/serial marks and tile the mapped bands.
 
     Mark ids: "kernel:<name>" above the tile band, "thread:<name>" above the point band,
@@ -173,7 +180,7 @@ def map_schedule(schedule: isl.Schedule, options: Options, context: isl.Set
     ctx = schedule.get_ctx()
     ctx.set_tile_scale_tile_loops(0)
     ctx.set_tile_shift_point_loops(1)
-    mapper = _Mapper(options, context)
+    mapper = _Mapper(options, context, prefix)
     root = schedule.get_root()
     node = mapper.visit(root.child(0)) if root.n_children() else root
     return node.get_schedule(), tuple(mapper.kernels)
