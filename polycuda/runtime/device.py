@@ -120,7 +120,7 @@ def require_cupy() -> ModuleType:
         ToolNotFoundError: CuPy is not installed; the message names the pip package.
     """
     try:
-        import cupy  # optional: imported only when device arrays are used
+        import cupy  # type: ignore[import-not-found, unused-ignore]  # optional, lazy
     except ImportError as exc:
         raise ToolNotFoundError(
             "CuPy is needed for device arrays and CUDA-event timing; install the wheel of "

@@ -13,6 +13,7 @@ import numbers
 import operator
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -116,8 +117,8 @@ class Kernel:
             raise LaunchError(f"{self.scop.name}() is missing argument(s) {', '.join(missing)}")
         return {n: values[n] for n in names}
 
-    def prepare(self, *args: object, **kwargs: object) -> Callable[[], None]:
-        """Check the arguments once; return a no-argument function that runs the entry.
+    def prepare(self, *args: object, **kwargs: object) -> PreparedCall:
+        """Check the arguments once; return a no-argument callable that runs the entry.
 
         Used by `time_calls` so that checks stay out of the timed region.
         """
@@ -133,17 +134,7 @@ class Kernel:
         cargs = [params[a.name] if a.kind == "param" else
                  infos[a.name].ptr if a.kind == "array" else check_scalar(a, values[a.name])
                  for a in self.scop.args]
-        symbol = fn.__name__
-
-        def run() -> None:
-            if self.target == "emulate":
-                self._run_emulated(fn, cargs, infos)
-            else:
-                _check_rc(fn(*cargs), symbol, self.target)
-
-        run.uses_device = on_device  # type: ignore[attr-defined]
-        run.arrays = infos  # type: ignore[attr-defined]
-        return run
+        return PreparedCall(self, fn, cargs, infos, on_device)
 
     def _side(self, infos: dict[str, arrays.ArrayInfo]) -> bool:
         """True when the entry gets device pointers (target cuda with GPU arrays)."""
@@ -160,23 +151,51 @@ class Kernel:
                               f"{', '.join(host)} are host arrays; pass all arrays on one side")
         return True
 
-    def _run_emulated(self, fn: Any, cargs: list[Any],
-                      infos: dict[str, arrays.ArrayInfo]) -> None:
-        emulate.reset_error(self.lib)
-        if self.device_entry:
-            for info in infos.values():
-                self.lib.pc_emu_register_device(ctypes.c_void_p(info.ptr),
-                                                ctypes.c_ulonglong(info.nbytes))
+
+
+@dataclass(frozen=True)
+class PreparedCall:
+    """One checked call of an entry: `call()` runs it again on the same arguments.
+
+    uses_device: the entry gets device pointers (CuPy/torch GPU arrays, target cuda).
+    arrays: the ArrayInfo of each array argument (it keeps the arrays alive).
+    """
+
+    kernel: Kernel
+    fn: Any
+    cargs: list[Any]
+    arrays: dict[str, arrays.ArrayInfo]
+    uses_device: bool
+
+    def __call__(self) -> None:
+        """Run the entry.
+
+        Raises:
+            LaunchError: it returned nonzero (or left an emulated CUDA error): code and message.
+        """
+        if self.kernel.target != "emulate":
+            rc = self.fn(*self.cargs)
+            if rc != 0:
+                raise LaunchError(f"{self.fn.__name__} ({self.kernel.target}) returned "
+                                  f"{_error_name(rc)}")
+            return
+        self._run_emulated()
+
+    def _run_emulated(self) -> None:
+        lib = self.kernel.lib
+        emulate.reset_error(lib)
+        registered = self.arrays.values() if self.kernel.device_entry else ()
+        for info in registered:  # host arrays stand in for device memory
+            lib.pc_emu_register_device(ctypes.c_void_p(info.ptr), ctypes.c_ulonglong(info.nbytes))
         try:
-            rc = fn(*cargs)
+            rc = self.fn(*self.cargs)
         finally:
-            if self.device_entry:
-                for info in infos.values():
-                    self.lib.pc_emu_unregister_device(ctypes.c_void_p(info.ptr))
-        code, message = emulate.take_error(self.lib)
+            for info in registered:
+                lib.pc_emu_unregister_device(ctypes.c_void_p(info.ptr))
+        code, message = emulate.take_error(lib)
         if rc or code:
-            raise LaunchError(f"{fn.__name__} (emulated) failed with {_error_name(rc or code)}"
-                              + (f": {message}" if message else ""))
+            raise LaunchError(f"{self.fn.__name__} (emulated) failed with "
+                              f"{_error_name(rc or code)}" + (f": {message}" if message else ""))
 
 
 def _entry(lib: ctypes.CDLL, symbol: str, scop: Scop) -> Any:
@@ -252,11 +271,6 @@ def check_no_overlap(infos: dict[str, arrays.ArrayInfo], written: set[str]) -> N
                               f"{a if a in written else b}; pass distinct arrays")
 
 
-def _check_rc(rc: int, symbol: str, target: str) -> None:
-    if rc != 0:
-        raise LaunchError(f"{symbol} ({target}) returned {_error_name(rc)}")
-
-
 def _error_name(code: int) -> str:
     name = CUDA_ERRORS.get(code)
     return f"error {code} ({name})" if name else f"error {code}"
@@ -272,8 +286,8 @@ def time_calls(kernel: Kernel, args: Sequence[object], repeats: int = 10,
     run = kernel.prepare(*args)
     for _ in range(warmup):
         run()
-    if getattr(run, "uses_device", False):
-        return _time_events(run, repeats, run.arrays)  # type: ignore[attr-defined]
+    if run.uses_device:
+        return _time_events(run, repeats)
     times = []
     for _ in range(repeats):
         start = time.perf_counter()
@@ -282,13 +296,12 @@ def time_calls(kernel: Kernel, args: Sequence[object], repeats: int = 10,
     return times
 
 
-def _time_events(run: Callable[[], None], repeats: int,
-                 infos: dict[str, arrays.ArrayInfo]) -> list[float]:
+def _time_events(run: Callable[[], None], repeats: int) -> list[float]:
     try:
         cuda = device.require_cupy().cuda
         make, elapsed_ms = cuda.Event, cuda.get_elapsed_time
     except Exception:  # noqa: BLE001 (no CuPy: torch arrays bring torch's events)
-        import torch  # GPU torch tensors were passed, so torch is installed
+        import torch  # type: ignore[import-not-found, unused-ignore]  # GPU tensors were given
 
         def make() -> Any:
             return torch.cuda.Event(enable_timing=True)

@@ -449,6 +449,16 @@ void host(float *a) {
     assert '"<<<not a launch>>>\\n"' in body and "#include <cuda_runtime.h>" not in body
 
 
+def test_dynamic_shared_at_namespace_scope_compiles():
+    source = PRELUDE + """
+extern __shared__ float buf[];
+__global__ void k(float *a) { buf[threadIdx.x] = a[threadIdx.x]; __syncthreads(); }
+"""
+    text = emulate.translate(source)
+    assert "#define buf (reinterpret_cast<float *>(pc_emu::dynamic_shared()))" in text
+    build.compile_only(source, "emulate")
+
+
 def test_barrier_through_device_function_is_seen():
     barriers = emulate.kernel_barriers(BLOCK_RACE_CU)  # only block_barrier() has one directly
     assert barriers == {"reverse_and_sum": True}
