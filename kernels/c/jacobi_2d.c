@@ -1,0 +1,22 @@
+/* 2-D Jacobi relaxation, 5-point average: T time steps, each two sweeps (A -> B, then
+ * B -> A) over the interior. The boundary stays fixed. */
+#include <math.h>
+
+#ifndef DATA_TYPE
+#define DATA_TYPE double
+#endif
+
+void jacobi_2d(int T, int n, DATA_TYPE A[n][n], DATA_TYPE B[n][n])
+{
+  int t, i, j;
+#pragma scop
+  for (t = 0; t < T; t++) {
+    for (i = 1; i < n - 1; i++)
+      for (j = 1; j < n - 1; j++)
+        B[i][j] = 0.2 * (A[i][j] + A[i - 1][j] + A[i + 1][j] + A[i][j - 1] + A[i][j + 1]);
+    for (i = 1; i < n - 1; i++)
+      for (j = 1; j < n - 1; j++)
+        A[i][j] = 0.2 * (B[i][j] + B[i - 1][j] + B[i + 1][j] + B[i][j - 1] + B[i][j + 1]);
+  }
+#pragma endscop
+}

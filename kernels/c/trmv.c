@@ -1,0 +1,19 @@
+/* Lower-triangular matrix-vector product y = L x: row i of L has entries in columns 0..i
+ * only (the upper triangle of the n x n array L is never read). An imperfect triangular nest. */
+#include <math.h>
+
+#ifndef DATA_TYPE
+#define DATA_TYPE double
+#endif
+
+void trmv(int n, DATA_TYPE L[n][n], DATA_TYPE x[n], DATA_TYPE y[n])
+{
+  int i, j;
+#pragma scop
+  for (i = 0; i < n; i++) {
+    y[i] = 0.0;
+    for (j = 0; j <= i; j++)
+      y[i] += L[i][j] * x[j];
+  }
+#pragma endscop
+}
