@@ -96,7 +96,7 @@ def substitute(rows: tuple[DualRow, ...], cst: tuple[LinExpr, int], par: list[Li
     return out
 
 
-def _basic_set(space: isl.Space, rows: list[LinRow]) -> isl.BasicSet:
+def basic_set(space: isl.Space, rows: list[LinRow]) -> isl.BasicSet:
     # space: { [x0, ..., xN] } (no parameters): the ILP unknowns
     lspace = isl.LocalSpace.from_space(space)
     bset = isl.BasicSet.universe(space)
@@ -115,15 +115,15 @@ class Ilp:
     def __init__(self, space: isl.Space, rows: list[LinRow]):
         # space: { [x0, ..., xN] } (no parameters): the ILP unknowns
         self.space = space
-        self.base = _basic_set(space, rows)
+        self.base = basic_set(space, rows)
 
     def with_rows(self, rows: list[LinRow]) -> Ilp:
         ilp = Ilp.__new__(Ilp)
-        ilp.space, ilp.base = self.space, self.base.intersect(_basic_set(self.space, rows))
+        ilp.space, ilp.base = self.space, self.base.intersect(basic_set(self.space, rows))
         return ilp
 
     def feasible(self, extra: list[LinRow]) -> bool:
-        return not self.base.intersect(_basic_set(self.space, extra)).is_empty()
+        return not self.base.intersect(basic_set(self.space, extra)).is_empty()
 
     def lexmin(self, extra: list[LinRow],
                choices: list[list[LinRow]] | None = None) -> list[int] | None:
@@ -131,11 +131,11 @@ class Ilp:
 
         Every unknown must be bounded below so that the minimum exists. None: no point.
         """
-        feasible = isl.Set.from_basic_set(self.base.intersect(_basic_set(self.space, extra)))
+        feasible = isl.Set.from_basic_set(self.base.intersect(basic_set(self.space, extra)))
         if choices:
             pieces = isl.Set.empty(self.space)
             for pick in product(*choices):
-                pieces = pieces.union(isl.Set.from_basic_set(_basic_set(self.space, list(pick))))
+                pieces = pieces.union(isl.Set.from_basic_set(basic_set(self.space, list(pick))))
             feasible = feasible.intersect(pieces)
         best = feasible.lexmin()
         if best.is_empty():

@@ -123,7 +123,7 @@ def _neg(expr: LinExpr) -> LinExpr:
     return {k: -v for k, v in expr.items()}
 
 
-def _dep_rows(lay: Layout, dep: Dep, duals: tuple[farkas.DualRow, ...], strict: int,
+def dep_rows(lay: Layout, dep: Dep, duals: tuple[farkas.DualRow, ...], strict: int,
               bound: bool) -> list[LinRow]:
     """Legality and distance-bound constraints of one dependence on the hyperplane unknowns."""
     src, snk = lay.coeffs(dep.source), lay.coeffs(dep.sink)
@@ -206,7 +206,7 @@ def _strict_rows(prob: Problem, lay: Layout, deps: list[Dep], duals: list, hist:
     rows: list[LinRow] = []
     for dep, dual in zip(deps, duals):
         if dep.source == dep.sink and dep.source in first:
-            rows += _dep_rows(lay, dep, dual, strict=1, bound=False)
+            rows += dep_rows(lay, dep, dual, strict=1, bound=False)
     return rows
 
 
@@ -221,7 +221,7 @@ def find_band(prob: Problem, stmts: tuple[str, ...], deps: list[Dep],
     duals = [farkas.dual_rows(d.relation) for d in deps]
     base = lay.bounds()
     for dep, dual in zip(deps, duals):
-        base += _dep_rows(lay, dep, dual, strict=0, bound=True)
+        base += dep_rows(lay, dep, dual, strict=0, bound=True)
     ilp = farkas.Ilp(farkas.ilp_space(prob.ctx, lay.names), base)
     hist = {s: list(hist[s]) for s in stmts}
     members: list[dict[str, Row]] = []
@@ -358,7 +358,7 @@ def _reachable(start: str, succ: dict[str, set[str]]) -> set[str]:
     return seen
 
 
-def _problem(scop: Scop, ctx: isl.Context, balanced: bool) -> Problem:
+def problem(scop: Scop, ctx: isl.Context, balanced: bool) -> Problem:
     spaces = {s.name: isl_build.domain_set(s, ctx).get_space() for s in scop.statements}
     return Problem(ctx, scop.params, tuple(s.name for s in scop.statements),
                    {s.name: len(s.iterators) for s in scop.statements}, spaces, balanced)
@@ -387,7 +387,7 @@ def _dependences(scop: Scop, ctx: isl.Context) -> list[Dep]:
 def pluto_tree(scop: Scop, *, balanced: bool = False, ctx: isl.Context | None = None) -> Node:
     """The schedule as plain data (bands of per-statement rows, sequences, leaves)."""
     ctx = ctx or isl.Context()
-    prob = _problem(scop, ctx, balanced)
+    prob = problem(scop, ctx, balanced)
     return schedule_group(prob, prob.order, _dependences(scop, ctx),
                           {s: [] for s in prob.order})
 
@@ -413,7 +413,7 @@ def pluto_schedule(scop: Scop, *, balanced: bool = False, ctx: isl.Context | Non
         report.schedule_json(scop, sched)   # hyperplanes per statement
     """
     ctx = ctx or isl.Context()
-    prob = _problem(scop, ctx, balanced)
+    prob = problem(scop, ctx, balanced)
     tree = schedule_group(prob, prob.order, _dependences(scop, ctx), {s: [] for s in prob.order})
     domain = isl_build.domain_union(scop, ctx)
     root = isl.Schedule.from_domain(domain).get_root().child(0)
