@@ -1,0 +1,283 @@
+"""Di et al. 2012, Section III-C: parallelism-hindering false dependences (Definition 2) and
+their elimination by array copies (Algorithm 2, Figure 7), a Scop -> Scop pass."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import islpy as isl
+
+from polycuda.analysis import dependences
+from polycuda.analysis.dependences import Dependence
+from polycuda.ir import isl_build
+from polycuda.ir.expr import BinOp, Call, Cast, Expr, Ref, Ternary, UnaryOp, Var
+from polycuda.ir.scop import Array, Scop, Statement
+from polycuda.schedule import farkas, pluto
+
+
+def _polyhedra(dep: Dependence, context: isl.Set) -> list[pluto.Dep]:
+    # dep.relation: { S[s] -> T[t] }, split into basic maps within the context
+    rel = isl.Map.read_from_str(context.get_ctx(), dep.relation)
+    rel = rel.intersect_params(context).align_params(context.get_space())
+    return [pluto.Dep(dep.source, dep.sink, b) for b in rel.get_basic_maps() if not b.is_empty()]
+
+
+def _constraint_sets(scop: Scop, deps: tuple[Dependence, ...], ctx: isl.Context
+                     ) -> list[tuple[isl.BasicSet, isl.BasicSet]]:
+    """Per dependence: the hyperplane coefficients allowed by eq. (3), and by eqs. (3) + (4).
+
+    # result sets: { [u, w, abs, per statement: neg/pos coefficients, shift] } (pluto.Layout)
+    Eq. (4) (strict, k = 1) applies to self dependences only (Theorem 2).
+    """
+    prob = pluto.problem(scop, ctx, balanced=True)
+    lay = pluto.Layout(prob, prob.order)
+    space = farkas.ilp_space(ctx, lay.names)
+    context = isl_build.context_set(scop, ctx)
+    result = []
+    for dep in deps:
+        rows3: list[farkas.LinRow] = []
+        rows4: list[farkas.LinRow] = []
+        for poly in _polyhedra(dep, context):
+            duals = farkas.dual_rows(poly.relation)
+            rows3 += pluto.dep_rows(lay, poly, duals, strict=0, bound=False)
+            if dep.source == dep.sink:
+                rows4 += pluto.dep_rows(lay, poly, duals, strict=1, bound=False)
+        legal = farkas.basic_set(space, rows3)
+        result.append((legal, legal.intersect(farkas.basic_set(space, rows4))))
+    return result
+
+
+def hindering(scop: Scop, ctx: isl.Context | None = None) -> tuple[Dependence, ...]:
+    """The parallelism-hindering false dependences of `scop` (Di et al. 2012, Definition 2).
+
+    A false (anti or output) dependence e hinders when some constraint it generates by eq. (3)
+    or (4) is not redundant with respect to those of E \\ {e}: the hyperplanes legal for all
+    other dependences are not all legal for e. Figure 2: only the anti dependence (0, 1).
+    """
+    ctx = ctx or isl.Context()
+    deps = dependences.compute(scop, ctx)
+    sets = _constraint_sets(scop, deps, ctx)
+    found = []
+    for k, dep in enumerate(deps):
+        if dep.kind == "flow":
+            continue
+        others3 = others4 = None
+        for j, (legal, strict) in enumerate(sets):
+            if j != k:
+                others3 = legal if others3 is None else others3.intersect(legal)
+                others4 = strict if others4 is None else others4.intersect(strict)
+        own3, own4 = sets[k]
+        if others3 is None or not (others3.is_subset(own3) and others4.is_subset(own4)):
+            found.append(dep)
+    return tuple(found)
+
+
+@dataclass(frozen=True)
+class _Copy:
+    """Reads of `array` in `stmt` redirected to a copy taken at the start of each iteration of
+    the loops outside `level` (1-based depth of the loop that carries the anti dependence, or
+    of the first loop the two statements do not share), before the code at that depth."""
+
+    stmt: str
+    array: str
+    level: int
+    ref_ids: tuple[str, ...]
+
+
+def _shared_loops(a: Statement, b: Statement) -> int:
+    """How many outer loops the two statements share (equal textual positions)."""
+    c = 0
+    while c < min(len(a.iterators), len(b.iterators)) and a.beta[:c + 1] == b.beta[:c + 1]:
+        c += 1
+    return c
+
+
+def _copy_level(dep: Dependence, scop: Scop, ctx: isl.Context) -> int | None:
+    """1 + the number of loops outside the copy: the depth of the shared loop that carries the
+    dependence, or one more than the shared loops when it is loop independent on them.
+    None when its distance on the shared loops is not constant (a non-uniform dependence).
+    """
+    src, snk = scop.statement(dep.source), scop.statement(dep.sink)
+    if not src.iterators or not snk.iterators:
+        return None  # straight-line code: no hyperplane to free
+    shared = _shared_loops(src, snk)
+    # rel: { D[s_0..s_{c-1}] -> D[t_0..t_{c-1}] }, the dependence on the shared loops
+    rel = isl.Map.read_from_str(ctx, dep.relation)
+    rel = rel.project_out(isl.dim_type.in_, shared, len(src.iterators) - shared)
+    rel = rel.project_out(isl.dim_type.out, shared, len(snk.iterators) - shared)
+    rel = rel.set_tuple_name(isl.dim_type.in_, "D").set_tuple_name(isl.dim_type.out, "D")
+    deltas = rel.deltas()
+    deltas = deltas.project_out(isl.dim_type.param, 0, deltas.dim(isl.dim_type.param))
+    if deltas.is_empty() or not deltas.is_singleton():
+        return None
+    point = deltas.sample_point()
+    distance = [point.get_coordinate_val(isl.dim_type.set, k).to_python() for k in range(shared)]
+    return next((k + 1 for k, v in enumerate(distance) if v), shared + 1)
+
+
+def _copy_is_exact(scop: Scop, deps: tuple[Dependence, ...], stmt: Statement, ref_id: str,
+                   level: int, ctx: isl.Context) -> bool:
+    """A copy at the start of an iteration of loops 1..level-1 holds what the read would have
+    read iff no write inside loop `level` of that same iteration reaches the read (flow)."""
+    for dep in deps:
+        if dep.kind != "flow" or dep.sink_access != ref_id:
+            continue
+        writer = scop.statement(dep.source)
+        if writer.beta[:level] != stmt.beta[:level]:
+            continue  # the writer runs before the copy (or after the read) in each iteration
+        # rel: { W[w] -> S[s] : w_k = s_k for the loops outside `level` }
+        rel = isl.Map.read_from_str(ctx, dep.relation)
+        for k in range(level - 1):
+            rel = rel.equate(isl.dim_type.in_, k, isl.dim_type.out, k)
+        if not rel.is_empty():
+            return False
+    return True
+
+
+def _plans(scop: Scop, ctx: isl.Context) -> list[_Copy]:
+    """Algorithm 2, line 1: the hindering anti dependences that an array copy removes."""
+    deps = dependences.compute(scop, ctx)
+    groups: dict[tuple[str, str, int], list[str]] = {}
+    for dep in hindering(scop, ctx):
+        level = _copy_level(dep, scop, ctx) if dep.kind == "anti" else None
+        if level is None:
+            continue  # output dependences need renaming of writes, not copies [43]
+        stmt = scop.statement(dep.source)
+        if _ref_position(stmt, dep.source_access) is None:
+            continue  # the read of a compound assignment's own target
+        if _copy_is_exact(scop, deps, stmt, dep.source_access, level, ctx):
+            refs = groups.setdefault((dep.source, dep.array, level), [])
+            if dep.source_access not in refs:
+                refs.append(dep.source_access)
+    return [_Copy(s, a, lv, tuple(r)) for (s, a, lv), r in groups.items()]
+
+
+def _ref_position(stmt: Statement, ref_id: str) -> int | None:
+    """Pre-order index among the Refs of stmt.rhs of the read `ref_id` (<stmt>_<k>, k >= 1)."""
+    k = int(ref_id.rpartition("_")[2]) - 1 - (stmt.op != "=")
+    return k if k >= 0 else None
+
+
+def _rename_refs(expr: Expr, positions: set[int], array: str, seen: list[int]) -> Expr:
+    """expr with the Refs at the given pre-order positions reading `array` instead."""
+    if isinstance(expr, Ref):
+        here = len(seen)
+        seen.append(here)
+        index = tuple(_rename_refs(e, positions, array, seen) for e in expr.index)
+        return Ref(array if here in positions else expr.array, index, expr.loc)
+    if isinstance(expr, BinOp):
+        return BinOp(expr.op, _rename_refs(expr.lhs, positions, array, seen),
+                     _rename_refs(expr.rhs, positions, array, seen), expr.loc)
+    if isinstance(expr, UnaryOp):
+        return UnaryOp(expr.op, _rename_refs(expr.operand, positions, array, seen), expr.loc)
+    if isinstance(expr, Cast):
+        return Cast(expr.dtype, _rename_refs(expr.operand, positions, array, seen), expr.loc)
+    if isinstance(expr, Call):
+        return Call(expr.func, tuple(_rename_refs(a, positions, array, seen) for a in expr.args),
+                    expr.loc)
+    if isinstance(expr, Ternary):
+        return Ternary(*(_rename_refs(e, positions, array, seen)
+                         for e in (expr.cond, expr.then, expr.other)), expr.loc)
+    return expr
+
+
+def _fresh(taken: set[str], base: str) -> str:
+    k = 0
+    while f"{base}{k}" in taken:
+        k += 1
+    return f"{base}{k}"
+
+
+def _footprint(scop: Scop, stmt: Statement, plan: _Copy, name: str, iters: list[str],
+               ctx: isl.Context) -> isl.Set:
+    """{ C[outer, x] : A[x] is read by the redirected refs in that iteration of the outer loops }
+
+    # access maps: { S[outer, inner] -> A[x] } restricted to the domain of S
+    """
+    n_outer = plan.level - 1
+    result = None
+    for acc in isl_build.statement_accesses(scop, stmt):
+        if acc.ref_id in plan.ref_ids:
+            amap = isl_build.access_map(acc, stmt, ctx, tagged=False)
+            flat = amap.wrap().flatten()  # [outer, inner, x]
+            flat = flat.project_out(isl.dim_type.set, n_outer, len(stmt.iterators) - n_outer)
+            result = flat if result is None else result.union(flat)
+    assert result is not None
+    # the convex hull of the footprints: simpler loops; its extra elements lie in the array too
+    result = isl.Set.from_basic_set(result.convex_hull()).set_tuple_name(name)
+    for k, it in enumerate(iters):
+        result = result.set_dim_name(isl.dim_type.set, k, it)
+    return result
+
+
+def _copy_statement(scop: Scop, plan: _Copy, copy_array: str, name: str, ctx: isl.Context
+                    ) -> Statement:
+    """Figure 7, S0: copy_array[x] = array[x] over the footprint, before the carrying loop."""
+    stmt = scop.statement(plan.stmt)
+    n_dims = len(scop.array(plan.array).shape)
+    taken = set(scop.params) | {a.name for a in scop.arrays} | set(stmt.iterators)
+    xs: list[str] = []
+    for _ in range(n_dims):
+        xs.append(_fresh(taken | set(xs), "x"))
+    outer = list(stmt.iterators[:plan.level - 1])
+    domain = _footprint(scop, stmt, plan, name, outer + xs, ctx)
+    beta = stmt.beta[:plan.level] + (0,) * n_dims
+    index = tuple(Var(x) for x in xs)
+    return Statement(name, tuple(outer + xs), str(domain), beta, Ref(copy_array, index), "=",
+                     Ref(plan.array, index), stmt.loc,
+                     stmt.loop_directions()[:plan.level - 1] + (1,) * n_dims)
+
+
+def _apply(scop: Scop, plan: _Copy, ctx: isl.Context) -> Scop:
+    """Insert the copy before the loop at depth plan.level that holds plan.stmt; redirect."""
+    stmt = scop.statement(plan.stmt)
+    arr = scop.array(plan.array)
+    taken = {a.name for a in scop.arrays} | {a.name for a in scop.args}
+    copy_arr = Array(_fresh(taken, arr.name), arr.dtype, arr.shape, local=True)
+    copy = _copy_statement(scop, plan, copy_arr.name, _fresh({s.name for s in scop.statements},
+                                                             "copy"), ctx)
+    cut = plan.level - 1  # beta index of the carrying loop's position in its parent
+    positions = {_ref_position(stmt, r) for r in plan.ref_ids}
+    stmts = []
+    for s in scop.statements:
+        if len(s.iterators) >= cut and s.beta[:cut] == stmt.beta[:cut] and \
+                s.beta[cut] >= stmt.beta[cut]:
+            s = dataclasses.replace(s, beta=s.beta[:cut] + (s.beta[cut] + 1,) + s.beta[cut + 1:])
+        if s.name == stmt.name:
+            s = dataclasses.replace(s, rhs=_rename_refs(s.rhs, positions, copy_arr.name, []))
+        stmts.append(s)
+    stmts.append(copy)
+    return dataclasses.replace(scop, arrays=scop.arrays + (copy_arr,), statements=tuple(stmts))
+
+
+def _renumbered(scop: Scop, ctx: isl.Context) -> Scop:
+    """Statements in textual (beta) order, named S0, S1, ... (tuple names of the domains)."""
+    ordered = sorted(scop.statements, key=lambda s: s.beta)
+    stmts = []
+    for k, s in enumerate(ordered):
+        name = f"S{k}"
+        if s.name != name:
+            domain = isl.Set.read_from_str(ctx, s.domain).set_tuple_name(name)
+            s = dataclasses.replace(s, name=name, domain=str(domain))
+        stmts.append(s)
+    return dataclasses.replace(scop, statements=tuple(stmts))
+
+
+def eliminate_false_deps(scop: Scop) -> Scop:
+    """Di et al. 2012, Algorithm 2: copy arrays to remove parallelism-hindering anti dependences.
+
+    Each read that is the source of a hindering anti dependence carried at loop depth l
+    (uniform distance) reads a local copy instead, taken at the start of every iteration of
+    the loops outside l (Figure 7: A0[i] = A[i] before the i loop, S1 reads A0[i+1]). A read is
+    redirected only when no write of the same iteration of those loops reaches it, so the copy
+    holds exactly the values it read. Statements are renumbered in textual order. One pass:
+    the copies bring false dependences of their own (Figure 8), which are not revisited.
+
+    Returns the scop unchanged when nothing can be eliminated.
+    """
+    ctx = isl.Context()
+    plans = _plans(scop, ctx)
+    for plan in plans:
+        scop = _apply(scop, plan, ctx)
+    return _renumbered(scop, ctx) if plans else scop

@@ -1,0 +1,101 @@
+"""Di et al. 2012, Section III-C: Definition 2 and Algorithm 2 on Figure 2 (Figures 7 and 9)."""
+
+import islpy as isl
+
+from polycuda.analysis import dependences
+from polycuda.frontend.builder import ScopBuilder
+from polycuda.ir.expr import BinOp, Const, Ref, Var
+from polycuda.ir.scop import Scop
+from polycuda.schedule import false_deps, pluto, report
+from tests.unit import hand_scops
+from tests.unit.test_pluto import assert_legal, assert_same_results
+
+
+def test_only_the_anti_dependence_0_1_hinders_parallelism():
+    """Table I: anti (1,0) and output (1,0) are redundant with the flow (1,0); anti (0,1) is not."""
+    found = false_deps.hindering(hand_scops.figure2())
+    assert [(d.kind, d.distance) for d in found] == [("anti", (0, 1))]
+
+
+def test_figure7_copy_statement_and_redirected_read():
+    scop = false_deps.eliminate_false_deps(hand_scops.figure2())
+    copy, stmt = scop.statements
+    assert (copy.name, stmt.name) == ("S0", "S1")
+    assert scop.array("A0").local and not scop.array("A").local
+    # S0: A0[x] = A[x] at the start of every t iteration, before the i loop
+    assert copy.iterators[0] == "t" and copy.beta == (0, 0, 0) and stmt.beta == (0, 1, 0)
+    x = Var(copy.iterators[1])
+    assert (copy.lhs, copy.op, copy.rhs) == (Ref("A0", (x,)), "=", Ref("A", (x,)))
+    assert isl.Set(copy.domain).is_equal(
+        isl.Set("[T, I] -> { S0[t, x] : 1 <= t <= T and 2 <= x <= I + 1 }"))
+    # S1: A[i] = 0.5 * (A[i] + A0[i + 1])
+    assert [r.array for r in stmt.read_refs()] == ["A", "A0"]
+
+
+def test_figure8_dependences_no_longer_hold_the_anti_dependence_0_1():
+    scop = false_deps.eliminate_false_deps(hand_scops.figure2())
+    deps = dependences.compute(scop)
+    assert ("anti", "S1", "S1", (0, 1)) not in {(d.kind, d.source, d.sink, d.distance)
+                                                for d in deps}
+
+
+def test_figure9_hyperplanes_after_copying():
+    """Phi_S0 = [[1,0],[1,1]] + [0,0], Phi_S1 = [[1,0],[1,1]] + [0,1] (balanced, Section III-C)."""
+    original = hand_scops.figure2()
+    scop = false_deps.eliminate_false_deps(original)
+    ctx = isl.Context()
+    schedule = pluto.pluto_schedule(scop, balanced=True, ctx=ctx)
+    assert_legal(scop, schedule, ctx)
+    rows = report.schedule_rows(schedule)
+    assert [r["row"] for r in rows["S0"]] == [[1, 0, 0], [1, 1, 0]]
+    assert [r["row"] for r in rows["S1"]] == [[1, 0, 0], [1, 1, 1]]
+    assert_same_results(original, scop, schedule, {"T": 4, "I": 7})
+
+
+def test_nests_without_hindering_false_dependences_are_unchanged():
+    for make in (hand_scops.sor_1d, hand_scops.jacobi_2d):
+        scop = make()
+        assert false_deps.eliminate_false_deps(scop) is scop
+
+
+def jacobi_1d_imperfect() -> Scop:
+    """for t: { for i: B[i] = (A[i-1] + A[i] + A[i+1]) / 3;  for j: A[j] = B[j] }"""
+    b = ScopBuilder("jacobi_1d_imper")
+    b.add_arg("T", "param", "int")
+    b.add_arg("n", "param", "int")
+    for name in ("A", "B"):
+        b.add_arg(name, "array", "double", (Var("n"),))
+    b.enter_loop("t", Const(0), BinOp("-", Var("T"), Const(1)), 1)
+    b.enter_loop("i", Const(2), BinOp("-", Var("n"), Const(3)), 1)
+    i = Var("i")
+    total = BinOp("+", BinOp("+", Ref("A", (BinOp("-", i, Const(1)),)), Ref("A", (i,))),
+                  Ref("A", (BinOp("+", i, Const(1)),)))
+    b.add_statement(Ref("B", (i,)), "=", BinOp("/", total, Const(3.0, "double")))
+    b.exit_loop()
+    b.enter_loop("j", Const(2), BinOp("-", Var("n"), Const(3)), 1)
+    b.add_statement(Ref("A", (Var("j"),)), "=", Ref("B", (Var("j"),)))
+    b.exit_loop()
+    b.exit_loop()
+    return b.build()
+
+
+def test_loop_independent_anti_dependences_between_sweeps_are_copied_per_time_step():
+    original = jacobi_1d_imperfect()
+    found = {(d.source, d.sink, d.source_ref) for d in false_deps.hindering(original)}
+    assert found == {("S0", "S1", "A[(i - 1)]"), ("S0", "S1", "A[(i + 1)]")}
+    scop = false_deps.eliminate_false_deps(original)
+    copy, sweep, _ = scop.statements
+    assert copy.iterators[0] == "t" and [s.beta for s in scop.statements] == [
+        (0, 0, 0), (0, 1, 0), (0, 2, 0)]
+    assert [r.array for r in sweep.read_refs()] == ["A0", "A", "A0"]
+    ctx = isl.Context()
+    schedule = pluto.pluto_schedule(scop, balanced=True, ctx=ctx)
+    assert_legal(scop, schedule, ctx)
+    assert_same_results(original, scop, schedule, {"T": 3, "n": 9})
+
+
+def test_a_read_fed_within_the_same_iteration_is_not_copied():
+    """reverse_scan: y[i] = s reads the s that s += x[i] wrote in the same iteration."""
+    scop = hand_scops.reverse_scan()
+    assert false_deps.hindering(scop)
+    assert false_deps.eliminate_false_deps(scop) is scop
