@@ -71,7 +71,7 @@ def dependence_maps(scop: Scop, ctx: isl.Context) -> tuple[isl.UnionMap, isl.Uni
     flow = _last_source(reads, writes, sched)
     output = _last_source(writes, writes, sched)
     anti = _last_source(reads, writes, _reversed(sched)).reverse()
-    return flow.coalesce(), output.union(anti).coalesce()
+    return flow, output.union(anti)
 
 
 def _last_source(sinks: isl.UnionMap, sources: isl.UnionMap, sched: isl.UnionMap
@@ -167,7 +167,9 @@ def untagged_union(scop: Scop, ctx: isl.Context, kinds: tuple[str, ...] = ("flow
         result = result.union(flow.domain_factor_domain().range_factor_domain())
     if "anti" in kinds or "output" in kinds:
         result = result.union(false.domain_factor_domain().range_factor_domain())
-    return result.coalesce()
+    # Not coalesced: isl schedules one simple polyhedron per access pair far faster than
+    # their coalesced hull (jacobi-3d: 3.5 s -> 0.12 s on the 2-core machine).
+    return result
 
 
 def _maps(umap: isl.UnionMap) -> list[isl.Map]:
