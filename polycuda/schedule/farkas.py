@@ -115,7 +115,8 @@ class Ilp:
     def __init__(self, space: isl.Space, rows: list[LinRow]):
         # space: { [x0, ..., xN] } (no parameters): the ILP unknowns
         self.space = space
-        self.base = basic_set(space, rows)
+        # uniform dependences repeat many Farkas rows: drop the duplicates before isl sees them
+        self.base = basic_set(space, list(dict.fromkeys(rows))).remove_redundancies()
 
     def with_rows(self, rows: list[LinRow]) -> Ilp:
         ilp = Ilp.__new__(Ilp)
