@@ -1,8 +1,13 @@
 """Pluto-style tiling-hyperplane scheduler (Bondhugula et al., refs [6,40,41] of Di et al. 2012),
 with Di et al.'s balanced intra-tile wavefronts (Theorem 2, Algorithm 1) as an option.
 
-Result: an isl schedule tree of permutable bands (coincident members marked) and sequences
-where statements were distributed. The ILPs are built from isl's Farkas duals (farkas.py).
+Per group of statements (schedule_group): find a band, one hyperplane at a time, each the
+lexicographic minimum of an ILP whose constraints are eq. (3) (legality) and Pluto's distance
+bound on every unsatisfied dependence, linearised by Farkas' lemma (isl coefficients(), see
+farkas.py), plus a linear-independence constraint per statement; recurse on the dependence
+parts the band leaves unsatisfied; when no hyperplane exists, distribute the SCCs of the
+dependence graph (fusing consecutive ones while they still admit a hyperplane) and recurse.
+Result: an isl schedule tree of permutable bands (coincident members marked) and sequences.
 """
 
 from __future__ import annotations
@@ -106,7 +111,11 @@ class Layout:
         return {self.shift_at[stmt]: 1}
 
     def bounds(self) -> list[LinRow]:
-        """Every unknown >= 0 (so the lexmin exists); abs = sum of |coefficients|."""
+        """Every unknown >= 0 (so the lexmin exists); abs = sum of |coefficients|.
+
+        Shifts >= 0 loses nothing: the constraints see only differences of shifts, so adding
+        one constant to every statement's shift turns any solution into one with shifts >= 0.
+        """
         rows = [lin_row({k: 1}, 0) for k in range(len(self.names))]
         total: LinExpr = {self.abs: -1}
         for key in list(self.pos.values()) + list(self.neg.values()):
@@ -124,7 +133,7 @@ def _neg(expr: LinExpr) -> LinExpr:
 
 
 def dep_rows(lay: Layout, dep: Dep, duals: tuple[farkas.DualRow, ...], strict: int,
-              bound: bool) -> list[LinRow]:
+             bound: bool) -> list[LinRow]:
     """Legality and distance-bound constraints of one dependence on the hyperplane unknowns."""
     src, snk = lay.coeffs(dep.source), lay.coeffs(dep.sink)
     shift_diff = lin_add((1, lay.shift(dep.sink)), (-1, lay.shift(dep.source)))
