@@ -16,6 +16,7 @@ from polycuda.codegen.c_expr import C_HELPERS
 from polycuda.codegen.c_target import array_elements
 from polycuda.codegen.printer import AstPrinter, for_parts, mark_parts
 from polycuda.codegen.statements import user_statement
+from polycuda.codegen.test_main import main_source
 from polycuda.gpu.mapping import KernelMapping
 from polycuda.ir.scop import Scop
 
@@ -185,11 +186,13 @@ _PRELUDE = """\
 
 
 def generate(scop: Scop, ast: isl.AstNode, kernels: tuple[KernelMapping, ...]) -> str:
-    """The standalone .cu text: kernels, `pc_<name>_dev`, `pc_<name>` (extern "C")."""
+    """The standalone .cu text: kernels, `pc_<name>_dev`, `pc_<name>` (extern "C"), and a
+    `main` compiled only with -DPOLYCUDA_MAIN."""
     host = HostPrinter(scop, {k.name: k for k in kernels})
     host.node(ast, 1)
     parts = [_PRELUDE.format(helpers=C_HELPERS.rstrip())]
     parts += [src + "\n" for src in host.kernel_sources]
     parts.append("\n".join(_dev_entry(scop, host)) + "\n")
     parts.append("\n".join(_host_entry(scop)) + "\n")
+    parts.append(main_source(scop))
     return "\n".join(parts)

@@ -81,3 +81,51 @@ def test_serial_kernel_runs_with_one_thread():
     prog = _program(hand_scops.reverse_scan)
     values = prog.verify(SIZES["rscan"], targets=("emulate",))
     assert values[0].ok and np.isfinite(values[0].worst["y"])
+
+
+def test_optional_main_runs_under_the_emulator(tmp_path):
+    import subprocess
+
+    from polycuda.runtime import device, emulate
+
+    source = compile_scop(hand_scops.gemm_triangular(), Options(target="cuda")).source
+    assert "#ifdef POLYCUDA_MAIN" in source
+    cpp = tmp_path / "main.cpp"
+    cpp.write_text(emulate.translate(source))
+    exe = tmp_path / "main"
+    subprocess.run([device.find_cxx(), "-std=c++20", "-O1", "-pthread", "-DPOLYCUDA_MAIN",
+                    str(cpp), "-o", str(exe)], check=True)
+    outputs = [subprocess.run([str(exe), "n=17"], check=True, capture_output=True,
+                              text=True).stdout for _ in range(2)]
+    checksum = [line for line in outputs[0].splitlines() if line.startswith("checksum C ")]
+    assert len(checksum) == 1 and float(checksum[0].split()[2]) > 0
+    assert [ln for ln in outputs[1].splitlines() if ln.startswith("checksum")] == checksum
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not found: CUDA not compiled")
+def test_optional_main_compiles_with_nvcc():
+    from polycuda.runtime import build
+
+    source = compile_scop(hand_scops.jacobi_2d(), Options(target="cuda")).source
+    build.compile_only(source, "cuda", flags=("-DPOLYCUDA_MAIN",))
+
+
+def test_iterator_names_avoid_user_names():
+    from polycuda.frontend.c import parse_source
+
+    text = """
+void f(int n, double c1, double c0[n]) {
+#pragma scop
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      c0[i] = c0[i] * c1 + j;
+#pragma endscop
+}
+"""
+    (scop,) = parse_source(text, filename="clash.c")
+    source = compile_scop(scop, Options(target="c")).source
+    assert "pc_c0" in source
+    import polycuda
+
+    results = polycuda.compile(text, filename="clash.c").verify({"n": 9}, targets=("c", "openmp"))
+    assert all(r.ok for r in results)
