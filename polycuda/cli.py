@@ -36,6 +36,11 @@ def _options(args: argparse.Namespace, target: str | None = None) -> Options:
         changes["tile_sizes"] = args.tile_sizes
     if args.block_sizes:
         changes["block_sizes"] = args.block_sizes
+    for flag in ("balanced_wavefront", "eliminate_false_deps"):
+        if getattr(args, flag):
+            changes[flag] = True
+    if args.no_wavefront:
+        changes["wavefront"] = False
     return base.replace(**changes)
 
 
@@ -128,6 +133,12 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scheduler", choices=SCHEDULERS, help="isl (default, PPCG-like) or pluto")
     p.add_argument("--tile-sizes", type=_ints, help="e.g. 8,32 (outermost first)")
     p.add_argument("--block-sizes", type=_ints, help="threads per block, e.g. 8,32")
+    p.add_argument("--balanced-wavefront", action="store_true",
+                   help="pluto: Di et al. Theorem 2 constraint (balanced intra-tile wavefronts)")
+    p.add_argument("--eliminate-false-deps", action="store_true",
+                   help="copy arrays to remove parallelism-hindering false dependences")
+    p.add_argument("--no-wavefront", action="store_true",
+                   help="do not tile sequential permutable bands into two-level wavefronts")
     p.add_argument("--options", help="read options written by --dump-options")
 
 

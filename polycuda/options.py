@@ -31,6 +31,14 @@ class Options:
     max_mapped_dims: int = 2
     # Verification builds: run parallel loops of CPU targets in a permuted order.
     shuffle_parallel: bool = False
+    # pluto scheduler: Di et al. 2012 Theorem 2 (first hyperplane strictly satisfies every
+    # self dependence: balanced intra-tile wavefronts), Algorithm 1.
+    balanced_wavefront: bool = False
+    # Di et al. 2012 Algorithm 2: copy arrays to remove parallelism-hindering false deps.
+    eliminate_false_deps: bool = False
+    # Tile permutable bands that have no parallel member and run them as two-level wavefronts
+    # (tiles of one wavefront on blocks, points of one intra-tile wavefront on threads).
+    wavefront: bool = True
 
     def __post_init__(self) -> None:
         if self.target not in TARGETS:
@@ -41,6 +49,8 @@ class Options:
             raise InvalidConfigError(f"{self.tile_sizes=} must all be >= 1")
         if any(b < 1 for b in self.block_sizes):
             raise InvalidConfigError(f"{self.block_sizes=} must all be >= 1")
+        if self.balanced_wavefront and self.scheduler != "pluto":
+            raise InvalidConfigError("balanced_wavefront needs scheduler='pluto'")
         if not 1 <= self.max_mapped_dims <= 3:
             raise InvalidConfigError(f"{self.max_mapped_dims=} must be 1, 2 or 3")
 

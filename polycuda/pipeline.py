@@ -12,8 +12,9 @@ from polycuda.codegen import c_target, cuda_target
 from polycuda.gpu import mapping
 from polycuda.ir import isl_build
 from polycuda.ir.scop import Scop
+from polycuda.errors import InvalidConfigError
 from polycuda.options import Options
-from polycuda.schedule import isl_scheduler, legality
+from polycuda.schedule import false_deps, isl_scheduler, legality
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,11 @@ class Generated:
     seconds: float = field(default=0.0, compare=False)  # frontend excluded, compiler excluded
 
 
+def transform_scop(scop: Scop, options: Options) -> Scop:
+    """The Scop that is scheduled: with array copies when eliminate_false_deps is set."""
+    return false_deps.eliminate_false_deps(scop) if options.eliminate_false_deps else scop
+
+
 def schedule_scop(scop: Scop, options: Options, ctx: isl.Context) -> isl.Schedule:
     """Run the chosen scheduler and check the result against every dependence."""
     if options.scheduler == "isl":
@@ -35,7 +41,7 @@ def schedule_scop(scop: Scop, options: Options, ctx: isl.Context) -> isl.Schedul
     else:
         from polycuda.schedule import pluto
 
-        schedule = pluto.pluto_schedule(scop, ctx=ctx)
+        schedule = pluto.pluto_schedule(scop, balanced=options.balanced_wavefront, ctx=ctx)
     legality.check(schedule, dependences.untagged_union(scop, ctx), f"{options.scheduler} "
                    "schedule")
     return schedule
@@ -63,7 +69,11 @@ def _iterator_ids(ctx: isl.Context, prefix: str) -> isl.IdList:
 
 def compile_scop(scop: Scop, options: Options) -> Generated:
     """Scop -> source text of `options.target` (pure: same input, same text)."""
+    if options.target == "auto":
+        raise InvalidConfigError("resolve target 'auto' (Program.resolve_target) before codegen")
     start = time.perf_counter()
+    # schedule.false_deps: optional array copies (Di et al. 2012, Algorithm 2), Scop -> Scop
+    scop = transform_scop(scop, options)
     ctx = isl_scheduler.new_context()
     context = isl_build.context_set(scop, ctx)
     # schedule: isl (PPCG-like) or pluto, checked legal against flow/anti/output deps

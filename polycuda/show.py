@@ -7,7 +7,7 @@ import json
 from polycuda.analysis import dependences
 from polycuda.program import Program
 from polycuda.schedule import isl_scheduler, report
-from polycuda.pipeline import schedule_scop
+from polycuda.pipeline import schedule_scop, transform_scop
 
 
 def deps_json(prog: Program) -> list[dict]:
@@ -15,9 +15,10 @@ def deps_json(prog: Program) -> list[dict]:
 
 
 def schedule_of(prog: Program) -> dict:
+    """Schedule JSON of the region as scheduled (after false-dependence elimination, if on)."""
     ctx = isl_scheduler.new_context()
-    schedule = schedule_scop(prog.scop, prog.options, ctx)
-    return report.schedule_json(prog.scop, schedule)
+    scop = transform_scop(prog.scop, prog.options)
+    return report.schedule_json(scop, schedule_scop(scop, prog.options, ctx))
 
 
 def _deps_text(prog: Program) -> str:

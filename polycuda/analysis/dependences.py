@@ -128,6 +128,7 @@ def compute(scop: Scop, ctx: isl.Context | None = None) -> tuple[Dependence, ...
             rel = _untag(tagged_map)
             if rel.is_empty():
                 continue
+            rel = _named(rel, scop)
             src_acc, snk_acc = accesses[src], accesses[snk]
             kind = "flow" if is_flow else ("output" if src_acc.is_write else "anti")
             deps.append(Dependence(kind, rel.get_tuple_name(isl.dim_type.in_),
@@ -138,6 +139,17 @@ def compute(scop: Scop, ctx: isl.Context | None = None) -> tuple[Dependence, ...
     return tuple(sorted(deps, key=lambda d: (order[d.source], order[d.sink], d.kind,
                                              _ref_order(d.source_access),
                                              _ref_order(d.sink_access), d.relation)))
+
+
+def _named(rel: isl.Map, scop: Scop) -> isl.Map:
+    # { S[i0, i1] -> T[i0', i1'] } ==> { S[t, i] -> T[t', i'] } with the statements' iterators
+    src = scop.statement(rel.get_tuple_name(isl.dim_type.in_)).iterators
+    snk = scop.statement(rel.get_tuple_name(isl.dim_type.out)).iterators
+    for k, name in enumerate(src):
+        rel = rel.set_dim_name(isl.dim_type.in_, k, name)
+    for k, name in enumerate(snk):
+        rel = rel.set_dim_name(isl.dim_type.out, k, name + "'")
+    return rel
 
 
 def _ref_order(ref_id: str) -> tuple[str, int]:

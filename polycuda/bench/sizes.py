@@ -1,0 +1,92 @@
+"""Problem sizes of `polycuda bench`: full (one H100 run of the whole suite in < 10 minutes),
+quick (< 2 minutes), small (the suite's verification sizes: a smoke test of seconds).
+
+Full sizes are the suite's `bench` sizes where the sequential gcc -O3 baseline runs in a few
+seconds; elsewhere they are cut so that it does, because every kernel's sequential run is also
+its correctness oracle at the sizes that are timed:
+- stencils and SOR keep their spatial extents (every array > L2) and run fewer time steps;
+- cubic kernels (gemm family, syr2k, covariance, doitgen) use 1024-2048 instead of 4096;
+- matrix-vector kernels keep n = 8192 (a 512 MiB matrix).
+Quick sizes shrink the arrays to 8-32 MiB and the cubic kernels to 384-512.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+MODES = ("full", "quick", "small")
+
+_T_FULL = {"T": 20}
+FULL: dict[str, dict[str, int]] = {
+    "jacobi_1d": {**_T_FULL, "n": 1 << 24},
+    "jacobi_2d": {**_T_FULL, "n": 4096},
+    "jacobi_3d": {**_T_FULL, "n": 256},
+    "jacobi_3d_27pt": {"T": 10, "n": 256},
+    "heat_2d": {**_T_FULL, "n": 4096},
+    "heat_3d": {**_T_FULL, "n": 256},
+    "fdtd_2d": {"T": 10, "nx": 4096, "ny": 4096},
+    "sor_1d": {"T": 64, "n": 1 << 22},
+    "sor_2d": {**_T_FULL, "n": 4096},
+    "sor_3d": {**_T_FULL, "n": 256},
+    "gemm": {"ni": 1536, "nj": 1536, "nk": 1536},
+    "two_mm": {"ni": 1024, "nj": 1024, "nk": 1024, "nl": 1024},
+    "three_mm": {"ni": 1024, "nj": 1024, "nk": 1024, "nl": 1024, "nm": 1024},
+    "atax": {"m": 8192, "n": 8192},
+    "bicg": {"n": 8192, "m": 8192},
+    "mvt": {"n": 8192},
+    "gesummv": {"n": 8192},
+    "gemver": {"n": 8192},
+    "doitgen": {"nr": 192, "nq": 192, "nk": 192},
+    "syr2k": {"n": 1024, "m": 1024},
+    "covariance": {"n": 1536, "m": 1536},
+    "trmv": {"n": 8192},
+    "trisolv": {"n": 8192},
+    "syr": {"n": 8192},
+}
+
+QUICK: dict[str, dict[str, int]] = {
+    "jacobi_1d": {"T": 10, "n": 1 << 21},
+    "jacobi_2d": {"T": 10, "n": 1024},
+    "jacobi_3d": {"T": 10, "n": 96},
+    "jacobi_3d_27pt": {"T": 5, "n": 96},
+    "heat_2d": {"T": 10, "n": 1024},
+    "heat_3d": {"T": 10, "n": 96},
+    "fdtd_2d": {"T": 10, "nx": 1024, "ny": 1024},
+    "sor_1d": {"T": 16, "n": 1 << 18},
+    "sor_2d": {"T": 10, "n": 1024},
+    "sor_3d": {"T": 10, "n": 96},
+    "gemm": {"ni": 512, "nj": 512, "nk": 512},
+    "two_mm": {"ni": 384, "nj": 384, "nk": 384, "nl": 384},
+    "three_mm": {"ni": 384, "nj": 384, "nk": 384, "nl": 384, "nm": 384},
+    "atax": {"m": 2048, "n": 2048},
+    "bicg": {"n": 2048, "m": 2048},
+    "mvt": {"n": 2048},
+    "gesummv": {"n": 2048},
+    "gemver": {"n": 2048},
+    "doitgen": {"nr": 96, "nq": 96, "nk": 96},
+    "syr2k": {"n": 512, "m": 512},
+    "covariance": {"n": 512, "m": 512},
+    "trmv": {"n": 2048},
+    "trisolv": {"n": 2048},
+    "syr": {"n": 2048},
+}
+
+
+def sizes_for(kernel: object, mode: str) -> dict[str, int]:
+    """The integer parameters of `kernel` (a kernels.suite.Kernel) in `mode`.
+
+    A kernel missing from the tables (added to the suite later) gets its `bench` sizes in
+    full mode and its `small` sizes otherwise.
+
+    Raises:
+        ValueError: an unknown mode.
+    """
+    name: str = kernel.name  # type: ignore[attr-defined]
+    small: Mapping[str, int] = kernel.small  # type: ignore[attr-defined]
+    if mode == "small":
+        return dict(small)
+    if mode == "quick":
+        return dict(QUICK.get(name, small))
+    if mode == "full":
+        return dict(FULL.get(name, kernel.bench))  # type: ignore[attr-defined]
+    raise ValueError(f"{mode=} is not one of {MODES}")
