@@ -34,16 +34,21 @@ def transform_scop(scop: Scop, options: Options) -> Scop:
     return false_deps.eliminate_false_deps(scop) if options.eliminate_false_deps else scop
 
 
-def schedule_scop(scop: Scop, options: Options, ctx: isl.Context) -> isl.Schedule:
-    """Run the chosen scheduler and check the result against every dependence."""
+def schedule_scop(scop: Scop, options: Options, ctx: isl.Context,
+                  dep_map: isl.UnionMap | None = None) -> isl.Schedule:
+    """Run the chosen scheduler and check the result against every dependence.
+
+    # dep_map: { S[i] -> T[j] }, all flow/anti/output dependences (computed when not given)
+    """
+    if dep_map is None:
+        dep_map = dependences.untagged_union(scop, ctx)
     if options.scheduler == "isl":
-        schedule = isl_scheduler.isl_schedule(scop, ctx)
+        schedule = isl_scheduler.isl_schedule(scop, ctx, dep_map)
     else:
         from polycuda.schedule import pluto
 
         schedule = pluto.pluto_schedule(scop, balanced=options.balanced_wavefront, ctx=ctx)
-    legality.check(schedule, dependences.untagged_union(scop, ctx), f"{options.scheduler} "
-                   "schedule")
+    legality.check(schedule, dep_map, f"{options.scheduler} schedule")
     return schedule
 
 
@@ -76,12 +81,14 @@ def compile_scop(scop: Scop, options: Options) -> Generated:
     scop = transform_scop(scop, options)
     ctx = isl_scheduler.new_context()
     context = isl_build.context_set(scop, ctx)
-    # schedule: isl (PPCG-like) or pluto, checked legal against flow/anti/output deps
-    schedule = schedule_scop(scop, options, ctx)
+    # analysis.dependences: flow (value-based), anti, output
+    dep_map = dependences.untagged_union(scop, ctx)
+    # schedule: isl (PPCG-like) or pluto, checked legal against every dependence
+    schedule = schedule_scop(scop, options, ctx, dep_map)
     # gpu.map: tile the outermost parallel band, kernel/thread/serial marks
     prefix = iterator_prefix(scop)
     mapped, kernels = mapping.map_schedule(schedule, options, context, prefix)
-    legality.check(mapped, dependences.untagged_union(scop, ctx), "tiled schedule")
+    legality.check(mapped, dep_map, "tiled schedule")
     # codegen: isl AST (loop iterators named <prefix><depth>), then the target's printer
     build = isl.AstBuild.from_context(context).set_iterators(_iterator_ids(ctx, prefix))
     ast = build.node_from_schedule(mapped)

@@ -17,14 +17,16 @@ def new_context() -> isl.Context:
     return ctx
 
 
-def isl_schedule(scop: Scop, ctx: isl.Context) -> isl.Schedule:
+def isl_schedule(scop: Scop, ctx: isl.Context, dep_map: isl.UnionMap | None = None
+                 ) -> isl.Schedule:
     """Schedule tree from isl_schedule_constraints_compute_schedule.
 
     validity = proximity = coincidence = every dependence (flow, anti, output), as PPCG does
     without live-range reordering.
     """
     # dep_map: { S[i] -> T[j] }
-    dep_map = dependences.untagged_union(scop, ctx)
+    if dep_map is None:
+        dep_map = dependences.untagged_union(scop, ctx)
     domain = isl_build.domain_union(scop, ctx)
     sc = isl.ScheduleConstraints.on_domain(domain)
     sc = sc.set_context(isl_build.context_set(scop, ctx))
