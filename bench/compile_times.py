@@ -39,10 +39,10 @@ def measure() -> dict:
     for kernel in suite.KERNELS:
         path = str(kernel.c_path)
         scop = next(s for s in cfront.parse_file(path) if s.name == kernel.function)
-        row = {"frontend_s": _median_time(lambda: cfront.parse_file(path))}
+        row = {"frontend_s": _median_time(lambda p=path: cfront.parse_file(p))}
         for name, options in CONFIGS.items():
             try:
-                row[name + "_s"] = _median_time(lambda: compile_scop(scop, options))
+                row[name + "_s"] = _median_time(lambda s=scop, o=options: compile_scop(s, o))
             except Exception as err:  # noqa: BLE001 (a failing configuration is reported)
                 row[name + "_s"] = None
                 row[name + "_error"] = f"{type(err).__name__}: {err}"[:300]

@@ -5,6 +5,14 @@ from polycuda.errors import PolycudaError, UserError
 from polycuda.options import Options
 from polycuda.program import Program
 
-__all__ = ["compile", "compile_all", "jit", "JitFunction", "Options", "Program",
-           "PolycudaError", "UserError"]
+__all__ = [
+           "JitFunction",
+           "Options",
+           "PolycudaError",
+           "Program",
+           "UserError",
+           "compile",
+           "compile_all",
+           "jit",
+]
 __version__ = "0.1.0"

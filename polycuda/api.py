@@ -5,7 +5,8 @@ from __future__ import annotations
 import functools
 import inspect
 import os
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from polycuda.errors import UserError
 from polycuda.ir.scop import Scop

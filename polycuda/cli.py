@@ -1,13 +1,13 @@
-"""The `polycuda` command: compile, run, verify, show, demo."""
+"""The `polycuda` command: compile, run, verify, show, bench, demo."""
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
 
+from polycuda.bench import command as bench_command
 from polycuda.errors import PolycudaError
 from polycuda.options import SCHEDULERS, Options
 from polycuda.program import Program
@@ -169,6 +169,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--repeat", type=int, default=10, help="timed runs (median reported)")
     p.add_argument("--no-verify", action="store_true", help="skip the comparison")
     p.set_defaults(func=cmd_run)
+    p = sub.add_parser("bench", help="every kernel of the suite against every baseline")
+    bench_command.add_arguments(p)
     p = sub.add_parser("demo", help="compile, run and verify the embedded example")
     p.add_argument("--target", choices=("auto", "cuda", "openmp", "c"), default="auto")
     p.set_defaults(func=cmd_demo)

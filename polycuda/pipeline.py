@@ -9,10 +9,10 @@ import islpy as isl
 
 from polycuda.analysis import dependences
 from polycuda.codegen import c_target, cuda_target
+from polycuda.errors import InvalidConfigError
 from polycuda.gpu import mapping
 from polycuda.ir import isl_build
 from polycuda.ir.scop import Scop
-from polycuda.errors import InvalidConfigError
 from polycuda.options import Options
 from polycuda.schedule import false_deps, isl_scheduler, legality
 

@@ -32,8 +32,8 @@ class RunReport:
                   if self.times_s else "")
         check = {True: "verified", False: f"MISMATCH {self.message}", None: "not verified"}
         lines = [f"{self.name} on {self.target} at {self.sizes}:",
-                 f"  {self.target:10s} median {med * 1e3:10.3f} ms  min/max {spread} ms "
-                 f"({len(self.times_s)} runs, host arrays, copies included)",
+                 (f"  {self.target:10s} median {med * 1e3:10.3f} ms  min/max {spread} ms "
+                  f"({len(self.times_s)} runs, host arrays, copies included)"),
                  f"  reference  {self.reference_s * 1e3:10.3f} ms  ({self.reference_name})"]
         if self.times_s and self.reference_s:
             lines.append(f"  speedup    {self.reference_s / med:10.2f}x")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 from polycuda.analysis import dependences
+from polycuda.pipeline import schedule_scop, transform_scop
 from polycuda.program import Program
 from polycuda.schedule import isl_scheduler, report
-from polycuda.pipeline import schedule_scop, transform_scop
 
 
 def deps_json(prog: Program) -> list[dict]:

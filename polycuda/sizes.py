@@ -37,11 +37,15 @@ def _footprint_extent(scop: Scop, array: str, dim: int, values: dict[str, int]) 
             high = image.dim_max(dim)
             if not high.is_cst():
                 return None
-            pieces: list = []
-            high.foreach_piece(lambda _s, aff: pieces.append(aff.get_constant_val().to_python()))
-            value = max(pieces) + 1
+            value = _max_constant(high) + 1
             best = value if best is None else max(best, value)
     return best
+
+
+def _max_constant(high: isl.PwAff) -> int:
+    pieces: list[int] = []
+    high.foreach_piece(lambda _s, aff: pieces.append(aff.get_constant_val().to_python()))
+    return max(pieces)
 
 
 def resolve_sizes(scop: Scop, given: dict[str, int] | None = None) -> dict[str, int]:

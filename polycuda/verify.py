@@ -6,8 +6,8 @@ Every written array is compared: exactly for integers, with a tolerance for floa
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from polycuda.ir.expr import BinOp, Call, Cast, Const, Expr, Ref, Ternary, UnaryOp, Var
 
@@ -16,7 +16,7 @@ def subscript_ref(ref: Ref, sub: Callable[[Expr], str]) -> str:
     return ref.array + "".join(f"[{sub(i)}]" for i in ref.index)
 
 
-def const_to_c(value: int | float, dtype: str) -> str:
+def const_to_c(value: float, dtype: str) -> str:
     if dtype in ("int", "long") and isinstance(value, int):
         return str(value) if value >= 0 else f"({value})"
     text = repr(float(value))

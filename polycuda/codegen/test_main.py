@@ -43,10 +43,10 @@ def main_source(scop: Scop) -> str:
     lines += ["  struct timespec t0, t1;", "  clock_gettime(CLOCK_MONOTONIC, &t0);",
               f"  int err = {abi.entry_name(scop)}({call});",
               "  clock_gettime(CLOCK_MONOTONIC, &t1);",
-              '  if (err) { fprintf(stderr, "error %d: %s\\n", err, '
-              "cudaGetErrorString((cudaError_t)err)); return 1; }",
-              '  printf("time_ms %.3f\\n", (t1.tv_sec - t0.tv_sec) * 1e3 + '
-              "(t1.tv_nsec - t0.tv_nsec) * 1e-6);"]
+              ('  if (err) { fprintf(stderr, "error %d: %s\\n", err, '
+               "cudaGetErrorString((cudaError_t)err)); return 1; }"),
+              ('  printf("time_ms %.3f\\n", (t1.tv_sec - t0.tv_sec) * 1e3 + '
+               "(t1.tv_nsec - t0.tv_nsec) * 1e-6);")]
     for name in scop.written_arrays():
         if scop.array(name).local:
             continue

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator, Union
+from typing import Union
 
 from polycuda.errors import SourceLoc
 
@@ -19,7 +20,7 @@ MATH_FUNCS = ("sqrt", "exp", "log", "fabs", "pow", "fmin", "fmax", "sin", "cos",
 
 @dataclass(frozen=True)
 class Const:
-    value: Union[int, float]
+    value: int | float
     dtype: str = "int"  # "int" for integer literals, "double"/"float" for floating literals
     loc: SourceLoc | None = field(default=None, compare=False, repr=False)
 
@@ -78,7 +79,7 @@ class Cast:
     loc: SourceLoc | None = field(default=None, compare=False, repr=False)
 
 
-Expr = Union[Const, Var, Ref, BinOp, UnaryOp, Call, Ternary, Cast]
+Expr = Union[Const, Var, Ref, BinOp, UnaryOp, Call, Ternary, Cast]  # noqa: UP007 (runtime alias)
 
 
 def children(expr: Expr) -> tuple[Expr, ...]:
