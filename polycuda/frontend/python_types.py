@@ -1,0 +1,119 @@
+"""Python frontend, part 2: typed expressions (Python numeric semantics in C terms)."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from polycuda.errors import (
+    SourceLoc,
+    UserError,
+)
+from polycuda.ir.expr import (
+    BinOp,
+    Cast,
+    Const,
+    Expr,
+    Ternary,
+    UnaryOp,
+)
+
+_RANK = {"bool": 0, "int": 1, "long": 2, "float": 3, "double": 4}
+
+
+# -- typed expressions -----------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Typed:
+    """An expression and its Python-level type: "bool", "int", "long", "float" or "double"."""
+
+    expr: Expr
+    dtype: str
+
+
+def _is_int(dtype: str) -> bool:
+    return dtype in ("bool", "int", "long")
+
+
+def _join(*dtypes: str) -> str:
+    return max(dtypes, key=_RANK.__getitem__)
+
+
+def _arith_dtype(*dtypes: str) -> str:
+    """Type of + - * on these operands: bools count as int, as in Python."""
+    joined = _join(*dtypes)
+    return "int" if joined == "bool" else joined
+
+
+def _cast(t: _Typed, dtype: str) -> Expr:
+    return t.expr if t.dtype == dtype else Cast(dtype, t.expr, t.expr.loc)
+
+
+def _const_value(expr: Expr) -> int | None:
+    if isinstance(expr, Const) and isinstance(expr.value, int):
+        return expr.value
+    return None
+
+
+def _int_const(value: int, loc: SourceLoc) -> _Typed:
+    dtype = "int" if -2**31 <= value < 2**31 else "long"
+    return _Typed(Const(value, dtype, loc), dtype)
+
+
+def _shift(expr: Expr, k: int) -> Expr:
+    """expr + k, pushed into min/max so that bound terms stay separable."""
+    if isinstance(expr, BinOp) and expr.op in ("min", "max"):
+        return BinOp(expr.op, _shift(expr.lhs, k), _shift(expr.rhs, k), expr.loc)
+    return BinOp("+" if k > 0 else "-", expr, Const(abs(k)), expr.loc)
+
+
+def _int_floordiv(a: Expr, b: Expr, loc: SourceLoc) -> Expr:
+    """Python's a // b on integers (rounds toward -inf).
+
+    A constant divisor gives the affine "floordiv" (negated operands for a negative one);
+    otherwise C's truncating "/" corrected by one when the remainder is non-zero and the
+    signs differ.
+    """
+    c = _const_value(b)
+    if c == 0:
+        raise UserError("integer division by zero", loc)
+    if c is not None:
+        if c > 0:
+            return BinOp("floordiv", a, b, loc)
+        return BinOp("floordiv", UnaryOp("-", a, loc), Const(-c, loc=loc), loc)
+    q = BinOp("/", a, b, loc)
+    inexact = BinOp("!=", BinOp("%", a, b, loc), Const(0), loc)
+    signs = BinOp("!=", BinOp("<", a, Const(0), loc), BinOp("<", b, Const(0), loc), loc)
+    return Ternary(BinOp("&&", inexact, signs, loc), BinOp("-", q, Const(1), loc), q, loc)
+
+
+def _int_mod(a: Expr, b: Expr, loc: SourceLoc) -> Expr:
+    """Python's a % b on integers (the sign of the divisor).
+
+    A constant divisor c gives a - c * (a // c), which stays affine; otherwise C's "%"
+    corrected by adding b when the remainder is non-zero and its sign differs from b's.
+    """
+    c = _const_value(b)
+    if c is not None:
+        return BinOp("-", a, BinOp("*", Const(c, loc=loc), _int_floordiv(a, b, loc), loc), loc)
+    r = BinOp("%", a, b, loc)
+    signs = BinOp("!=", BinOp("<", r, Const(0), loc), BinOp("<", b, Const(0), loc), loc)
+    fix = BinOp("&&", BinOp("!=", r, Const(0), loc), signs, loc)
+    return Ternary(fix, BinOp("+", r, b, loc), r, loc)
+
+
+def _assigned_names(func: ast.FunctionDef) -> tuple[dict[str, int], set[str]]:
+    """(times each name is assigned, names bound by for loops) anywhere in the function."""
+    counts: dict[str, int] = {}
+    loop_vars: set[str] = set()
+    for node in ast.walk(func):
+        if isinstance(node, ast.For) and isinstance(node.target, ast.Name):
+            loop_vars.add(node.target.id)
+        targets: list[ast.AST] = []
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        for target in targets:
+            if isinstance(target, ast.Name):
+                counts[target.id] = counts.get(target.id, 0) + 1
+    return counts, loop_vars
