@@ -7,6 +7,7 @@ harness can plug in compiled libraries, CuPy code, or (in tests) a deliberately 
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -19,6 +20,8 @@ from polycuda.ir.scop import Scop
 from polycuda.verify import compare
 
 Args = dict[str, object]  # argument name -> value, in the region's argument order
+RUNG_RATIO = 6.0  # work ratio between successive probe sizes
+MAX_RUNGS = 10
 
 
 @dataclass(frozen=True)
@@ -222,7 +225,9 @@ def probe(case: KernelCase, cand: Candidate, side: HostSide, max_run_s: float,
     predicted within `max_run_s`, else the reason to skip it (the rungs go to points_out)."""
     points: list[tuple[float, float]] = []
     target_work = case.work(case.sizes)
-    for sizes in timing.size_ladder(case.small, case.sizes):
+    ratio = target_work / max(case.work(case.small), 1.0)
+    rungs = min(MAX_RUNGS, max(1, math.ceil(math.log(max(ratio, 1.0)) / math.log(RUNG_RATIO))))
+    for sizes in timing.size_ladder(case.small, case.sizes, rungs):
         work = case.work(sizes)
         if points and timing.extrapolate(points, work) > max_run_s:
             break
@@ -234,5 +239,6 @@ def probe(case: KernelCase, cand: Candidate, side: HostSide, max_run_s: float,
         return ""
     last = points_out[-1]
     shown = ", ".join(f"{k}={v}" for k, v in last["sizes"].items())
-    return (f"predicted {predicted:.3g} s per run at these sizes (limit {max_run_s:g} s) from "
-            f"{last['seconds'] * 1e3:.3g} ms at {shown}; not run")
+    return (f"a run at {shown} took {last['seconds'] * 1e3:.3g} ms; extrapolated to these "
+            f"sizes ({target_work / points[-1][0]:.3g}x the flops): {predicted:.3g} s per run "
+            f"> limit {max_run_s:g} s; not run")

@@ -1,0 +1,12 @@
+"""`polycuda bench`: the kernel suite against every baseline (sequential gcc -O3, OpenMP, naive
+CuPy, cuBLAS, polycuda's isl and pluto configurations), with tables, JSON and plots.
+
+Example:
+    >>> from polycuda.bench import harness, report                 # doctest: +SKIP
+    >>> results = harness.run_bench(harness.Settings(kernels=("gemm",), mode="quick"))
+    >>> print(report.table(results)); print(report.summary(results))
+"""
+
+from polycuda.bench.report import summary
+
+__all__ = ["summary"]

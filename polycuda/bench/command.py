@@ -1,0 +1,95 @@
+"""The `polycuda bench` subcommand: arguments, the run, the JSON file, table and plots."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from polycuda.errors import PolycudaError
+
+DEFAULT_OUT = Path("bench") / "results"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The bench subcommand's arguments (see README's command table)."""
+    p.add_argument("kernels", nargs="*", metavar="KERNEL",
+                   help="kernels of kernels/suite.py (default: all)")
+    p.add_argument("--config", default="isl,pluto",
+                   help="polycuda configurations, comma-separated (isl, pluto); default both")
+    sizes = p.add_mutually_exclusive_group()
+    sizes.add_argument("--quick", action="store_true",
+                       help="smaller sizes: the whole suite in < 2 minutes on an H100")
+    sizes.add_argument("--small", action="store_true",
+                       help="the suite's verification sizes: a smoke test of seconds")
+    p.add_argument("--ceilings", action="store_true",
+                   help="measure the GPU's copy bandwidth and dgemm/sgemm rates first")
+    p.add_argument("--out", default=str(DEFAULT_OUT),
+                   help="directory of the results JSON (default: bench/results)")
+    p.add_argument("--plot", metavar="RESULTS.json",
+                   help="only draw the plots of an earlier results file (PNG beside it)")
+    p.add_argument("--repeats", type=int, default=10, help="timed runs per entry (default 10)")
+    p.add_argument("--cpu", action="store_true", help="CPU configurations only, even on a GPU")
+    p.add_argument("--jobs", type=int, help="parallel build processes (default: all cores)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
+    p.set_defaults(func=main)
+
+
+def settings_from(args: argparse.Namespace) -> Any:
+    from polycuda.bench.baselines import CONFIG_OPTIONS
+    from polycuda.bench.harness import Settings
+
+    configs = tuple(c.strip() for c in args.config.split(",") if c.strip())
+    unknown = [c for c in configs if c not in CONFIG_OPTIONS]
+    if unknown or not configs:
+        raise PolycudaError(f"--config: unknown configuration(s) {unknown or args.config!r}; "
+                            f"known: {', '.join(CONFIG_OPTIONS)}")
+    if args.repeats < 1:
+        raise PolycudaError(f"--repeats must be >= 1, got {args.repeats}")
+    mode = "quick" if args.quick else "small" if args.small else "full"
+    return Settings(kernels=tuple(args.kernels), configs=configs, mode=mode,
+                    repeats=args.repeats, use_gpu=not args.cpu,
+                    measure_ceilings=args.ceilings, out_dir=Path(args.out), jobs=args.jobs,
+                    seed=args.seed)
+
+
+def write_results(results: dict[str, Any], out_dir: Path) -> Path:
+    """<out_dir>/<date>-<gpu-slug>[-quick].json (indented, keys in insertion order)."""
+    from polycuda.bench import environment
+    from polycuda.runtime.device import GpuInfo
+
+    gpu_data = results["machine"]["gpu"]
+    gpu = GpuInfo(**gpu_data) if gpu_data else None
+    path = environment.results_path(out_dir, gpu, results["mode"])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(results, indent=1) + "\n")
+    return path
+
+
+def main(args: argparse.Namespace) -> int:
+    """Run the benchmark (or only plot with --plot); exit 1 when an entry FAILED."""
+    if args.plot:
+        from polycuda.bench import plot
+
+        for path in plot.plot_file(Path(args.plot)):
+            print(f"wrote {path}", file=sys.stderr)
+        return 0
+    from polycuda.bench import harness, report
+    from polycuda.bench.progress import Progress
+
+    settings = settings_from(args)
+    try:
+        harness.select_kernels(settings.kernels)
+    except KeyError as err:
+        raise PolycudaError(str(err.args[0])) from None
+    progress = Progress(0)
+    results = harness.run_bench(settings, progress)
+    progress.close()
+    path = write_results(results, settings.out_dir)
+    print(report.table(results))
+    print()
+    print(results["summary_text"])
+    print(f"wrote {path}", file=sys.stderr)
+    return 1 if results["summary"]["failed"] else 0

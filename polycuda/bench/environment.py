@@ -1,0 +1,81 @@
+"""What a result was measured on: GPU, driver, CUDA versions, host CPU, date; the results
+file's name (<date>-<gpu-slug>[-quick].json)."""
+
+from __future__ import annotations
+
+import datetime
+import os
+import platform
+import re
+import subprocess
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from polycuda.runtime import device
+
+
+def slug(text: str) -> str:
+    """Lower-case words joined by dashes: "NVIDIA H100 80GB HBM3" -> "nvidia-h100-80gb-hbm3"."""
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "unknown"
+
+
+def host_cpu() -> str:
+    """The CPU model name (Linux /proc/cpuinfo, else platform.processor())."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def nvcc_version() -> str | None:
+    """The last line of `nvcc --version` ("Cuda compilation tools, release 13.0, V13.0.88")."""
+    try:
+        nvcc = device.find_nvcc()
+        done = subprocess.run([nvcc, "--version"], capture_output=True, text=True, timeout=60,
+                              check=False)
+    except Exception:  # noqa: BLE001 (no toolkit: reported as None)
+        return None
+    lines = [ln for ln in done.stdout.splitlines() if ln.strip()]
+    return lines[-1].strip() if lines else None
+
+
+def cupy_versions(cupy: ModuleType | None) -> dict[str, Any]:
+    """CuPy's version and the CUDA runtime and driver versions it reports (e.g. 13000)."""
+    if cupy is None:
+        return {}
+    info: dict[str, Any] = {"cupy": cupy.__version__}
+    try:
+        info["runtime"] = int(cupy.cuda.runtime.runtimeGetVersion())
+        info["driver_api"] = int(cupy.cuda.runtime.driverGetVersion())
+    except Exception as exc:  # noqa: BLE001 (reported, not fatal)
+        info["error"] = str(exc)
+    return info
+
+
+def describe(gpu: device.GpuInfo | None, cupy: ModuleType | None) -> dict[str, Any]:
+    """The machine section of the results JSON."""
+    return {
+        "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+        "gpu": ({"name": gpu.name, "arch": gpu.arch, "driver": gpu.driver} if gpu else None),
+        "cuda": {"nvcc": nvcc_version(), **cupy_versions(cupy)},
+        "host": {"cpu": host_cpu(), "cores": os.cpu_count(), "machine": platform.machine(),
+                 "system": platform.system(), "python": platform.python_version(),
+                 "omp_num_threads": os.environ.get("OMP_NUM_THREADS")},
+    }
+
+
+def gpu_slug(gpu: device.GpuInfo | None) -> str:
+    return slug(gpu.name) if gpu else "cpu-only"
+
+
+def results_path(out_dir: Path, gpu: device.GpuInfo | None, mode: str,
+                 today: datetime.date | None = None) -> Path:
+    """<out_dir>/<YYYY-MM-DD>-<gpu-slug>[-quick|-small].json."""
+    day = (today or datetime.date.today()).isoformat()
+    suffix = "" if mode == "full" else f"-{mode}"
+    return Path(out_dir) / f"{day}-{gpu_slug(gpu)}{suffix}.json"

@@ -1,0 +1,264 @@
+"""`polycuda bench`: every selected kernel of the suite against every baseline, in one run.
+
+Phases: find the GPU (else CPU configurations only), ceilings, build every library in parallel,
+then per kernel: the sequential oracle on random inputs, each candidate checked against it and
+timed, GPU memory freed. The result is one JSON-ready dict (see README's bench section).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from polycuda.bench import baselines, builds, ceilings, environment, report
+from polycuda.bench.measure import (
+    Candidate,
+    GpuSide,
+    HostSide,
+    KernelCase,
+    Limits,
+    measure_candidate,
+    measure_oracle,
+)
+from polycuda.bench.progress import Progress
+from polycuda.bench.sizes import sizes_for
+from polycuda.bench.suite_access import naive_cupy, suite
+from polycuda.runtime import device
+
+SCHEMA = "polycuda-bench/1"
+MODE_LIMITS = {
+    "full": Limits(sequential_budget_s=4.0, entry_budget_s=3.0, max_run_s=2.0),
+    "quick": Limits(sequential_budget_s=1.0, entry_budget_s=1.0, max_run_s=0.25),
+    "small": Limits(),
+}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What `polycuda bench` runs. kernels: names (empty: the whole suite); use_gpu False forces
+    the CPU-only mode; measure_ceilings: measure them now (GPU only)."""
+
+    kernels: tuple[str, ...] = ()
+    configs: tuple[str, ...] = ("isl", "pluto")
+    mode: str = "full"
+    repeats: int = 10
+    use_gpu: bool = True
+    measure_ceilings: bool = False
+    out_dir: Path = Path("bench/results")
+    jobs: int | None = None
+    seed: int = 0
+    limits: Limits | None = None
+
+    def effective_limits(self) -> Limits:
+        base = self.limits or MODE_LIMITS[self.mode]
+        return Limits(self.repeats, base.sequential_budget_s, base.entry_budget_s,
+                      base.max_run_s)
+
+
+@dataclass
+class Platform:
+    """The device side of a run: the GPU and CuPy, or why the run is CPU-only."""
+
+    gpu: device.GpuInfo | None = None
+    cupy: ModuleType | None = None
+    cpu_only_reason: str = ""
+    sides: dict[str, HostSide] = field(default_factory=lambda: {"cpu": HostSide()})
+
+
+def find_platform(use_gpu: bool) -> Platform:
+    """The GPU with CuPy and nvcc, or a CPU-only platform that says why."""
+    if not use_gpu:
+        return Platform(cpu_only_reason="the GPU was not asked for (--cpu)")
+    gpu = device.gpu_info()
+    if gpu is None:
+        return Platform(cpu_only_reason="no NVIDIA GPU found (nvidia-smi)")
+    try:
+        cupy = device.require_cupy()
+        device.find_nvcc()
+    except Exception as exc:  # noqa: BLE001 (ToolNotFoundError or a broken CuPy install)
+        return Platform(cpu_only_reason=f"GPU {gpu.name} found but unusable: {exc}")
+    return Platform(gpu, cupy, "", {"cpu": HostSide(), "gpu": GpuSide(cupy)})
+
+
+def build_jobs(names: list[str], configs: tuple[str, ...], gpu: bool) -> list[builds.BuildJob]:
+    jobs = []
+    for name in names:
+        jobs.append(builds.BuildJob(name, builds.REFERENCE))
+        if gpu:
+            jobs.append(builds.BuildJob(name, "openmp", "isl"))
+        jobs += [builds.BuildJob(name, "cuda" if gpu else "openmp", c) for c in configs]
+    return jobs
+
+
+def run_bench(settings: Settings, progress: Progress | None = None) -> dict[str, Any]:
+    """Run the benchmark; returns the results dict with derived figures and summary."""
+    start = time.perf_counter()
+    kernels = select_kernels(settings.kernels)
+    platform = find_platform(settings.use_gpu)
+    progress = progress or Progress(0, enabled=False)
+    if platform.cpu_only_reason:
+        progress.message(f"CPU configurations only ({platform.cpu_only_reason}): sequential "
+                         f"gcc -O3 and polycuda's code on OpenMP ({os.cpu_count()} cores)")
+    results = _header(settings, platform)
+    results["ceilings"] = _ceilings(settings, platform, progress)
+    jobs = build_jobs([k.name for k in kernels], settings.configs, platform.gpu is not None)
+    progress.add(len(jobs) + len(kernels))
+    built = builds.build_all(jobs, settings.jobs,
+                             lambda r: progress.advance(f"built {r.job.kernel} {r.job.target}"))
+    results["build_wall_s"] = time.perf_counter() - start
+    progress.message(f"built {len(jobs)} libraries in {results['build_wall_s']:.1f} s")
+    for kernel in kernels:
+        results["kernels"].append(bench_kernel(kernel, settings, platform, built, progress))
+        progress.advance(f"measured {kernel.name}")
+    results["wall_s"] = time.perf_counter() - start
+    return report.derive(results)
+
+
+def select_kernels(names: tuple[str, ...]) -> list[Any]:
+    """The suite's kernels named (in suite order when none are named).
+
+    Raises:
+        KeyError: an unknown name (the message lists the known ones).
+    """
+    st = suite()
+    return [st.by_name(n) for n in names] if names else list(st.KERNELS)
+
+
+def _header(settings: Settings, platform: Platform) -> dict[str, Any]:
+    limits = settings.effective_limits()
+    return {"schema": SCHEMA, "mode": settings.mode,
+            "device_mode": "gpu" if platform.gpu else "cpu",
+            "cpu_only_reason": platform.cpu_only_reason or None,
+            "configs": list(settings.configs), "repeats": settings.repeats,
+            "limits": asdict(limits), "seed": settings.seed,
+            "machine": environment.describe(platform.gpu, platform.cupy),
+            "ceilings": None, "kernels": []}
+
+
+def _ceilings(settings: Settings, platform: Platform, progress: Progress
+              ) -> dict[str, Any] | None:
+    if platform.gpu is None:
+        return None
+    slug = environment.gpu_slug(platform.gpu)
+    if not settings.measure_ceilings:
+        return ceilings.load_or_assume(settings.out_dir, slug)
+    progress.message("measuring the ceilings (copy bandwidth, dgemm, sgemm)")
+    measured = ceilings.measure(platform.cupy)
+    path = ceilings.save(settings.out_dir, slug, measured)
+    progress.message(f"ceilings: {measured['copy_bytes_per_s'] / 1e12:.3g} TB/s copy, "
+                     f"dgemm {measured['dgemm_flops_per_s'] / 1e12:.3g} TFLOP/s, sgemm "
+                     f"{measured['sgemm_flops_per_s'] / 1e12:.3g} TFLOP/s -> {path}")
+    return measured
+
+
+def make_case(kernel: Any, sizes: Mapping[str, int], seed: int) -> KernelCase:
+    """The kernel's region (parsed from its C file) with its random inputs and work."""
+    from polycuda.api import compile as compile_c
+
+    st = suite()
+    scop = compile_c(str(kernel.c_path), function=kernel.function).scop
+    c_names = [a.name for a in st.c_args(kernel)]
+
+    def inputs(at: Mapping[str, int]) -> dict[str, object]:
+        values = st.random_args(kernel, at, np.random.default_rng(seed))
+        named = dict(zip(c_names, values))
+        return {a.name: named[a.name] for a in scop.args}
+
+    return KernelCase(kernel.name, scop, dict(sizes), dict(kernel.small), inputs,
+                      lambda at: float(kernel.flops_per_run(at)))
+
+
+def candidates(kernel: Any, case: KernelCase, configs: tuple[str, ...], platform: Platform,
+               built: Mapping[tuple[str, str, str | None], builds.BuildResult]
+               ) -> tuple[Candidate, list[Candidate]]:
+    """The oracle and the other candidates of one kernel, baselines first."""
+    scop, name = case.scop, kernel.name
+    oracle = baselines.sequential(scop, built[(name, builds.REFERENCE, None)])
+    if platform.gpu is None:
+        return oracle, [baselines.host_library(c, "config", f"{baselines.CONFIG_LABELS[c]}, "
+                                               "OpenMP", scop, built[(name, "openmp", c)],
+                                               "openmp") for c in configs]
+    others = [baselines.host_library("openmp", "baseline", "polycuda's isl code on OpenMP, "
+                                     f"{os.cpu_count()} threads", scop,
+                                     built[(name, "openmp", "isl")], "openmp")]
+    arg_names = [a.name for a in suite().c_args(kernel)]
+    for attr, label in (("cupy_naive", "naive CuPy (whole-array expressions)"),
+                        ("cupy_blas", "cuBLAS through CuPy")):
+        fn_name = getattr(kernel, attr)
+        if fn_name:
+            entry = "cublas" if attr == "cupy_blas" else attr
+            fn = getattr(naive_cupy(), fn_name)
+            others.append(baselines.cupy_function(entry, label, fn, arg_names, platform.cupy))
+    others += [baselines.gpu_library(c, "config", baselines.CONFIG_LABELS[c], scop,
+                                     built[(name, "cuda", c)]) for c in configs]
+    return oracle, others
+
+
+def bench_kernel(kernel: Any, settings: Settings, platform: Platform,
+                 built: Mapping[tuple[str, str, str | None], builds.BuildResult],
+                 progress: Progress) -> dict[str, Any]:
+    """Measure every candidate of one kernel; the kernel's section of the results."""
+    start = time.perf_counter()
+    sizes = sizes_for(kernel, settings.mode)
+    out = {"name": kernel.name, "category": kernel.category,
+           "memory_bound": kernel.memory_bound, "sizes": sizes,
+           "bytes_per_run": kernel.bytes_per_run(sizes),
+           "flops_per_run": kernel.flops_per_run(sizes), "entries": {}}
+    out["arithmetic_intensity"] = out["flops_per_run"] / out["bytes_per_run"]
+    try:
+        case = make_case(kernel, sizes, settings.seed)
+        oracle, others = candidates(kernel, case, settings.configs, platform, built)
+    except Exception as exc:  # noqa: BLE001 (a kernel that cannot be parsed is reported)
+        out["error"] = f"{type(exc).__name__}: {exc}"
+        return out
+    limits = settings.effective_limits()
+    inputs = case.inputs(case.sizes)
+    seq, expected = measure_oracle(case, oracle, inputs, limits)
+    measurements = [seq]
+    for cand in others:
+        if expected is None:
+            meas = measure_candidate(case, Candidate(cand.name, cand.role, cand.device,
+                                                     cand.label, cand.timer,
+                                                     failure="no oracle: " + seq.reason),
+                                     inputs, {}, platform.sides["cpu"], limits)
+        else:
+            meas = measure_candidate(case, cand, inputs, expected,
+                                     platform.sides[cand.device], limits)
+        measurements.append(meas)
+        _free_gpu(platform)
+    for meas in measurements:
+        entry = meas.to_json()
+        key = _build_key(kernel.name, meas.name, meas.device)
+        if key in built:
+            entry["build"] = _build_info(built[key])
+        out["entries"][meas.name] = entry
+        if meas.status != "ok":
+            progress.message(f"{kernel.name}/{meas.name}: {meas.status}: "
+                             f"{meas.reason.splitlines()[0] if meas.reason else ''}"[:300])
+    out["wall_s"] = time.perf_counter() - start
+    return out
+
+
+def _build_key(kernel: str, entry: str, where: str) -> tuple[str, str, str | None]:
+    if entry == "sequential":
+        return (kernel, builds.REFERENCE, None)
+    if entry == "openmp":
+        return (kernel, "openmp", "isl")
+    return (kernel, "cuda" if where == "gpu" else "openmp", entry)
+
+
+def _build_info(result: builds.BuildResult) -> dict[str, Any]:
+    return {"seconds": result.seconds, "generate_s": result.generate_s,
+            "serial_kernels": list(result.serial), "error": result.error or None}
+
+
+def _free_gpu(platform: Platform) -> None:
+    if platform.cupy is not None:
+        platform.cupy.get_default_memory_pool().free_all_blocks()

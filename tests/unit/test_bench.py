@@ -1,0 +1,284 @@
+"""`polycuda bench` on the CPU: timing statistics, the size ladder, wrong results reported as
+FAILED (never timed), the results JSON, the table and summary, plots, the CPU-only mode and
+the GPU mode's orchestration with a NumPy stand-in for CuPy. No GPU needed."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import time
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from polycuda import cli
+from polycuda.bench import builds, ceilings, command, environment, harness, report, timing
+from polycuda.bench.measure import (
+    Candidate,
+    HostSide,
+    KernelCase,
+    Limits,
+    measure_candidate,
+    measure_oracle,
+)
+from polycuda.runtime.device import GpuInfo
+
+TINY = ("jacobi_1d", "trmv")
+REQUIRED_TOP = {"schema", "mode", "device_mode", "cpu_only_reason", "configs", "repeats",
+                "limits", "machine", "ceilings", "kernels", "summary", "summary_text", "wall_s"}
+REQUIRED_KERNEL = {"name", "category", "memory_bound", "sizes", "bytes_per_run",
+                   "flops_per_run", "arithmetic_intensity", "entries", "best", "speedups",
+                   "best_speedups"}
+REQUIRED_ENTRY = {"name", "role", "device", "label", "timer", "status", "reason", "samples_s",
+                  "n", "median_s", "min_s", "max_s", "repeats_requested", "notes"}
+
+
+# -- timing -------------------------------------------------------------------------------------
+def test_spread_of_fake_samples():
+    stats = timing.spread([0.004, 0.001, 0.003, 0.002, 0.010])
+    assert stats["n"] == 5 and stats["median_s"] == 0.003
+    assert stats["min_s"] == 0.001 and stats["max_s"] == 0.010
+    assert stats["mean_s"] == pytest.approx(0.004)
+    assert timing.spread([])["median_s"] is None
+    assert timing.spread([2.0])["stdev_s"] == 0.0
+
+
+def test_repeats_within_budget():
+    assert timing.repeats_within(0.01, 10, 1.0) == 10
+    assert timing.repeats_within(0.3, 10, 1.0) == 3
+    assert timing.repeats_within(5.0, 10, 1.0) == 1
+    assert timing.repeats_within(5.0, 10, None) == 10
+
+
+def test_size_ladder_and_extrapolation():
+    ladder = timing.size_ladder({"T": 2, "n": 10}, {"T": 32, "n": 1000}, rungs=2)
+    assert ladder == [{"T": 2, "n": 10}, {"T": 8, "n": 100}]
+    assert timing.extrapolate([(10.0, 1.0)], 100.0) == pytest.approx(10.0)
+    # flat (overhead-bound) times: alpha clamped at 0.5
+    assert timing.extrapolate([(1.0, 1.0), (100.0, 1.0)], 10000.0) == pytest.approx(10.0)
+
+
+# -- one kernel's measurements ------------------------------------------------------------------
+def _case(name: str = "jacobi_1d") -> KernelCase:
+    kernel = harness.select_kernels((name,))[0]
+    return harness.make_case(kernel, kernel.small, seed=3)
+
+
+def _oracle(case: KernelCase) -> Candidate:
+    def run(args):  # jacobi_1d in NumPy, as the C does it
+        A, B = args["A"], args["B"]
+        for _ in range(args["T"]):
+            B[1:-1] = (A[:-2] + A[1:-1] + A[2:]) / 3.0
+            A[1:-1] = (B[:-2] + B[1:-1] + B[2:]) / 3.0
+
+    return Candidate("sequential", "baseline", "cpu", "numpy", "perf_counter", run,
+                     lambda args, n: timing.time_host(lambda: run(args), n))
+
+
+def _never_timed(args, n):
+    raise AssertionError("a wrong result must not be timed")
+
+
+def test_wrong_result_is_failed_and_never_timed():
+    case = _case()
+    inputs = case.inputs(case.sizes)
+    seq, expected = measure_oracle(case, _oracle(case), inputs, Limits(repeats=3))
+    assert seq.status == "ok" and len(seq.samples_s) == 3 and expected is not None
+
+    def wrong(args):
+        _oracle(case).run(args)
+        args["A"][5] += 1.0
+
+    cand = Candidate("isl", "config", "cpu", "wrong runner", "perf_counter", wrong, _never_timed)
+    meas = measure_candidate(case, cand, inputs, expected, HostSide(), Limits(repeats=3))
+    assert meas.status == "FAILED" and "wrong result" in meas.reason and "A" in meas.reason
+    assert meas.samples_s == [] and not meas.ok
+    right = Candidate("pluto", "config", "cpu", "right", "perf_counter", _oracle(case).run,
+                      lambda args, n: [0.5] * n)
+    good = measure_candidate(case, right, inputs, expected, HostSide(), Limits(repeats=4))
+    assert good.status == "ok" and good.samples_s == [0.5] * 4
+
+
+def test_crash_is_failed_and_build_failure_is_reported():
+    case = _case()
+    inputs = case.inputs(case.sizes)
+    _, expected = measure_oracle(case, _oracle(case), inputs, Limits(repeats=1))
+
+    def boom(args):
+        raise RuntimeError("illegal address")
+
+    crash = Candidate("isl", "config", "gpu", "crash", "cuda-events", boom, _never_timed)
+    meas = measure_candidate(case, crash, inputs, expected, HostSide(), Limits())
+    assert meas.status == "FAILED" and "illegal address" in meas.reason
+    unbuilt = Candidate("pluto", "config", "gpu", "x", "none", failure="build failed: nvcc")
+    assert measure_candidate(case, unbuilt, inputs, expected, HostSide(),
+                             Limits()).reason == "build failed: nvcc"
+
+
+def test_slow_candidate_is_skipped_from_smaller_sizes():
+    ran: list[int] = []
+
+    def run(args):
+        ran.append(args["n"])
+        time.sleep(args["n"] * 1e-6)  # one microsecond per unit of work
+
+    case = KernelCase("fake", None, {"n": 1_000_000}, {"n": 100}, lambda s: {"n": s["n"]},
+                      lambda s: float(s["n"]))
+    cand = Candidate("isl", "config", "cpu", "slow", "perf_counter", run, _never_timed,
+                     generated=True)
+    meas = measure_candidate(case, cand, {"n": 1_000_000}, {}, HostSide(),
+                             Limits(max_run_s=0.05))
+    assert meas.status == "skipped" and "limit 0.05 s" in meas.reason
+    assert max(ran) < 1_000_000 and len(meas.probe) >= 3
+
+
+# -- whole runs ---------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def cpu_results(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bench")
+    settings = harness.Settings(kernels=TINY, mode="small", repeats=3, use_gpu=False,
+                                out_dir=out, jobs=1)
+    return harness.run_bench(settings), out
+
+
+def test_cpu_only_mode_runs_sequential_and_openmp_configs(cpu_results):
+    results, _ = cpu_results
+    assert results["device_mode"] == "cpu" and "--cpu" in results["cpu_only_reason"]
+    assert results["ceilings"] is None
+    for kernel in results["kernels"]:
+        entries = kernel["entries"]
+        assert list(entries) == ["sequential", "isl", "pluto"]
+        assert all(e["status"] == "ok" and e["n"] == 3 for e in entries.values()), entries
+        assert entries["isl"]["device"] == "cpu" and "OpenMP" in entries["isl"]["label"]
+        assert kernel["best"] in ("isl", "pluto")
+        assert set(kernel["best_speedups"]) == {"sequential"}
+
+
+def test_results_json_schema(cpu_results):
+    results, out = cpu_results
+    path = command.write_results(results, out)
+    assert path.name == f"{datetime.date.today().isoformat()}-cpu-only-small.json"
+    data = json.loads(path.read_text())
+    assert REQUIRED_TOP <= set(data)
+    assert {"date", "gpu", "cuda", "host"} <= set(data["machine"])
+    assert data["machine"]["host"]["cores"] >= 1
+    for kernel in data["kernels"]:
+        assert REQUIRED_KERNEL <= set(kernel)
+        for entry in kernel["entries"].values():
+            assert REQUIRED_ENTRY <= set(entry)
+            assert entry["min_s"] <= entry["median_s"] <= entry["max_s"]
+    assert data["summary"]["kernels_over_sequential"] == len(TINY)
+
+
+def test_table_and_summary(cpu_results):
+    results, _ = cpu_results
+    text = report.table(results)
+    assert all(name in text for name in TINY) and "seq ms" in text
+    line = report.summary(results)
+    assert "geometric-mean speedup over sequential gcc -O3" in line and "2 kernels" in line
+
+
+def test_plot_to_files(cpu_results, tmp_path):
+    pytest.importorskip("matplotlib", reason="matplotlib is not installed (extra 'plot')")
+    from polycuda.bench import plot
+
+    results, _ = cpu_results
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(results))
+    pngs = plot.plot_file(path)
+    assert [p.name for p in pngs] == ["r-speedup.png", "r-roofline.png"]
+    assert all(p.stat().st_size > 1000 for p in pngs)
+
+
+# -- the GPU mode's orchestration, CuPy played by NumPy -----------------------------------------
+class _FakeArray(np.ndarray):
+    pass
+
+
+class _FakeEvent:
+    def record(self):
+        self.t = time.perf_counter()
+
+    def synchronize(self):
+        pass
+
+
+class _FakeCupy(types.SimpleNamespace):
+    """Just enough of CuPy on the host: arrays, events, the memory pool."""
+
+    def __init__(self):
+        cuda = types.SimpleNamespace(
+            Event=_FakeEvent, get_elapsed_time=lambda a, b: (b.t - a.t) * 1e3,
+            Device=lambda: types.SimpleNamespace(synchronize=lambda: None))
+        super().__init__(ndarray=_FakeArray, cuda=cuda, __version__="fake",
+                         get_default_memory_pool=lambda: types.SimpleNamespace(
+                             free_all_blocks=lambda: None))
+
+    def asarray(self, a):
+        return np.array(a).view(_FakeArray)
+
+    def asnumpy(self, a):
+        return np.array(a)
+
+    def __getattr__(self, name):
+        return getattr(np, name)
+
+
+def test_gpu_mode_with_fake_cupy(monkeypatch, tmp_path):
+    fake = _FakeCupy()
+    gpu = GpuInfo("Fake GPU 80GB", "sm_90", "1.0")
+    monkeypatch.setattr(harness, "find_platform", lambda use_gpu: harness.Platform(
+        gpu, fake, "", {"cpu": HostSide(), "gpu": harness.GpuSide(fake)}))
+    real_build = builds._build
+    # "cuda" libraries become host C libraries (same entry signature) run on the fake arrays
+    monkeypatch.setattr(builds, "_build", lambda job: real_build(
+        builds.BuildJob(job.kernel, "c", job.scheduler) if job.target == "cuda" else job))
+    monkeypatch.setattr(harness.baselines, "gpu_library", lambda name, role, label, scop, r:
+                        harness.baselines.host_library(name, role, label, scop, r, "c"))
+    settings = harness.Settings(kernels=("jacobi_1d", "gemm"), mode="small", repeats=2,
+                                out_dir=tmp_path, jobs=1)
+    results = harness.run_bench(settings)
+    assert results["device_mode"] == "gpu" and results["ceilings"]["source"] == "assumed"
+    jac, gemm = results["kernels"]
+    assert list(jac["entries"]) == ["sequential", "openmp", "cupy_naive", "isl", "pluto"]
+    assert list(gemm["entries"]) == ["sequential", "openmp", "cublas", "isl", "pluto"]
+    for kernel in (jac, gemm):
+        assert all(e["status"] == "ok" for e in kernel["entries"].values()), kernel["entries"]
+        assert 0 < kernel["entries"][kernel["best"]]["fraction_of_ceiling"]
+    fig = results["summary"]
+    assert fig["kernels_over_cupy_naive"] == 1 and fig["fraction_of_cublas_gemm"] > 0
+    assert "of cuBLAS" in results["summary_text"]
+    assert command.write_results(results, tmp_path).name.endswith("-fake-gpu-80gb-small.json")
+
+
+# -- ceilings, names, command line --------------------------------------------------------------
+def test_ceilings_from_file_else_assumed(tmp_path):
+    assert ceilings.load_or_assume(tmp_path, "nvidia-h100")["source"] == "assumed"
+    measured = {"copy_bytes_per_s": 3e12, "dgemm_flops_per_s": 5e13,
+                "sgemm_flops_per_s": 4e13, "source": "measured"}
+    ceilings.save(tmp_path, "nvidia-h100", measured)
+    loaded = ceilings.load_or_assume(tmp_path, "nvidia-h100")
+    assert loaded["copy_bytes_per_s"] == 3e12 and loaded["source"].startswith("file")
+    assert ceilings.load_or_assume(tmp_path, "other-gpu")["source"] == "assumed"
+
+
+def test_results_file_name():
+    gpu = GpuInfo("NVIDIA H100 80GB HBM3", "sm_90", "580")
+    day = datetime.date(2026, 1, 2)
+    assert environment.results_path(Path("o"), gpu, "quick", day) == Path(
+        "o/2026-01-02-nvidia-h100-80gb-hbm3-quick.json")
+    assert environment.results_path(Path("o"), None, "full", day).name == "2026-01-02-cpu-only.json"
+
+
+def test_command_line_options():
+    args = cli.parser().parse_args(["bench", "gemm", "atax", "--quick", "--config", "isl",
+                                    "--repeats", "12", "--out", "x"])
+    settings = command.settings_from(args)
+    assert settings.kernels == ("gemm", "atax") and settings.configs == ("isl",)
+    assert settings.mode == "quick" and settings.repeats == 12 and settings.out_dir == Path("x")
+    bad = cli.parser().parse_args(["bench", "--config", "isl,ppcg"])
+    with pytest.raises(Exception, match="ppcg"):
+        command.settings_from(bad)
+    assert cli.main(["bench", "no_such_kernel", "--cpu"]) == 1
