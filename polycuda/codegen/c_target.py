@@ -18,13 +18,19 @@ SHUFFLE_HELPERS = """\
 
 
 def mapped_iterators(kernel: KernelMapping) -> tuple[str, ...]:
-    """Names of the tile and point loop iterators of a mapped kernel (isl names c<depth>)."""
-    return tuple(kernel.iterator(kernel.depth + k) for k in range(2 * kernel.n))
+    """Names of the tile and point loop iterators of a mapped kernel (isl names c<depth>).
+
+    For a wavefront kernel: the tiles of one inter-tile wavefront and the points of one
+    intra-tile wavefront; the wavefront loops themselves stay sequential.
+    """
+    return kernel.block_iterators() + kernel.thread_iterators()
 
 
 class CPrinter(AstPrinter):
-    """Plain C; with `openmp`, the outermost mapped loop of each kernel gets `omp parallel for`;
-    with `shuffle`, every mapped loop runs in a permuted order (verification)."""
+    """Plain C; with `openmp`, the outermost mapped loop of each kernel gets `omp parallel for`
+    (for a wavefront kernel: the outermost loop over the tiles of one wavefront, the points of
+    each tile run sequentially); with `shuffle`, every mapped loop runs in a permuted order
+    (verification)."""
 
     def __init__(self, scop: Scop, kernels: dict[str, KernelMapping], openmp: bool,
                  shuffle: bool):

@@ -5,6 +5,16 @@ Mapping (Di et al. 2012, Figure 5 style): tile loops are grid-stride loops over 
 over threads; any grid size is therefore correct, and the host picks one tile per block.
 A mapped dimension that the AST does not realise as a loop (a single tile or point) is run
 by block/thread 0 only, so no statement instance runs twice.
+
+Wavefront kernels (gpu/wavefront.py): the host loops over the inter-tile wavefronts W and
+launches one kernel per W, its grid the extents of the tile coordinates within W (one block
+per tile of the box around them; blocks without a tile exit at once). Tile coordinate T_k
+runs on block index T_k mod gridDim (cyclic, as Di & Xue 2011, Section 2 deal tiles to a 1-D
+grid; with one tile coordinate this is their mapping), point coordinate P_k on thread
+P_k mod blockDim. The owner is a function of the coordinates, not of the loop that reaches
+them, so a tile that isl's AST visits in several loops still runs on one block, and a point on
+one thread. A block runs its tile's intra-tile wavefronts in sequence, each closed by a
+__syncthreads(), the points of one intra-tile wavefront on its threads.
 """
 
 from __future__ import annotations
@@ -12,6 +22,7 @@ from __future__ import annotations
 import islpy as isl
 
 from polycuda.codegen import abi
+from polycuda.codegen.ast_expr import ast_expr_to_c
 from polycuda.codegen.c_expr import C_HELPERS
 from polycuda.codegen.c_target import array_elements
 from polycuda.codegen.printer import AstPrinter, for_parts, mark_parts
@@ -52,32 +63,71 @@ class KernelPrinter(AstPrinter):
         n = kernel.n
         # iterator -> (CUDA index variable, its extent); innermost mapped dimension on x
         self.axes: dict[str, tuple[str, str]] = {}
-        for k in range(n):
-            axis = _AXES[n - 1 - k]
-            self.axes[kernel.iterator(kernel.depth + k)] = (f"blockIdx.{axis}", f"gridDim.{axis}")
-            self.axes[kernel.iterator(kernel.depth + n + k)] = (f"threadIdx.{axis}",
-                                                                f"blockDim.{axis}")
+        for k, it in enumerate(kernel.thread_iterators()):
+            self.axes[it] = (f"threadIdx.{_AXES[n - 1 - k]}", f"blockDim.{_AXES[n - 1 - k]}")
+        for k, it in enumerate(kernel.block_iterators()):
+            self.axes[it] = (f"blockIdx.{_AXES[n - 1 - k]}", f"gridDim.{_AXES[n - 1 - k]}")
         self.consumed: list[str] = []
 
     def for_(self, node: isl.AstNode, indent: int) -> None:
         it, init, cond, inc = for_parts(node)
-        if it not in self.axes or node.for_is_degenerate():
+        if it == self.kernel.wavefront_iterator() and not node.for_is_degenerate():
+            return self._wavefront_for(node, indent)
+        if it not in self.axes or (node.for_is_degenerate() and not self.kernel.wavefront):
             return super().for_(node, indent)
         index, extent = self.axes[it]
-        self.emit(indent, f"for (int {it} = {init} + {index} * {inc}; {cond}; "
-                          f"{it} += {extent} * {inc}) {{")
+        if not self.kernel.wavefront:
+            self.emit(indent, f"for (int {it} = {init} + {index} * {inc}; {cond}; "
+                              f"{it} += {extent} * {inc}) {{")
+        elif inc == "1" and not node.for_is_degenerate():
+            # the values it == index (mod extent), whatever the loop's first value
+            self.emit(indent, f"for (int {it} = {init} + pc_mod((int){index} - ({init}), "
+                              f"(int){extent}); {cond}; {it} += (int){extent}) {{")
+        else:
+            self.emit(indent, f"for (int {it} = {init}; {cond}; {it} += {inc}) "
+                              f"if (pc_mod({it}, (int){extent}) == (int){index}) {{")
         self.consumed.append(it)
         self.node(node.for_get_body(), indent + 1)
         self.consumed.pop()
         self.emit(indent, "}")
 
+    def _wavefront_for(self, node: isl.AstNode, indent: int) -> None:
+        """The intra-tile wavefront loop: sequential, a barrier closes every wavefront.
+
+        Its bounds depend on the tile and the parameters only (block-uniform), and thread
+        loops and thread guards sit inside the body: every thread of the block reaches each
+        __syncthreads(), none returns early.
+        """
+        it, init, cond, inc = for_parts(node)
+        self.emit(indent, f"for (int {it} = {init}; {cond}; {it} += {inc}) {{")
+        self.node(node.for_get_body(), indent + 1)
+        self.emit(indent + 1, "__syncthreads();")
+        self.emit(indent, "}")
+
     def user(self, node: isl.AstNode, indent: int) -> None:
-        unmapped = [self.axes[it][0] for it in self.axes if it not in self.consumed]
-        text = user_statement(self.scop, node.user_get_expr())
-        if unmapped:
-            guard = " && ".join(f"{idx} == 0" for idx in unmapped)
-            text = f"if ({guard}) {text}"
+        call = node.user_get_expr()
+        guards = [self._owner(it, call) for it in self.axes if it not in self.consumed]
+        text = user_statement(self.scop, call)
+        if guards:
+            text = f"if ({' && '.join(guards)}) {text}"
         self.emit(indent, text)
+
+    def _owner(self, it: str, call: isl.AstExpr) -> str:
+        """The condition that this block/thread runs the instance `call` along the mapped
+        dimension `it`, which the AST does not realise as a loop.
+
+        A wavefront kernel's tile coordinate is among the call's arguments (the lifted
+        domain, wavefront.py): T_k runs on block T_k mod gridDim, as in the loops. Elsewhere
+        the dimension has a single value here, and block/thread 0 runs it.
+        """
+        index, extent = self.axes[it]
+        blocks = self.kernel.block_iterators()
+        if not self.kernel.wavefront or it not in blocks:
+            return f"{index} == 0"
+        stmt = self.scop.statement(call.get_op_arg(0).get_id().get_name())
+        # call arguments: S(x..., T0, T1, ...); block iterator k holds T_{k+1}
+        tile = ast_expr_to_c(call.get_op_arg(1 + len(stmt.iterators) + 1 + blocks.index(it)))
+        return f"pc_mod({tile}, (int){extent}) == (int){index}"
 
 
 class HostPrinter(AstPrinter):
@@ -90,6 +140,7 @@ class HostPrinter(AstPrinter):
         self.kernels = kernels
         self.host_iters: list[str] = []
         self.kernel_sources: list[str] = []
+        self.copies: dict[str, int] = {}
 
     def for_(self, node: isl.AstNode, indent: int) -> None:
         self.host_iters.append(for_parts(node)[0])
@@ -100,17 +151,24 @@ class HostPrinter(AstPrinter):
         raise AssertionError("every statement must be under a kernel or serial mark")
 
     def mark(self, node: isl.AstNode, indent: int) -> None:
-        kind, name = mark_parts(node)
-        kernel = self.kernels[name]
+        _kind, mark_name = mark_parts(node)
+        kernel = self.kernels[mark_name]
+        # isl may split the host loops around a kernel: each copy of the mark is a kernel of
+        # its own (kernel0, kernel0_1, ...)
+        copies = self.copies.get(mark_name, 0)
+        self.copies[mark_name] = copies + 1
+        name = mark_name if copies == 0 else f"{mark_name}_{copies}"
         params = _kernel_params(self.scop, list(self.host_iters))
         body = KernelPrinter(self.scop, kernel)
         body.node(node.mark_get_node(), 1)
         decl = ", ".join(p[0] for p in params)
-        bound = kernel.block_sizes and " __launch_bounds__(%d)" % _product(kernel.block_sizes)
+        bound = f" __launch_bounds__({_product(kernel.block_sizes)})" if kernel.block_sizes else ""
         self.kernel_sources.append("\n".join(
-            [f"__global__ void{bound or ''} {name}({decl}) {{"] + body.lines + ["}"]))
+            [f"__global__ void{bound} {name}({decl}) {{"] + body.lines + ["}"]))
         args = ", ".join(p[1] for p in params)
         grid, block = _launch_dims(kernel)
+        # a wavefront kernel: one launch per inter-tile wavefront (the host loop around it);
+        # kernel boundaries order the wavefronts
         self.emit(indent, f"{name}<<<{grid}, {block}>>>({args});")
 
 

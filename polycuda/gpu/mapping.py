@@ -3,7 +3,8 @@
 The outermost band whose leading members are parallel (coincident) becomes a kernel: its first
 n <= max_mapped_dims members are tiled; tile loops go to thread blocks and point loops to
 threads (PPCG's scheme). Bands above it that carry dependences stay sequential host loops. A
-subtree with no parallel member at all becomes a one-thread kernel, so that every statement
+permutable band with no leading parallel member becomes a two-level wavefront (wavefront.py).
+A subtree with no parallel member at all becomes a one-thread kernel, so that every statement
 runs on the device and data never moves back and forth inside a region.
 """
 
@@ -13,6 +14,8 @@ from dataclasses import dataclass
 
 import islpy as isl
 
+from polycuda.gpu import wavefront
+from polycuda.ir import isl_build
 from polycuda.options import Options
 
 DEFAULT_TILES = {1: (256,), 2: (8, 32), 3: (4, 8, 16)}
@@ -26,6 +29,13 @@ class KernelMapping:
 
     Tile loops are schedule dimensions depth .. depth+n-1, point loops depth+n .. depth+2n-1;
     the innermost mapped dimension goes to x (coalescing), the next to y, then z.
+
+    A wavefront kernel (Di et al. 2012, Section III) runs the tiles of one inter-tile wavefront,
+    whose index is the host loop at depth-1: tile loops depth .. depth+n-1 are the tiles of the
+    wavefront (on blocks), depth+n is the sequential intra-tile wavefront loop (a barrier after
+    each iteration), point loops depth+n+1 .. depth+2n go to threads. tile_sizes then has n+1
+    entries: the sizes of the tiled band's members; tile_counts are the extents of the tile
+    coordinates within one wavefront, in the parameters and the host iterator at depth-1.
     """
 
     name: str
@@ -37,13 +47,28 @@ class KernelMapping:
     # parameters): an upper bound used for the grid size; grid-stride loops make any size exact.
     tile_counts: tuple[str, ...] = ()
     prefix: str = "c"  # loop iterators are <prefix><schedule depth>
+    wavefront: bool = False
 
     def iterator(self, depth: int) -> str:
         return f"{self.prefix}{depth}"
 
     @property
     def n(self) -> int:
-        return len(self.tile_sizes)
+        """Mapped dimensions: block loops, and as many thread loops."""
+        return len(self.block_sizes)
+
+    def block_iterators(self) -> tuple[str, ...]:
+        """Iterators of the tile loops mapped to blocks, outermost first."""
+        return tuple(self.iterator(self.depth + k) for k in range(self.n))
+
+    def thread_iterators(self) -> tuple[str, ...]:
+        """Iterators of the point loops mapped to threads, outermost first."""
+        first = self.depth + self.n + (1 if self.wavefront else 0)
+        return tuple(self.iterator(first + k) for k in range(self.n))
+
+    def wavefront_iterator(self) -> str | None:
+        """Iterator of the sequential intra-tile wavefront loop of a wavefront kernel."""
+        return self.iterator(self.depth + self.n) if self.wavefront else None
 
 
 def tile_sizes_for(n: int, options: Options) -> tuple[int, ...]:
@@ -73,13 +98,15 @@ def _leading_coincident(node: isl.ScheduleNode, limit: int) -> int:
     return n
 
 
-def _has_parallel_band(node: isl.ScheduleNode) -> bool:
+def _has_parallel_band(node: isl.ScheduleNode, options: Options) -> bool:
+    """Whether some band at or below `node` has a parallel member or is a wavefront band."""
     found = []
 
     def visit(child: isl.ScheduleNode) -> bool:
-        if child.get_type() == isl.schedule_node_type.band:
-            if any(child.band_member_get_coincident(k) for k in range(child.band_n_member())):
-                found.append(True)
+        if child.get_type() == isl.schedule_node_type.band and (
+                any(child.band_member_get_coincident(k) for k in range(child.band_n_member()))
+                or wavefront.eligible(child, options)):
+            found.append(True)
         return not found
 
     node.foreach_descendant_top_down(visit)
@@ -92,6 +119,7 @@ class _Mapper:
         self.context = context
         self.prefix = prefix
         self.kernels: list[KernelMapping] = []
+        self.lifts: list[isl.UnionMap] = []  # { S[x] -> S[x, T] } of each wavefront band
 
     def _name(self) -> str:
         return f"kernel{len(self.kernels)}"
@@ -103,7 +131,7 @@ class _Mapper:
             return self._band(node)
         if kind == isl.schedule_node_type.leaf:
             return self._serial(node)
-        if not _has_parallel_band(node) and kind in (isl.schedule_node_type.sequence,
+        if not _has_parallel_band(node, self.options) and kind in (isl.schedule_node_type.sequence,
                                                      isl.schedule_node_type.set):
             return self._serial(node)
         for k in range(node.n_children()):
@@ -112,8 +140,10 @@ class _Mapper:
 
     def _band(self, node: isl.ScheduleNode) -> isl.ScheduleNode:
         n = _leading_coincident(node, self.options.max_mapped_dims)
+        if n == 0 and wavefront.eligible(node, self.options):
+            return self._wavefront(node)
         if n == 0:
-            if not _has_parallel_band(node):
+            if not _has_parallel_band(node, self.options):
                 return self._serial(node)
             if node.band_n_member() > 1:
                 node = node.band_split(1)
@@ -134,6 +164,31 @@ class _Mapper:
                                                 context=node.get_ctx()))
         return node
 
+    def _wavefront(self, node: isl.ScheduleNode) -> isl.ScheduleNode:
+        """Two-level wavefront of a permutable band without parallel members.
+
+        Result: band [W] (host loop) -> mark kernel -> band [T1..Tn] (blocks) -> mark thread ->
+        band [w] (sequential, barrier) -> band [P1..Pn] (threads) -> the band's old child.
+        """
+        m = min(node.band_n_member(), self.options.max_mapped_dims + 1)
+        if node.band_n_member() > m:  # the remaining members run inside each thread
+            node = node.band_split(m)
+        tiles = wavefront.harmonized(wavefront.tile_sizes(m, self.options),
+                                     node.band_get_partial_schedule(), node.get_domain())
+        node, lift = wavefront.tile_and_skew(node, tiles)
+        self.lifts.append(lift)
+        name = self._name()
+        ctx = node.get_ctx()
+        depth = node.get_schedule_depth()
+        counts = _wavefront_tile_counts(node, self.context, f"{self.prefix}{depth}")
+        self.kernels.append(KernelMapping(name, depth + 1, tiles,
+                                          block_sizes_for(tiles[1:], self.options),
+                                          tile_counts=counts, prefix=self.prefix,
+                                          wavefront=True))
+        node = node.child(0).child(0).insert_mark(isl.Id(f"thread:{name}", context=ctx))
+        node = node.parent().insert_mark(isl.Id(f"{KERNEL_MARK}:{name}", context=ctx))
+        return node.parent()
+
     def _serial(self, node: isl.ScheduleNode) -> isl.ScheduleNode:
         name = self._name()
         self.kernels.append(KernelMapping(name, node.get_schedule_depth(), (), (), serial=True,
@@ -142,24 +197,92 @@ class _Mapper:
 
 
 def _tile_counts(node: isl.ScheduleNode, context: isl.Set) -> tuple[str, ...]:
-    """Per tile dimension: max - min + 1 of the tile index over all instances (params only)."""
-    from polycuda.codegen.ast_expr import ast_expr_to_c
-
+    """Per tile dimension of the tile band `node`: max - min + 1 of the tile index over all
+    instances (params only)."""
     # tiles: { [t0, ..., tn-1] } over every statement instance reaching the band
     tiles_uset = node.get_domain().apply(node.band_get_partial_schedule_union_map())
-    tiles: list[isl.Set] = []
-    tiles_uset.foreach_set(tiles.append)
-    tile_set = tiles[0]
-    for extra in tiles[1:]:
-        tile_set = tile_set.union(extra)
-    tile_set = tile_set.intersect_params(context)
-    build = isl.AstBuild.from_context(context)
+    return _extents(_as_set(tiles_uset).intersect_params(context))
+
+
+def _wavefront_tile_counts(node: isl.ScheduleNode, context: isl.Set, w_name: str
+                           ) -> tuple[str, ...]:
+    """Per tile dimension T1.. of a wavefront kernel: an upper bound of the extent of T_k over
+    the tiles of inter-tile wavefront W, in the parameters and the host iterator `w_name` (= W).
+    Any grid size is correct (cuda_target.py); one block per tile is the aim.
+
+    node: the [W] band, its child the [T1, ..., Tm-1] band.
+    """
+    return isl_build.within_operations(
+        node.get_ctx(), WAVEFRONT_EXTENT_OPERATIONS,
+        lambda: _per_wavefront_extents(node, context, w_name),
+        lambda: _band_extents(node, context))
+
+
+# isl steps allowed for the per-wavefront grid extents (jacobi-2d needs ~1e5; 3mm's balanced
+# bands would take 50 s): beyond, the extents over the whole band are used.
+WAVEFRONT_EXTENT_OPERATIONS = 2_000_000
+
+
+def _per_wavefront_extents(node: isl.ScheduleNode, context: isl.Set, w_name: str
+                           ) -> tuple[str, ...]:
+    schedule = node.band_get_partial_schedule_union_map().flat_range_product(
+        node.child(0).band_get_partial_schedule_union_map())
+    tiles = _as_set(node.get_domain().apply(schedule))  # { [W, T1, ..., Tm-1] }
+    nparam = tiles.dim(isl.dim_type.param)
+    tiles = tiles.move_dims(isl.dim_type.param, nparam, isl.dim_type.set, 0, 1)
+    tiles = tiles.set_dim_name(isl.dim_type.param, nparam, w_name)
+    tiles = tiles.intersect_params(context.align_params(tiles.get_space()))
+    # Each T_k alone against W and the parameters, rationally relaxed: an upper bound of
+    # the extent, cheap to compute (the exact extent over the m-dimensional tile set takes
+    # isl 20 s for jacobi-2d) and to evaluate on the host.
+    return _relaxed_extents(tiles)
+
+
+def _relaxed_extents(tiles: isl.Set) -> tuple[str, ...]:
+    """Upper bounds of the extent of each dimension: each alone, rationally relaxed."""
+    counts: list[str] = []
+    m = tiles.dim(isl.dim_type.set)
+    tiles = tiles.remove_divs()  # the rational relaxation: a superset
+    for k in range(m):
+        one = tiles.project_out(isl.dim_type.set, k + 1, m - k - 1).project_out(
+            isl.dim_type.set, 0, k)
+        counts += _extents(one.remove_divs().coalesce())
+    return tuple(counts)
+
+
+def _band_extents(node: isl.ScheduleNode, context: isl.Set) -> tuple[str, ...]:
+    """The extent of each T_k over the whole band (params only, rationally relaxed).
+
+    node: the [W] band, its child the [T1, ..., Tm-1] band.
+    """
+    t_map = node.child(0).band_get_partial_schedule_union_map()  # { S[x, T] -> [T1, ...] }
+    tiles = _as_set(node.get_domain().apply(t_map))
+    return _relaxed_extents(tiles.intersect_params(context.align_params(tiles.get_space())))
+
+
+def _as_set(uset: isl.UnionSet) -> isl.Set:
+    sets: list[isl.Set] = []
+    uset.foreach_set(sets.append)
+    result = sets[0]
+    for extra in sets[1:]:
+        result = result.union(extra)
+    return result
+
+
+def _extents(tile_set: isl.Set) -> tuple[str, ...]:
+    """C expressions (in tile_set's parameters) of max - min + 1 along each dimension."""
     counts = []
     for k in range(tile_set.dim(isl.dim_type.set)):
         extent = tile_set.dim_max(k).sub(tile_set.dim_min(k)).add_constant_val(
-            isl.Val.one(node.get_ctx()))
-        counts.append(ast_expr_to_c(build.expr_from_pw_aff(extent.coalesce())))
+            isl.Val.one(tile_set.get_ctx()))
+        counts.append(_pw_aff_to_c(extent.coalesce(), tile_set.params()))
     return tuple(counts)
+
+
+def _pw_aff_to_c(pw_aff: isl.PwAff, params: isl.Set) -> str:
+    from polycuda.codegen.ast_expr import ast_expr_to_c
+
+    return ast_expr_to_c(isl.AstBuild.from_context(params).expr_from_pw_aff(pw_aff))
 
 
 def _val_list(node: isl.ScheduleNode, tiles: tuple[int, ...]) -> isl.ValList:
@@ -170,8 +293,58 @@ def _val_list(node: isl.ScheduleNode, tiles: tuple[int, ...]) -> isl.ValList:
     return vals
 
 
+@dataclass(frozen=True)
+class MappedSchedule:
+    """The schedule tree with its marks, the kernels, and the lift of the statements that
+    wavefront kernels run: their domains gain the tile indices as dimensions (wavefront.py).
+
+    # lift: { S[x] -> S[x, T0, ..., Tm-1] } for statements of wavefront bands, { S[x] -> S[x] }
+    #       for every other one; a bijection from the scop's instances to the schedule's domain
+    """
+
+    schedule: isl.Schedule
+    kernels: tuple[KernelMapping, ...]
+    lift: isl.UnionMap
+
+    def parallel_bands(self) -> list[tuple[isl.ScheduleNode, str]]:
+        """Every band whose members run in parallel, with a label: the tile band below a
+        kernel mark (blocks), the point band below a thread mark (threads), and for a
+        wavefront kernel the point bands below its intra-tile wavefront band."""
+        marks: list[isl.ScheduleNode] = []
+
+        def visit(node: isl.ScheduleNode) -> bool:
+            if node.get_type() == isl.schedule_node_type.mark:
+                marks.append(node.copy())
+            return True
+
+        self.schedule.get_root().foreach_descendant_top_down(visit)
+        kernels = {k.name: k for k in self.kernels}
+        bands = []
+        for mark in marks:
+            kind, _, name = mark.mark_get_id().get_name().partition(":")
+            if kind == SERIAL_MARK:
+                continue
+            below = mark.child(0)
+            if kind == "thread" and kernels[name].wavefront:
+                below = below.child(0)  # past the sequential intra-tile wavefront band
+            children = ([below.child(k).child(0) for k in range(below.n_children())]
+                        if below.get_type() in (isl.schedule_node_type.sequence,
+                                                isl.schedule_node_type.set) else [below])
+            label = f"{name}: {'blocks' if kind == KERNEL_MARK else 'threads'}"
+            bands += [(child, label) for child in children
+                      if child.get_type() == isl.schedule_node_type.band]
+        return bands
+
+    def lifted(self, dep_map: isl.UnionMap) -> isl.UnionMap:
+        """Dependences between the schedule's (lifted) instances.
+
+        # dep_map: { S[x] -> R[y] }  ->  { S[x, T] -> R[y, T'] }
+        """
+        return self.lift.reverse().apply_range(dep_map).apply_range(self.lift)
+
+
 def map_schedule(schedule: isl.Schedule, options: Options, context: isl.Set,
-                 prefix: str = "c") -> tuple[isl.Schedule, tuple[KernelMapping, ...]]:
+                 prefix: str = "c") -> MappedSchedule:
     """Insert kernel/thread/serial marks and tile the mapped bands.
 
     Mark ids: "kernel:<name>" above the tile band, "thread:<name>" above the point band,
@@ -183,4 +356,7 @@ def map_schedule(schedule: isl.Schedule, options: Options, context: isl.Set,
     mapper = _Mapper(options, context, prefix)
     root = schedule.get_root()
     node = mapper.visit(root.child(0)) if root.n_children() else root
-    return node.get_schedule(), tuple(mapper.kernels)
+    lift = schedule.get_domain().identity()
+    for part in mapper.lifts:
+        lift = lift.subtract_domain(part.domain()).union(part)
+    return MappedSchedule(node.get_schedule(), tuple(mapper.kernels), lift)

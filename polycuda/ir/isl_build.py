@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 import islpy as isl
 
 from polycuda.ir.affine import affine_text
@@ -74,3 +77,26 @@ def original_schedule(scop: Scop, ctx: isl.Context) -> isl.UnionMap:
         smap = isl.Map.read_from_str(ctx, text).intersect_domain(domain_set(stmt, ctx))
         result = result.union(isl.UnionMap.from_map(smap))
     return result
+
+
+_T = TypeVar("_T")
+
+
+def within_operations(ctx: isl.Context, max_operations: int, compute: Callable[[], _T],
+                      fallback: Callable[[], _T]) -> _T:
+    """compute(), or fallback() when isl needs more than `max_operations` steps for it.
+
+    For refinements (tighter bounds, simpler expressions) whose cost isl cannot predict: the
+    fallback must be correct on its own. (islpy does not say which isl error was raised; an
+    exceeded quota surfaces as whatever call it interrupted, so every isl error falls back.)
+    """
+    ctx.set_max_operations(max_operations)
+    ctx.reset_operations()
+    try:
+        return compute()
+    except isl.Error:
+        pass
+    finally:
+        ctx.set_max_operations(0)
+        ctx.reset_operations()
+    return fallback()

@@ -1,4 +1,5 @@
-"""Independent legality check: every dependence goes forward under the new schedule."""
+"""Independent legality checks: every dependence goes forward under the new schedule, and no
+dependence joins two instances that the GPU mapping runs at the same time."""
 
 from __future__ import annotations
 
@@ -22,3 +23,26 @@ def check(schedule: isl.Schedule, dep_map: isl.UnionMap, what: str = "schedule")
     bad = violated(schedule, dep_map)
     if not bad.is_empty():
         raise IllegalScheduleError(f"{what} violates dependences: {bad}")
+
+
+def racing(band: isl.ScheduleNode, dep_map: isl.UnionMap) -> isl.UnionMap:
+    """The dependences that a band run in parallel would race on: both ends reach the band
+    with the same prefix schedule (the same host iterations, tile, intra-tile wavefront) and
+    differ in some member of the band.
+
+    # dep_map: { S[i] -> T[j] } in the schedule's domain; returns a subset of it
+    """
+    prefix = band.get_prefix_schedule_union_map()  # { S[i] -> [outer loops] }
+    domain = band.get_domain()
+    same_prefix = prefix.apply_range(prefix.reverse())  # { S[i] -> T[j] : same outer }
+    live = dep_map.intersect_domain(domain).intersect_range(domain).intersect(same_prefix)
+    members = band.band_get_partial_schedule_union_map()  # { S[i] -> [band members] }
+    return live.subtract(members.apply_range(members.reverse()))
+
+
+def check_parallel(band: isl.ScheduleNode, dep_map: isl.UnionMap, what: str) -> None:
+    """Raise IllegalScheduleError if a dependence joins two instances that differ only in the
+    parallel members of `band` (blocks of one launch, or threads between two barriers)."""
+    bad = racing(band, dep_map)
+    if not bad.is_empty():
+        raise IllegalScheduleError(f"{what} runs dependent instances in parallel: {bad}")

@@ -55,18 +55,20 @@ def test_mapping_marks_kernels_and_keeps_sequential_loops_on_host():
     scop = hand_scops.jacobi_2d()
     ctx = isl_scheduler.new_context()
     schedule = isl_scheduler.isl_schedule(scop, ctx)
-    mapped, kernels = mapping.map_schedule(schedule, Options(), isl_build.context_set(scop, ctx))
+    mapped = mapping.map_schedule(schedule, Options(), isl_build.context_set(scop, ctx))
+    kernels = mapped.kernels
     assert [k.tile_sizes for k in kernels] == [(8, 32), (8, 32)]
     assert all(k.depth == 1 and not k.serial for k in kernels)
-    assert "kernel:kernel0" in str(mapped) and "thread:kernel1" in str(mapped)
+    assert "kernel:kernel0" in str(mapped.schedule) and "thread:kernel1" in str(mapped.schedule)
+    assert mapped.lift.is_equal(schedule.get_domain().identity())  # no wavefront: no lift
 
 
 def test_mapping_without_parallelism_gives_one_serial_kernel():
     scop = hand_scops.reverse_scan()
     ctx = isl_scheduler.new_context()
     schedule = isl_scheduler.isl_schedule(scop, ctx)
-    _, kernels = mapping.map_schedule(schedule, Options(), isl_build.context_set(scop, ctx))
-    assert [k.serial for k in kernels] == [True]
+    mapped = mapping.map_schedule(schedule, Options(), isl_build.context_set(scop, ctx))
+    assert [k.serial for k in mapped.kernels] == [True]
 
 
 def test_tile_and_block_sizes_from_options():

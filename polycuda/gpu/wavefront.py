@@ -1,0 +1,254 @@
+"""Two-level wavefronts of permutable bands without parallel members (DOACROSS nests, time-tiled
+stencils): tiling, the inter-tile wavefront skew of the tile band and the intra-tile wavefront
+skew of the point band (Di et al. 2012, Section III; Di & Xue 2011, Section 2, matrix W).
+
+The tile indices are made explicit dimensions of the statements' domains (S[x] becomes
+S[x, T0, ..., Tm-1] with s_k T_k <= phi_k(x) < s_k (T_k + 1)), so that every band below is
+affine in the domain: isl builds the AST of a 2-D wavefront in 0.03 s this way, against 8 s
+for the same schedule written with floor() and mod (the divisions become existentially
+quantified variables that every AST-generation step must eliminate). The AST calls the
+statements with the tile indices appended; the printers read only the leading iterators.
+"""
+
+from __future__ import annotations
+
+import islpy as isl
+
+from polycuda.options import Options
+
+# Tile sizes of a wavefront band of m members (outermost first). The point loops P1.. go to
+# threads (blockDim = the last m-1 sizes); the first member is the one enumerated sequentially,
+# with sum(sizes) - m + 1 intra-tile wavefronts (barriers) per tile.
+DEFAULT_TILES = {2: (16, 64), 3: (8, 8, 32), 4: (4, 4, 8, 16)}
+TILE_DIM = "pc_tile"  # name of the appended tile dimensions: pc_tile0, pc_tile1, ...
+
+
+def eligible(node: isl.ScheduleNode, options: Options) -> bool:
+    """Whether `node` is a band run as a two-level wavefront: Options.wavefront, permutable,
+    at least two members, and no leading parallel (coincident) member."""
+    return (options.wavefront and node.get_type() == isl.schedule_node_type.band
+            and node.band_n_member() >= 2 and bool(node.band_get_permutable())
+            and not node.band_member_get_coincident(0))
+
+
+def tile_sizes(m: int, options: Options) -> tuple[int, ...]:
+    """Options' tile sizes (last m entries, or padded with defaults) or DEFAULT_TILES[m]."""
+    default = DEFAULT_TILES[m]
+    given = options.tile_sizes
+    if not given:
+        return default
+    if len(given) >= m:
+        return tuple(given[len(given) - m:])
+    return default[: m - len(given)] + tuple(given)
+
+
+def tile_and_skew(band: isl.ScheduleNode, tiles: tuple[int, ...]
+                  ) -> tuple[isl.ScheduleNode, isl.UnionMap]:
+    """Tile a permutable band and skew both levels into wavefronts.
+
+    band [phi_0, ..., phi_m-1] becomes
+      [W = T0 + ... + Tm-1]          (inter-tile wavefront: sequential)
+        [T1, ..., Tm-1]              (the tiles of wavefront W: parallel)
+          [w = P0 + ... + Pm-1]      (intra-tile wavefront: sequential)
+            [P1, ..., Pm-1]          (the points of wavefront w: parallel)
+              the band's old child
+    with s_k Tk <= phi_k < s_k (Tk + 1) and Pk = phi_k - s_k Tk. Legal: along a permutable band
+    every dependence has non-negative components, hence so do the tile and the point distances;
+    a nonzero one has a positive sum, so W (or w within a tile) carries it and tiles (points)
+    of one wavefront are independent. The skew [1 1 .. 1; 0 I] is unimodular. The tiles are
+    parallelograms in the original space: the band's rows are the hyperplanes.
+
+    Returns the [W] band node of the lifted schedule (at the position of `band`) and the lift
+    of the band's statements: { S[x] -> S[x, T0, ..., Tm-1] }. Callers pass sizes through
+    harmonized() first.
+    """
+    path = _path(band)
+    # phi: { S[x] -> [phi_0(x), ..., phi_m-1(x)] } for every statement reaching the band
+    phi = band.band_get_partial_schedule()
+    lifted, lift = _lift(band.get_domain(), phi, tiles)
+    schedule = band.get_schedule()
+    schedule = schedule.pullback_union_pw_multi_aff(
+        _projection(schedule.get_domain(), lift, len(tiles)))
+    schedule = schedule.intersect_domain(lifted.union(
+        schedule.get_domain().subtract(lifted.universe())))
+    node = _at(schedule, path)
+    rows = _wavefront_rows(node.band_get_partial_schedule(), lifted, tiles)
+    node = node.delete()
+    for k, mupa in enumerate(reversed(rows)):  # inserted bottom-up: P, w, T, W
+        node = node.insert_partial_schedule(mupa)
+        node = node.band_set_permutable(1)
+        for j in range(node.band_n_member()):
+            node = node.band_member_set_coincident(j, int(k % 2 == 0))
+            if k < 2:
+                # w and P atomic: one loop per intra-tile wavefront, so its barrier is one
+                # __syncthreads() that every thread reaches. (Tile loops may be split: a tile
+                # runs on the block its coordinates name, cuda_target.py; atomic tile loops
+                # cost isl minutes on fdtd-2d.)
+                node = node.band_member_set_ast_loop_type(j, isl.ast_loop_type.atomic)
+    return _sink_points(node), lift
+
+
+def _sink_points(w_band: isl.ScheduleNode) -> isl.ScheduleNode:
+    """Give each child of a sequence (set) below the [P] band a [P] band of its own.
+
+    The points of one intra-tile wavefront are independent and a point runs on the same
+    thread in every loop (cuda_target.py), so running statement by statement within a
+    wavefront keeps every dependence. isl then scans each statement's points alone: the union
+    of statements whose band rows are linearly dependent (fdtd-2d's ey[0][j], rows t, t + j, t)
+    with the others takes isl's AST generation minutes, each alone well under a second.
+
+    w_band: the [W] band; returns it.
+    """
+    points = w_band.child(0).child(0).child(0)
+    if points.child(0).get_type() not in (isl.schedule_node_type.sequence,
+                                          isl.schedule_node_type.set):
+        return w_band
+    return points.band_sink().parent().parent().parent()
+
+
+def harmonized(tiles: tuple[int, ...], phi: isl.MultiUnionPwAff, domain: isl.UnionSet
+               ) -> tuple[int, ...]:
+    """`tiles` with equal sizes on rows that some statement's band gives the same linear part.
+
+    A statement of fewer dimensions than the band (fdtd-2d's ey[0][j] = ..., rows t, t + j,
+    t) has linearly dependent rows; with sizes 8 and 32 on its two t rows its tile indices
+    floor(t / 8) and floor(t / 32) are tied by a modulo that makes isl's AST generation take
+    minutes, while with equal sizes they are equal (or one apart). The smaller size is kept.
+    """
+    sizes = list(tiles)
+    sets: list[isl.Set] = []
+    domain.foreach_set(sets.append)
+    for stmt_set in sets:
+        space = stmt_set.get_space().from_domain().add_dims(isl.dim_type.out, 1)
+        rows = [_linear_part(phi.get_at(k).extract_pw_aff(space)) for k in range(len(tiles))]
+        for k in range(len(rows)):
+            for j in range(k):
+                if rows[k] is not None and rows[k] == rows[j]:
+                    sizes[j] = sizes[k] = min(sizes[j], sizes[k])
+    return tuple(sizes)
+
+
+def _linear_part(row: isl.PwAff) -> tuple[int, ...] | None:
+    """The iterator coefficients of a one-piece affine row (None if piecewise)."""
+    pieces: list[isl.Aff] = []
+    row.foreach_piece(lambda _set, aff: pieces.append(aff))
+    if len(pieces) != 1:
+        return None
+    aff = pieces[0]
+    return tuple(aff.get_coefficient_val(isl.dim_type.in_, k).to_python()
+                 for k in range(aff.dim(isl.dim_type.in_)))
+
+
+def _lift(domain: isl.UnionSet, phi: isl.MultiUnionPwAff, tiles: tuple[int, ...]
+          ) -> tuple[isl.UnionSet, isl.UnionMap]:
+    """The lifted domain { S[x, T] : x in domain, s_k T_k <= phi_k(x) < s_k (T_k + 1) } and the
+    lift { S[x] -> S[x, T] } (a bijection between the two domains)."""
+    ctx = domain.get_ctx()
+    m = len(tiles)
+    sets: list[isl.Set] = []
+    domain.foreach_set(sets.append)
+    lifted = isl.UnionSet.empty(domain.get_space())
+    lift = isl.UnionMap.empty(domain.get_space())
+    for stmt_set in sets:
+        space = stmt_set.get_space()
+        n = space.dim(isl.dim_type.set)
+        # add_dims drops the tuple name: set it back on the lifted space
+        lifted_space = space.add_dims(isl.dim_type.set, m).set_tuple_id(
+            isl.dim_type.set, space.get_tuple_id(isl.dim_type.set))
+        for k in range(m):
+            lifted_space = lifted_space.set_dim_name(isl.dim_type.set, n + k, f"{TILE_DIM}{k}")
+        proj = _project_out_tiles(lifted_space, m)
+        local = isl.LocalSpace.from_space(lifted_space)
+        cells = stmt_set.preimage_multi_aff(proj)
+        pw_aff_space = space.from_domain().add_dims(isl.dim_type.out, 1)  # { S[x] -> [.] }
+        for k, size in enumerate(tiles):
+            phi_k = phi.get_at(k).extract_pw_aff(pw_aff_space).pullback_multi_aff(proj)
+            lower = isl.PwAff.var_on_domain(local, isl.dim_type.set, n + k).scale_val(
+                isl.Val.int_from_si(ctx, size))
+            upper = lower.add_constant_val(isl.Val.int_from_si(ctx, size - 1))
+            cells = cells.intersect(phi_k.ge_set(lower)).intersect(phi_k.le_set(upper))
+        lifted = lifted.union(isl.UnionSet.from_set(cells))
+        lift = lift.union(isl.UnionMap.from_map(
+            isl.Map.from_multi_aff(proj).reverse().intersect_range(cells)))
+    return lifted, lift
+
+
+def _projection(domain: isl.UnionSet, lift: isl.UnionMap, m: int) -> isl.UnionPwMultiAff:
+    """{ S[x, T0..Tm-1] -> S[x] } for the lifted statements, the identity on every other one."""
+    lifted_spaces: list[isl.Space] = []
+    lift.range().foreach_set(lambda s: lifted_spaces.append(s.get_space()))
+    parts = [_project_out_tiles(space, m) for space in lifted_spaces]
+    others = domain.subtract(lift.domain())
+    others.foreach_set(lambda s: parts.append(isl.MultiAff.identity_on_domain_space(
+        s.get_space())))
+    upma = isl.UnionPwMultiAff.empty(domain.get_space())
+    for ma in parts:
+        upma = upma.union_add(isl.UnionPwMultiAff.from_multi_aff(ma))
+    return upma
+
+
+def _project_out_tiles(lifted_space: isl.Space, m: int) -> isl.MultiAff:
+    """{ S[x, T0..Tm-1] -> S[x] } (the statement's tuple name kept on both sides)."""
+    n = lifted_space.dim(isl.dim_type.set) - m
+    proj = isl.MultiAff.project_out_map(lifted_space, isl.dim_type.set, n, m)
+    return proj.set_tuple_id(isl.dim_type.out, lifted_space.get_tuple_id(isl.dim_type.set))
+
+
+def _wavefront_rows(phi: isl.MultiUnionPwAff, lifted: isl.UnionSet, tiles: tuple[int, ...]
+                    ) -> list[isl.MultiUnionPwAff]:
+    """The bands [W], [T1..Tm-1], [w], [P1..Pm-1] over the lifted domain, outermost first.
+
+    # phi: { S[x, T] -> [phi_0(x), ..., phi_m-1(x)] }
+    """
+    ctx = lifted.get_ctx()
+    m = len(tiles)
+    tile_vars = [_tile_var(lifted, m, k) for k in range(m)]
+    points = [phi.get_at(k).sub(tile_vars[k].scale_val(isl.Val.int_from_si(ctx, size)))
+              for k, size in enumerate(tiles)]
+    space = phi.get_space()
+    rows = []
+    for members in ([_sum(tile_vars)], tile_vars[1:], [_sum(points)], points[1:]):
+        band_space = space.drop_dims(isl.dim_type.set, len(members), m - len(members))
+        upa_list = isl.UnionPwAffList.alloc(ctx, len(members))
+        for upa in members:
+            upa_list = upa_list.add(upa)
+        rows.append(isl.MultiUnionPwAff.from_union_pw_aff_list(band_space, upa_list))
+    return rows
+
+
+def _tile_var(lifted: isl.UnionSet, m: int, k: int) -> isl.UnionPwAff:
+    """{ S[x, T0..Tm-1] -> [T_k] } on every lifted statement."""
+    sets: list[isl.Set] = []
+    lifted.foreach_set(sets.append)
+    result = None
+    for stmt_set in sets:
+        space = stmt_set.get_space()
+        pos = space.dim(isl.dim_type.set) - m + k
+        var = isl.PwAff.var_on_domain(isl.LocalSpace.from_space(space), isl.dim_type.set, pos)
+        upa = isl.UnionPwAff.from_pw_aff(var)
+        result = upa if result is None else result.union_add(upa)
+    assert result is not None, "a wavefront band reaches at least one statement"
+    return result
+
+
+def _sum(upas: list[isl.UnionPwAff]) -> isl.UnionPwAff:
+    total = upas[0]
+    for upa in upas[1:]:
+        total = total.add(upa)
+    return total
+
+
+def _path(node: isl.ScheduleNode) -> list[int]:
+    """Child positions from the root down to `node`."""
+    path = []
+    while node.has_parent():
+        path.append(node.get_child_position())
+        node = node.parent()
+    return path[::-1]
+
+
+def _at(schedule: isl.Schedule, path: list[int]) -> isl.ScheduleNode:
+    node = schedule.get_root()
+    for pos in path:
+        node = node.child(pos)
+    return node

@@ -1,0 +1,143 @@
+"""Two-level wavefronts (Di et al. 2012, Section III; Di & Xue 2011, Section 2): tiled permutable
+bands without a parallel member, the tiles of one inter-tile wavefront on blocks and the points
+of one intra-tile wavefront on threads, a barrier between intra-tile wavefronts.
+
+Oracle: the user's own C (gcc) on random inputs; targets c and openmp (parallel loops shuffled)
+and the CUDA code run by the CPU emulator (every block and thread, real barriers). Tile sizes
+are small so that every run has many tiles per wavefront and many wavefronts per tile.
+"""
+
+import islpy as isl
+import pytest
+
+import polycuda
+from kernels import suite
+from polycuda.errors import IllegalScheduleError
+from polycuda.gpu import wavefront
+from polycuda.options import Options
+from polycuda.schedule import legality
+
+TARGETS = ("c", "openmp", "emulate")
+PLUTO = {"pluto": {}, "intra": {"balanced_wavefront": True},
+         "inter": {"balanced_wavefront": True, "eliminate_false_deps": True}}
+
+
+def _kernel_program(name: str, config: str, tiles: tuple[int, ...]) -> polycuda.Program:
+    kernel = suite.by_name(name)
+    options = Options(scheduler="pluto", tile_sizes=tiles, **PLUTO[config])
+    return polycuda.compile(str(kernel.c_path), function=kernel.function, options=options)
+
+
+def _kernels_of(prog: polycuda.Program) -> list:
+    return list(prog.generate("cuda").kernels)
+
+
+# (kernel, configuration, tile sizes, sizes): the stencils of Table II and 3-D SOR
+CASES = [
+    ("sor_1d", "pluto", (2, 4), {"T": 5, "n": 23}),
+    ("sor_1d", "intra", (3, 4), {"T": 5, "n": 23}),
+    ("jacobi_1d", "pluto", (2, 4), {"T": 4, "n": 21}),
+    ("jacobi_1d", "inter", (2, 4), {"T": 4, "n": 21}),
+    ("sor_2d", "pluto", (2, 3, 4), {"T": 3, "n": 11}),
+    ("sor_2d", "intra", (2, 3, 4), {"T": 3, "n": 9}),
+    ("jacobi_2d", "intra", (2, 3, 4), {"T": 3, "n": 10}),
+    ("heat_2d", "inter", (2, 3, 4), {"T": 2, "n": 9}),
+    ("fdtd_2d", "pluto", (2, 3, 4), {"T": 3, "nx": 8, "ny": 9}),
+    ("sor_3d", "pluto", (2, 2, 3), {"T": 2, "n": 6}),
+]
+
+
+@pytest.mark.parametrize(("name", "config", "tiles", "sizes"), CASES,
+                         ids=[f"{c[0]}-{c[1]}" for c in CASES])
+def test_wavefront_kernel_verifies(name, config, tiles, sizes):
+    prog = _kernel_program(name, config, tiles)
+    assert any(k.wavefront for k in _kernels_of(prog)), "expected a wavefront kernel"
+    results = prog.verify(sizes, targets=TARGETS)
+    assert [r.target for r in results] == list(TARGETS)
+    assert all(r.ok for r in results), results
+
+
+# Shapes of our own: a negative distance (skewed by the scheduler), a triangular domain with
+# parametric bounds, and a two-statement nest whose statements have different domains.
+HIDDEN = {
+    "negative_distance": ("""
+void f(int n, int m, double A[n][m]) {
+#pragma scop
+  for (int i = 1; i < n; i++)
+    for (int j = 1; j < m - 1; j++)
+      A[i][j] = 0.5 * A[i - 1][j + 1] + 0.3 * A[i][j - 1] + 0.2 * A[i - 1][j - 1];
+#pragma endscop
+}
+""", {"n": 13, "m": 15}),
+    "triangular": ("""
+void f(int n, double A[n][n]) {
+#pragma scop
+  for (int i = 1; i < n; i++)
+    for (int j = 1; j <= i; j++)
+      A[i][j] = A[i - 1][j] * 0.6 + A[i][j - 1] * 0.4 + A[i - 1][j - 1] * 0.1;
+#pragma endscop
+}
+""", {"n": 17}),
+    "two_statements": ("""
+void f(int T, int n, double A[n], double B[n]) {
+#pragma scop
+  for (int t = 0; t < T; t++) {
+    for (int i = 1; i < n; i++)
+      A[i] = A[i] + 0.5 * A[i - 1] + 0.25 * B[i];
+    for (int i = 2; i < n - 1; i++)
+      B[i] = B[i - 1] * 0.5 + A[i + 1] * 0.5;
+  }
+#pragma endscop
+}
+""", {"T": 5, "n": 19}),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(HIDDEN))
+@pytest.mark.parametrize("balanced", [False, True])
+def test_hidden_shapes_verify(shape, balanced):
+    source, sizes = HIDDEN[shape]
+    prog = polycuda.compile(source, function="f", options=Options(
+        scheduler="pluto", balanced_wavefront=balanced, tile_sizes=(3, 4)))
+    assert any(k.wavefront for k in _kernels_of(prog))
+    assert all(r.ok for r in prog.verify(sizes, targets=TARGETS))
+
+
+def test_cuda_code_has_one_launch_per_wavefront_and_a_barrier_per_intra_tile_wavefront():
+    source = _kernel_program("sor_2d", "pluto", (2, 3, 4)).generate("cuda").source
+    kernel = source[source.index("__global__"):source.index('extern "C"')]
+    host = source[source.index('extern "C" int pc_sor_2d_dev'):]
+    assert kernel.count("__syncthreads();") == 1
+    assert "pc_mod((int)blockIdx.x" in kernel and "pc_mod((int)threadIdx.x" in kernel
+    # the launch sits in the host loop over inter-tile wavefronts, with the wavefront's index
+    assert host.index("for (long long c0 = ") < host.index("kernel0<<<")
+    assert "(int)c0);" in host
+
+
+def test_equal_linear_rows_get_equal_tile_sizes():
+    # fdtd-2d's ey[0][j] = fict[t] has rows t, t + j, t: its two t rows must be tiled alike
+    ctx = isl.Context()
+    phi = isl.MultiUnionPwAff.read_from_str(
+        ctx, "[T, ny] -> [{ S0[t, j] -> [(t)]; S1[t, i, j] -> [(t)] }, "
+             "{ S0[t, j] -> [(t + j)]; S1[t, i, j] -> [(t + j)] }, "
+             "{ S0[t, j] -> [(t)]; S1[t, i, j] -> [(t + i)] }]")
+    domain = isl.UnionSet.read_from_str(
+        ctx, "[T, ny] -> { S0[t, j] : 0 <= t < T and 0 <= j < ny; "
+             "S1[t, i, j] : 0 <= t < T and 0 < i < ny and 0 <= j < ny }")
+    assert wavefront.harmonized((8, 8, 32), phi, domain) == (8, 8, 8)
+    assert wavefront.harmonized((4, 16, 4), phi, domain) == (4, 16, 4)
+
+
+def test_racing_dependences_are_found():
+    # S[i] -> S[i + 1] under a band [i]: running the band's members in parallel races
+    ctx = isl.Context()
+    schedule = isl.Schedule.read_from_str(
+        ctx, '{ domain: "[n] -> { S[i] : 0 <= i < n }", '
+             'child: { schedule: "[n] -> [{ S[i] -> [(i)] }]" } }')
+    band = schedule.get_root().child(0)
+    deps = isl.UnionMap.read_from_str(ctx, "[n] -> { S[i] -> S[i + 1] : 0 <= i < n - 1 }")
+    assert not legality.racing(band, deps).is_empty()
+    with pytest.raises(IllegalScheduleError, match="in parallel"):
+        legality.check_parallel(band, deps, "kernel0: threads")
+    independent = isl.UnionMap.read_from_str(ctx, "[n] -> { S[i] -> S[i] : 0 <= i < n }")
+    assert legality.racing(band, independent).is_empty()
