@@ -141,3 +141,21 @@ def test_racing_dependences_are_found():
         legality.check_parallel(band, deps, "kernel0: threads")
     independent = isl.UnionMap.read_from_str(ctx, "[n] -> { S[i] -> S[i] : 0 <= i < n }")
     assert legality.racing(band, independent).is_empty()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize(("name", "config", "tiles", "sizes"), CASES,
+                         ids=[f"{c[0]}-{c[1]}" for c in CASES])
+def test_wavefront_kernel_verifies_on_the_gpu(name, config, tiles, sizes):
+    prog = _kernel_program(name, config, tiles)
+    assert all(r.ok for r in prog.verify(sizes, targets=("cuda",)))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", ["sor_2d", "jacobi_2d", "fdtd_2d"])
+def test_wavefront_kernel_with_default_tiles_verifies_on_the_gpu(name):
+    kernel = suite.by_name(name)
+    prog = polycuda.compile(str(kernel.c_path), function=kernel.function,
+                            options=Options(scheduler="pluto", balanced_wavefront=True))
+    sizes = {k: (5 if k == "T" else 70) for k in kernel.small}  # several default tiles
+    assert all(r.ok for r in prog.verify(sizes, targets=("cuda",)))
