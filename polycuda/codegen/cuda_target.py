@@ -64,7 +64,11 @@ class KernelPrinter(AstPrinter):
         # iterator -> (CUDA index variable, its extent); innermost mapped dimension on x
         self.axes: dict[str, tuple[str, str]] = {}
         for k, it in enumerate(kernel.thread_iterators()):
-            self.axes[it] = (f"threadIdx.{_AXES[n - 1 - k]}", f"blockDim.{_AXES[n - 1 - k]}")
+            # wavefront kernels: the launch's block size as a literal, so that the owner
+            # computation (pc_mod) divides by a constant
+            axis = _AXES[n - 1 - k]
+            extent = str(kernel.block_sizes[k]) if kernel.wavefront else f"blockDim.{axis}"
+            self.axes[it] = (f"threadIdx.{axis}", extent)
         for k, it in enumerate(kernel.block_iterators()):
             self.axes[it] = (f"blockIdx.{_AXES[n - 1 - k]}", f"gridDim.{_AXES[n - 1 - k]}")
         self.consumed: list[str] = []
@@ -166,7 +170,7 @@ class HostPrinter(AstPrinter):
         self.kernel_sources.append("\n".join(
             [f"__global__ void{bound} {name}({decl}) {{"] + body.lines + ["}"]))
         args = ", ".join(p[1] for p in params)
-        grid, block = _launch_dims(kernel)
+        grid, block = _launch_dims(kernel, self.host_iters)
         # a wavefront kernel: one launch per inter-tile wavefront (the host loop around it);
         # kernel boundaries order the wavefronts
         self.emit(indent, f"{name}<<<{grid}, {block}>>>({args});")
@@ -179,13 +183,14 @@ def _product(values: tuple[int, ...]) -> int:
     return result
 
 
-def _launch_dims(kernel: KernelMapping) -> tuple[str, str]:
+def _launch_dims(kernel: KernelMapping, host_iters: list[str]) -> tuple[str, str]:
     if kernel.serial:
         return "dim3(1)", "dim3(1)"
     n = kernel.n
+    counts = kernel.grid_counts(host_iters)
     grid = []
     for axis in range(n):  # x is the innermost mapped dimension
-        count = kernel.tile_counts[n - 1 - axis]
+        count = counts[n - 1 - axis]
         grid.append(f"(unsigned)pc_min(pc_max({count}, 1LL), {MAX_GRID[axis]}LL)")
     block = [str(kernel.block_sizes[n - 1 - axis]) for axis in range(n)]
     return f"dim3({', '.join(grid)})", f"dim3({', '.join(block)})"

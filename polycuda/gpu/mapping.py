@@ -48,6 +48,9 @@ class KernelMapping:
     tile_counts: tuple[str, ...] = ()
     prefix: str = "c"  # loop iterators are <prefix><schedule depth>
     wavefront: bool = False
+    # A wavefront kernel's tile counts over the whole band (params only): the grid where the
+    # AST realises no loop over the inter-tile wavefronts (a single one), so W has no name.
+    band_tile_counts: tuple[str, ...] = ()
 
     def iterator(self, depth: int) -> str:
         return f"{self.prefix}{depth}"
@@ -65,6 +68,13 @@ class KernelMapping:
         """Iterators of the point loops mapped to threads, outermost first."""
         first = self.depth + self.n + (1 if self.wavefront else 0)
         return tuple(self.iterator(first + k) for k in range(self.n))
+
+    def grid_counts(self, host_iterators: list[str]) -> tuple[str, ...]:
+        """tile_counts, unless they name the inter-tile wavefront's iterator and the host code
+        has no such loop (then band_tile_counts)."""
+        if self.wavefront and self.iterator(self.depth - 1) not in host_iterators:
+            return self.band_tile_counts
+        return self.tile_counts
 
     def wavefront_iterator(self) -> str | None:
         """Iterator of the sequential intra-tile wavefront loop of a wavefront kernel."""
@@ -180,11 +190,15 @@ class _Mapper:
         name = self._name()
         ctx = node.get_ctx()
         depth = node.get_schedule_depth()
-        counts = _wavefront_tile_counts(node, self.context, f"{self.prefix}{depth}")
+        band_counts = _band_extents(node, self.context)
+        counts = isl_build.within_operations(
+            ctx, WAVEFRONT_EXTENT_OPERATIONS,
+            lambda: _per_wavefront_extents(node, self.context, f"{self.prefix}{depth}"),
+            lambda: band_counts)
         self.kernels.append(KernelMapping(name, depth + 1, tiles,
                                           block_sizes_for(tiles[1:], self.options),
                                           tile_counts=counts, prefix=self.prefix,
-                                          wavefront=True))
+                                          wavefront=True, band_tile_counts=band_counts))
         node = node.child(0).child(0).insert_mark(isl.Id(f"thread:{name}", context=ctx))
         node = node.parent().insert_mark(isl.Id(f"{KERNEL_MARK}:{name}", context=ctx))
         return node.parent()
@@ -204,20 +218,6 @@ def _tile_counts(node: isl.ScheduleNode, context: isl.Set) -> tuple[str, ...]:
     return _extents(_as_set(tiles_uset).intersect_params(context))
 
 
-def _wavefront_tile_counts(node: isl.ScheduleNode, context: isl.Set, w_name: str
-                           ) -> tuple[str, ...]:
-    """Per tile dimension T1.. of a wavefront kernel: an upper bound of the extent of T_k over
-    the tiles of inter-tile wavefront W, in the parameters and the host iterator `w_name` (= W).
-    Any grid size is correct (cuda_target.py); one block per tile is the aim.
-
-    node: the [W] band, its child the [T1, ..., Tm-1] band.
-    """
-    return isl_build.within_operations(
-        node.get_ctx(), WAVEFRONT_EXTENT_OPERATIONS,
-        lambda: _per_wavefront_extents(node, context, w_name),
-        lambda: _band_extents(node, context))
-
-
 # isl steps allowed for the per-wavefront grid extents (jacobi-2d needs ~1e5; 3mm's balanced
 # bands would take 50 s): beyond, the extents over the whole band are used.
 WAVEFRONT_EXTENT_OPERATIONS = 2_000_000
@@ -225,6 +225,12 @@ WAVEFRONT_EXTENT_OPERATIONS = 2_000_000
 
 def _per_wavefront_extents(node: isl.ScheduleNode, context: isl.Set, w_name: str
                            ) -> tuple[str, ...]:
+    """Per tile dimension T1.. of a wavefront kernel: an upper bound of the extent of T_k over
+    the tiles of inter-tile wavefront W, in the parameters and the host iterator `w_name` (= W).
+    Any grid size is correct (cuda_target.py); one block per tile is the aim.
+
+    node: the [W] band, its child the [T1, ..., Tm-1] band.
+    """
     schedule = node.band_get_partial_schedule_union_map().flat_range_product(
         node.child(0).band_get_partial_schedule_union_map())
     tiles = _as_set(node.get_domain().apply(schedule))  # { [W, T1, ..., Tm-1] }

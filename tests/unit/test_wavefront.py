@@ -7,6 +7,8 @@ and the CUDA code run by the CPU emulator (every block and thread, real barriers
 are small so that every run has many tiles per wavefront and many wavefronts per tile.
 """
 
+import shutil
+
 import islpy as isl
 import pytest
 
@@ -109,6 +111,7 @@ def test_cuda_code_has_one_launch_per_wavefront_and_a_barrier_per_intra_tile_wav
     host = source[source.index('extern "C" int pc_sor_2d_dev'):]
     assert kernel.count("__syncthreads();") == 1
     assert "pc_mod((int)blockIdx.x" in kernel and "pc_mod((int)threadIdx.x" in kernel
+    assert "blockDim" not in kernel  # the block size is a literal: a division by a constant
     # the launch sits in the host loop over inter-tile wavefronts, with the wavefront's index
     assert host.index("for (long long c0 = ") < host.index("kernel0<<<")
     assert "(int)c0);" in host
@@ -159,3 +162,27 @@ def test_wavefront_kernel_with_default_tiles_verifies_on_the_gpu(name):
                             options=Options(scheduler="pluto", balanced_wavefront=True))
     sizes = {k: (5 if k == "T" else 70) for k in kernel.small}  # several default tiles
     assert all(r.ok for r in prog.verify(sizes, targets=("cuda",)))
+
+
+NVCC = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not found")
+
+
+@NVCC
+@pytest.mark.parametrize("name", ["covariance", "sor_2d", "fdtd_2d"])
+def test_wavefront_cuda_compiles_with_nvcc(name):
+    # covariance: a wavefront band whose inter-tile wavefront loop isl does not realise (a
+    # single wavefront): the grid must not name its iterator (regression: nvcc failed)
+    from polycuda.runtime import build
+
+    kernel = suite.by_name(name)
+    prog = polycuda.compile(str(kernel.c_path), function=kernel.function,
+                            options=Options(scheduler="pluto"))
+    build.compile_only(prog.generate("cuda").source, "cuda")
+
+
+def test_covariance_with_a_wavefront_verifies():
+    kernel = suite.by_name("covariance")
+    prog = polycuda.compile(str(kernel.c_path), function=kernel.function,
+                            options=Options(scheduler="pluto", tile_sizes=(3, 4)))
+    assert any(k.wavefront for k in _kernels_of(prog))
+    assert all(r.ok for r in prog.verify(dict(kernel.small), targets=TARGETS))
