@@ -28,7 +28,7 @@ class Options:
     # Threads per block along each mapped dimension, outermost first; () derives from tiles.
     block_sizes: tuple[int, ...] = ()
     # Most band members mapped to the CUDA grid/block (1..3).
-    max_mapped_dims: int = 2
+    max_mapped_dims: int = 3
     # Verification builds: run parallel loops of CPU targets in a permuted order.
     shuffle_parallel: bool = False
     # pluto scheduler: Di et al. 2012 Theorem 2 (first hyperplane strictly satisfies every

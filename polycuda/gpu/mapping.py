@@ -18,7 +18,8 @@ from polycuda.gpu import wavefront
 from polycuda.ir import isl_build
 from polycuda.options import Options
 
-DEFAULT_TILES = {1: (256,), 2: (8, 32), 3: (4, 8, 16)}
+DEFAULT_TILES = {1: (256,), 2: (8, 32), 3: (4, 4, 32)}
+MAX_WAVEFRONT_MEMBERS = 3  # members of a band tiled into a two-level wavefront
 KERNEL_MARK = "kernel"
 SERIAL_MARK = "serial"
 
@@ -180,7 +181,9 @@ class _Mapper:
         Result: band [W] (host loop) -> mark kernel -> band [T1..Tn] (blocks) -> mark thread ->
         band [w] (sequential, barrier) -> band [P1..Pn] (threads) -> the band's old child.
         """
-        m = min(node.band_n_member(), self.options.max_mapped_dims + 1)
+        # at most 2-D thread blocks: a 3-D tile's intra-tile wavefronts are short and isl's
+        # AST of a 4-D wavefront band takes seconds
+        m = min(node.band_n_member(), self.options.max_mapped_dims + 1, MAX_WAVEFRONT_MEMBERS)
         if node.band_n_member() > m:  # the remaining members run inside each thread
             node = node.band_split(m)
         tiles = wavefront.harmonized(wavefront.tile_sizes(m, self.options),
