@@ -129,8 +129,9 @@ class KernelPrinter(AstPrinter):
         if not self.kernel.wavefront or it not in blocks:
             return f"{index} == 0"
         stmt = self.scop.statement(call.get_op_arg(0).get_id().get_name())
-        # call arguments: S(x..., T0, T1, ...); block iterator k holds T_{k+1}
-        tile = ast_expr_to_c(call.get_op_arg(1 + len(stmt.iterators) + 1 + blocks.index(it)))
+        # call arguments: S(x..., T0, T1, ...); block iterator k holds T_{tile_dims[k]}
+        tile_dim = self.kernel.tile_dims[blocks.index(it)]
+        tile = ast_expr_to_c(call.get_op_arg(1 + len(stmt.iterators) + tile_dim))
         return f"pc_mod({tile}, (int){extent}) == (int){index}"
 
 

@@ -52,6 +52,9 @@ class KernelMapping:
     # A wavefront kernel's tile counts over the whole band (params only): the grid where the
     # AST realises no loop over the inter-tile wavefronts (a single one), so W has no name.
     band_tile_counts: tuple[str, ...] = ()
+    # A wavefront kernel's tile coordinates on the grid (indices into the band's members;
+    # the remaining one follows from the inter-tile wavefront's index).
+    tile_dims: tuple[int, ...] = ()
 
     def iterator(self, depth: int) -> str:
         return f"{self.prefix}{depth}"
@@ -188,7 +191,8 @@ class _Mapper:
             node = node.band_split(m)
         tiles = wavefront.harmonized(wavefront.tile_sizes(m, self.options),
                                      node.band_get_partial_schedule(), node.get_domain())
-        node, lift = wavefront.tile_and_skew(node, tiles)
+        implied = wavefront.widest(node, tiles, self.context)
+        node, lift = wavefront.tile_and_skew(node, tiles, implied)
         self.lifts.append(lift)
         name = self._name()
         ctx = node.get_ctx()
@@ -201,7 +205,8 @@ class _Mapper:
         self.kernels.append(KernelMapping(name, depth + 1, tiles,
                                           block_sizes_for(tiles[1:], self.options),
                                           tile_counts=counts, prefix=self.prefix,
-                                          wavefront=True, band_tile_counts=band_counts))
+                                          wavefront=True, band_tile_counts=band_counts,
+                                          tile_dims=tuple(k for k in range(m) if k != implied)))
         node = node.child(0).child(0).insert_mark(isl.Id(f"thread:{name}", context=ctx))
         node = node.parent().insert_mark(isl.Id(f"{KERNEL_MARK}:{name}", context=ctx))
         return node.parent()

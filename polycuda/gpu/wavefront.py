@@ -42,13 +42,14 @@ def tile_sizes(m: int, options: Options) -> tuple[int, ...]:
     return default[: m - len(given)] + tuple(given)
 
 
-def tile_and_skew(band: isl.ScheduleNode, tiles: tuple[int, ...]
+def tile_and_skew(band: isl.ScheduleNode, tiles: tuple[int, ...], implied: int = 0
                   ) -> tuple[isl.ScheduleNode, isl.UnionMap]:
     """Tile a permutable band and skew both levels into wavefronts.
 
     band [phi_0, ..., phi_m-1] becomes
       [W = T0 + ... + Tm-1]          (inter-tile wavefront: sequential)
-        [T1, ..., Tm-1]              (the tiles of wavefront W: parallel)
+        [T_k, k != implied]          (the tiles of wavefront W: parallel; T_implied follows
+                                      from W, see widest())
           [w = P0 + ... + Pm-1]      (intra-tile wavefront: sequential)
             [P1, ..., Pm-1]          (the points of wavefront w: parallel)
               the band's old child
@@ -72,7 +73,7 @@ def tile_and_skew(band: isl.ScheduleNode, tiles: tuple[int, ...]
     schedule = schedule.intersect_domain(lifted.union(
         schedule.get_domain().subtract(lifted.universe())))
     node = _at(schedule, path)
-    rows = _wavefront_rows(node.band_get_partial_schedule(), lifted, tiles)
+    rows = _wavefront_rows(node.band_get_partial_schedule(), lifted, tiles, implied)
     node = node.delete()
     for k, mupa in enumerate(reversed(rows)):  # inserted bottom-up: P, w, T, W
         node = node.insert_partial_schedule(mupa)
@@ -104,6 +105,41 @@ def _sink_points(w_band: isl.ScheduleNode) -> isl.ScheduleNode:
                                           isl.schedule_node_type.set):
         return w_band
     return points.band_sink().parent().parent().parent()
+
+
+def widest(band: isl.ScheduleNode, tiles: tuple[int, ...], context: isl.Set,
+           typical: int = 1024) -> int:
+    """The band member with the most tiles when every parameter is `typical` (the context
+    permitting): the tile coordinate that the grid leaves implied.
+
+    The tiles of one inter-tile wavefront W are the points of the tile box on the hyperplane
+    sum T = W; a grid over the box of the other coordinates has one block per tile only where
+    the dropped coordinate is the widest. (jacobi-2d, T = 100, n = 4096: a grid over the two
+    spatial tile coordinates has 40 times more blocks than tiles, one over time and one space
+    coordinate about as many.) The sizes are unknown at compile time, hence `typical`.
+    """
+    phi = band.band_get_partial_schedule()
+    domain = band.get_domain()
+    ctx = band.get_ctx()
+    fixed = isl.Set.universe(context.get_space())
+    for k in range(fixed.dim(isl.dim_type.param)):
+        fixed = fixed.fix_val(isl.dim_type.param, k, isl.Val.int_from_si(ctx, typical))
+    if fixed.intersect(context).is_empty():
+        return 0
+    counts = []
+    for k, size in enumerate(tiles):
+        values = domain.apply(isl.UnionMap.from_union_pw_aff(phi.get_at(k)))
+        values = values.intersect_params(fixed.align_params(values.get_space()))
+        sets: list[isl.Set] = []
+        values.foreach_set(sets.append)
+        if not sets or any(not v.is_bounded() for v in sets):
+            return 0
+        low = min(v.lexmin().sample_point().get_coordinate_val(isl.dim_type.set, 0)
+                  .to_python() for v in sets)
+        high = max(v.lexmax().sample_point().get_coordinate_val(isl.dim_type.set, 0)
+                   .to_python() for v in sets)
+        counts.append((high - low + 1) / size)
+    return max(range(len(counts)), key=lambda k: (counts[k], -k))
 
 
 def harmonized(tiles: tuple[int, ...], phi: isl.MultiUnionPwAff, domain: isl.UnionSet
@@ -194,9 +230,10 @@ def _project_out_tiles(lifted_space: isl.Space, m: int) -> isl.MultiAff:
     return proj.set_tuple_id(isl.dim_type.out, lifted_space.get_tuple_id(isl.dim_type.set))
 
 
-def _wavefront_rows(phi: isl.MultiUnionPwAff, lifted: isl.UnionSet, tiles: tuple[int, ...]
-                    ) -> list[isl.MultiUnionPwAff]:
-    """The bands [W], [T1..Tm-1], [w], [P1..Pm-1] over the lifted domain, outermost first.
+def _wavefront_rows(phi: isl.MultiUnionPwAff, lifted: isl.UnionSet, tiles: tuple[int, ...],
+                    implied: int) -> list[isl.MultiUnionPwAff]:
+    """The bands [W], [T_k, k != implied], [w], [P1..Pm-1] over the lifted domain, outermost
+    first.
 
     # phi: { S[x, T] -> [phi_0(x), ..., phi_m-1(x)] }
     """
@@ -207,7 +244,8 @@ def _wavefront_rows(phi: isl.MultiUnionPwAff, lifted: isl.UnionSet, tiles: tuple
               for k, size in enumerate(tiles)]
     space = phi.get_space()
     rows = []
-    for members in ([_sum(tile_vars)], tile_vars[1:], [_sum(points)], points[1:]):
+    enumerated = [tile_vars[k] for k in range(m) if k != implied]
+    for members in ([_sum(tile_vars)], enumerated, [_sum(points)], points[1:]):
         band_space = space.drop_dims(isl.dim_type.set, len(members), m - len(members))
         upa_list = isl.UnionPwAffList.alloc(ctx, len(members))
         for upa in members:
