@@ -10,6 +10,9 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from multiprocessing import get_context
 
+from polycuda.bench.configs import options_for
+from polycuda.options import Options
+
 REFERENCE = "reference"
 # The sequential baseline: the user's C as written, at -O3 for this CPU (after build's -O2).
 REFERENCE_FLAGS = ("-O3", "-march=native")
@@ -17,15 +20,20 @@ REFERENCE_FLAGS = ("-O3", "-march=native")
 
 @dataclass(frozen=True)
 class BuildJob:
-    """One library: a kernel's reference build (scheduler None) or generated code."""
+    """One library: a kernel's reference build (config None) or the generated code of
+    polycuda configuration `config` (a key of configs.CONFIG_OPTIONS)."""
 
     kernel: str
     target: str  # "reference", "openmp", "cuda", "c"
-    scheduler: str | None = None
+    config: str | None = None
 
     @property
     def key(self) -> tuple[str, str, str | None]:
-        return (self.kernel, self.target, self.scheduler)
+        return (self.kernel, self.target, self.config)
+
+    def options(self) -> Options:
+        """The configuration's Options (the defaults for the reference build)."""
+        return options_for(self.config) if self.config else Options()
 
 
 @dataclass(frozen=True)
@@ -55,12 +63,10 @@ def _build(job: BuildJob) -> tuple[str, float, tuple[str, ...]]:
     from polycuda.api import compile as compile_c
     from polycuda.bench.suite_access import suite
     from polycuda.frontend import c as cfront
-    from polycuda.options import Options
     from polycuda.runtime import build
 
     kernel = suite().by_name(job.kernel)
-    options = Options(scheduler=job.scheduler or "isl")
-    prog = compile_c(str(kernel.c_path), function=kernel.function, options=options)
+    prog = compile_c(str(kernel.c_path), function=kernel.function, options=job.options())
     if job.target == REFERENCE:
         flags = tuple(cfront.reference_flags(prog.scop)) + REFERENCE_FLAGS
         return str(build.build_shared(cfront.reference_source(prog.scop), REFERENCE,

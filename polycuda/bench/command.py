@@ -18,7 +18,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("kernels", nargs="*", metavar="KERNEL",
                    help="kernels of kernels/suite.py (default: all)")
     p.add_argument("--config", default="isl,pluto",
-                   help="polycuda configurations, comma-separated (isl, pluto); default both")
+                   help="polycuda configurations, comma-separated: isl, pluto, intra (pluto + "
+                        "balanced intra-tile wavefronts), inter (intra + false-dependence "
+                        "elimination); default isl,pluto")
     sizes = p.add_mutually_exclusive_group()
     sizes.add_argument("--quick", action="store_true",
                        help="smaller sizes: the whole suite in < 2 minutes on an H100")
@@ -38,14 +40,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def settings_from(args: argparse.Namespace) -> Any:
-    from polycuda.bench.baselines import CONFIG_OPTIONS
+    from polycuda.bench.configs import parse_configs
     from polycuda.bench.harness import Settings
 
-    configs = tuple(c.strip() for c in args.config.split(",") if c.strip())
-    unknown = [c for c in configs if c not in CONFIG_OPTIONS]
-    if unknown or not configs:
-        raise PolycudaError(f"--config: unknown configuration(s) {unknown or args.config!r}; "
-                            f"known: {', '.join(CONFIG_OPTIONS)}")
+    try:
+        configs = parse_configs(args.config)
+    except ValueError as err:
+        raise PolycudaError(f"--config: {err}") from None
     if args.repeats < 1:
         raise PolycudaError(f"--repeats must be >= 1, got {args.repeats}")
     mode = "quick" if args.quick else "small" if args.small else "full"

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from polycuda.bench import baselines, builds, ceilings, environment, report
+from polycuda.bench.configs import CONFIG_LABELS
 from polycuda.bench.measure import (
     Candidate,
     GpuSide,
@@ -182,7 +183,7 @@ def candidates(kernel: Any, case: KernelCase, configs: tuple[str, ...], platform
     scop, name = case.scop, kernel.name
     oracle = baselines.sequential(scop, built[(name, builds.REFERENCE, None)])
     if platform.gpu is None:
-        return oracle, [baselines.host_library(c, "config", f"{baselines.CONFIG_LABELS[c]}, "
+        return oracle, [baselines.host_library(c, "config", f"{CONFIG_LABELS[c]}, "
                                                "OpenMP", scop, built[(name, "openmp", c)],
                                                "openmp") for c in configs]
     others = [baselines.host_library("openmp", "baseline", "polycuda's isl code on OpenMP, "
@@ -196,7 +197,7 @@ def candidates(kernel: Any, case: KernelCase, configs: tuple[str, ...], platform
             entry = "cublas" if attr == "cupy_blas" else attr
             fn = getattr(naive_cupy(), fn_name)
             others.append(baselines.cupy_function(entry, label, fn, arg_names, platform.cupy))
-    others += [baselines.gpu_library(c, "config", baselines.CONFIG_LABELS[c], scop,
+    others += [baselines.gpu_library(c, "config", CONFIG_LABELS[c], scop,
                                      built[(name, "cuda", c)]) for c in configs]
     return oracle, others
 

@@ -4,6 +4,7 @@ the GPU mode's orchestration with a NumPy stand-in for CuPy. No GPU needed."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import json
 import time
@@ -14,7 +15,16 @@ import numpy as np
 import pytest
 
 from polycuda import cli
-from polycuda.bench import builds, ceilings, command, environment, harness, report, timing
+from polycuda.bench import (
+    builds,
+    ceilings,
+    command,
+    configs,
+    environment,
+    harness,
+    report,
+    timing,
+)
 from polycuda.bench.measure import (
     Candidate,
     HostSide,
@@ -23,6 +33,7 @@ from polycuda.bench.measure import (
     measure_candidate,
     measure_oracle,
 )
+from polycuda.options import Options
 from polycuda.runtime.device import GpuInfo
 
 TINY = ("jacobi_1d", "trmv")
@@ -234,7 +245,7 @@ def test_gpu_mode_with_fake_cupy(monkeypatch, tmp_path):
     real_build = builds._build
     # "cuda" libraries become host C libraries (same entry signature) run on the fake arrays
     monkeypatch.setattr(builds, "_build", lambda job: real_build(
-        builds.BuildJob(job.kernel, "c", job.scheduler) if job.target == "cuda" else job))
+        dataclasses.replace(job, target="c") if job.target == "cuda" else job))
     monkeypatch.setattr(harness.baselines, "gpu_library", lambda name, role, label, scop, r:
                         harness.baselines.host_library(name, role, label, scop, r, "c"))
     settings = harness.Settings(kernels=("jacobi_1d", "gemm"), mode="small", repeats=2,
@@ -282,3 +293,22 @@ def test_command_line_options():
     with pytest.raises(Exception, match="ppcg"):
         command.settings_from(bad)
     assert cli.main(["bench", "no_such_kernel", "--cpu"]) == 1
+
+
+def test_config_names_map_to_options():
+    expected = {
+        "isl": Options(scheduler="isl"),
+        "pluto": Options(scheduler="pluto"),
+        "intra": Options(scheduler="pluto", balanced_wavefront=True),
+        "inter": Options(scheduler="pluto", balanced_wavefront=True, eliminate_false_deps=True),
+    }
+    assert {c: configs.options_for(c) for c in configs.CONFIG_OPTIONS} == expected
+    assert "Di et al. 'intra'" in configs.CONFIG_LABELS["intra"]
+    assert "'intra+inter'" in configs.CONFIG_LABELS["inter"]
+    # every configuration is its own build job, and the job builds with its configuration
+    jobs = harness.build_jobs(["sor_1d"], ("isl", "pluto", "intra", "inter"), gpu=True)
+    assert len({job.key for job in jobs}) == len(jobs) == 6
+    assert builds.BuildJob("sor_1d", "cuda", "inter").options() == expected["inter"]
+    assert builds.BuildJob("sor_1d", builds.REFERENCE).options() == Options()
+    args = cli.parser().parse_args(["bench", "--config", "isl,pluto,intra,inter"])
+    assert command.settings_from(args).configs == ("isl", "pluto", "intra", "inter")
