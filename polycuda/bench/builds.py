@@ -10,7 +10,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from multiprocessing import get_context
 
-from polycuda.bench.configs import options_for
+from polycuda.bench.configs import dtype_defines, options_for
 from polycuda.options import Options
 
 REFERENCE = "reference"
@@ -21,11 +21,13 @@ REFERENCE_FLAGS = ("-O3", "-march=native")
 @dataclass(frozen=True)
 class BuildJob:
     """One library: a kernel's reference build (config None) or the generated code of
-    polycuda configuration `config` (a key of configs.CONFIG_OPTIONS)."""
+    polycuda configuration `config` (a key of configs.CONFIG_OPTIONS), with the kernel's
+    DATA_TYPE `dtype` ("double" or "float"; one per run: the key leaves it out)."""
 
     kernel: str
     target: str  # "reference", "openmp", "cuda", "c"
     config: str | None = None
+    dtype: str = "double"
 
     @property
     def key(self) -> tuple[str, str, str | None]:
@@ -66,7 +68,8 @@ def _build(job: BuildJob) -> tuple[str, float, tuple[str, ...]]:
     from polycuda.runtime import build
 
     kernel = suite().by_name(job.kernel)
-    prog = compile_c(str(kernel.c_path), function=kernel.function, options=job.options())
+    prog = compile_c(str(kernel.c_path), function=kernel.function, options=job.options(),
+                     defines=dtype_defines(job.dtype))
     if job.target == REFERENCE:
         flags = tuple(cfront.reference_flags(prog.scop)) + REFERENCE_FLAGS
         return str(build.build_shared(cfront.reference_source(prog.scop), REFERENCE,

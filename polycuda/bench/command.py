@@ -26,6 +26,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                        help="smaller sizes: the whole suite in < 2 minutes on an H100")
     sizes.add_argument("--small", action="store_true",
                        help="the suite's verification sizes: a smoke test of seconds")
+    p.add_argument("--dtype", choices=("double", "float"), default="double",
+                   help="compile the kernels with DATA_TYPE=float or double (default double); "
+                        "float results go to ...-float.json")
     p.add_argument("--ceilings", action="store_true",
                    help="measure the GPU's copy bandwidth and dgemm/sgemm rates first")
     p.add_argument("--out", default=str(DEFAULT_OUT),
@@ -53,17 +56,18 @@ def settings_from(args: argparse.Namespace) -> Any:
     return Settings(kernels=tuple(args.kernels), configs=configs, mode=mode,
                     repeats=args.repeats, use_gpu=not args.cpu,
                     measure_ceilings=args.ceilings, out_dir=Path(args.out), jobs=args.jobs,
-                    seed=args.seed)
+                    seed=args.seed, dtype=args.dtype)
 
 
 def write_results(results: dict[str, Any], out_dir: Path) -> Path:
-    """<out_dir>/<date>-<gpu-slug>[-quick].json (indented, keys in insertion order)."""
+    """<out_dir>/<date>-<gpu-slug>[-<mode>][-float].json (indented, keys in insertion order)."""
     from polycuda.bench import environment
     from polycuda.runtime.device import GpuInfo
 
     gpu_data = results["machine"]["gpu"]
     gpu = GpuInfo(**gpu_data) if gpu_data else None
-    path = environment.results_path(out_dir, gpu, results["mode"])
+    path = environment.results_path(out_dir, gpu, results["mode"],
+                                    dtype=results.get("dtype", "double"))
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(results, indent=1) + "\n")
     return path

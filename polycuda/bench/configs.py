@@ -1,4 +1,5 @@
-"""polycuda's configurations in `polycuda bench`: each name's Options fields and label.
+"""polycuda's configurations in `polycuda bench`: each name's Options fields and label; the
+element types a run can compile the kernels with (`--dtype`).
 
 Example:
     >>> options_for("inter").eliminate_false_deps
@@ -28,6 +29,10 @@ CONFIG_LABELS: Mapping[str, str] = {
              "(Di et al. 'intra+inter')",
 }
 
+# The kernels declare `#ifndef DATA_TYPE / #define DATA_TYPE double`: double needs no define.
+DTYPE_DEFINES: Mapping[str, tuple[str, ...]] = {"double": (), "float": ("DATA_TYPE=float",)}
+DTYPE_BYTES: Mapping[str, int] = {"double": 8, "float": 4}
+
 
 def options_for(config: str) -> Options:
     """The Options of configuration `config` (a key of CONFIG_OPTIONS)."""
@@ -46,3 +51,14 @@ def parse_configs(text: str) -> tuple[str, ...]:
         raise ValueError(f"unknown configuration(s) {unknown or text!r}; "
                          f"known: {', '.join(CONFIG_OPTIONS)}")
     return names
+
+
+def dtype_defines(dtype: str) -> tuple[str, ...]:
+    """The -D defines that compile the suite's kernels with element type `dtype`.
+
+    Raises:
+        ValueError: a dtype other than "double" or "float".
+    """
+    if dtype not in DTYPE_DEFINES:
+        raise ValueError(f"{dtype=} is not one of {tuple(DTYPE_DEFINES)}")
+    return DTYPE_DEFINES[dtype]

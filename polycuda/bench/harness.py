@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from polycuda.bench import baselines, builds, ceilings, environment, report
-from polycuda.bench.configs import CONFIG_LABELS
+from polycuda.bench.configs import CONFIG_LABELS, DTYPE_BYTES, dtype_defines
 from polycuda.bench.measure import (
     Candidate,
     GpuSide,
@@ -32,6 +32,7 @@ from polycuda.bench.progress import Progress
 from polycuda.bench.sizes import sizes_for
 from polycuda.bench.suite_access import naive_cupy, suite
 from polycuda.runtime import device
+from polycuda.verify import NP_DTYPES, TOLERANCES
 
 SCHEMA = "polycuda-bench/1"
 MODE_LIMITS = {
@@ -44,7 +45,8 @@ MODE_LIMITS = {
 @dataclass(frozen=True)
 class Settings:
     """What `polycuda bench` runs. kernels: names (empty: the whole suite); use_gpu False forces
-    the CPU-only mode; measure_ceilings: measure them now (GPU only)."""
+    the CPU-only mode; measure_ceilings: measure them now (GPU only); dtype: the kernels'
+    DATA_TYPE, "double" or "float" (arrays, inputs and bytes per element follow it)."""
 
     kernels: tuple[str, ...] = ()
     configs: tuple[str, ...] = ("isl", "pluto")
@@ -56,6 +58,10 @@ class Settings:
     jobs: int | None = None
     seed: int = 0
     limits: Limits | None = None
+    dtype: str = "double"
+
+    def __post_init__(self) -> None:
+        dtype_defines(self.dtype)  # ValueError for an unknown dtype
 
     def effective_limits(self) -> Limits:
         base = self.limits or MODE_LIMITS[self.mode]
@@ -88,13 +94,15 @@ def find_platform(use_gpu: bool) -> Platform:
     return Platform(gpu, cupy, "", {"cpu": HostSide(), "gpu": GpuSide(cupy)})
 
 
-def build_jobs(names: list[str], configs: tuple[str, ...], gpu: bool) -> list[builds.BuildJob]:
+def build_jobs(names: list[str], configs: tuple[str, ...], gpu: bool, dtype: str = "double"
+               ) -> list[builds.BuildJob]:
+    """The reference, the OpenMP baseline (GPU runs) and every configuration of each kernel."""
     jobs = []
     for name in names:
-        jobs.append(builds.BuildJob(name, builds.REFERENCE))
+        jobs.append(builds.BuildJob(name, builds.REFERENCE, dtype=dtype))
         if gpu:
-            jobs.append(builds.BuildJob(name, "openmp", "isl"))
-        jobs += [builds.BuildJob(name, "cuda" if gpu else "openmp", c) for c in configs]
+            jobs.append(builds.BuildJob(name, "openmp", "isl", dtype))
+        jobs += [builds.BuildJob(name, "cuda" if gpu else "openmp", c, dtype) for c in configs]
     return jobs
 
 
@@ -109,7 +117,8 @@ def run_bench(settings: Settings, progress: Progress | None = None) -> dict[str,
                          f"gcc -O3 and polycuda's code on OpenMP ({os.cpu_count()} cores)")
     results = _header(settings, platform)
     results["ceilings"] = _ceilings(settings, platform, progress)
-    jobs = build_jobs([k.name for k in kernels], settings.configs, platform.gpu is not None)
+    jobs = build_jobs([k.name for k in kernels], settings.configs, platform.gpu is not None,
+                      settings.dtype)
     progress.add(len(jobs) + len(kernels))
     built = builds.build_all(jobs, settings.jobs,
                              lambda r: progress.advance(f"built {r.job.kernel} {r.job.target}"))
@@ -134,7 +143,9 @@ def select_kernels(names: tuple[str, ...]) -> list[Any]:
 
 def _header(settings: Settings, platform: Platform) -> dict[str, Any]:
     limits = settings.effective_limits()
-    return {"schema": SCHEMA, "mode": settings.mode,
+    rtol, atol = TOLERANCES[settings.dtype]
+    return {"schema": SCHEMA, "mode": settings.mode, "dtype": settings.dtype,
+            "tolerance": {"rtol": rtol, "atol": atol},
             "device_mode": "gpu" if platform.gpu else "cpu",
             "cpu_only_reason": platform.cpu_only_reason or None,
             "configs": list(settings.configs), "repeats": settings.repeats,
@@ -159,16 +170,19 @@ def _ceilings(settings: Settings, platform: Platform, progress: Progress
     return measured
 
 
-def make_case(kernel: Any, sizes: Mapping[str, int], seed: int) -> KernelCase:
-    """The kernel's region (parsed from its C file) with its random inputs and work."""
+def make_case(kernel: Any, sizes: Mapping[str, int], seed: int, dtype: str = "double"
+              ) -> KernelCase:
+    """The kernel's region (parsed from its C file with DATA_TYPE `dtype`, so that results are
+    compared with that type's tolerance) with its random inputs of that type and its work."""
     from polycuda.api import compile as compile_c
 
     st = suite()
-    scop = compile_c(str(kernel.c_path), function=kernel.function).scop
+    scop = compile_c(str(kernel.c_path), function=kernel.function,
+                     defines=dtype_defines(dtype)).scop
     c_names = [a.name for a in st.c_args(kernel)]
 
     def inputs(at: Mapping[str, int]) -> dict[str, object]:
-        values = st.random_args(kernel, at, np.random.default_rng(seed))
+        values = st.random_args(kernel, at, np.random.default_rng(seed), dtype=NP_DTYPES[dtype])
         named = dict(zip(c_names, values))
         return {a.name: named[a.name] for a in scop.args}
 
@@ -210,11 +224,11 @@ def bench_kernel(kernel: Any, settings: Settings, platform: Platform,
     sizes = sizes_for(kernel, settings.mode)
     out = {"name": kernel.name, "category": kernel.category,
            "memory_bound": kernel.memory_bound, "sizes": sizes,
-           "bytes_per_run": kernel.bytes_per_run(sizes),
+           "bytes_per_run": kernel.bytes_per_run(sizes, w=DTYPE_BYTES[settings.dtype]),
            "flops_per_run": kernel.flops_per_run(sizes), "entries": {}}
     out["arithmetic_intensity"] = out["flops_per_run"] / out["bytes_per_run"]
     try:
-        case = make_case(kernel, sizes, settings.seed)
+        case = make_case(kernel, sizes, settings.seed, settings.dtype)
         oracle, others = candidates(kernel, case, settings.configs, platform, built)
     except Exception as exc:  # noqa: BLE001 (a kernel that cannot be parsed is reported)
         out["error"] = f"{type(exc).__name__}: {exc}"

@@ -9,6 +9,10 @@ from typing import Any
 SUMMARY_BASELINES = (("sequential", "sequential gcc -O3"), ("openmp", "OpenMP"),
                      ("cupy_naive", "naive CuPy"))
 SHORT = {"sequential": "seq", "openmp": "omp", "cupy_naive": "naive", "cublas": "cuBLAS"}
+# The arithmetic ceiling of compute-bound kernels follows the element type.
+FLOP_CEILING = {"double": "dgemm_flops_per_s", "float": "sgemm_flops_per_s"}
+CEILING_SHORT = {"copy_bytes_per_s": "bw", "dgemm_flops_per_s": "dgemm",
+                 "sgemm_flops_per_s": "sgemm"}
 
 
 def _ok(entry: dict[str, Any] | None) -> bool:
@@ -16,8 +20,9 @@ def _ok(entry: dict[str, Any] | None) -> bool:
 
 
 def derive_entry(entry: dict[str, Any], kernel: dict[str, Any],
-                 ceilings: dict[str, Any] | None) -> None:
-    """Add GFLOP/s, GB/s and the fraction of the relevant ceiling to one measured entry."""
+                 ceilings: dict[str, Any] | None, dtype: str = "double") -> None:
+    """Add GFLOP/s, GB/s and the fraction of the relevant ceiling to one measured entry (copy
+    bandwidth, or the dgemm / sgemm rate of the run's `dtype`)."""
     if not _ok(entry):
         return
     seconds = entry["median_s"]
@@ -29,17 +34,17 @@ def derive_entry(entry: dict[str, Any], kernel: dict[str, Any],
         entry["ceiling"] = "copy_bytes_per_s"
         entry["fraction_of_ceiling"] = entry["gbytes_per_s"] * 1e9 / ceilings["copy_bytes_per_s"]
     else:
-        entry["ceiling"] = "dgemm_flops_per_s"
-        entry["fraction_of_ceiling"] = (entry["gflops_per_s"] * 1e9
-                                        / ceilings["dgemm_flops_per_s"])
+        entry["ceiling"] = FLOP_CEILING[dtype]
+        entry["fraction_of_ceiling"] = entry["gflops_per_s"] * 1e9 / ceilings[entry["ceiling"]]
 
 
-def derive_kernel(kernel: dict[str, Any], ceilings: dict[str, Any] | None) -> None:
+def derive_kernel(kernel: dict[str, Any], ceilings: dict[str, Any] | None,
+                  dtype: str = "double") -> None:
     """Rates of every entry; `best` (fastest polycuda configuration that is right), speedups
     of each configuration over each baseline (baseline time / configuration time)."""
     entries = kernel["entries"]
     for entry in entries.values():
-        derive_entry(entry, kernel, ceilings)
+        derive_entry(entry, kernel, ceilings, dtype)
     configs = {n: e for n, e in entries.items() if e["role"] == "config" and _ok(e)}
     baselines = {n: e for n, e in entries.items() if e["role"] == "baseline" and _ok(e)}
     kernel["speedups"] = {c: {b: be["median_s"] / ce["median_s"] for b, be in baselines.items()}
@@ -52,7 +57,7 @@ def derive_kernel(kernel: dict[str, Any], ceilings: dict[str, Any] | None) -> No
 def derive(results: dict[str, Any]) -> dict[str, Any]:
     """Fill in the derived figures of every kernel and the summary; returns `results`."""
     for kernel in results["kernels"]:
-        derive_kernel(kernel, results["ceilings"])
+        derive_kernel(kernel, results["ceilings"], results.get("dtype", "double"))
     results["summary"] = summary_figures(results)
     results["summary_text"] = summary(results)
     return results
@@ -98,7 +103,8 @@ def summary(results: dict[str, Any]) -> str:
     parts = [f"{label} {_times(fig[f'geomean_speedup_over_{name}'])} "
              f"({fig[f'kernels_over_{name}']} kernels)"
              for name, label in SUMMARY_BASELINES if fig[f"kernels_over_{name}"]]
-    text = (f"polycuda (best of {configs} per kernel) on {where}, {results.get('mode')} sizes: "
+    text = (f"polycuda (best of {configs} per kernel) on {where}, {results.get('mode')} sizes, "
+            f"{results.get('dtype', 'double')}: "
             f"geometric-mean speedup over {', over '.join(parts) or 'no baseline'}")
     if fig["kernels_with_cublas"]:
         gemm = fig["fraction_of_cublas_gemm"]
@@ -140,7 +146,8 @@ def table(results: dict[str, Any]) -> str:
         rows.append([k["name"]] + [_ms(k["entries"].get(n)) for n in names] + [best or "-"]
                     + [_times(k["best_speedups"].get(b)) if b in k["best_speedups"] else "-"
                        for b in baselines]
-                    + [f"{_pct(frac)} {'bw' if k['memory_bound'] else 'dgemm'}" if frac else "-"])
+                    + [f"{_pct(frac)} {CEILING_SHORT[entry['ceiling']]}" if entry and frac
+                       else "-"])
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
     lines = ["  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in
                        enumerate(zip(row, widths))) for row in rows]

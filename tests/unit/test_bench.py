@@ -16,6 +16,7 @@ import pytest
 
 from polycuda import cli
 from polycuda.bench import (
+    baselines,
     builds,
     ceilings,
     command,
@@ -35,9 +36,10 @@ from polycuda.bench.measure import (
 )
 from polycuda.options import Options
 from polycuda.runtime.device import GpuInfo
+from polycuda.verify import TOLERANCES, compare
 
 TINY = ("jacobi_1d", "trmv")
-REQUIRED_TOP = {"schema", "mode", "device_mode", "cpu_only_reason", "configs", "repeats",
+REQUIRED_TOP = {"schema", "mode", "dtype", "tolerance", "device_mode", "cpu_only_reason", "configs", "repeats",
                 "limits", "machine", "ceilings", "kernels", "summary", "summary_text", "wall_s"}
 REQUIRED_KERNEL = {"name", "category", "memory_bound", "sizes", "bytes_per_run",
                    "flops_per_run", "arithmetic_intensity", "entries", "best", "speedups",
@@ -145,6 +147,70 @@ def test_slow_candidate_is_skipped_from_smaller_sizes():
     assert max(ran) < 1_000_000 and len(meas.probe) >= 3
 
 
+# -- float: the tolerance of float32 results -----------------------------------------------------
+def _float32_jacobi_1d(stale_read: bool = False):
+    """jacobi_1d in float32 arithmetic with the sum reordered: right up to rounding. With
+    stale_read, one point of the last step reads B of the step before (a violated flow
+    dependence, as a wrong schedule would)."""
+
+    def run(args):
+        A, B, three = args["A"], args["B"], np.float32(3)
+        for t in range(args["T"]):
+            old = B.copy()
+            B[1:-1] = (A[2:] + A[:-2] + A[1:-1]) / three
+            A[1:-1] = (B[2:] + B[:-2] + B[1:-1]) / three
+            if stale_read and t == args["T"] - 1:
+                i = len(A) // 2
+                A[i] = (old[i + 1] + old[i - 1] + old[i]) / three
+
+    return run
+
+
+def test_float_result_within_rounding_passes_and_wrong_one_fails():
+    kernel = harness.select_kernels(("jacobi_1d",))[0]
+    case = harness.make_case(kernel, kernel.small, seed=3, dtype="float")
+    assert {a.dtype for a in case.scop.args if a.kind == "array"} == {"float"}
+    inputs = case.inputs(case.sizes)
+    assert inputs["A"].dtype == np.float32
+    reference = builds.build_one(builds.BuildJob("jacobi_1d", builds.REFERENCE, dtype="float"))
+    oracle = baselines.sequential(case.scop, reference)
+    _, expected = measure_oracle(case, oracle, inputs, Limits(repeats=1))
+    right = Candidate("pluto", "config", "cpu", "float32", "perf_counter",
+                      _float32_jacobi_1d(), lambda args, n: [0.5] * n)
+    good = measure_candidate(case, right, inputs, expected, HostSide(), Limits(repeats=2))
+    rtol = TOLERANCES["float"][0]
+    assert good.status == "ok" and 0 < max(good.max_rel_error.values()) < rtol / 100
+    wrong = Candidate("isl", "config", "cpu", "stale", "perf_counter",
+                      _float32_jacobi_1d(stale_read=True), _never_timed)
+    bad = measure_candidate(case, wrong, inputs, expected, HostSide(), Limits(repeats=2))
+    assert bad.status == "FAILED" and "wrong result" in bad.reason
+    assert max(bad.max_rel_error.values()) > 10 * rtol
+    # checked as double (the region parsed without DATA_TYPE=float), rounding alone fails
+    actual = HostSide().upload(inputs)
+    right.run(actual)
+    double_scop = harness.make_case(kernel, kernel.small, seed=3).scop
+    assert compare(case.scop, "pluto", expected, actual).ok
+    assert not compare(double_scop, "pluto", expected, actual).ok
+
+
+def test_float_run_records_dtype(tmp_path):
+    settings = harness.Settings(kernels=("jacobi_1d",), configs=("pluto",), mode="small",
+                                repeats=2, use_gpu=False, out_dir=tmp_path, jobs=1,
+                                dtype="float")
+    results = harness.run_bench(settings)
+    assert results["dtype"] == "float" and results["tolerance"]["rtol"] == TOLERANCES["float"][0]
+    (kernel,) = results["kernels"]
+    assert all(e["status"] == "ok" for e in kernel["entries"].values()), kernel["entries"]
+    suite_kernel = harness.select_kernels(("jacobi_1d",))[0]
+    assert kernel["bytes_per_run"] == suite_kernel.bytes_per_run(suite_kernel.small, w=4)
+    assert ", float:" in results["summary_text"]
+    path = command.write_results(results, tmp_path)
+    assert path.name.endswith("-cpu-only-small-float.json")
+    assert json.loads(path.read_text())["dtype"] == "float"
+    with pytest.raises(ValueError, match="half"):
+        harness.Settings(dtype="half")
+
+
 # -- whole runs ---------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def cpu_results(tmp_path_factory):
@@ -237,7 +303,8 @@ class _FakeCupy(types.SimpleNamespace):
         return getattr(np, name)
 
 
-def test_gpu_mode_with_fake_cupy(monkeypatch, tmp_path):
+@pytest.mark.parametrize("dtype", ["double", "float"])
+def test_gpu_mode_with_fake_cupy(monkeypatch, tmp_path, dtype):
     fake = _FakeCupy()
     gpu = GpuInfo("Fake GPU 80GB", "sm_90", "1.0")
     monkeypatch.setattr(harness, "find_platform", lambda use_gpu: harness.Platform(
@@ -248,9 +315,17 @@ def test_gpu_mode_with_fake_cupy(monkeypatch, tmp_path):
         dataclasses.replace(job, target="c") if job.target == "cuda" else job))
     monkeypatch.setattr(harness.baselines, "gpu_library", lambda name, role, label, scop, r:
                         harness.baselines.host_library(name, role, label, scop, r, "c"))
+    naive_dtypes: list[object] = []
+    real_naive = harness.naive_cupy()
+    monkeypatch.setattr(harness, "naive_cupy", lambda: types.SimpleNamespace(
+        jacobi_1d=lambda T, n, A, B, xp: (naive_dtypes.append((type(A), A.dtype)),
+                                          real_naive.jacobi_1d(T, n, A, B, xp=xp)),
+        gemm=real_naive.gemm))
     settings = harness.Settings(kernels=("jacobi_1d", "gemm"), mode="small", repeats=2,
-                                out_dir=tmp_path, jobs=1)
+                                out_dir=tmp_path, jobs=1, dtype=dtype)
     results = harness.run_bench(settings)
+    assert set(naive_dtypes) == {(_FakeArray, np.dtype(np.float32 if dtype == "float"
+                                                        else np.float64))}
     assert results["device_mode"] == "gpu" and results["ceilings"]["source"] == "assumed"
     jac, gemm = results["kernels"]
     assert list(jac["entries"]) == ["sequential", "openmp", "cupy_naive", "isl", "pluto"]
@@ -261,7 +336,10 @@ def test_gpu_mode_with_fake_cupy(monkeypatch, tmp_path):
     fig = results["summary"]
     assert fig["kernels_over_cupy_naive"] == 1 and fig["fraction_of_cublas_gemm"] > 0
     assert "of cuBLAS" in results["summary_text"]
-    assert command.write_results(results, tmp_path).name.endswith("-fake-gpu-80gb-small.json")
+    suffix = "-small-float.json" if dtype == "float" else "-small.json"
+    assert command.write_results(results, tmp_path).name.endswith("-fake-gpu-80gb" + suffix)
+    ceiling = "sgemm_flops_per_s" if dtype == "float" else "dgemm_flops_per_s"
+    assert gemm["entries"][gemm["best"]]["ceiling"] == ceiling
 
 
 # -- ceilings, names, command line --------------------------------------------------------------
@@ -281,6 +359,8 @@ def test_results_file_name():
     assert environment.results_path(Path("o"), gpu, "quick", day) == Path(
         "o/2026-01-02-nvidia-h100-80gb-hbm3-quick.json")
     assert environment.results_path(Path("o"), None, "full", day).name == "2026-01-02-cpu-only.json"
+    assert environment.results_path(Path("o"), None, "full", day, "float").name == (
+        "2026-01-02-cpu-only-float.json")
 
 
 def test_command_line_options():
@@ -289,6 +369,9 @@ def test_command_line_options():
     settings = command.settings_from(args)
     assert settings.kernels == ("gemm", "atax") and settings.configs == ("isl",)
     assert settings.mode == "quick" and settings.repeats == 12 and settings.out_dir == Path("x")
+    assert settings.dtype == "double"
+    args = cli.parser().parse_args(["bench", "--dtype", "float"])
+    assert command.settings_from(args).dtype == "float"
     bad = cli.parser().parse_args(["bench", "--config", "isl,ppcg"])
     with pytest.raises(Exception, match="ppcg"):
         command.settings_from(bad)
