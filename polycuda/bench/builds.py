@@ -10,7 +10,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from multiprocessing import get_context
 
-from polycuda.bench.configs import dtype_defines, options_for
+from polycuda.bench.configs import Variant, dtype_defines
 from polycuda.options import Options
 
 REFERENCE = "reference"
@@ -21,21 +21,29 @@ REFERENCE_FLAGS = ("-O3", "-march=native")
 @dataclass(frozen=True)
 class BuildJob:
     """One library: a kernel's reference build (config None) or the generated code of
-    polycuda configuration `config` (a key of configs.CONFIG_OPTIONS), with the kernel's
-    DATA_TYPE `dtype` ("double" or "float"; one per run: the key leaves it out)."""
+    polycuda configuration `config` (a key of configs.CONFIG_OPTIONS) with tile sizes `tiles`
+    (() for the defaults), with the kernel's DATA_TYPE `dtype` ("double" or "float"; one per
+    run: the key leaves it out)."""
 
     kernel: str
     target: str  # "reference", "openmp", "cuda", "c"
     config: str | None = None
     dtype: str = "double"
+    tiles: tuple[int, ...] = ()
+
+    @property
+    def entry(self) -> str | None:
+        """The bench entry this library is built for ("pluto", "pluto@16x64"); None for the
+        reference."""
+        return Variant(self.config, self.tiles).name if self.config else None
 
     @property
     def key(self) -> tuple[str, str, str | None]:
-        return (self.kernel, self.target, self.config)
+        return (self.kernel, self.target, self.entry)
 
     def options(self) -> Options:
-        """The configuration's Options (the defaults for the reference build)."""
-        return options_for(self.config) if self.config else Options()
+        """The configuration's Options with the tiles (the defaults for the reference)."""
+        return Variant(self.config, self.tiles).options() if self.config else Options()
 
 
 @dataclass(frozen=True)

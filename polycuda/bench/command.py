@@ -26,6 +26,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                        help="smaller sizes: the whole suite in < 2 minutes on an H100")
     sizes.add_argument("--small", action="store_true",
                        help="the suite's verification sizes: a smoke test of seconds")
+    p.add_argument("--tiles", metavar="T1,T2;...",
+                   help="tile-size sweep: semicolon-separated candidates, each measured with "
+                        "every configuration as <config>@<t1>x<t2> besides its default tiles "
+                        "(e.g. '16,64;32,32;8,8,32')")
     p.add_argument("--dtype", choices=("double", "float"), default="double",
                    help="compile the kernels with DATA_TYPE=float or double (default double); "
                         "float results go to ...-float.json")
@@ -43,20 +47,24 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def settings_from(args: argparse.Namespace) -> Any:
-    from polycuda.bench.configs import parse_configs
+    from polycuda.bench.configs import parse_configs, parse_tiles
     from polycuda.bench.harness import Settings
 
     try:
         configs = parse_configs(args.config)
     except ValueError as err:
         raise PolycudaError(f"--config: {err}") from None
+    try:
+        tiles = parse_tiles(args.tiles) if args.tiles is not None else ()
+    except ValueError as err:
+        raise PolycudaError(f"--tiles: {err}") from None
     if args.repeats < 1:
         raise PolycudaError(f"--repeats must be >= 1, got {args.repeats}")
     mode = "quick" if args.quick else "small" if args.small else "full"
     return Settings(kernels=tuple(args.kernels), configs=configs, mode=mode,
                     repeats=args.repeats, use_gpu=not args.cpu,
                     measure_ceilings=args.ceilings, out_dir=Path(args.out), jobs=args.jobs,
-                    seed=args.seed, dtype=args.dtype)
+                    seed=args.seed, dtype=args.dtype, tiles=tiles)
 
 
 def write_results(results: dict[str, Any], out_dir: Path) -> Path:

@@ -18,13 +18,14 @@ from typing import Any
 import numpy as np
 
 from polycuda.bench import baselines, builds, ceilings, environment, report
-from polycuda.bench.configs import CONFIG_LABELS, DTYPE_BYTES, dtype_defines
+from polycuda.bench.configs import DTYPE_BYTES, Variant, config_of, dtype_defines, variants
 from polycuda.bench.measure import (
     Candidate,
     GpuSide,
     HostSide,
     KernelCase,
     Limits,
+    Measurement,
     measure_candidate,
     measure_oracle,
 )
@@ -46,7 +47,8 @@ MODE_LIMITS = {
 class Settings:
     """What `polycuda bench` runs. kernels: names (empty: the whole suite); use_gpu False forces
     the CPU-only mode; measure_ceilings: measure them now (GPU only); dtype: the kernels'
-    DATA_TYPE, "double" or "float" (arrays, inputs and bytes per element follow it)."""
+    DATA_TYPE, "double" or "float" (arrays, inputs and bytes per element follow it); tiles:
+    tile-size candidates, each measured with every configuration besides its default tiles."""
 
     kernels: tuple[str, ...] = ()
     configs: tuple[str, ...] = ("isl", "pluto")
@@ -59,6 +61,7 @@ class Settings:
     seed: int = 0
     limits: Limits | None = None
     dtype: str = "double"
+    tiles: tuple[tuple[int, ...], ...] = ()
 
     def __post_init__(self) -> None:
         dtype_defines(self.dtype)  # ValueError for an unknown dtype
@@ -94,15 +97,16 @@ def find_platform(use_gpu: bool) -> Platform:
     return Platform(gpu, cupy, "", {"cpu": HostSide(), "gpu": GpuSide(cupy)})
 
 
-def build_jobs(names: list[str], configs: tuple[str, ...], gpu: bool, dtype: str = "double"
-               ) -> list[builds.BuildJob]:
-    """The reference, the OpenMP baseline (GPU runs) and every configuration of each kernel."""
+def build_jobs(names: list[str], entries: tuple[Variant, ...], gpu: bool,
+               dtype: str = "double") -> list[builds.BuildJob]:
+    """The reference, the OpenMP baseline (GPU runs) and every polycuda entry of each kernel."""
     jobs = []
     for name in names:
         jobs.append(builds.BuildJob(name, builds.REFERENCE, dtype=dtype))
         if gpu:
             jobs.append(builds.BuildJob(name, "openmp", "isl", dtype))
-        jobs += [builds.BuildJob(name, "cuda" if gpu else "openmp", c, dtype) for c in configs]
+        jobs += [builds.BuildJob(name, "cuda" if gpu else "openmp", v.config, dtype, v.tiles)
+                 for v in entries]
     return jobs
 
 
@@ -117,11 +121,11 @@ def run_bench(settings: Settings, progress: Progress | None = None) -> dict[str,
                          f"gcc -O3 and polycuda's code on OpenMP ({os.cpu_count()} cores)")
     results = _header(settings, platform)
     results["ceilings"] = _ceilings(settings, platform, progress)
-    jobs = build_jobs([k.name for k in kernels], settings.configs, platform.gpu is not None,
-                      settings.dtype)
+    jobs = build_jobs([k.name for k in kernels], variants(settings.configs, settings.tiles),
+                      platform.gpu is not None, settings.dtype)
     progress.add(len(jobs) + len(kernels))
-    built = builds.build_all(jobs, settings.jobs,
-                             lambda r: progress.advance(f"built {r.job.kernel} {r.job.target}"))
+    built = builds.build_all(jobs, settings.jobs, lambda r: progress.advance(
+        f"built {r.job.kernel} {r.job.target} {r.job.entry or ''}".rstrip()))
     results["build_wall_s"] = time.perf_counter() - start
     progress.message(f"built {len(jobs)} libraries in {results['build_wall_s']:.1f} s")
     for kernel in kernels:
@@ -148,7 +152,8 @@ def _header(settings: Settings, platform: Platform) -> dict[str, Any]:
             "tolerance": {"rtol": rtol, "atol": atol},
             "device_mode": "gpu" if platform.gpu else "cpu",
             "cpu_only_reason": platform.cpu_only_reason or None,
-            "configs": list(settings.configs), "repeats": settings.repeats,
+            "configs": list(settings.configs), "tiles": [list(t) for t in settings.tiles],
+            "repeats": settings.repeats,
             "limits": asdict(limits), "seed": settings.seed,
             "machine": environment.describe(platform.gpu, platform.cupy),
             "ceilings": None, "kernels": []}
@@ -190,16 +195,17 @@ def make_case(kernel: Any, sizes: Mapping[str, int], seed: int, dtype: str = "do
                       lambda at: float(kernel.flops_per_run(at)))
 
 
-def candidates(kernel: Any, case: KernelCase, configs: tuple[str, ...], platform: Platform,
+def candidates(kernel: Any, case: KernelCase, entries: tuple[Variant, ...], platform: Platform,
                built: Mapping[tuple[str, str, str | None], builds.BuildResult]
                ) -> tuple[Candidate, list[Candidate]]:
-    """The oracle and the other candidates of one kernel, baselines first."""
+    """The oracle and the other candidates of one kernel, baselines first, then the polycuda
+    `entries` (configurations with default or swept tiles)."""
     scop, name = case.scop, kernel.name
     oracle = baselines.sequential(scop, built[(name, builds.REFERENCE, None)])
     if platform.gpu is None:
-        return oracle, [baselines.host_library(c, "config", f"{CONFIG_LABELS[c]}, "
-                                               "OpenMP", scop, built[(name, "openmp", c)],
-                                               "openmp") for c in configs]
+        return oracle, [baselines.host_library(v.name, "config", f"{v.label}, OpenMP", scop,
+                                               built[(name, "openmp", v.name)], "openmp")
+                        for v in entries]
     others = [baselines.host_library("openmp", "baseline", "polycuda's isl code on OpenMP, "
                                      f"{os.cpu_count()} threads", scop,
                                      built[(name, "openmp", "isl")], "openmp")]
@@ -211,8 +217,8 @@ def candidates(kernel: Any, case: KernelCase, configs: tuple[str, ...], platform
             entry = "cublas" if attr == "cupy_blas" else attr
             fn = getattr(naive_cupy(), fn_name)
             others.append(baselines.cupy_function(entry, label, fn, arg_names, platform.cupy))
-    others += [baselines.gpu_library(c, "config", CONFIG_LABELS[c], scop,
-                                     built[(name, "cuda", c)]) for c in configs]
+    others += [baselines.gpu_library(v.name, "config", v.label, scop,
+                                     built[(name, "cuda", v.name)]) for v in entries]
     return oracle, others
 
 
@@ -229,7 +235,8 @@ def bench_kernel(kernel: Any, settings: Settings, platform: Platform,
     out["arithmetic_intensity"] = out["flops_per_run"] / out["bytes_per_run"]
     try:
         case = make_case(kernel, sizes, settings.seed, settings.dtype)
-        oracle, others = candidates(kernel, case, settings.configs, platform, built)
+        entries = variants(settings.configs, settings.tiles)
+        oracle, others = candidates(kernel, case, entries, platform, built)
     except Exception as exc:  # noqa: BLE001 (a kernel that cannot be parsed is reported)
         out["error"] = f"{type(exc).__name__}: {exc}"
         return out
@@ -249,16 +256,26 @@ def bench_kernel(kernel: Any, settings: Settings, platform: Platform,
         measurements.append(meas)
         _free_gpu(platform)
     for meas in measurements:
-        entry = meas.to_json()
-        key = _build_key(kernel.name, meas.name, meas.device)
-        if key in built:
-            entry["build"] = _build_info(built[key])
-        out["entries"][meas.name] = entry
+        out["entries"][meas.name] = _entry(kernel.name, meas, built)
         if meas.status != "ok":
             progress.message(f"{kernel.name}/{meas.name}: {meas.status}: "
                              f"{meas.reason.splitlines()[0] if meas.reason else ''}"[:300])
     out["wall_s"] = time.perf_counter() - start
     return out
+
+
+def _entry(kernel: str, meas: Measurement,
+           built: Mapping[tuple[str, str, str | None], builds.BuildResult]) -> dict[str, Any]:
+    """One entry of the results: the measurement, its build, and for polycuda entries the
+    configuration and tile sizes ([] for the defaults)."""
+    entry = meas.to_json()
+    key = _build_key(kernel, meas.name, meas.device)
+    if meas.role == "config":
+        entry["config"] = config_of(meas.name)
+        entry["tile_sizes"] = list(built[key].job.tiles) if key in built else []
+    if key in built:
+        entry["build"] = _build_info(built[key])
+    return entry
 
 
 def _build_key(kernel: str, entry: str, where: str) -> tuple[str, str, str | None]:

@@ -385,13 +385,78 @@ def test_config_names_map_to_options():
         "intra": Options(scheduler="pluto", balanced_wavefront=True),
         "inter": Options(scheduler="pluto", balanced_wavefront=True, eliminate_false_deps=True),
     }
-    assert {c: configs.options_for(c) for c in configs.CONFIG_OPTIONS} == expected
+    assert {c: configs.Variant(c).options() for c in configs.CONFIG_OPTIONS} == expected
     assert "Di et al. 'intra'" in configs.CONFIG_LABELS["intra"]
     assert "'intra+inter'" in configs.CONFIG_LABELS["inter"]
     # every configuration is its own build job, and the job builds with its configuration
-    jobs = harness.build_jobs(["sor_1d"], ("isl", "pluto", "intra", "inter"), gpu=True)
+    jobs = harness.build_jobs(["sor_1d"], configs.variants(("isl", "pluto", "intra", "inter")),
+                              gpu=True)
     assert len({job.key for job in jobs}) == len(jobs) == 6
     assert builds.BuildJob("sor_1d", "cuda", "inter").options() == expected["inter"]
     assert builds.BuildJob("sor_1d", builds.REFERENCE).options() == Options()
     args = cli.parser().parse_args(["bench", "--config", "isl,pluto,intra,inter"])
     assert command.settings_from(args).configs == ("isl", "pluto", "intra", "inter")
+
+
+# -- tile-size sweep ----------------------------------------------------------------------------
+def test_tile_candidates_and_entry_names():
+    assert configs.parse_tiles("16,64;32,32;8,8,32") == ((16, 64), (32, 32), (8, 8, 32))
+    assert configs.parse_tiles(" 16, 64 ; 16,64;") == ((16, 64),)
+    for bad in ("", ";", "16,x", "0,8"):
+        with pytest.raises(ValueError):
+            configs.parse_tiles(bad)
+    names = [v.name for v in configs.variants(("isl", "intra"), ((16, 64), (8, 8, 32)))]
+    assert names == ["isl", "isl@16x64", "isl@8x8x32", "intra", "intra@16x64", "intra@8x8x32"]
+    assert configs.config_of("intra@8x8x32") == "intra" and configs.config_of("isl") == "isl"
+    assert configs.Variant("intra", (8, 8, 32)).options() == Options(
+        scheduler="pluto", balanced_wavefront=True, tile_sizes=(8, 8, 32))
+    args = cli.parser().parse_args(["bench", "--tiles", "16,64;32,32"])
+    assert command.settings_from(args).tiles == ((16, 64), (32, 32))
+    with pytest.raises(Exception, match="--tiles"):
+        command.settings_from(cli.parser().parse_args(["bench", "--tiles", "16;a"]))
+
+
+def test_tile_sweep_builds_and_measures_named_entries(tmp_path):
+    settings = harness.Settings(kernels=("jacobi_1d",), configs=("isl", "pluto"), mode="small",
+                                repeats=2, use_gpu=False, out_dir=tmp_path, jobs=1,
+                                tiles=((4, 8), (8, 8)))
+    results = harness.run_bench(settings)
+    assert results["tiles"] == [[4, 8], [8, 8]]
+    (kernel,) = results["kernels"]
+    entries = kernel["entries"]
+    assert list(entries) == ["sequential", "isl", "isl@4x8", "isl@8x8",
+                             "pluto", "pluto@4x8", "pluto@8x8"]
+    assert all(e["status"] == "ok" for e in entries.values()), entries
+    assert entries["pluto@4x8"]["config"] == "pluto"
+    assert entries["pluto@4x8"]["tile_sizes"] == [4, 8] and entries["pluto"]["tile_sizes"] == []
+    assert set(kernel["best_by_config"]) == {"isl", "pluto"}
+    for config, best in kernel["best_by_config"].items():
+        group = {n: e["median_s"] for n, e in entries.items() if e.get("config") == config}
+        assert best == min(group, key=group.__getitem__)
+    assert kernel["best"] in kernel["best_by_config"].values()
+    assert "with default tiles and 2 tile-size candidates" in results["summary_text"]
+
+
+def _timed(role: str, median_s: float | None, status: str = "ok") -> dict:
+    return {"role": role, "status": status, "median_s": median_s, "reason": "", "notes": []}
+
+
+def test_best_by_config_picks_the_lowest_median():
+    kernel = {"name": "k", "memory_bound": True, "flops_per_run": 1e9, "bytes_per_run": 1e9,
+              "entries": {"sequential": _timed("baseline", 8.0),
+                          "isl": _timed("config", 2.0),
+                          "isl@16x64": _timed("config", None, "FAILED"),
+                          "pluto": _timed("config", 3.0),
+                          "pluto@16x64": _timed("config", 1.0),
+                          "pluto@32x32": _timed("config", 1.5),
+                          "intra": _timed("config", None, "FAILED")}}
+    results = report.derive({"kernels": [kernel], "ceilings": None, "configs": ["isl", "pluto"],
+                             "tiles": [[16, 64], [32, 32]], "mode": "full", "machine": {}})
+    assert kernel["best_by_config"] == {"isl": "isl", "pluto": "pluto@16x64", "intra": None}
+    assert kernel["best"] == "pluto@16x64" and kernel["best_speedups"] == {"sequential": 8.0}
+    assert results["summary"]["geomean_speedup_over_sequential"] == pytest.approx(8.0)
+    text = report.table(results)
+    head, _, row = text.splitlines()[:3]
+    assert head.split()[:7] == ["kernel", "seq", "ms", "isl", "ms", "pluto", "ms"]
+    assert "1000@16x64" in row and "2000" in row and "FAILED" in row and "pluto@16x64" in row
+
