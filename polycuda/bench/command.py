@@ -26,6 +26,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                        help="smaller sizes: the whole suite in < 2 minutes on an H100")
     sizes.add_argument("--small", action="store_true",
                        help="the suite's verification sizes: a smoke test of seconds")
+    sizes.add_argument("--paper", action="store_true",
+                       help="Di et al. 2012 Table II stencils at its spatial sizes, fewer time "
+                            "steps (see polycuda/bench/sizes.py)")
     p.add_argument("--tiles", metavar="T1,T2;...",
                    help="tile-size sweep: semicolon-separated candidates, each measured with "
                         "every configuration as <config>@<t1>x<t2> besides its default tiles "
@@ -60,7 +63,8 @@ def settings_from(args: argparse.Namespace) -> Any:
         raise PolycudaError(f"--tiles: {err}") from None
     if args.repeats < 1:
         raise PolycudaError(f"--repeats must be >= 1, got {args.repeats}")
-    mode = "quick" if args.quick else "small" if args.small else "full"
+    mode = ("quick" if args.quick else "small" if args.small else "paper" if args.paper
+            else "full")
     return Settings(kernels=tuple(args.kernels), configs=configs, mode=mode,
                     repeats=args.repeats, use_gpu=not args.cpu,
                     measure_ceilings=args.ceilings, out_dir=Path(args.out), jobs=args.jobs,

@@ -30,14 +30,16 @@ from polycuda.bench.measure import (
     measure_oracle,
 )
 from polycuda.bench.progress import Progress
-from polycuda.bench.sizes import sizes_for
+from polycuda.bench.sizes import PAPER_KERNELS, sizes_for
 from polycuda.bench.suite_access import naive_cupy, suite
 from polycuda.runtime import device
 from polycuda.verify import NP_DTYPES, TOLERANCES
 
 SCHEMA = "polycuda-bench/1"
+_FULL_LIMITS = Limits(sequential_budget_s=4.0, entry_budget_s=3.0, max_run_s=2.0)
 MODE_LIMITS = {
-    "full": Limits(sequential_budget_s=4.0, entry_budget_s=3.0, max_run_s=2.0),
+    "full": _FULL_LIMITS,
+    "paper": _FULL_LIMITS,
     "quick": Limits(sequential_budget_s=1.0, entry_budget_s=1.0, max_run_s=0.25),
     "small": Limits(),
 }
@@ -113,7 +115,7 @@ def build_jobs(names: list[str], entries: tuple[Variant, ...], gpu: bool,
 def run_bench(settings: Settings, progress: Progress | None = None) -> dict[str, Any]:
     """Run the benchmark; returns the results dict with derived figures and summary."""
     start = time.perf_counter()
-    kernels = select_kernels(settings.kernels)
+    kernels = select_kernels(settings.kernels, settings.mode)
     platform = find_platform(settings.use_gpu)
     progress = progress or Progress(0, enabled=False)
     if platform.cpu_only_reason:
@@ -135,13 +137,16 @@ def run_bench(settings: Settings, progress: Progress | None = None) -> dict[str,
     return report.derive(results)
 
 
-def select_kernels(names: tuple[str, ...]) -> list[Any]:
-    """The suite's kernels named (in suite order when none are named).
+def select_kernels(names: tuple[str, ...], mode: str = "full") -> list[Any]:
+    """The suite's kernels named; when none are named, the whole suite in suite order (paper
+    mode: the stencils of Di et al.'s Table II, sizes.PAPER_KERNELS).
 
     Raises:
         KeyError: an unknown name (the message lists the known ones).
     """
     st = suite()
+    if not names and mode == "paper":
+        names = PAPER_KERNELS
     return [st.by_name(n) for n in names] if names else list(st.KERNELS)
 
 

@@ -24,6 +24,7 @@ from polycuda.bench import (
     environment,
     harness,
     report,
+    sizes,
     timing,
 )
 from polycuda.bench.measure import (
@@ -459,4 +460,26 @@ def test_best_by_config_picks_the_lowest_median():
     head, _, row = text.splitlines()[:3]
     assert head.split()[:7] == ["kernel", "seq", "ms", "isl", "ms", "pluto", "ms"]
     assert "1000@16x64" in row and "2000" in row and "FAILED" in row and "pluto@16x64" in row
+
+
+# -- paper sizes --------------------------------------------------------------------------------
+def test_paper_sizes_are_table_two_extents_with_fewer_time_steps():
+    kernels = harness.select_kernels((), "paper")
+    assert [k.name for k in kernels] == list(sizes.PAPER_KERNELS) and len(kernels) == 8
+    table_two = {1: (65536, 65536), 2: (1000, 4096), 3: (256, 256)}  # (T, extent)
+    for kernel in kernels:
+        at = sizes.sizes_for(kernel, "paper")
+        extents = {v for p, v in at.items() if p != "T"}
+        dims = 1 if kernel.name.endswith("_1d") else 3 if "_3d" in kernel.name else 2
+        assert extents == {table_two[dims][1]} and 1 <= at["T"] < table_two[dims][0]
+        if dims > 1:  # the full mode's reduction, reused
+            assert at == sizes.FULL[kernel.name]
+    gemm = harness.select_kernels(("gemm",), "paper")[0]
+    assert sizes.sizes_for(gemm, "paper") == sizes.FULL["gemm"]
+    settings = command.settings_from(cli.parser().parse_args(["bench", "--paper"]))
+    assert settings.mode == "paper" and settings.effective_limits().max_run_s == 2.0
+    with pytest.raises(SystemExit):
+        cli.parser().parse_args(["bench", "--paper", "--quick"])
+    assert environment.results_path(Path("o"), None, "paper", datetime.date(2026, 1, 2),
+                                    "float").name == "2026-01-02-cpu-only-paper-float.json"
 
