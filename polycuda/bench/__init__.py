@@ -1,5 +1,6 @@
 """`polycuda bench`: the kernel suite against every baseline (sequential gcc -O3, OpenMP, naive
-CuPy, cuBLAS, polycuda's isl and pluto configurations), with tables, JSON and plots.
+CuPy, cuBLAS, polycuda's configurations: isl, pluto, Di et al.'s intra and inter), with tables,
+JSON and plots.
 
 Example:
     >>> from polycuda.bench import harness, report                 # doctest: +SKIP

@@ -13,9 +13,6 @@ from polycuda.ir.scop import Scop
 from polycuda.runtime import launch
 
 SEQUENTIAL_LABEL = f"gcc {' '.join(REFERENCE_FLAGS)}, the original C, one thread"
-CONFIG_OPTIONS = {"isl": {"scheduler": "isl"}, "pluto": {"scheduler": "pluto"}}
-CONFIG_LABELS = {"isl": "isl scheduler (PPCG-like)",
-                 "pluto": "Pluto hyperplanes (communication-minimal)"}
 
 
 def _ordered(scop: Scop) -> Callable[[Args], list[object]]:

@@ -10,6 +10,9 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from multiprocessing import get_context
 
+from polycuda.bench.configs import Variant, dtype_defines
+from polycuda.options import Options
+
 REFERENCE = "reference"
 # The sequential baseline: the user's C as written, at -O3 for this CPU (after build's -O2).
 REFERENCE_FLAGS = ("-O3", "-march=native")
@@ -17,15 +20,30 @@ REFERENCE_FLAGS = ("-O3", "-march=native")
 
 @dataclass(frozen=True)
 class BuildJob:
-    """One library: a kernel's reference build (scheduler None) or generated code."""
+    """One library: a kernel's reference build (config None) or the generated code of
+    polycuda configuration `config` (a key of configs.CONFIG_OPTIONS) with tile sizes `tiles`
+    (() for the defaults), with the kernel's DATA_TYPE `dtype` ("double" or "float"; one per
+    run: the key leaves it out)."""
 
     kernel: str
     target: str  # "reference", "openmp", "cuda", "c"
-    scheduler: str | None = None
+    config: str | None = None
+    dtype: str = "double"
+    tiles: tuple[int, ...] = ()
+
+    @property
+    def entry(self) -> str | None:
+        """The bench entry this library is built for ("pluto", "pluto@16x64"); None for the
+        reference."""
+        return Variant(self.config, self.tiles).name if self.config else None
 
     @property
     def key(self) -> tuple[str, str, str | None]:
-        return (self.kernel, self.target, self.scheduler)
+        return (self.kernel, self.target, self.entry)
+
+    def options(self) -> Options:
+        """The configuration's Options with the tiles (the defaults for the reference)."""
+        return Variant(self.config, self.tiles).options() if self.config else Options()
 
 
 @dataclass(frozen=True)
@@ -55,12 +73,11 @@ def _build(job: BuildJob) -> tuple[str, float, tuple[str, ...]]:
     from polycuda.api import compile as compile_c
     from polycuda.bench.suite_access import suite
     from polycuda.frontend import c as cfront
-    from polycuda.options import Options
     from polycuda.runtime import build
 
     kernel = suite().by_name(job.kernel)
-    options = Options(scheduler=job.scheduler or "isl")
-    prog = compile_c(str(kernel.c_path), function=kernel.function, options=options)
+    prog = compile_c(str(kernel.c_path), function=kernel.function, options=job.options(),
+                     defines=dtype_defines(job.dtype))
     if job.target == REFERENCE:
         flags = tuple(cfront.reference_flags(prog.scop)) + REFERENCE_FLAGS
         return str(build.build_shared(cfront.reference_source(prog.scop), REFERENCE,

@@ -18,12 +18,24 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("kernels", nargs="*", metavar="KERNEL",
                    help="kernels of kernels/suite.py (default: all)")
     p.add_argument("--config", default="isl,pluto",
-                   help="polycuda configurations, comma-separated (isl, pluto); default both")
+                   help="polycuda configurations, comma-separated: isl, pluto, intra (pluto + "
+                        "balanced intra-tile wavefronts), inter (intra + false-dependence "
+                        "elimination); default isl,pluto")
     sizes = p.add_mutually_exclusive_group()
     sizes.add_argument("--quick", action="store_true",
                        help="smaller sizes: the whole suite in < 2 minutes on an H100")
     sizes.add_argument("--small", action="store_true",
                        help="the suite's verification sizes: a smoke test of seconds")
+    sizes.add_argument("--paper", action="store_true",
+                       help="Di et al. 2012 Table II stencils at its spatial sizes, fewer time "
+                            "steps (see polycuda/bench/sizes.py)")
+    p.add_argument("--tiles", metavar="T1,T2;...",
+                   help="tile-size sweep: semicolon-separated candidates, each measured with "
+                        "every configuration as <config>@<t1>x<t2> besides its default tiles "
+                        "(e.g. '16,64;32,32;8,8,32')")
+    p.add_argument("--dtype", choices=("double", "float"), default="double",
+                   help="compile the kernels with DATA_TYPE=float or double (default double); "
+                        "float results go to ...-float.json")
     p.add_argument("--ceilings", action="store_true",
                    help="measure the GPU's copy bandwidth and dgemm/sgemm rates first")
     p.add_argument("--out", default=str(DEFAULT_OUT),
@@ -38,31 +50,36 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def settings_from(args: argparse.Namespace) -> Any:
-    from polycuda.bench.baselines import CONFIG_OPTIONS
+    from polycuda.bench.configs import parse_configs, parse_tiles
     from polycuda.bench.harness import Settings
 
-    configs = tuple(c.strip() for c in args.config.split(",") if c.strip())
-    unknown = [c for c in configs if c not in CONFIG_OPTIONS]
-    if unknown or not configs:
-        raise PolycudaError(f"--config: unknown configuration(s) {unknown or args.config!r}; "
-                            f"known: {', '.join(CONFIG_OPTIONS)}")
+    try:
+        configs = parse_configs(args.config)
+    except ValueError as err:
+        raise PolycudaError(f"--config: {err}") from None
+    try:
+        tiles = parse_tiles(args.tiles) if args.tiles is not None else ()
+    except ValueError as err:
+        raise PolycudaError(f"--tiles: {err}") from None
     if args.repeats < 1:
         raise PolycudaError(f"--repeats must be >= 1, got {args.repeats}")
-    mode = "quick" if args.quick else "small" if args.small else "full"
+    mode = ("quick" if args.quick else "small" if args.small else "paper" if args.paper
+            else "full")
     return Settings(kernels=tuple(args.kernels), configs=configs, mode=mode,
                     repeats=args.repeats, use_gpu=not args.cpu,
                     measure_ceilings=args.ceilings, out_dir=Path(args.out), jobs=args.jobs,
-                    seed=args.seed)
+                    seed=args.seed, dtype=args.dtype, tiles=tiles)
 
 
 def write_results(results: dict[str, Any], out_dir: Path) -> Path:
-    """<out_dir>/<date>-<gpu-slug>[-quick].json (indented, keys in insertion order)."""
+    """<out_dir>/<date>-<gpu-slug>[-<mode>][-float].json (indented, keys in insertion order)."""
     from polycuda.bench import environment
     from polycuda.runtime.device import GpuInfo
 
     gpu_data = results["machine"]["gpu"]
     gpu = GpuInfo(**gpu_data) if gpu_data else None
-    path = environment.results_path(out_dir, gpu, results["mode"])
+    path = environment.results_path(out_dir, gpu, results["mode"],
+                                    dtype=results.get("dtype", "double"))
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(results, indent=1) + "\n")
     return path

@@ -1,5 +1,5 @@
 """What a result was measured on: GPU, driver, CUDA versions, host CPU, date; the results
-file's name (<date>-<gpu-slug>[-quick].json)."""
+file's name (<date>-<gpu-slug>[-<mode>][-float].json)."""
 
 from __future__ import annotations
 
@@ -74,8 +74,9 @@ def gpu_slug(gpu: device.GpuInfo | None) -> str:
 
 
 def results_path(out_dir: Path, gpu: device.GpuInfo | None, mode: str,
-                 today: datetime.date | None = None) -> Path:
-    """<out_dir>/<YYYY-MM-DD>-<gpu-slug>[-quick|-small].json."""
+                 today: datetime.date | None = None, dtype: str = "double") -> Path:
+    """<out_dir>/<YYYY-MM-DD>-<gpu-slug>[-<mode>][-float].json: the mode unless full, the
+    dtype unless double (float and double runs of one day do not overwrite each other)."""
     day = (today or datetime.date.today()).isoformat()
-    suffix = "" if mode == "full" else f"-{mode}"
+    suffix = ("" if mode == "full" else f"-{mode}") + ("" if dtype == "double" else f"-{dtype}")
     return Path(out_dir) / f"{day}-{gpu_slug(gpu)}{suffix}.json"

@@ -18,23 +18,28 @@ from typing import Any
 import numpy as np
 
 from polycuda.bench import baselines, builds, ceilings, environment, report
+from polycuda.bench.configs import DTYPE_BYTES, Variant, config_of, dtype_defines, variants
 from polycuda.bench.measure import (
     Candidate,
     GpuSide,
     HostSide,
     KernelCase,
     Limits,
+    Measurement,
     measure_candidate,
     measure_oracle,
 )
 from polycuda.bench.progress import Progress
-from polycuda.bench.sizes import sizes_for
+from polycuda.bench.sizes import PAPER_KERNELS, sizes_for
 from polycuda.bench.suite_access import naive_cupy, suite
 from polycuda.runtime import device
+from polycuda.verify import NP_DTYPES, TOLERANCES
 
 SCHEMA = "polycuda-bench/1"
+_FULL_LIMITS = Limits(sequential_budget_s=4.0, entry_budget_s=3.0, max_run_s=2.0)
 MODE_LIMITS = {
-    "full": Limits(sequential_budget_s=4.0, entry_budget_s=3.0, max_run_s=2.0),
+    "full": _FULL_LIMITS,
+    "paper": _FULL_LIMITS,
     "quick": Limits(sequential_budget_s=1.0, entry_budget_s=1.0, max_run_s=0.25),
     "small": Limits(),
 }
@@ -43,7 +48,9 @@ MODE_LIMITS = {
 @dataclass(frozen=True)
 class Settings:
     """What `polycuda bench` runs. kernels: names (empty: the whole suite); use_gpu False forces
-    the CPU-only mode; measure_ceilings: measure them now (GPU only)."""
+    the CPU-only mode; measure_ceilings: measure them now (GPU only); dtype: the kernels'
+    DATA_TYPE, "double" or "float" (arrays, inputs and bytes per element follow it); tiles:
+    tile-size candidates, each measured with every configuration besides its default tiles."""
 
     kernels: tuple[str, ...] = ()
     configs: tuple[str, ...] = ("isl", "pluto")
@@ -55,6 +62,11 @@ class Settings:
     jobs: int | None = None
     seed: int = 0
     limits: Limits | None = None
+    dtype: str = "double"
+    tiles: tuple[tuple[int, ...], ...] = ()
+
+    def __post_init__(self) -> None:
+        dtype_defines(self.dtype)  # ValueError for an unknown dtype
 
     def effective_limits(self) -> Limits:
         base = self.limits or MODE_LIMITS[self.mode]
@@ -87,20 +99,23 @@ def find_platform(use_gpu: bool) -> Platform:
     return Platform(gpu, cupy, "", {"cpu": HostSide(), "gpu": GpuSide(cupy)})
 
 
-def build_jobs(names: list[str], configs: tuple[str, ...], gpu: bool) -> list[builds.BuildJob]:
+def build_jobs(names: list[str], entries: tuple[Variant, ...], gpu: bool,
+               dtype: str = "double") -> list[builds.BuildJob]:
+    """The reference, the OpenMP baseline (GPU runs) and every polycuda entry of each kernel."""
     jobs = []
     for name in names:
-        jobs.append(builds.BuildJob(name, builds.REFERENCE))
+        jobs.append(builds.BuildJob(name, builds.REFERENCE, dtype=dtype))
         if gpu:
-            jobs.append(builds.BuildJob(name, "openmp", "isl"))
-        jobs += [builds.BuildJob(name, "cuda" if gpu else "openmp", c) for c in configs]
+            jobs.append(builds.BuildJob(name, "openmp", "isl", dtype))
+        jobs += [builds.BuildJob(name, "cuda" if gpu else "openmp", v.config, dtype, v.tiles)
+                 for v in entries]
     return jobs
 
 
 def run_bench(settings: Settings, progress: Progress | None = None) -> dict[str, Any]:
     """Run the benchmark; returns the results dict with derived figures and summary."""
     start = time.perf_counter()
-    kernels = select_kernels(settings.kernels)
+    kernels = select_kernels(settings.kernels, settings.mode)
     platform = find_platform(settings.use_gpu)
     progress = progress or Progress(0, enabled=False)
     if platform.cpu_only_reason:
@@ -108,10 +123,11 @@ def run_bench(settings: Settings, progress: Progress | None = None) -> dict[str,
                          f"gcc -O3 and polycuda's code on OpenMP ({os.cpu_count()} cores)")
     results = _header(settings, platform)
     results["ceilings"] = _ceilings(settings, platform, progress)
-    jobs = build_jobs([k.name for k in kernels], settings.configs, platform.gpu is not None)
+    jobs = build_jobs([k.name for k in kernels], variants(settings.configs, settings.tiles),
+                      platform.gpu is not None, settings.dtype)
     progress.add(len(jobs) + len(kernels))
-    built = builds.build_all(jobs, settings.jobs,
-                             lambda r: progress.advance(f"built {r.job.kernel} {r.job.target}"))
+    built = builds.build_all(jobs, settings.jobs, lambda r: progress.advance(
+        f"built {r.job.kernel} {r.job.target} {r.job.entry or ''}".rstrip()))
     results["build_wall_s"] = time.perf_counter() - start
     progress.message(f"built {len(jobs)} libraries in {results['build_wall_s']:.1f} s")
     for kernel in kernels:
@@ -121,22 +137,28 @@ def run_bench(settings: Settings, progress: Progress | None = None) -> dict[str,
     return report.derive(results)
 
 
-def select_kernels(names: tuple[str, ...]) -> list[Any]:
-    """The suite's kernels named (in suite order when none are named).
+def select_kernels(names: tuple[str, ...], mode: str = "full") -> list[Any]:
+    """The suite's kernels named; when none are named, the whole suite in suite order (paper
+    mode: the stencils of Di et al.'s Table II, sizes.PAPER_KERNELS).
 
     Raises:
         KeyError: an unknown name (the message lists the known ones).
     """
     st = suite()
+    if not names and mode == "paper":
+        names = PAPER_KERNELS
     return [st.by_name(n) for n in names] if names else list(st.KERNELS)
 
 
 def _header(settings: Settings, platform: Platform) -> dict[str, Any]:
     limits = settings.effective_limits()
-    return {"schema": SCHEMA, "mode": settings.mode,
+    rtol, atol = TOLERANCES[settings.dtype]
+    return {"schema": SCHEMA, "mode": settings.mode, "dtype": settings.dtype,
+            "tolerance": {"rtol": rtol, "atol": atol},
             "device_mode": "gpu" if platform.gpu else "cpu",
             "cpu_only_reason": platform.cpu_only_reason or None,
-            "configs": list(settings.configs), "repeats": settings.repeats,
+            "configs": list(settings.configs), "tiles": [list(t) for t in settings.tiles],
+            "repeats": settings.repeats,
             "limits": asdict(limits), "seed": settings.seed,
             "machine": environment.describe(platform.gpu, platform.cupy),
             "ceilings": None, "kernels": []}
@@ -158,16 +180,19 @@ def _ceilings(settings: Settings, platform: Platform, progress: Progress
     return measured
 
 
-def make_case(kernel: Any, sizes: Mapping[str, int], seed: int) -> KernelCase:
-    """The kernel's region (parsed from its C file) with its random inputs and work."""
+def make_case(kernel: Any, sizes: Mapping[str, int], seed: int, dtype: str = "double"
+              ) -> KernelCase:
+    """The kernel's region (parsed from its C file with DATA_TYPE `dtype`, so that results are
+    compared with that type's tolerance) with its random inputs of that type and its work."""
     from polycuda.api import compile as compile_c
 
     st = suite()
-    scop = compile_c(str(kernel.c_path), function=kernel.function).scop
+    scop = compile_c(str(kernel.c_path), function=kernel.function,
+                     defines=dtype_defines(dtype)).scop
     c_names = [a.name for a in st.c_args(kernel)]
 
     def inputs(at: Mapping[str, int]) -> dict[str, object]:
-        values = st.random_args(kernel, at, np.random.default_rng(seed))
+        values = st.random_args(kernel, at, np.random.default_rng(seed), dtype=NP_DTYPES[dtype])
         named = dict(zip(c_names, values))
         return {a.name: named[a.name] for a in scop.args}
 
@@ -175,16 +200,17 @@ def make_case(kernel: Any, sizes: Mapping[str, int], seed: int) -> KernelCase:
                       lambda at: float(kernel.flops_per_run(at)))
 
 
-def candidates(kernel: Any, case: KernelCase, configs: tuple[str, ...], platform: Platform,
+def candidates(kernel: Any, case: KernelCase, entries: tuple[Variant, ...], platform: Platform,
                built: Mapping[tuple[str, str, str | None], builds.BuildResult]
                ) -> tuple[Candidate, list[Candidate]]:
-    """The oracle and the other candidates of one kernel, baselines first."""
+    """The oracle and the other candidates of one kernel, baselines first, then the polycuda
+    `entries` (configurations with default or swept tiles)."""
     scop, name = case.scop, kernel.name
     oracle = baselines.sequential(scop, built[(name, builds.REFERENCE, None)])
     if platform.gpu is None:
-        return oracle, [baselines.host_library(c, "config", f"{baselines.CONFIG_LABELS[c]}, "
-                                               "OpenMP", scop, built[(name, "openmp", c)],
-                                               "openmp") for c in configs]
+        return oracle, [baselines.host_library(v.name, "config", f"{v.label}, OpenMP", scop,
+                                               built[(name, "openmp", v.name)], "openmp")
+                        for v in entries]
     others = [baselines.host_library("openmp", "baseline", "polycuda's isl code on OpenMP, "
                                      f"{os.cpu_count()} threads", scop,
                                      built[(name, "openmp", "isl")], "openmp")]
@@ -196,8 +222,8 @@ def candidates(kernel: Any, case: KernelCase, configs: tuple[str, ...], platform
             entry = "cublas" if attr == "cupy_blas" else attr
             fn = getattr(naive_cupy(), fn_name)
             others.append(baselines.cupy_function(entry, label, fn, arg_names, platform.cupy))
-    others += [baselines.gpu_library(c, "config", baselines.CONFIG_LABELS[c], scop,
-                                     built[(name, "cuda", c)]) for c in configs]
+    others += [baselines.gpu_library(v.name, "config", v.label, scop,
+                                     built[(name, "cuda", v.name)]) for v in entries]
     return oracle, others
 
 
@@ -209,12 +235,13 @@ def bench_kernel(kernel: Any, settings: Settings, platform: Platform,
     sizes = sizes_for(kernel, settings.mode)
     out = {"name": kernel.name, "category": kernel.category,
            "memory_bound": kernel.memory_bound, "sizes": sizes,
-           "bytes_per_run": kernel.bytes_per_run(sizes),
+           "bytes_per_run": kernel.bytes_per_run(sizes, w=DTYPE_BYTES[settings.dtype]),
            "flops_per_run": kernel.flops_per_run(sizes), "entries": {}}
     out["arithmetic_intensity"] = out["flops_per_run"] / out["bytes_per_run"]
     try:
-        case = make_case(kernel, sizes, settings.seed)
-        oracle, others = candidates(kernel, case, settings.configs, platform, built)
+        case = make_case(kernel, sizes, settings.seed, settings.dtype)
+        entries = variants(settings.configs, settings.tiles)
+        oracle, others = candidates(kernel, case, entries, platform, built)
     except Exception as exc:  # noqa: BLE001 (a kernel that cannot be parsed is reported)
         out["error"] = f"{type(exc).__name__}: {exc}"
         return out
@@ -234,16 +261,26 @@ def bench_kernel(kernel: Any, settings: Settings, platform: Platform,
         measurements.append(meas)
         _free_gpu(platform)
     for meas in measurements:
-        entry = meas.to_json()
-        key = _build_key(kernel.name, meas.name, meas.device)
-        if key in built:
-            entry["build"] = _build_info(built[key])
-        out["entries"][meas.name] = entry
+        out["entries"][meas.name] = _entry(kernel.name, meas, built)
         if meas.status != "ok":
             progress.message(f"{kernel.name}/{meas.name}: {meas.status}: "
                              f"{meas.reason.splitlines()[0] if meas.reason else ''}"[:300])
     out["wall_s"] = time.perf_counter() - start
     return out
+
+
+def _entry(kernel: str, meas: Measurement,
+           built: Mapping[tuple[str, str, str | None], builds.BuildResult]) -> dict[str, Any]:
+    """One entry of the results: the measurement, its build, and for polycuda entries the
+    configuration and tile sizes ([] for the defaults)."""
+    entry = meas.to_json()
+    key = _build_key(kernel, meas.name, meas.device)
+    if meas.role == "config":
+        entry["config"] = config_of(meas.name)
+        entry["tile_sizes"] = list(built[key].job.tiles) if key in built else []
+    if key in built:
+        entry["build"] = _build_info(built[key])
+    return entry
 
 
 def _build_key(kernel: str, entry: str, where: str) -> tuple[str, str, str | None]:

@@ -1,6 +1,11 @@
 """Measuring one kernel: the sequential oracle, then each candidate (a baseline or a polycuda
 configuration) checked against it on the same random inputs and, only if right, timed.
 
+The check is verify.compare at the tolerance of the region's element type (as parsed, so a
+`--dtype float` region is checked as float: rtol 2e-4). Measured on jacobi_2d 4096^2, T=20: a
+float32 run that differs from the oracle only in rounding order lies within 2e-6 of it; one
+stale read in the last step (a violated dependence) lies 8e-4 away.
+
 A candidate is a pair of callables on named arguments (`run` once, `time` n times), so that the
 harness can plug in compiled libraries, CuPy code, or (in tests) a deliberately wrong runner.
 """

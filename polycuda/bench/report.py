@@ -6,9 +6,15 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from polycuda.bench.configs import TILE_SEPARATOR, config_of
+
 SUMMARY_BASELINES = (("sequential", "sequential gcc -O3"), ("openmp", "OpenMP"),
                      ("cupy_naive", "naive CuPy"))
 SHORT = {"sequential": "seq", "openmp": "omp", "cupy_naive": "naive", "cublas": "cuBLAS"}
+# The arithmetic ceiling of compute-bound kernels follows the element type.
+FLOP_CEILING = {"double": "dgemm_flops_per_s", "float": "sgemm_flops_per_s"}
+CEILING_SHORT = {"copy_bytes_per_s": "bw", "dgemm_flops_per_s": "dgemm",
+                 "sgemm_flops_per_s": "sgemm"}
 
 
 def _ok(entry: dict[str, Any] | None) -> bool:
@@ -16,8 +22,9 @@ def _ok(entry: dict[str, Any] | None) -> bool:
 
 
 def derive_entry(entry: dict[str, Any], kernel: dict[str, Any],
-                 ceilings: dict[str, Any] | None) -> None:
-    """Add GFLOP/s, GB/s and the fraction of the relevant ceiling to one measured entry."""
+                 ceilings: dict[str, Any] | None, dtype: str = "double") -> None:
+    """Add GFLOP/s, GB/s and the fraction of the relevant ceiling to one measured entry (copy
+    bandwidth, or the dgemm / sgemm rate of the run's `dtype`)."""
     if not _ok(entry):
         return
     seconds = entry["median_s"]
@@ -29,30 +36,48 @@ def derive_entry(entry: dict[str, Any], kernel: dict[str, Any],
         entry["ceiling"] = "copy_bytes_per_s"
         entry["fraction_of_ceiling"] = entry["gbytes_per_s"] * 1e9 / ceilings["copy_bytes_per_s"]
     else:
-        entry["ceiling"] = "dgemm_flops_per_s"
-        entry["fraction_of_ceiling"] = (entry["gflops_per_s"] * 1e9
-                                        / ceilings["dgemm_flops_per_s"])
+        entry["ceiling"] = FLOP_CEILING[dtype]
+        entry["fraction_of_ceiling"] = entry["gflops_per_s"] * 1e9 / ceilings[entry["ceiling"]]
 
 
-def derive_kernel(kernel: dict[str, Any], ceilings: dict[str, Any] | None) -> None:
-    """Rates of every entry; `best` (fastest polycuda configuration that is right), speedups
-    of each configuration over each baseline (baseline time / configuration time)."""
+def derive_kernel(kernel: dict[str, Any], ceilings: dict[str, Any] | None,
+                  dtype: str = "double") -> None:
+    """Rates of every entry; `best` (fastest polycuda entry that is right), `best_by_config`
+    (per configuration, its fastest right entry among its tile sizes, or None), speedups of
+    each polycuda entry over each baseline (baseline time / entry time)."""
     entries = kernel["entries"]
     for entry in entries.values():
-        derive_entry(entry, kernel, ceilings)
+        derive_entry(entry, kernel, ceilings, dtype)
     configs = {n: e for n, e in entries.items() if e["role"] == "config" and _ok(e)}
     baselines = {n: e for n, e in entries.items() if e["role"] == "baseline" and _ok(e)}
     kernel["speedups"] = {c: {b: be["median_s"] / ce["median_s"] for b, be in baselines.items()}
                           for c, ce in configs.items()}
-    best = min(configs, key=lambda c: configs[c]["median_s"]) if configs else None
+    best = _fastest(configs)
     kernel["best"] = best
+    kernel["best_by_config"] = best_by_config(entries)
     kernel["best_speedups"] = dict(kernel["speedups"][best]) if best else {}
+
+
+def _fastest(entries: dict[str, dict[str, Any]]) -> str | None:
+    return min(entries, key=lambda n: entries[n]["median_s"]) if entries else None
+
+
+def best_by_config(entries: dict[str, dict[str, Any]]) -> dict[str, str | None]:
+    """Per polycuda configuration (in entry order), its right entry of the lowest median
+    ("pluto" or a swept "pluto@16x64"), None when none of its entries is right."""
+    groups: dict[str, dict[str, dict[str, Any]]] = {}
+    for name, entry in entries.items():
+        if entry["role"] == "config":
+            group = groups.setdefault(entry.get("config") or config_of(name), {})
+            if _ok(entry):
+                group[name] = entry
+    return {config: _fastest(group) for config, group in groups.items()}
 
 
 def derive(results: dict[str, Any]) -> dict[str, Any]:
     """Fill in the derived figures of every kernel and the summary; returns `results`."""
     for kernel in results["kernels"]:
-        derive_kernel(kernel, results["ceilings"])
+        derive_kernel(kernel, results["ceilings"], results.get("dtype", "double"))
     results["summary"] = summary_figures(results)
     results["summary_text"] = summary(results)
     return results
@@ -95,10 +120,13 @@ def summary(results: dict[str, Any]) -> str:
     gpu = (results.get("machine") or {}).get("gpu")
     where = gpu["name"] if gpu else "the CPU (no GPU)"
     configs = ", ".join(results.get("configs", ()))
+    if results.get("tiles"):
+        configs += f" with default tiles and {len(results['tiles'])} tile-size candidates"
     parts = [f"{label} {_times(fig[f'geomean_speedup_over_{name}'])} "
              f"({fig[f'kernels_over_{name}']} kernels)"
              for name, label in SUMMARY_BASELINES if fig[f"kernels_over_{name}"]]
-    text = (f"polycuda (best of {configs} per kernel) on {where}, {results.get('mode')} sizes: "
+    text = (f"polycuda (best of {configs} per kernel) on {where}, {results.get('mode')} sizes, "
+            f"{results.get('dtype', 'double')}: "
             f"geometric-mean speedup over {', over '.join(parts) or 'no baseline'}")
     if fig["kernels_with_cublas"]:
         gemm = fig["fraction_of_cublas_gemm"]
@@ -121,26 +149,50 @@ def _ms(entry: dict[str, Any] | None) -> str:
     return f"{ms:.0f}" if ms >= 1000 else f"{ms:.4g}"
 
 
-def table(results: dict[str, Any]) -> str:
-    """The terminal table: median milliseconds per entry, the best configuration, its speedup
-    over each baseline and its fraction of the ceiling; footnotes give each failure's reason."""
-    kernels = results["kernels"]
-    names: list[str] = []
+def _columns(kernels: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
+    """The table's baseline entries and polycuda configurations, in entry order."""
+    baselines: list[str] = []
+    configs: list[str] = []
     for kernel in kernels:
-        names += [n for n in kernel["entries"] if n not in names]
-    baselines = [n for n in names if any(k["entries"].get(n, {}).get("role") == "baseline"
-                                         for k in kernels)]
-    head = (["kernel"] + [SHORT.get(n, n) + " ms" for n in names] + ["best"]
+        for name, entry in kernel["entries"].items():
+            column = config_of(name) if entry["role"] == "config" else name
+            group = configs if entry["role"] == "config" else baselines
+            if column not in group:
+                group.append(column)
+    return baselines, configs
+
+
+def _config_cell(kernel: dict[str, Any], config: str) -> str:
+    """The configuration's best median ms, with `@tiles` when a swept entry won; else the
+    status of its default entry."""
+    best = (kernel.get("best_by_config") or best_by_config(kernel["entries"])).get(config)
+    if best is None:
+        return _ms(kernel["entries"].get(config))
+    tiles = best.partition(TILE_SEPARATOR)[2]
+    return _ms(kernel["entries"][best]) + (f"{TILE_SEPARATOR}{tiles}" if tiles else "")
+
+
+def _row(k: dict[str, Any], baselines: list[str], configs: list[str]) -> list[str]:
+    best = k.get("best")
+    entry = k["entries"].get(best) if best else None
+    frac = entry.get("fraction_of_ceiling") if entry else None
+    return ([k["name"]] + [_ms(k["entries"].get(n)) for n in baselines]
+            + [_config_cell(k, c) for c in configs] + [best or "-"]
+            + [_times(k["best_speedups"].get(b)) if b in k["best_speedups"] else "-"
+               for b in baselines]
+            + [f"{_pct(frac)} {CEILING_SHORT[entry['ceiling']]}" if entry and frac else "-"])
+
+
+def table(results: dict[str, Any]) -> str:
+    """The terminal table: median milliseconds per baseline and per polycuda configuration
+    (its best tile size, `ms@16x64`, when tiles were swept), the best entry, its speedup over
+    each baseline and its fraction of the ceiling; footnotes give each failure's reason."""
+    kernels = results["kernels"]
+    baselines, configs = _columns(kernels)
+    head = (["kernel"] + [SHORT.get(n, n) + " ms" for n in baselines]
+            + [c + " ms" for c in configs] + ["best"]
             + [f"x{SHORT.get(b, b)}" for b in baselines] + ["ceiling"])
-    rows = [head]
-    for k in kernels:
-        best = k.get("best")
-        entry = k["entries"].get(best) if best else None
-        frac = entry.get("fraction_of_ceiling") if entry else None
-        rows.append([k["name"]] + [_ms(k["entries"].get(n)) for n in names] + [best or "-"]
-                    + [_times(k["best_speedups"].get(b)) if b in k["best_speedups"] else "-"
-                       for b in baselines]
-                    + [f"{_pct(frac)} {'bw' if k['memory_bound'] else 'dgemm'}" if frac else "-"])
+    rows = [head] + [_row(k, baselines, configs) for k in kernels]
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
     lines = ["  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in
                        enumerate(zip(row, widths))) for row in rows]

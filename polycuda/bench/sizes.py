@@ -1,5 +1,6 @@
 """Problem sizes of `polycuda bench`: full (one H100 run of the whole suite in < 10 minutes),
-quick (< 2 minutes), small (the suite's verification sizes: a smoke test of seconds).
+quick (< 2 minutes), small (the suite's verification sizes: a smoke test of seconds), paper
+(the stencils of Di et al. 2012, Table II, with fewer time steps).
 
 Full sizes are the suite's `bench` sizes where the sequential gcc -O3 baseline runs in a few
 seconds; elsewhere they are cut so that it does, because every kernel's sequential run is also
@@ -9,13 +10,22 @@ its correctness oracle at the sizes that are timed:
   of 4096 (256): the user's gemm loop runs at ~1 GFLOP/s on one core;
 - matrix-vector kernels keep n = 8192 (a 512 MiB matrix).
 Quick sizes shrink the arrays to 8-32 MiB and the cubic kernels to 384-512.
+
+Paper sizes are Table II's spatial extents, reduced in T like the full mode (and for the same
+reason: the sequential oracle must run in seconds), from 1000 x 4096 x 4096 (2-D: Jacobi, SOR,
+FDTD, heat), 65536 x 65536 (1-D Jacobi and SOR) and 256 x 256^3 (3-D Jacobi, 7 and 27 points):
+- 2-D and 3-D: the extents are the full mode's, so are T (20; FDTD and 27 points 10);
+- 1-D: n = 65536 with T = 16384, where sor_1d's oracle (a loop-carried sweep, the slower one)
+  runs in 3.0 s and jacobi_1d's in 0.7 s (gcc -O3 -march=native, double, on an AMD EPYC; the
+  full mode's 2-D and 3-D oracles take 0.5-1.4 s there).
+Without kernel names, paper mode runs these 8 kernels; another kernel named gets full sizes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-MODES = ("full", "quick", "small")
+MODES = ("full", "quick", "small", "paper")
 
 _T_FULL = {"T": 20}
 FULL: dict[str, dict[str, int]] = {
@@ -72,12 +82,21 @@ QUICK: dict[str, dict[str, int]] = {
     "syr": {"n": 2048},
 }
 
+# Di et al. 2012, Table II
+PAPER_KERNELS = ("jacobi_1d", "sor_1d", "jacobi_2d", "sor_2d", "fdtd_2d", "heat_2d", "jacobi_3d",
+                 "jacobi_3d_27pt")
+_PAPER_1D = {"T": 16384, "n": 65536}
+PAPER: dict[str, dict[str, int]] = {
+    name: dict(_PAPER_1D) if name in ("jacobi_1d", "sor_1d") else dict(FULL[name])
+    for name in PAPER_KERNELS
+}
+
 
 def sizes_for(kernel: object, mode: str) -> dict[str, int]:
     """The integer parameters of `kernel` (a kernels.suite.Kernel) in `mode`.
 
     A kernel missing from the tables (added to the suite later) gets its `bench` sizes in
-    full mode and its `small` sizes otherwise.
+    full mode and its `small` sizes otherwise; paper mode falls back to full sizes.
 
     Raises:
         ValueError: an unknown mode.
@@ -88,7 +107,9 @@ def sizes_for(kernel: object, mode: str) -> dict[str, int]:
         return dict(small)
     if mode == "quick":
         return dict(QUICK.get(name) or small)
-    if mode == "full":
+    if mode == "paper" and name in PAPER:
+        return dict(PAPER[name])
+    if mode in ("full", "paper"):
         bench: Mapping[str, int] = kernel.bench  # type: ignore[attr-defined]
         return dict(FULL.get(name) or bench)
     raise ValueError(f"{mode=} is not one of {MODES}")

@@ -4,6 +4,7 @@ the GPU mode's orchestration with a NumPy stand-in for CuPy. No GPU needed."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import json
 import time
@@ -14,7 +15,18 @@ import numpy as np
 import pytest
 
 from polycuda import cli
-from polycuda.bench import builds, ceilings, command, environment, harness, report, timing
+from polycuda.bench import (
+    baselines,
+    builds,
+    ceilings,
+    command,
+    configs,
+    environment,
+    harness,
+    report,
+    sizes,
+    timing,
+)
 from polycuda.bench.measure import (
     Candidate,
     HostSide,
@@ -23,10 +35,12 @@ from polycuda.bench.measure import (
     measure_candidate,
     measure_oracle,
 )
+from polycuda.options import Options
 from polycuda.runtime.device import GpuInfo
+from polycuda.verify import TOLERANCES, compare
 
 TINY = ("jacobi_1d", "trmv")
-REQUIRED_TOP = {"schema", "mode", "device_mode", "cpu_only_reason", "configs", "repeats",
+REQUIRED_TOP = {"schema", "mode", "dtype", "tolerance", "device_mode", "cpu_only_reason", "configs", "repeats",
                 "limits", "machine", "ceilings", "kernels", "summary", "summary_text", "wall_s"}
 REQUIRED_KERNEL = {"name", "category", "memory_bound", "sizes", "bytes_per_run",
                    "flops_per_run", "arithmetic_intensity", "entries", "best", "speedups",
@@ -134,6 +148,70 @@ def test_slow_candidate_is_skipped_from_smaller_sizes():
     assert max(ran) < 1_000_000 and len(meas.probe) >= 3
 
 
+# -- float: the tolerance of float32 results -----------------------------------------------------
+def _float32_jacobi_1d(stale_read: bool = False):
+    """jacobi_1d in float32 arithmetic with the sum reordered: right up to rounding. With
+    stale_read, one point of the last step reads B of the step before (a violated flow
+    dependence, as a wrong schedule would)."""
+
+    def run(args):
+        A, B, three = args["A"], args["B"], np.float32(3)
+        for t in range(args["T"]):
+            old = B.copy()
+            B[1:-1] = (A[2:] + A[:-2] + A[1:-1]) / three
+            A[1:-1] = (B[2:] + B[:-2] + B[1:-1]) / three
+            if stale_read and t == args["T"] - 1:
+                i = len(A) // 2
+                A[i] = (old[i + 1] + old[i - 1] + old[i]) / three
+
+    return run
+
+
+def test_float_result_within_rounding_passes_and_wrong_one_fails():
+    kernel = harness.select_kernels(("jacobi_1d",))[0]
+    case = harness.make_case(kernel, kernel.small, seed=3, dtype="float")
+    assert {a.dtype for a in case.scop.args if a.kind == "array"} == {"float"}
+    inputs = case.inputs(case.sizes)
+    assert inputs["A"].dtype == np.float32
+    reference = builds.build_one(builds.BuildJob("jacobi_1d", builds.REFERENCE, dtype="float"))
+    oracle = baselines.sequential(case.scop, reference)
+    _, expected = measure_oracle(case, oracle, inputs, Limits(repeats=1))
+    right = Candidate("pluto", "config", "cpu", "float32", "perf_counter",
+                      _float32_jacobi_1d(), lambda args, n: [0.5] * n)
+    good = measure_candidate(case, right, inputs, expected, HostSide(), Limits(repeats=2))
+    rtol = TOLERANCES["float"][0]
+    assert good.status == "ok" and 0 < max(good.max_rel_error.values()) < rtol / 100
+    wrong = Candidate("isl", "config", "cpu", "stale", "perf_counter",
+                      _float32_jacobi_1d(stale_read=True), _never_timed)
+    bad = measure_candidate(case, wrong, inputs, expected, HostSide(), Limits(repeats=2))
+    assert bad.status == "FAILED" and "wrong result" in bad.reason
+    assert max(bad.max_rel_error.values()) > 10 * rtol
+    # checked as double (the region parsed without DATA_TYPE=float), rounding alone fails
+    actual = HostSide().upload(inputs)
+    right.run(actual)
+    double_scop = harness.make_case(kernel, kernel.small, seed=3).scop
+    assert compare(case.scop, "pluto", expected, actual).ok
+    assert not compare(double_scop, "pluto", expected, actual).ok
+
+
+def test_float_run_records_dtype(tmp_path):
+    settings = harness.Settings(kernels=("jacobi_1d",), configs=("pluto",), mode="small",
+                                repeats=2, use_gpu=False, out_dir=tmp_path, jobs=1,
+                                dtype="float")
+    results = harness.run_bench(settings)
+    assert results["dtype"] == "float" and results["tolerance"]["rtol"] == TOLERANCES["float"][0]
+    (kernel,) = results["kernels"]
+    assert all(e["status"] == "ok" for e in kernel["entries"].values()), kernel["entries"]
+    suite_kernel = harness.select_kernels(("jacobi_1d",))[0]
+    assert kernel["bytes_per_run"] == suite_kernel.bytes_per_run(suite_kernel.small, w=4)
+    assert ", float:" in results["summary_text"]
+    path = command.write_results(results, tmp_path)
+    assert path.name.endswith("-cpu-only-small-float.json")
+    assert json.loads(path.read_text())["dtype"] == "float"
+    with pytest.raises(ValueError, match="half"):
+        harness.Settings(dtype="half")
+
+
 # -- whole runs ---------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def cpu_results(tmp_path_factory):
@@ -226,7 +304,8 @@ class _FakeCupy(types.SimpleNamespace):
         return getattr(np, name)
 
 
-def test_gpu_mode_with_fake_cupy(monkeypatch, tmp_path):
+@pytest.mark.parametrize("dtype", ["double", "float"])
+def test_gpu_mode_with_fake_cupy(monkeypatch, tmp_path, dtype):
     fake = _FakeCupy()
     gpu = GpuInfo("Fake GPU 80GB", "sm_90", "1.0")
     monkeypatch.setattr(harness, "find_platform", lambda use_gpu: harness.Platform(
@@ -234,12 +313,20 @@ def test_gpu_mode_with_fake_cupy(monkeypatch, tmp_path):
     real_build = builds._build
     # "cuda" libraries become host C libraries (same entry signature) run on the fake arrays
     monkeypatch.setattr(builds, "_build", lambda job: real_build(
-        builds.BuildJob(job.kernel, "c", job.scheduler) if job.target == "cuda" else job))
+        dataclasses.replace(job, target="c") if job.target == "cuda" else job))
     monkeypatch.setattr(harness.baselines, "gpu_library", lambda name, role, label, scop, r:
                         harness.baselines.host_library(name, role, label, scop, r, "c"))
+    naive_dtypes: list[object] = []
+    real_naive = harness.naive_cupy()
+    monkeypatch.setattr(harness, "naive_cupy", lambda: types.SimpleNamespace(
+        jacobi_1d=lambda T, n, A, B, xp: (naive_dtypes.append((type(A), A.dtype)),
+                                          real_naive.jacobi_1d(T, n, A, B, xp=xp)),
+        gemm=real_naive.gemm))
     settings = harness.Settings(kernels=("jacobi_1d", "gemm"), mode="small", repeats=2,
-                                out_dir=tmp_path, jobs=1)
+                                out_dir=tmp_path, jobs=1, dtype=dtype)
     results = harness.run_bench(settings)
+    assert set(naive_dtypes) == {(_FakeArray, np.dtype(np.float32 if dtype == "float"
+                                                        else np.float64))}
     assert results["device_mode"] == "gpu" and results["ceilings"]["source"] == "assumed"
     jac, gemm = results["kernels"]
     assert list(jac["entries"]) == ["sequential", "openmp", "cupy_naive", "isl", "pluto"]
@@ -250,7 +337,10 @@ def test_gpu_mode_with_fake_cupy(monkeypatch, tmp_path):
     fig = results["summary"]
     assert fig["kernels_over_cupy_naive"] == 1 and fig["fraction_of_cublas_gemm"] > 0
     assert "of cuBLAS" in results["summary_text"]
-    assert command.write_results(results, tmp_path).name.endswith("-fake-gpu-80gb-small.json")
+    suffix = "-small-float.json" if dtype == "float" else "-small.json"
+    assert command.write_results(results, tmp_path).name.endswith("-fake-gpu-80gb" + suffix)
+    ceiling = "sgemm_flops_per_s" if dtype == "float" else "dgemm_flops_per_s"
+    assert gemm["entries"][gemm["best"]]["ceiling"] == ceiling
 
 
 # -- ceilings, names, command line --------------------------------------------------------------
@@ -270,6 +360,8 @@ def test_results_file_name():
     assert environment.results_path(Path("o"), gpu, "quick", day) == Path(
         "o/2026-01-02-nvidia-h100-80gb-hbm3-quick.json")
     assert environment.results_path(Path("o"), None, "full", day).name == "2026-01-02-cpu-only.json"
+    assert environment.results_path(Path("o"), None, "full", day, "float").name == (
+        "2026-01-02-cpu-only-float.json")
 
 
 def test_command_line_options():
@@ -278,7 +370,116 @@ def test_command_line_options():
     settings = command.settings_from(args)
     assert settings.kernels == ("gemm", "atax") and settings.configs == ("isl",)
     assert settings.mode == "quick" and settings.repeats == 12 and settings.out_dir == Path("x")
+    assert settings.dtype == "double"
+    args = cli.parser().parse_args(["bench", "--dtype", "float"])
+    assert command.settings_from(args).dtype == "float"
     bad = cli.parser().parse_args(["bench", "--config", "isl,ppcg"])
     with pytest.raises(Exception, match="ppcg"):
         command.settings_from(bad)
     assert cli.main(["bench", "no_such_kernel", "--cpu"]) == 1
+
+
+def test_config_names_map_to_options():
+    expected = {
+        "isl": Options(scheduler="isl"),
+        "pluto": Options(scheduler="pluto"),
+        "intra": Options(scheduler="pluto", balanced_wavefront=True),
+        "inter": Options(scheduler="pluto", balanced_wavefront=True, eliminate_false_deps=True),
+    }
+    assert {c: configs.Variant(c).options() for c in configs.CONFIG_OPTIONS} == expected
+    assert "Di et al. 'intra'" in configs.CONFIG_LABELS["intra"]
+    assert "'intra+inter'" in configs.CONFIG_LABELS["inter"]
+    # every configuration is its own build job, and the job builds with its configuration
+    jobs = harness.build_jobs(["sor_1d"], configs.variants(("isl", "pluto", "intra", "inter")),
+                              gpu=True)
+    assert len({job.key for job in jobs}) == len(jobs) == 6
+    assert builds.BuildJob("sor_1d", "cuda", "inter").options() == expected["inter"]
+    assert builds.BuildJob("sor_1d", builds.REFERENCE).options() == Options()
+    args = cli.parser().parse_args(["bench", "--config", "isl,pluto,intra,inter"])
+    assert command.settings_from(args).configs == ("isl", "pluto", "intra", "inter")
+
+
+# -- tile-size sweep ----------------------------------------------------------------------------
+def test_tile_candidates_and_entry_names():
+    assert configs.parse_tiles("16,64;32,32;8,8,32") == ((16, 64), (32, 32), (8, 8, 32))
+    assert configs.parse_tiles(" 16, 64 ; 16,64;") == ((16, 64),)
+    for bad in ("", ";", "16,x", "0,8"):
+        with pytest.raises(ValueError):
+            configs.parse_tiles(bad)
+    names = [v.name for v in configs.variants(("isl", "intra"), ((16, 64), (8, 8, 32)))]
+    assert names == ["isl", "isl@16x64", "isl@8x8x32", "intra", "intra@16x64", "intra@8x8x32"]
+    assert configs.config_of("intra@8x8x32") == "intra" and configs.config_of("isl") == "isl"
+    assert configs.Variant("intra", (8, 8, 32)).options() == Options(
+        scheduler="pluto", balanced_wavefront=True, tile_sizes=(8, 8, 32))
+    args = cli.parser().parse_args(["bench", "--tiles", "16,64;32,32"])
+    assert command.settings_from(args).tiles == ((16, 64), (32, 32))
+    with pytest.raises(Exception, match="--tiles"):
+        command.settings_from(cli.parser().parse_args(["bench", "--tiles", "16;a"]))
+
+
+def test_tile_sweep_builds_and_measures_named_entries(tmp_path):
+    settings = harness.Settings(kernels=("jacobi_1d",), configs=("isl", "pluto"), mode="small",
+                                repeats=2, use_gpu=False, out_dir=tmp_path, jobs=1,
+                                tiles=((4, 8), (8, 8)))
+    results = harness.run_bench(settings)
+    assert results["tiles"] == [[4, 8], [8, 8]]
+    (kernel,) = results["kernels"]
+    entries = kernel["entries"]
+    assert list(entries) == ["sequential", "isl", "isl@4x8", "isl@8x8",
+                             "pluto", "pluto@4x8", "pluto@8x8"]
+    assert all(e["status"] == "ok" for e in entries.values()), entries
+    assert entries["pluto@4x8"]["config"] == "pluto"
+    assert entries["pluto@4x8"]["tile_sizes"] == [4, 8] and entries["pluto"]["tile_sizes"] == []
+    assert set(kernel["best_by_config"]) == {"isl", "pluto"}
+    for config, best in kernel["best_by_config"].items():
+        group = {n: e["median_s"] for n, e in entries.items() if e.get("config") == config}
+        assert best == min(group, key=group.__getitem__)
+    assert kernel["best"] in kernel["best_by_config"].values()
+    assert "with default tiles and 2 tile-size candidates" in results["summary_text"]
+
+
+def _timed(role: str, median_s: float | None, status: str = "ok") -> dict:
+    return {"role": role, "status": status, "median_s": median_s, "reason": "", "notes": []}
+
+
+def test_best_by_config_picks_the_lowest_median():
+    kernel = {"name": "k", "memory_bound": True, "flops_per_run": 1e9, "bytes_per_run": 1e9,
+              "entries": {"sequential": _timed("baseline", 8.0),
+                          "isl": _timed("config", 2.0),
+                          "isl@16x64": _timed("config", None, "FAILED"),
+                          "pluto": _timed("config", 3.0),
+                          "pluto@16x64": _timed("config", 1.0),
+                          "pluto@32x32": _timed("config", 1.5),
+                          "intra": _timed("config", None, "FAILED")}}
+    results = report.derive({"kernels": [kernel], "ceilings": None, "configs": ["isl", "pluto"],
+                             "tiles": [[16, 64], [32, 32]], "mode": "full", "machine": {}})
+    assert kernel["best_by_config"] == {"isl": "isl", "pluto": "pluto@16x64", "intra": None}
+    assert kernel["best"] == "pluto@16x64" and kernel["best_speedups"] == {"sequential": 8.0}
+    assert results["summary"]["geomean_speedup_over_sequential"] == pytest.approx(8.0)
+    text = report.table(results)
+    head, _, row = text.splitlines()[:3]
+    assert head.split()[:7] == ["kernel", "seq", "ms", "isl", "ms", "pluto", "ms"]
+    assert "1000@16x64" in row and "2000" in row and "FAILED" in row and "pluto@16x64" in row
+
+
+# -- paper sizes --------------------------------------------------------------------------------
+def test_paper_sizes_are_table_two_extents_with_fewer_time_steps():
+    kernels = harness.select_kernels((), "paper")
+    assert [k.name for k in kernels] == list(sizes.PAPER_KERNELS) and len(kernels) == 8
+    table_two = {1: (65536, 65536), 2: (1000, 4096), 3: (256, 256)}  # (T, extent)
+    for kernel in kernels:
+        at = sizes.sizes_for(kernel, "paper")
+        extents = {v for p, v in at.items() if p != "T"}
+        dims = 1 if kernel.name.endswith("_1d") else 3 if "_3d" in kernel.name else 2
+        assert extents == {table_two[dims][1]} and 1 <= at["T"] < table_two[dims][0]
+        if dims > 1:  # the full mode's reduction, reused
+            assert at == sizes.FULL[kernel.name]
+    gemm = harness.select_kernels(("gemm",), "paper")[0]
+    assert sizes.sizes_for(gemm, "paper") == sizes.FULL["gemm"]
+    settings = command.settings_from(cli.parser().parse_args(["bench", "--paper"]))
+    assert settings.mode == "paper" and settings.effective_limits().max_run_s == 2.0
+    with pytest.raises(SystemExit):
+        cli.parser().parse_args(["bench", "--paper", "--quick"])
+    assert environment.results_path(Path("o"), None, "paper", datetime.date(2026, 1, 2),
+                                    "float").name == "2026-01-02-cpu-only-paper-float.json"
+

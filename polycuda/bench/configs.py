@@ -1,0 +1,127 @@
+"""polycuda's configurations in `polycuda bench`: each name's Options fields and label, the
+entries of a run (`Variant`: a configuration with its default tiles or a swept tile size), and
+the element types a run can compile the kernels with (`--dtype`).
+
+Example:
+    >>> Variant("intra", (16, 64)).name
+    'intra@16x64'
+    >>> Variant("inter").options().eliminate_false_deps
+    True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from polycuda.options import Options
+
+# Di et al. 2012: "intra" is Theorem 2 / Algorithm 1 (balanced intra-tile wavefronts), "inter"
+# adds Algorithm 2 (false-dependence elimination, which enables inter-tile parallelism).
+CONFIG_OPTIONS: Mapping[str, Mapping[str, Any]] = {
+    "isl": {"scheduler": "isl"},
+    "pluto": {"scheduler": "pluto"},
+    "intra": {"scheduler": "pluto", "balanced_wavefront": True},
+    "inter": {"scheduler": "pluto", "balanced_wavefront": True, "eliminate_false_deps": True},
+}
+CONFIG_LABELS: Mapping[str, str] = {
+    "isl": "isl scheduler (PPCG-like)",
+    "pluto": "Pluto hyperplanes (communication-minimal)",
+    "intra": "Pluto + balanced intra-tile wavefronts (Di et al. 'intra')",
+    "inter": "Pluto + balanced intra-tile wavefronts + false-dependence elimination "
+             "(Di et al. 'intra+inter')",
+}
+
+# The kernels declare `#ifndef DATA_TYPE / #define DATA_TYPE double`: double needs no define.
+DTYPE_DEFINES: Mapping[str, tuple[str, ...]] = {"double": (), "float": ("DATA_TYPE=float",)}
+DTYPE_BYTES: Mapping[str, int] = {"double": 8, "float": 4}
+TILE_SEPARATOR = "@"
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One polycuda entry of a kernel: configuration `config` with tile sizes `tiles`
+    (outermost first; () keeps polycuda's defaults)."""
+
+    config: str
+    tiles: tuple[int, ...] = ()
+
+    @property
+    def name(self) -> str:
+        """The entry's name: the configuration, then `@t1xt2...` when tiles are given."""
+        if not self.tiles:
+            return self.config
+        return f"{self.config}{TILE_SEPARATOR}{'x'.join(str(t) for t in self.tiles)}"
+
+    @property
+    def label(self) -> str:
+        """The configuration's label, with the tile sizes when given."""
+        tiles = f", tiles {'x'.join(str(t) for t in self.tiles)}" if self.tiles else ""
+        return CONFIG_LABELS[self.config] + tiles
+
+    def options(self) -> Options:
+        """The Options of this entry: CONFIG_OPTIONS[config] with tile_sizes."""
+        return Options(**CONFIG_OPTIONS[self.config], tile_sizes=self.tiles)
+
+
+def config_of(entry: str) -> str:
+    """The configuration of an entry name: "pluto@16x64" -> "pluto", "isl" -> "isl"."""
+    return entry.split(TILE_SEPARATOR, 1)[0]
+
+
+def variants(configs: tuple[str, ...], tiles: tuple[tuple[int, ...], ...] = ()
+             ) -> tuple[Variant, ...]:
+    """Every entry of a run: per configuration, its default tiles, then each tile candidate.
+
+    Any candidate applies to any kernel: polycuda takes the last entries it needs of
+    Options.tile_sizes and pads shorter ones with its defaults (gpu.mapping.tile_sizes_for).
+    """
+    return tuple(Variant(c, t) for c in configs for t in ((), *tiles))
+
+
+def parse_configs(text: str) -> tuple[str, ...]:
+    """"isl,pluto" -> ("isl", "pluto").
+
+    Raises:
+        ValueError: no name, or a name not in CONFIG_OPTIONS (the message lists the known ones).
+    """
+    names = tuple(dict.fromkeys(c.strip() for c in text.split(",") if c.strip()))
+    unknown = [c for c in names if c not in CONFIG_OPTIONS]
+    if unknown or not names:
+        raise ValueError(f"unknown configuration(s) {unknown or text!r}; "
+                         f"known: {', '.join(CONFIG_OPTIONS)}")
+    return names
+
+
+def parse_tiles(text: str) -> tuple[tuple[int, ...], ...]:
+    """"16,64;32,32;8,8,32" -> ((16, 64), (32, 32), (8, 8, 32)); duplicates dropped.
+
+    Raises:
+        ValueError: no candidate, or a size that is not an integer >= 1.
+    """
+    candidates = []
+    for part in text.split(";"):
+        if not part.strip():
+            continue
+        try:
+            sizes = tuple(int(s) for s in part.split(","))
+        except ValueError:
+            raise ValueError(f"tile sizes {part.strip()!r}: expected integers like 16,64") from None
+        if any(s < 1 for s in sizes):
+            raise ValueError(f"tile sizes {part.strip()!r}: every size must be >= 1")
+        candidates.append(sizes)
+    if not candidates:
+        raise ValueError(f"no tile-size candidate in {text!r}; expected e.g. '16,64;32,32'")
+    return tuple(dict.fromkeys(candidates))
+
+
+def dtype_defines(dtype: str) -> tuple[str, ...]:
+    """The -D defines that compile the suite's kernels with element type `dtype`.
+
+    Raises:
+        ValueError: a dtype other than "double" or "float".
+    """
+    if dtype not in DTYPE_DEFINES:
+        raise ValueError(f"{dtype=} is not one of {tuple(DTYPE_DEFINES)}")
+    return DTYPE_DEFINES[dtype]
