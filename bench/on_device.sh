@@ -2,8 +2,10 @@
 # Runs on the GPU machine of the device tool (see ../shared/DESIGN.md and README's bench
 # section): installs the carried wheels (.whl/), then one step. Results land in $OUT.
 #   bash bench/on_device.sh smoke      GPU tests + quick bench (a few minutes)
-#   bash bench/on_device.sh full       the full bench (issue evidence)
-#   bash bench/on_device.sh stencils   Di et al. configurations on the stencils
+#   bash bench/on_device.sh full       a small all-configuration check, then the full bench
+#   bash bench/on_device.sh paper ...  Di et al. Table II stencils (extra bench arguments)
+# Results are written after every kernel, so a run cut short keeps what it measured. The
+# measured ceilings in bench/results are copied to $OUT so that the bench finds them.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-out}
@@ -11,6 +13,7 @@ mkdir -p "$OUT"
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
   --target /tmp/site .whl/*.whl || exit 1
 export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1
+cp bench/results/ceilings-*.json "$OUT"/ 2>/dev/null
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$OUT/gpu.txt"
 step=${1:-smoke}
 shift || true
@@ -22,11 +25,14 @@ case "$step" in
       | tee "$OUT/bench_quick.txt" | tail -60
     ;;
   full)
+    timeout 90 python3 -m polycuda.cli bench --small jacobi_2d sor_2d gemm --config \
+      isl,pluto,intra,inter --dtype float --tiles "4,8;8,8" --tag check --out "$OUT" 2>&1 \
+      | tail -12
     python3 -m polycuda.cli bench --out "$OUT" "$@" 2>&1 | tee "$OUT/bench_full.txt" | tail -80
     ;;
-  stencils)
-    python3 -m polycuda.cli bench --out "$OUT" "$@" 2>&1 | tee "$OUT/bench_stencils.txt" \
-      | tail -80
+  paper)
+    python3 -m polycuda.cli bench --paper --out "$OUT" "$@" 2>&1 \
+      | tee "$OUT/bench_paper.txt" | tail -80
     ;;
   *)
     echo "unknown step $step" >&2; exit 2 ;;

@@ -43,6 +43,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--plot", metavar="RESULTS.json",
                    help="only draw the plots of an earlier results file (PNG beside it)")
     p.add_argument("--repeats", type=int, default=10, help="timed runs per entry (default 10)")
+    p.add_argument("--max-run", type=float, metavar="SECONDS",
+                   help="longest predicted run an entry may take before it is skipped "
+                        "(default: the mode's, 2 s in full mode)")
+    p.add_argument("--tag", default="",
+                   help="appended to the results file's name (runs of one day kept apart)")
     p.add_argument("--cpu", action="store_true", help="CPU configurations only, even on a GPU")
     p.add_argument("--jobs", type=int, help="parallel build processes (default: all cores)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
@@ -63,12 +68,17 @@ def settings_from(args: argparse.Namespace) -> Any:
         raise PolycudaError(f"--tiles: {err}") from None
     if args.repeats < 1:
         raise PolycudaError(f"--repeats must be >= 1, got {args.repeats}")
+    if args.max_run is not None and args.max_run <= 0:
+        raise PolycudaError(f"--max-run must be > 0, got {args.max_run}")
+    if args.tag and not all(c.isalnum() or c in "-_" for c in args.tag):
+        raise PolycudaError(f"--tag may hold letters, digits, '-' and '_' only, got {args.tag!r}")
     mode = ("quick" if args.quick else "small" if args.small else "paper" if args.paper
             else "full")
     return Settings(kernels=tuple(args.kernels), configs=configs, mode=mode,
                     repeats=args.repeats, use_gpu=not args.cpu,
                     measure_ceilings=args.ceilings, out_dir=Path(args.out), jobs=args.jobs,
-                    seed=args.seed, dtype=args.dtype, tiles=tiles)
+                    seed=args.seed, dtype=args.dtype, tiles=tiles, max_run_s=args.max_run,
+                    tag=args.tag)
 
 
 def write_results(results: dict[str, Any], out_dir: Path) -> Path:
@@ -79,7 +89,8 @@ def write_results(results: dict[str, Any], out_dir: Path) -> Path:
     gpu_data = results["machine"]["gpu"]
     gpu = GpuInfo(**gpu_data) if gpu_data else None
     path = environment.results_path(out_dir, gpu, results["mode"],
-                                    dtype=results.get("dtype", "double"))
+                                    dtype=results.get("dtype", "double"),
+                                    tag=results.get("tag", ""))
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(results, indent=1) + "\n")
     return path
@@ -102,7 +113,9 @@ def main(args: argparse.Namespace) -> int:
     except KeyError as err:
         raise PolycudaError(str(err.args[0])) from None
     progress = Progress(0)
-    results = harness.run_bench(settings, progress)
+    # after every kernel: what is measured so far survives a run that is cut short
+    results = harness.run_bench(settings, progress,
+                                on_kernel=lambda part: write_results(part, settings.out_dir))
     progress.close()
     path = write_results(results, settings.out_dir)
     print(report.table(results))

@@ -61,6 +61,7 @@ def describe(gpu: device.GpuInfo | None, cupy: ModuleType | None) -> dict[str, A
     """The machine section of the results JSON."""
     return {
         "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+        "polycuda_commit": git_commit(),
         "gpu": ({"name": gpu.name, "arch": gpu.arch, "driver": gpu.driver} if gpu else None),
         "cuda": {"nvcc": nvcc_version(), **cupy_versions(cupy)},
         "host": {"cpu": host_cpu(), "cores": os.cpu_count(), "machine": platform.machine(),
@@ -69,14 +70,28 @@ def describe(gpu: device.GpuInfo | None, cupy: ModuleType | None) -> dict[str, A
     }
 
 
+def git_commit() -> str | None:
+    """The commit of the polycuda checkout that runs; outside a git checkout (a copy of the
+    tree on a GPU machine) the POLYCUDA_COMMIT variable that the copier set, else None."""
+    root = Path(__file__).resolve().parents[2]
+    try:
+        out = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
+                             capture_output=True, text=True, timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError):
+        out = None
+    return (out.stdout.strip() if out else "") or os.environ.get("POLYCUDA_COMMIT") or None
+
+
 def gpu_slug(gpu: device.GpuInfo | None) -> str:
     return slug(gpu.name) if gpu else "cpu-only"
 
 
 def results_path(out_dir: Path, gpu: device.GpuInfo | None, mode: str,
-                 today: datetime.date | None = None, dtype: str = "double") -> Path:
-    """<out_dir>/<YYYY-MM-DD>-<gpu-slug>[-<mode>][-float].json: the mode unless full, the
-    dtype unless double (float and double runs of one day do not overwrite each other)."""
+                 today: datetime.date | None = None, dtype: str = "double",
+                 tag: str = "") -> Path:
+    """<out_dir>/<YYYY-MM-DD>-<gpu-slug>[-<mode>][-float][-<tag>].json: the mode unless full,
+    the dtype unless double (float and double runs of one day do not overwrite each other)."""
     day = (today or datetime.date.today()).isoformat()
     suffix = ("" if mode == "full" else f"-{mode}") + ("" if dtype == "double" else f"-{dtype}")
+    suffix += f"-{tag}" if tag else ""
     return Path(out_dir) / f"{day}-{gpu_slug(gpu)}{suffix}.json"

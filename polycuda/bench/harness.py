@@ -7,9 +7,10 @@ timed, GPU memory freed. The result is one JSON-ready dict (see README's bench s
 
 from __future__ import annotations
 
+import copy
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -64,6 +65,8 @@ class Settings:
     limits: Limits | None = None
     dtype: str = "double"
     tiles: tuple[tuple[int, ...], ...] = ()
+    max_run_s: float | None = None  # overrides the mode's Limits.max_run_s
+    tag: str = ""  # appended to the results file's name
 
     def __post_init__(self) -> None:
         dtype_defines(self.dtype)  # ValueError for an unknown dtype
@@ -71,7 +74,7 @@ class Settings:
     def effective_limits(self) -> Limits:
         base = self.limits or MODE_LIMITS[self.mode]
         return Limits(self.repeats, base.sequential_budget_s, base.entry_budget_s,
-                      base.max_run_s)
+                      self.max_run_s or base.max_run_s)
 
 
 @dataclass
@@ -112,8 +115,12 @@ def build_jobs(names: list[str], entries: tuple[Variant, ...], gpu: bool,
     return jobs
 
 
-def run_bench(settings: Settings, progress: Progress | None = None) -> dict[str, Any]:
-    """Run the benchmark; returns the results dict with derived figures and summary."""
+def run_bench(settings: Settings, progress: Progress | None = None,
+              on_kernel: Callable[[dict[str, Any]], object] | None = None) -> dict[str, Any]:
+    """Run the benchmark; returns the results dict with derived figures and summary.
+
+    on_kernel: called after each kernel with the results so far (derived, as returned).
+    """
     start = time.perf_counter()
     kernels = select_kernels(settings.kernels, settings.mode)
     platform = find_platform(settings.use_gpu)
@@ -133,6 +140,9 @@ def run_bench(settings: Settings, progress: Progress | None = None) -> dict[str,
     for kernel in kernels:
         results["kernels"].append(bench_kernel(kernel, settings, platform, built, progress))
         progress.advance(f"measured {kernel.name}")
+        if on_kernel is not None:
+            results["wall_s"] = time.perf_counter() - start
+            on_kernel(report.derive(copy.deepcopy(results)))
     results["wall_s"] = time.perf_counter() - start
     return report.derive(results)
 
@@ -158,6 +168,7 @@ def _header(settings: Settings, platform: Platform) -> dict[str, Any]:
             "device_mode": "gpu" if platform.gpu else "cpu",
             "cpu_only_reason": platform.cpu_only_reason or None,
             "configs": list(settings.configs), "tiles": [list(t) for t in settings.tiles],
+            "tag": settings.tag,
             "repeats": settings.repeats,
             "limits": asdict(limits), "seed": settings.seed,
             "machine": environment.describe(platform.gpu, platform.cupy),

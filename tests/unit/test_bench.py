@@ -362,6 +362,8 @@ def test_results_file_name():
     assert environment.results_path(Path("o"), None, "full", day).name == "2026-01-02-cpu-only.json"
     assert environment.results_path(Path("o"), None, "full", day, "float").name == (
         "2026-01-02-cpu-only-float.json")
+    assert environment.results_path(Path("o"), None, "paper", day, "float", "sweep").name == (
+        "2026-01-02-cpu-only-paper-float-sweep.json")
 
 
 def test_command_line_options():
@@ -377,6 +379,23 @@ def test_command_line_options():
     with pytest.raises(Exception, match="ppcg"):
         command.settings_from(bad)
     assert cli.main(["bench", "no_such_kernel", "--cpu"]) == 1
+    args = cli.parser().parse_args(["bench", "--max-run", "30", "--tag", "sweep_1"])
+    settings = command.settings_from(args)
+    assert settings.effective_limits().max_run_s == 30.0 and settings.tag == "sweep_1"
+    for bad_args in (["--max-run", "0"], ["--tag", "a/b"]):
+        with pytest.raises(Exception, match="max-run|tag"):
+            command.settings_from(cli.parser().parse_args(["bench", *bad_args]))
+
+
+def test_results_are_saved_after_every_kernel(tmp_path):
+    settings = harness.Settings(kernels=("jacobi_1d", "trmv"), configs=("isl",), mode="small",
+                                repeats=2, use_gpu=False, out_dir=tmp_path, jobs=1)
+    seen = []
+    final = harness.run_bench(settings, on_kernel=lambda part: seen.append(
+        [k["name"] for k in part["kernels"]]))
+    assert seen == [["jacobi_1d"], ["jacobi_1d", "trmv"]]
+    assert [k["name"] for k in final["kernels"]] == ["jacobi_1d", "trmv"]
+    assert final["machine"]["polycuda_commit"]  # this checkout is a git repository
 
 
 def test_config_names_map_to_options():
