@@ -120,19 +120,23 @@ class KernelPrinter(AstPrinter):
         """The condition that this block/thread runs the instance `call` along the mapped
         dimension `it`, which the AST does not realise as a loop.
 
-        A wavefront kernel's tile coordinate is among the call's arguments (the lifted
-        domain, wavefront.py): T_k runs on block T_k mod gridDim, as in the loops. Elsewhere
-        the dimension has a single value here, and block/thread 0 runs it.
+        A wavefront kernel's tile and point coordinates are among the call's arguments (the
+        lifted domain, wavefront.py: S(x..., T0..Tm-1, P0..Pm-1)): T_k runs on block
+        T_k mod gridDim and P_k on thread P_k mod blockDim, as in the loops. Elsewhere the
+        dimension has a single value here, and block/thread 0 runs it.
         """
         index, extent = self.axes[it]
-        blocks = self.kernel.block_iterators()
-        if not self.kernel.wavefront or it not in blocks:
+        if not self.kernel.wavefront:
             return f"{index} == 0"
         stmt = self.scop.statement(call.get_op_arg(0).get_id().get_name())
-        # call arguments: S(x..., T0, T1, ...); block iterator k holds T_{tile_dims[k]}
-        tile_dim = self.kernel.tile_dims[blocks.index(it)]
-        tile = ast_expr_to_c(call.get_op_arg(1 + len(stmt.iterators) + tile_dim))
-        return f"pc_mod({tile}, (int){extent}) == (int){index}"
+        first = 1 + len(stmt.iterators)  # the call's first lifted argument
+        blocks, threads = self.kernel.block_iterators(), self.kernel.thread_iterators()
+        if it in blocks:  # block iterator k holds T_{tile_dims[k]}
+            pos = first + self.kernel.tile_dims[blocks.index(it)]
+        else:  # thread iterator k holds P_{k+1}
+            pos = first + len(self.kernel.tile_sizes) + threads.index(it) + 1
+        coordinate = ast_expr_to_c(call.get_op_arg(pos))
+        return f"pc_mod({coordinate}, (int){extent}) == (int){index}"
 
 
 class HostPrinter(AstPrinter):

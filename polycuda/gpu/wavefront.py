@@ -20,7 +20,8 @@ from polycuda.options import Options
 # threads (blockDim = the last m-1 sizes); the first member is the one enumerated sequentially,
 # with sum(sizes) - m + 1 intra-tile wavefronts (barriers) per tile.
 DEFAULT_TILES = {2: (16, 64), 3: (8, 8, 32), 4: (4, 4, 8, 16)}
-TILE_DIM = "pc_tile"  # name of the appended tile dimensions: pc_tile0, pc_tile1, ...
+TILE_DIM = "pc_tile"  # names of the appended tile dimensions: pc_tile0, pc_tile1, ...
+POINT_DIM = "pc_point"  # and of the point dimensions after them: pc_point0, ...
 
 
 def eligible(node: isl.ScheduleNode, options: Options) -> bool:
@@ -69,7 +70,7 @@ def tile_and_skew(band: isl.ScheduleNode, tiles: tuple[int, ...], implied: int =
     lifted, lift = _lift(band.get_domain(), phi, tiles)
     schedule = band.get_schedule()
     schedule = schedule.pullback_union_pw_multi_aff(
-        _projection(schedule.get_domain(), lift, len(tiles)))
+        _projection(schedule.get_domain(), lift, 2 * len(tiles)))
     schedule = schedule.intersect_domain(lifted.union(
         schedule.get_domain().subtract(lifted.universe())))
     node = _at(schedule, path)
@@ -177,8 +178,13 @@ def _linear_part(row: isl.PwAff) -> tuple[int, ...] | None:
 
 def _lift(domain: isl.UnionSet, phi: isl.MultiUnionPwAff, tiles: tuple[int, ...]
           ) -> tuple[isl.UnionSet, isl.UnionMap]:
-    """The lifted domain { S[x, T] : x in domain, s_k T_k <= phi_k(x) < s_k (T_k + 1) } and the
-    lift { S[x] -> S[x, T] } (a bijection between the two domains)."""
+    """The lifted domain { S[x, T, P] : x in domain, P_k = phi_k(x) - s_k T_k, 0 <= P_k < s_k }
+    and the lift { S[x] -> S[x, T, P] } (a bijection between the two domains).
+
+    The point coordinates P are dimensions too, so that the code reads them from the
+    statement call like the tile coordinates: a point whose loop isl does not realise (a
+    statement with one point per intra-tile wavefront) still runs on the thread its P names.
+    """
     ctx = domain.get_ctx()
     m = len(tiles)
     sets: list[isl.Set] = []
@@ -189,20 +195,25 @@ def _lift(domain: isl.UnionSet, phi: isl.MultiUnionPwAff, tiles: tuple[int, ...]
         space = stmt_set.get_space()
         n = space.dim(isl.dim_type.set)
         # add_dims drops the tuple name: set it back on the lifted space
-        lifted_space = space.add_dims(isl.dim_type.set, m).set_tuple_id(
+        lifted_space = space.add_dims(isl.dim_type.set, 2 * m).set_tuple_id(
             isl.dim_type.set, space.get_tuple_id(isl.dim_type.set))
         for k in range(m):
             lifted_space = lifted_space.set_dim_name(isl.dim_type.set, n + k, f"{TILE_DIM}{k}")
-        proj = _project_out_tiles(lifted_space, m)
+            lifted_space = lifted_space.set_dim_name(isl.dim_type.set, n + m + k,
+                                                     f"{POINT_DIM}{k}")
+        proj = _project_out_tiles(lifted_space, 2 * m)
         local = isl.LocalSpace.from_space(lifted_space)
         cells = stmt_set.preimage_multi_aff(proj)
         pw_aff_space = space.from_domain().add_dims(isl.dim_type.out, 1)  # { S[x] -> [.] }
         for k, size in enumerate(tiles):
             phi_k = phi.get_at(k).extract_pw_aff(pw_aff_space).pullback_multi_aff(proj)
-            lower = isl.PwAff.var_on_domain(local, isl.dim_type.set, n + k).scale_val(
-                isl.Val.int_from_si(ctx, size))
-            upper = lower.add_constant_val(isl.Val.int_from_si(ctx, size - 1))
-            cells = cells.intersect(phi_k.ge_set(lower)).intersect(phi_k.le_set(upper))
+            size_val = isl.Val.int_from_si(ctx, size)
+            tile = isl.PwAff.var_on_domain(local, isl.dim_type.set, n + k)
+            point = isl.PwAff.var_on_domain(local, isl.dim_type.set, n + m + k)
+            cells = cells.intersect(point.eq_set(phi_k.sub(tile.scale_val(size_val))))
+            cells = cells.intersect(point.nonneg_set())  # 0 <= P_k <= s_k - 1
+            cells = cells.intersect(point.neg().add_constant_val(
+                isl.Val.int_from_si(ctx, size - 1)).nonneg_set())
         lifted = lifted.union(isl.UnionSet.from_set(cells))
         lift = lift.union(isl.UnionMap.from_map(
             isl.Map.from_multi_aff(proj).reverse().intersect_range(cells)))
@@ -210,7 +221,8 @@ def _lift(domain: isl.UnionSet, phi: isl.MultiUnionPwAff, tiles: tuple[int, ...]
 
 
 def _projection(domain: isl.UnionSet, lift: isl.UnionMap, m: int) -> isl.UnionPwMultiAff:
-    """{ S[x, T0..Tm-1] -> S[x] } for the lifted statements, the identity on every other one."""
+    """{ S[x, <m lifted dims>] -> S[x] } for the lifted statements, the identity on every
+    other one."""
     lifted_spaces: list[isl.Space] = []
     lift.range().foreach_set(lambda s: lifted_spaces.append(s.get_space()))
     parts = [_project_out_tiles(space, m) for space in lifted_spaces]
@@ -224,7 +236,7 @@ def _projection(domain: isl.UnionSet, lift: isl.UnionMap, m: int) -> isl.UnionPw
 
 
 def _project_out_tiles(lifted_space: isl.Space, m: int) -> isl.MultiAff:
-    """{ S[x, T0..Tm-1] -> S[x] } (the statement's tuple name kept on both sides)."""
+    """{ S[x, <m lifted dims>] -> S[x] } (the statement's tuple name kept on both sides)."""
     n = lifted_space.dim(isl.dim_type.set) - m
     proj = isl.MultiAff.project_out_map(lifted_space, isl.dim_type.set, n, m)
     return proj.set_tuple_id(isl.dim_type.out, lifted_space.get_tuple_id(isl.dim_type.set))
@@ -235,13 +247,12 @@ def _wavefront_rows(phi: isl.MultiUnionPwAff, lifted: isl.UnionSet, tiles: tuple
     """The bands [W], [T_k, k != implied], [w], [P1..Pm-1] over the lifted domain, outermost
     first.
 
-    # phi: { S[x, T] -> [phi_0(x), ..., phi_m-1(x)] }
+    # phi: { S[x, T, P] -> [phi_0(x), ..., phi_m-1(x)] } (its space names the bands' spaces)
     """
     ctx = lifted.get_ctx()
     m = len(tiles)
-    tile_vars = [_tile_var(lifted, m, k) for k in range(m)]
-    points = [phi.get_at(k).sub(tile_vars[k].scale_val(isl.Val.int_from_si(ctx, size)))
-              for k, size in enumerate(tiles)]
+    tile_vars = [_lifted_var(lifted, 2 * m - k) for k in range(m)]
+    points = [_lifted_var(lifted, m - k) for k in range(m)]
     space = phi.get_space()
     rows = []
     enumerated = [tile_vars[k] for k in range(m) if k != implied]
@@ -254,14 +265,14 @@ def _wavefront_rows(phi: isl.MultiUnionPwAff, lifted: isl.UnionSet, tiles: tuple
     return rows
 
 
-def _tile_var(lifted: isl.UnionSet, m: int, k: int) -> isl.UnionPwAff:
-    """{ S[x, T0..Tm-1] -> [T_k] } on every lifted statement."""
+def _lifted_var(lifted: isl.UnionSet, back: int) -> isl.UnionPwAff:
+    """{ S[x, T, P] -> [the dimension `back` places from the end] } on every statement."""
     sets: list[isl.Set] = []
     lifted.foreach_set(sets.append)
     result = None
     for stmt_set in sets:
         space = stmt_set.get_space()
-        pos = space.dim(isl.dim_type.set) - m + k
+        pos = space.dim(isl.dim_type.set) - back
         var = isl.PwAff.var_on_domain(isl.LocalSpace.from_space(space), isl.dim_type.set, pos)
         upa = isl.UnionPwAff.from_pw_aff(var)
         result = upa if result is None else result.union_add(upa)

@@ -46,6 +46,10 @@ CASES = [
     ("heat_2d", "inter", (2, 3, 4), {"T": 2, "n": 9}),
     ("fdtd_2d", "pluto", (2, 3, 4), {"T": 3, "nx": 8, "ny": 9}),
     ("sor_3d", "pluto", (2, 2, 3), {"T": 2, "n": 6}),
+    # rows i + k, j, -i: the initialisation C[i][j] *= beta has one point per intra-tile
+    # wavefront, which isl scans with no loop; it must still run on the thread of its point
+    # (regression: it ran on thread 0 and raced with the updates of C[i][j])
+    ("gemm", "intra", (2, 3, 4), {"ni": 7, "nj": 9, "nk": 8}),
 ]
 
 
