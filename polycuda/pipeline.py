@@ -87,11 +87,10 @@ def compile_scop(scop: Scop, options: Options) -> Generated:
     schedule = schedule_scop(scop, options, ctx, dep_map)
     # gpu.map: tile the outermost parallel band, kernel/thread/serial marks
     prefix = iterator_prefix(scop)
-    mapped = mapping.map_schedule(schedule, options, context, prefix)
+    mapped = mapping.map_schedule(schedule, options, context, prefix, dep_map)
     lifted_deps = mapped.lifted(dep_map)
     legality.check(mapped.schedule, lifted_deps, "tiled schedule")
-    for band, label in mapped.parallel_bands():
-        legality.check_parallel(band, lifted_deps, label)
+    mapped.check_parallel(lifted_deps)
     kernels = mapped.kernels
     # codegen: isl AST (loop iterators named <prefix><depth>), then the target's printer
     build = isl.AstBuild.from_context(context).set_iterators(_iterator_ids(ctx, prefix))

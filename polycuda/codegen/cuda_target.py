@@ -29,6 +29,7 @@ from polycuda.codegen.printer import AstPrinter, for_parts, mark_parts
 from polycuda.codegen.statements import user_statement
 from polycuda.codegen.test_main import main_source
 from polycuda.gpu.mapping import KernelMapping
+from polycuda.gpu.wavefront import BARRIER_MARK
 from polycuda.ir.scop import Scop
 
 _AXES = ("x", "y", "z")
@@ -107,6 +108,13 @@ class KernelPrinter(AstPrinter):
         self.node(node.for_get_body(), indent + 1)
         self.emit(indent + 1, "__syncthreads();")
         self.emit(indent, "}")
+
+    def mark(self, node: isl.AstNode, indent: int) -> None:
+        if mark_parts(node)[0] == BARRIER_MARK:
+            # between two statements of one intra-tile wavefront (wavefront.intra_mode); its
+            # conditions and loops above depend on the block's tile and the parameters only
+            self.emit(indent, "__syncthreads();")
+        super().mark(node, indent)
 
     def user(self, node: isl.AstNode, indent: int) -> None:
         call = node.user_get_expr()

@@ -17,6 +17,7 @@ import islpy as isl
 from polycuda.gpu import wavefront
 from polycuda.ir import isl_build
 from polycuda.options import Options
+from polycuda.schedule import legality
 
 DEFAULT_TILES = {1: (256,), 2: (8, 32), 3: (4, 4, 32)}
 MAX_WAVEFRONT_MEMBERS = 3  # members of a band tiled into a two-level wavefront
@@ -55,6 +56,9 @@ class KernelMapping:
     # A wavefront kernel's tile coordinates on the grid (indices into the band's members;
     # the remaining one follows from the inter-tile wavefront's index).
     tile_dims: tuple[int, ...] = ()
+    # A wavefront kernel's intra-tile wavefronts: wavefront.SUM, HYPERPLANE or
+    # HYPERPLANE_BARRIERS (wavefront.intra_mode).
+    intra: str = ""
 
     def iterator(self, depth: int) -> str:
         return f"{self.prefix}{depth}"
@@ -128,10 +132,12 @@ def _has_parallel_band(node: isl.ScheduleNode, options: Options) -> bool:
 
 
 class _Mapper:
-    def __init__(self, options: Options, context: isl.Set, prefix: str):
+    def __init__(self, options: Options, context: isl.Set, prefix: str,
+                 dep_map: isl.UnionMap | None):
         self.options = options
         self.context = context
         self.prefix = prefix
+        self.dep_map = dep_map
         self.kernels: list[KernelMapping] = []
         self.lifts: list[isl.UnionMap] = []  # { S[x] -> S[x, T] } of each wavefront band
 
@@ -192,7 +198,9 @@ class _Mapper:
         tiles = wavefront.harmonized(wavefront.tile_sizes(m, self.options),
                                      node.band_get_partial_schedule(), node.get_domain())
         implied = wavefront.widest(node, tiles, self.context)
-        node, lift = wavefront.tile_and_skew(node, tiles, implied)
+        intra = (wavefront.intra_mode(node, self.dep_map) if self.dep_map is not None
+                 else wavefront.SUM)
+        node, lift = wavefront.tile_and_skew(node, tiles, implied, intra)
         self.lifts.append(lift)
         name = self._name()
         ctx = node.get_ctx()
@@ -206,7 +214,8 @@ class _Mapper:
                                           block_sizes_for(tiles[1:], self.options),
                                           tile_counts=counts, prefix=self.prefix,
                                           wavefront=True, band_tile_counts=band_counts,
-                                          tile_dims=tuple(k for k in range(m) if k != implied)))
+                                          tile_dims=tuple(k for k in range(m) if k != implied),
+                                          intra=intra))
         node = node.child(0).child(0).insert_mark(isl.Id(f"thread:{name}", context=ctx))
         node = node.parent().insert_mark(isl.Id(f"{KERNEL_MARK}:{name}", context=ctx))
         return node.parent()
@@ -320,10 +329,15 @@ class MappedSchedule:
     kernels: tuple[KernelMapping, ...]
     lift: isl.UnionMap
 
-    def parallel_bands(self) -> list[tuple[isl.ScheduleNode, str]]:
-        """Every band whose members run in parallel, with a label: the tile band below a
-        kernel mark (blocks), the point band below a thread mark (threads), and for a
-        wavefront kernel the point bands below its intra-tile wavefront band."""
+    def check_parallel(self, dep_map: isl.UnionMap) -> None:
+        """Prove every parallel loop race-free (legality.py), or raise IllegalScheduleError.
+
+        The tile band below a kernel mark runs on blocks, the point band below a thread mark
+        on threads; a wavefront kernel's threads run the point bands below its intra-tile
+        wavefront band, statement by statement, barriers between them where marked.
+
+        # dep_map: { S[x] -> R[y] } in the schedule's (lifted) domain
+        """
         marks: list[isl.ScheduleNode] = []
 
         def visit(node: isl.ScheduleNode) -> bool:
@@ -333,21 +347,15 @@ class MappedSchedule:
 
         self.schedule.get_root().foreach_descendant_top_down(visit)
         kernels = {k.name: k for k in self.kernels}
-        bands = []
         for mark in marks:
             kind, _, name = mark.mark_get_id().get_name().partition(":")
-            if kind == SERIAL_MARK:
-                continue
-            below = mark.child(0)
-            if kind == "thread" and kernels[name].wavefront:
-                below = below.child(0)  # past the sequential intra-tile wavefront band
-            children = ([below.child(k).child(0) for k in range(below.n_children())]
-                        if below.get_type() in (isl.schedule_node_type.sequence,
-                                                isl.schedule_node_type.set) else [below])
             label = f"{name}: {'blocks' if kind == KERNEL_MARK else 'threads'}"
-            bands += [(child, label) for child in children
-                      if child.get_type() == isl.schedule_node_type.band]
-        return bands
+            if kind == KERNEL_MARK or (kind == "thread" and not kernels[name].wavefront):
+                legality.check_parallel(mark.child(0), dep_map, label)
+            elif kind == "thread":
+                w_band = mark.child(0)
+                point_map, separated = _wavefront_points(w_band.child(0))
+                legality.check_threads(w_band, point_map, separated, dep_map, label)
 
     def lifted(self, dep_map: isl.UnionMap) -> isl.UnionMap:
         """Dependences between the schedule's (lifted) instances.
@@ -357,17 +365,43 @@ class MappedSchedule:
         return self.lift.reverse().apply_range(dep_map).apply_range(self.lift)
 
 
+def _wavefront_points(below: isl.ScheduleNode) -> tuple[isl.UnionMap, isl.UnionMap]:
+    """The thread coordinates of the statements below a wavefront kernel's intra-tile
+    wavefront band (one point band, or one per child of a sequence), and the pairs of
+    statements that a barrier orders (the children before and after a barrier mark).
+
+    # returns { S[x] -> [P1, ...] }, { S[x] -> R[y] }
+    """
+    if below.get_type() == isl.schedule_node_type.band:
+        return below.band_get_partial_schedule_union_map(), isl.UnionMap.empty(
+            below.get_domain().get_space())
+    children = [below.child(k) for k in range(below.n_children())]
+    points = isl.UnionMap.empty(below.get_domain().get_space())
+    separated = isl.UnionMap.empty(below.get_domain().get_space())
+    for k, child in enumerate(children):
+        band = child.child(0)
+        if band.get_type() == isl.schedule_node_type.mark:  # a barrier before this child
+            for earlier in children[:k]:
+                separated = separated.union(isl.UnionMap.from_domain_and_range(
+                    earlier.filter_get_filter(), child.filter_get_filter()))
+            band = band.child(0)
+        points = points.union(band.band_get_partial_schedule_union_map())
+    return points, separated
+
+
 def map_schedule(schedule: isl.Schedule, options: Options, context: isl.Set,
-                 prefix: str = "c") -> MappedSchedule:
+                 prefix: str = "c", dep_map: isl.UnionMap | None = None) -> MappedSchedule:
     """Insert kernel/thread/serial marks and tile the mapped bands.
 
     Mark ids: "kernel:<name>" above the tile band, "thread:<name>" above the point band,
-    "serial:<name>" above a subtree run by one thread.
+    "serial:<name>" above a subtree run by one thread. dep_map (every dependence of the scop)
+    lets a wavefront band whose first row carries them all run that row's hyperplanes as its
+    intra-tile wavefronts; without it the skewed sum is used.
     """
     ctx = schedule.get_ctx()
     ctx.set_tile_scale_tile_loops(0)
     ctx.set_tile_shift_point_loops(1)
-    mapper = _Mapper(options, context, prefix)
+    mapper = _Mapper(options, context, prefix, dep_map)
     root = schedule.get_root()
     node = mapper.visit(root.child(0)) if root.n_children() else root
     lift = schedule.get_domain().identity()

@@ -22,6 +22,10 @@ from polycuda.options import Options
 DEFAULT_TILES = {2: (16, 64), 3: (8, 8, 32), 4: (4, 4, 8, 16)}
 TILE_DIM = "pc_tile"  # names of the appended tile dimensions: pc_tile0, pc_tile1, ...
 POINT_DIM = "pc_point"  # and of the point dimensions after them: pc_point0, ...
+# Intra-tile wavefronts of a tiled band (intra_mode): the skewed sum of the point coordinates;
+# the hyperplanes of phi_0; the hyperplanes of phi_0 with a barrier between the statements.
+SUM, HYPERPLANE, HYPERPLANE_BARRIERS = "sum", "hyperplane", "hyperplane+barriers"
+BARRIER_MARK = "barrier"
 
 
 def eligible(node: isl.ScheduleNode, options: Options) -> bool:
@@ -43,15 +47,15 @@ def tile_sizes(m: int, options: Options) -> tuple[int, ...]:
     return default[: m - len(given)] + tuple(given)
 
 
-def tile_and_skew(band: isl.ScheduleNode, tiles: tuple[int, ...], implied: int = 0
-                  ) -> tuple[isl.ScheduleNode, isl.UnionMap]:
+def tile_and_skew(band: isl.ScheduleNode, tiles: tuple[int, ...], implied: int = 0,
+                  intra: str = SUM) -> tuple[isl.ScheduleNode, isl.UnionMap]:
     """Tile a permutable band and skew both levels into wavefronts.
 
     band [phi_0, ..., phi_m-1] becomes
       [W = T0 + ... + Tm-1]          (inter-tile wavefront: sequential)
         [T_k, k != implied]          (the tiles of wavefront W: parallel; T_implied follows
                                       from W, see widest())
-          [w = P0 + ... + Pm-1]      (intra-tile wavefront: sequential)
+          [w = P0 + ... + Pm-1]      (intra-tile wavefront: sequential; w = P0 unless SUM)
             [P1, ..., Pm-1]          (the points of wavefront w: parallel)
               the band's old child
     with s_k Tk <= phi_k < s_k (Tk + 1) and Pk = phi_k - s_k Tk. Legal: along a permutable band
@@ -59,6 +63,11 @@ def tile_and_skew(band: isl.ScheduleNode, tiles: tuple[int, ...], implied: int =
     a nonzero one has a positive sum, so W (or w within a tile) carries it and tiles (points)
     of one wavefront are independent. The skew [1 1 .. 1; 0 I] is unimodular. The tiles are
     parallelograms in the original space: the band's rows are the hyperplanes.
+
+    intra: intra_mode() of the band. Unless SUM, the intra-tile wavefronts are the hyperplanes
+    of phi_0 (Di et al. 2012, Section III-B): s_0 wavefronts of up to s_1 ... s_m-1 points
+    each, against s_0 + ... + s_m-1 - m + 1 wavefronts of the skewed sum, most of them short;
+    with HYPERPLANE_BARRIERS a "barrier" mark precedes every statement but the first.
 
     Returns the [W] band node of the lifted schedule (at the position of `band`) and the lift
     of the band's statements: { S[x] -> S[x, T0, ..., Tm-1] }. Callers pass sizes through
@@ -74,7 +83,8 @@ def tile_and_skew(band: isl.ScheduleNode, tiles: tuple[int, ...], implied: int =
     schedule = schedule.intersect_domain(lifted.union(
         schedule.get_domain().subtract(lifted.universe())))
     node = _at(schedule, path)
-    rows = _wavefront_rows(node.band_get_partial_schedule(), lifted, tiles, implied)
+    rows = _wavefront_rows(node.band_get_partial_schedule(), lifted, tiles, implied,
+                           intra != SUM)
     node = node.delete()
     for k, mupa in enumerate(reversed(rows)):  # inserted bottom-up: P, w, T, W
         node = node.insert_partial_schedule(mupa)
@@ -87,10 +97,10 @@ def tile_and_skew(band: isl.ScheduleNode, tiles: tuple[int, ...], implied: int =
                 # runs on the block its coordinates name, cuda_target.py; atomic tile loops
                 # cost isl minutes on fdtd-2d.)
                 node = node.band_member_set_ast_loop_type(j, isl.ast_loop_type.atomic)
-    return _sink_points(node), lift
+    return _sink_points(node, intra == HYPERPLANE_BARRIERS), lift
 
 
-def _sink_points(w_band: isl.ScheduleNode) -> isl.ScheduleNode:
+def _sink_points(w_band: isl.ScheduleNode, barriers: bool) -> isl.ScheduleNode:
     """Give each child of a sequence (set) below the [P] band a [P] band of its own.
 
     The points of one intra-tile wavefront are independent and a point runs on the same
@@ -99,13 +109,57 @@ def _sink_points(w_band: isl.ScheduleNode) -> isl.ScheduleNode:
     of statements whose band rows are linearly dependent (fdtd-2d's ey[0][j], rows t, t + j, t)
     with the others takes isl's AST generation minutes, each alone well under a second.
 
-    w_band: the [W] band; returns it.
+    w_band: the [W] band; returns it. barriers: a "barrier" mark above every child's [P]
+    band but the first child's.
     """
     points = w_band.child(0).child(0).child(0)
     if points.child(0).get_type() not in (isl.schedule_node_type.sequence,
                                           isl.schedule_node_type.set):
         return w_band
-    return points.band_sink().parent().parent().parent()
+    sequence = points.band_sink()
+    if barriers:
+        for k in range(1, sequence.n_children()):
+            sequence = sequence.child(k).child(0).insert_mark(
+                isl.Id(BARRIER_MARK, context=sequence.get_ctx())).parent().parent()
+    return sequence.parent().parent().parent()
+
+
+def intra_mode(band: isl.ScheduleNode, dep_map: isl.UnionMap) -> str:
+    """How the points of a tile are ordered (Di et al. 2012, Theorem 2 and Section III-B).
+
+    HYPERPLANE: phi_0 strictly increases along every dependence between instances that reach
+    the band in the same outer iteration (Theorem 2 with k = 1: the balanced hyperplanes of
+    Algorithm 1), so the points of a tile with equal P0 are independent.
+    HYPERPLANE_BARRIERS: the dependences along which phi_0 stays constant all go from an
+    earlier to a later child of the sequence below the band (jacobi-2d: B = f(A) before
+    A = f(B) in one time step): the same, with a barrier between the statements.
+    SUM: otherwise; the intra-tile wavefronts are the skewed sum of the point coordinates.
+
+    # dep_map: { S[x] -> R[y] } over the statements of the scop
+    """
+    prefix = band.get_prefix_schedule_union_map()  # { S[x] -> [outer loops] }
+    domain = band.get_domain()
+    live = dep_map.intersect_domain(domain).intersect_range(domain).intersect(
+        prefix.apply_range(prefix.reverse()))
+    row = isl.UnionMap.from_union_pw_aff(band.band_get_partial_schedule().get_at(0))
+    flat = live.subtract(row.lex_lt_union_map(row))
+    if flat.is_empty():
+        return HYPERPLANE
+    child = band.child(0)
+    if child.get_type() == isl.schedule_node_type.sequence and flat.is_subset(
+            earlier_children(child)):
+        return HYPERPLANE_BARRIERS
+    return SUM
+
+
+def earlier_children(sequence: isl.ScheduleNode) -> isl.UnionMap:
+    """{ S[x] -> R[y] : S in an earlier child of the sequence node than R }."""
+    filters = [sequence.child(k).filter_get_filter() for k in range(sequence.n_children())]
+    pairs = isl.UnionMap.empty(filters[0].get_space()) if filters else None
+    for j, later in enumerate(filters):
+        for earlier in filters[:j]:
+            pairs = pairs.union(isl.UnionMap.from_domain_and_range(earlier, later))
+    return pairs
 
 
 def widest(band: isl.ScheduleNode, tiles: tuple[int, ...], context: isl.Set,
@@ -243,9 +297,9 @@ def _project_out_tiles(lifted_space: isl.Space, m: int) -> isl.MultiAff:
 
 
 def _wavefront_rows(phi: isl.MultiUnionPwAff, lifted: isl.UnionSet, tiles: tuple[int, ...],
-                    implied: int) -> list[isl.MultiUnionPwAff]:
+                    implied: int, balanced: bool) -> list[isl.MultiUnionPwAff]:
     """The bands [W], [T_k, k != implied], [w], [P1..Pm-1] over the lifted domain, outermost
-    first.
+    first; w = P0 when `balanced`, else the sum of the P_k.
 
     # phi: { S[x, T, P] -> [phi_0(x), ..., phi_m-1(x)] } (its space names the bands' spaces)
     """
@@ -256,7 +310,8 @@ def _wavefront_rows(phi: isl.MultiUnionPwAff, lifted: isl.UnionSet, tiles: tuple
     space = phi.get_space()
     rows = []
     enumerated = [tile_vars[k] for k in range(m) if k != implied]
-    for members in ([_sum(tile_vars)], enumerated, [_sum(points)], points[1:]):
+    intra = points[0] if balanced else _sum(points)
+    for members in ([_sum(tile_vars)], enumerated, [intra], points[1:]):
         band_space = space.drop_dims(isl.dim_type.set, len(members), m - len(members))
         upa_list = isl.UnionPwAffList.alloc(ctx, len(members))
         for upa in members:

@@ -46,3 +46,29 @@ def check_parallel(band: isl.ScheduleNode, dep_map: isl.UnionMap, what: str) -> 
     bad = racing(band, dep_map)
     if not bad.is_empty():
         raise IllegalScheduleError(f"{what} runs dependent instances in parallel: {bad}")
+
+
+def racing_threads(w_band: isl.ScheduleNode, point_map: isl.UnionMap,
+                   separated: isl.UnionMap, dep_map: isl.UnionMap) -> isl.UnionMap:
+    """The dependences that the threads of a wavefront kernel would race on: both ends in the
+    same intra-tile wavefront of the same tile (the prefix schedule and the row of `w_band`)
+    with different point coordinates, unless a barrier separates them.
+
+    # point_map: { S[x] -> [P1, ...] } (the thread coordinates of every statement below)
+    # separated: { S[x] -> R[y] } pairs that a barrier between their statements orders
+    # dep_map: { S[i] -> T[j] } in the schedule's domain; returns a subset of it
+    """
+    prefix = w_band.get_prefix_schedule_union_map().flat_range_product(
+        w_band.band_get_partial_schedule_union_map())
+    domain = w_band.get_domain()
+    live = dep_map.intersect_domain(domain).intersect_range(domain).intersect(
+        prefix.apply_range(prefix.reverse()))
+    return live.subtract(point_map.apply_range(point_map.reverse())).subtract(separated)
+
+
+def check_threads(w_band: isl.ScheduleNode, point_map: isl.UnionMap,
+                  separated: isl.UnionMap, dep_map: isl.UnionMap, what: str) -> None:
+    """Raise IllegalScheduleError if racing_threads() is not empty."""
+    bad = racing_threads(w_band, point_map, separated, dep_map)
+    if not bad.is_empty():
+        raise IllegalScheduleError(f"{what} runs dependent instances in parallel: {bad}")

@@ -150,6 +150,50 @@ def test_racing_dependences_are_found():
     assert legality.racing(band, independent).is_empty()
 
 
+
+@pytest.mark.parametrize(("name", "config", "mode"), [
+    # Pluto's SOR band (t, t + i) leaves phi_0 = t constant along the i-dependence: the sum
+    ("sor_1d", "pluto", wavefront.SUM),
+    # the balanced band (Algorithm 1, Di et al. 2012) carries every dependence on its first row
+    ("sor_1d", "intra", wavefront.HYPERPLANE),
+    ("sor_2d", "inter", wavefront.HYPERPLANE),
+    # B = f(A) then A = f(B) in one time step: only statement order carries B -> A
+    ("jacobi_2d", "intra", wavefront.HYPERPLANE_BARRIERS),
+    ("jacobi_2d", "pluto", wavefront.HYPERPLANE_BARRIERS),
+])
+def test_intra_tile_wavefront_mode(name, config, mode):
+    kernels = [k for k in _kernels_of(_kernel_program(name, config, (2, 3, 4))) if k.wavefront]
+    assert [k.intra for k in kernels] == [mode]
+
+
+def test_barrier_between_statements_of_one_intra_tile_wavefront():
+    source = _kernel_program("jacobi_2d", "intra", (2, 3, 4)).generate("cuda").source
+    kernel = source[source.index("__global__"):source.index('extern "C"')]
+    # one between B = f(A) and A = f(B), one after each intra-tile wavefront
+    assert kernel.count("__syncthreads();") == 2
+    write_b, write_a = kernel.index("B["), kernel.index("A[", kernel.index("__syncthreads();"))
+    assert write_b < kernel.index("__syncthreads();") < write_a
+    assert kernel[write_a:].split("=")[1].count("A[") == 0  # A = f(B) after the barrier
+
+
+def test_threads_race_unless_a_barrier_separates_the_statements():
+    # S[t, i] -> R[t, i + 1] in the same intra-tile wavefront t, on different threads i
+    ctx = isl.Context()
+    schedule = isl.Schedule.read_from_str(
+        ctx, '{ domain: "[n] -> { S[t, i] : 0 <= t, i < n; R[t, i] : 0 <= t, i < n }", '
+             'child: { schedule: "[n] -> [{ S[t, i] -> [(t)]; R[t, i] -> [(t)] }]" } }')
+    w_band = schedule.get_root().child(0)
+    points = isl.UnionMap.read_from_str(ctx, "{ S[t, i] -> [i]; R[t, i] -> [i] }")
+    deps = isl.UnionMap.read_from_str(ctx, "[n] -> { S[t, i] -> R[t, i + 1] : 0 <= t, i < n - 1 }")
+    none = isl.UnionMap.empty(deps.get_space())
+    assert not legality.racing_threads(w_band, points, none, deps).is_empty()
+    with pytest.raises(IllegalScheduleError, match="in parallel"):
+        legality.check_threads(w_band, points, none, deps, "kernel0: threads")
+    barrier = isl.UnionMap.read_from_str(ctx, "{ S[t, i] -> R[t', i'] }")
+    assert legality.racing_threads(w_band, points, barrier, deps).is_empty()
+    same_thread = isl.UnionMap.read_from_str(ctx, "[n] -> { S[t, i] -> R[t, i] : 0 <= t, i < n }")
+    assert legality.racing_threads(w_band, points, none, same_thread).is_empty()
+
 @pytest.mark.gpu
 @pytest.mark.parametrize(("name", "config", "tiles", "sizes"), CASES,
                          ids=[f"{c[0]}-{c[1]}" for c in CASES])
