@@ -29,6 +29,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     sizes.add_argument("--paper", action="store_true",
                        help="Di et al. 2012 Table II stencils at its spatial sizes, fewer time "
                             "steps (see polycuda/bench/sizes.py)")
+    p.add_argument("--size", action="append", default=[], metavar="NAME=VALUE",
+                   help="set a size parameter of every kernel that has it, over the mode's "
+                        "(repeatable; e.g. --size T=1000: the sequential oracle runs at "
+                        "these sizes too)")
     p.add_argument("--tiles", metavar="T1,T2;...",
                    help="tile-size sweep: semicolon-separated candidates, each measured with "
                         "every configuration as <config>@<t1>x<t2> besides its default tiles "
@@ -66,6 +70,12 @@ def settings_from(args: argparse.Namespace) -> Any:
         tiles = parse_tiles(args.tiles) if args.tiles is not None else ()
     except ValueError as err:
         raise PolycudaError(f"--tiles: {err}") from None
+    from polycuda.bench.sizes import parse_size
+
+    try:
+        sizes = tuple(parse_size(text) for text in args.size)
+    except ValueError as err:
+        raise PolycudaError(f"--size: {err}") from None
     if args.repeats < 1:
         raise PolycudaError(f"--repeats must be >= 1, got {args.repeats}")
     if args.max_run is not None and args.max_run <= 0:
@@ -78,7 +88,7 @@ def settings_from(args: argparse.Namespace) -> Any:
                     repeats=args.repeats, use_gpu=not args.cpu,
                     measure_ceilings=args.ceilings, out_dir=Path(args.out), jobs=args.jobs,
                     seed=args.seed, dtype=args.dtype, tiles=tiles, max_run_s=args.max_run,
-                    tag=args.tag)
+                    tag=args.tag, sizes=sizes)
 
 
 def write_results(results: dict[str, Any], out_dir: Path) -> Path:

@@ -67,6 +67,7 @@ class Settings:
     tiles: tuple[tuple[int, ...], ...] = ()
     max_run_s: float | None = None  # overrides the mode's Limits.max_run_s
     tag: str = ""  # appended to the results file's name
+    sizes: tuple[tuple[str, int], ...] = ()  # parameter overrides (--size T=1000)
 
     def __post_init__(self) -> None:
         dtype_defines(self.dtype)  # ValueError for an unknown dtype
@@ -168,7 +169,7 @@ def _header(settings: Settings, platform: Platform) -> dict[str, Any]:
             "device_mode": "gpu" if platform.gpu else "cpu",
             "cpu_only_reason": platform.cpu_only_reason or None,
             "configs": list(settings.configs), "tiles": [list(t) for t in settings.tiles],
-            "tag": settings.tag,
+            "tag": settings.tag, "size_overrides": dict(settings.sizes),
             "repeats": settings.repeats,
             "limits": asdict(limits), "seed": settings.seed,
             "machine": environment.describe(platform.gpu, platform.cupy),
@@ -243,7 +244,7 @@ def bench_kernel(kernel: Any, settings: Settings, platform: Platform,
                  progress: Progress) -> dict[str, Any]:
     """Measure every candidate of one kernel; the kernel's section of the results."""
     start = time.perf_counter()
-    sizes = sizes_for(kernel, settings.mode)
+    sizes = sizes_for(kernel, settings.mode, dict(settings.sizes))
     out = {"name": kernel.name, "category": kernel.category,
            "memory_bound": kernel.memory_bound, "sizes": sizes,
            "bytes_per_run": kernel.bytes_per_run(sizes, w=DTYPE_BYTES[settings.dtype]),

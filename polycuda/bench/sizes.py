@@ -92,8 +92,10 @@ PAPER: dict[str, dict[str, int]] = {
 }
 
 
-def sizes_for(kernel: object, mode: str) -> dict[str, int]:
-    """The integer parameters of `kernel` (a kernels.suite.Kernel) in `mode`.
+def sizes_for(kernel: object, mode: str, overrides: Mapping[str, int] | None = None
+              ) -> dict[str, int]:
+    """The integer parameters of `kernel` (a kernels.suite.Kernel) in `mode`, with the
+    parameters named in `overrides` (`bench --size`) replaced where the kernel has them.
 
     A kernel missing from the tables (added to the suite later) gets its `bench` sizes in
     full mode and its `small` sizes otherwise; paper mode falls back to full sizes.
@@ -101,6 +103,19 @@ def sizes_for(kernel: object, mode: str) -> dict[str, int]:
     Raises:
         ValueError: an unknown mode.
     """
+    sizes = _mode_sizes(kernel, mode)
+    return {k: (overrides or {}).get(k, v) for k, v in sizes.items()}
+
+
+def parse_size(text: str) -> tuple[str, int]:
+    """One `--size NAME=VALUE` (a positive integer); ValueError otherwise."""
+    name, eq, value = text.partition("=")
+    if not eq or not name.isidentifier() or not value.strip().isdigit() or int(value) < 1:
+        raise ValueError(f"expected NAME=VALUE with a positive integer VALUE, got {text!r}")
+    return name, int(value)
+
+
+def _mode_sizes(kernel: object, mode: str) -> dict[str, int]:
     name: str = kernel.name  # type: ignore[attr-defined]
     small: Mapping[str, int] = kernel.small  # type: ignore[attr-defined]
     if mode == "small":

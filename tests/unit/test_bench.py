@@ -387,6 +387,18 @@ def test_command_line_options():
             command.settings_from(cli.parser().parse_args(["bench", *bad_args]))
 
 
+def test_size_overrides_replace_the_parameters_a_kernel_has():
+    args = cli.parser().parse_args(["bench", "--paper", "--size", "T=1000", "--size", "n=64"])
+    settings = command.settings_from(args)
+    assert settings.sizes == (("T", 1000), ("n", 64))
+    jacobi, gemm = harness.select_kernels(("jacobi_2d", "gemm"), "paper")
+    assert sizes.sizes_for(jacobi, "paper", dict(settings.sizes)) == {"T": 1000, "n": 64}
+    assert sizes.sizes_for(gemm, "paper", {"T": 1000}) == sizes.FULL["gemm"]  # no T in gemm
+    for bad in ("T", "T=0", "T=x", "=3", "T=-2"):
+        with pytest.raises(Exception, match="--size"):
+            command.settings_from(cli.parser().parse_args(["bench", "--size", bad]))
+
+
 def test_results_are_saved_after_every_kernel(tmp_path):
     settings = harness.Settings(kernels=("jacobi_1d", "trmv"), configs=("isl",), mode="small",
                                 repeats=2, use_gpu=False, out_dir=tmp_path, jobs=1)
