@@ -10,6 +10,7 @@ runs on the device and data never moves back and forth inside a region.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import islpy as isl
@@ -100,13 +101,25 @@ def tile_sizes_for(n: int, options: Options) -> tuple[int, ...]:
     return default[: n - len(given)] + tuple(given)
 
 
+# CUDA's limit on the threads of one block (every GPU since compute capability 2.0)
+MAX_BLOCK_THREADS = 1024
+
+
 def block_sizes_for(tiles: tuple[int, ...], options: Options) -> tuple[int, ...]:
-    if not options.block_sizes:
-        return tiles
-    given = options.block_sizes
-    blocks = tuple(given[len(given) - len(tiles):]) if len(given) >= len(tiles) else (
-        tiles[: len(tiles) - len(given)] + tuple(given))
-    return tuple(min(b, t) for b, t in zip(blocks, tiles))
+    """Threads per point loop: the tile sizes, or Options.block_sizes (last entries, padded
+    with the tile sizes), each at most its tile size. Outer sizes are halved while the block
+    would exceed MAX_BLOCK_THREADS (tiles 4x16x32 run on 2x16x32 threads, each thread
+    striding over its point loops), so every tile size launches."""
+    blocks = list(tiles)
+    if options.block_sizes:
+        given = options.block_sizes
+        blocks = list(given[len(given) - len(tiles):]) if len(given) >= len(tiles) else (
+            list(tiles[: len(tiles) - len(given)]) + list(given))
+        blocks = [min(b, t) for b, t in zip(blocks, tiles)]
+    for k in range(len(blocks)):
+        while math.prod(blocks) > MAX_BLOCK_THREADS and blocks[k] > 1:
+            blocks[k] = (blocks[k] + 1) // 2
+    return tuple(blocks)
 
 
 def _leading_coincident(node: isl.ScheduleNode, limit: int) -> int:

@@ -1,10 +1,12 @@
 """Generated C, OpenMP and CUDA (emulated on the CPU) against pure-Python oracles."""
 
+import math
 import shutil
 
 import numpy as np
 import pytest
 
+import polycuda
 from polycuda.errors import VerificationError
 from polycuda.options import Options
 from polycuda.pipeline import compile_scop
@@ -33,6 +35,19 @@ def test_every_target_matches_the_oracle(make):
 def test_tile_and_block_sizes_do_not_change_results(tiles):
     prog = _program(hand_scops.jacobi_2d, tile_sizes=tiles, block_sizes=(2, 4))
     assert all(r.ok for r in prog.verify(SIZES["jacobi_2d"], targets=TARGETS))
+
+
+@pytest.mark.parametrize("scheduler", ["isl", "pluto"])
+def test_tiles_of_more_than_1024_points_run_on_fewer_threads(scheduler):
+    # 4x16x32 = 2048 points per tile: the block is 2x16x32 (regression: the H100 refused the
+    # launch with cudaErrorInvalidValue); each thread strides over two of its tile's planes
+    from kernels import suite
+
+    kernel = suite.by_name("jacobi_3d")
+    prog = polycuda.compile(str(kernel.c_path), function=kernel.function,
+                            options=Options(scheduler=scheduler, tile_sizes=(4, 16, 32)))
+    assert all(math.prod(k.block_sizes) <= 1024 for k in prog.generate("cuda").kernels)
+    assert all(r.ok for r in prog.verify({"T": 2, "n": 20}, targets=("emulate",)))
 
 
 def test_a_wrong_result_is_reported():

@@ -78,3 +78,7 @@ def test_tile_and_block_sizes_from_options():
     tiles = (16, 64)
     assert mapping.block_sizes_for(tiles, Options(block_sizes=(4, 32))) == (4, 32)
     assert mapping.block_sizes_for(tiles, Options(block_sizes=(128,))) == (16, 64)
+    # at most 1024 threads: the outer sizes are halved first (x stays whole for coalescing)
+    assert mapping.block_sizes_for((4, 16, 32), Options()) == (2, 16, 32)
+    assert mapping.block_sizes_for((64, 64), Options()) == (16, 64)
+    assert mapping.block_sizes_for((1, 2048), Options()) == (1, 1024)
