@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from polycuda.bench.configs import TILE_SEPARATOR
 from polycuda.errors import ToolNotFoundError
 
 BASELINE_ORDER = ("sequential", "openmp", "cupy_naive", "cublas")
@@ -30,8 +31,11 @@ def plot_file(path: Path) -> list[Path]:
     """Draw both plots of the results file `path`; returns the PNG paths."""
     results = json.loads(Path(path).read_text())
     stem = Path(path).with_suffix("")
-    return [speedup_bars(results, Path(f"{stem}-speedup.png")),
-            roofline(results, Path(f"{stem}-roofline.png"))]
+    paths = [speedup_bars(results, Path(f"{stem}-speedup.png")),
+             roofline(results, Path(f"{stem}-roofline.png"))]
+    if len(results.get("configs", ())) > 1:
+        paths.append(config_bars(results, Path(f"{stem}-configs.png")))
+    return paths
 
 
 def _title(results: dict[str, Any]) -> str:
@@ -61,6 +65,43 @@ def speedup_bars(results: dict[str, Any], out: Path) -> Path:
     ax.set_title(f"polycuda speedups: {_title(results)}")
     if present:
         ax.legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+    return out
+
+
+def config_bars(results: dict[str, Any], out: Path) -> Path:
+    """Grouped bars in the manner of Di et al. 2012, Figures 12-13: per kernel, each polycuda
+    configuration's speedup over sequential gcc -O3 at its best swept tile size (log scale; a
+    configuration without a right entry has no bar), the tile sizes written above the bar."""
+    plt = _pyplot()
+    configs = list(results["configs"])
+    kernels = [k for k in results["kernels"] if k.get("speedups")]
+    fig, ax = plt.subplots(figsize=(max(8, 0.9 * len(kernels) + 2), 5))
+    width = 0.8 / len(configs)
+    for i, config in enumerate(configs):
+        xs, ys, tiles = [], [], []
+        for j, kernel in enumerate(kernels):
+            best = (kernel.get("best_by_config") or {}).get(config)
+            speedup = kernel["speedups"].get(best, {}).get("sequential") if best else None
+            if speedup:
+                xs.append(j + (i - (len(configs) - 1) / 2) * width)
+                ys.append(speedup)
+                tiles.append(best.partition(TILE_SEPARATOR)[2] or "default")
+        bars = ax.bar(xs, ys, width, label=config)
+        for bar, label in zip(bars, tiles):
+            ax.annotate(label, (bar.get_x() + bar.get_width() / 2, bar.get_height()),
+                        fontsize=5, rotation=90, ha="center", va="bottom",
+                        xytext=(0, 2), textcoords="offset points")
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_yscale("log")
+    ax.set_xticks(range(len(kernels)))
+    ax.set_xticklabels([k["name"] for k in kernels], rotation=60, ha="right")
+    ax.set_ylabel("speedup over sequential gcc -O3 (x)")
+    ax.set_title(f"configurations ({results.get('dtype', 'double')}): {_title(results)}",
+                 fontsize="medium")
+    ax.legend(fontsize="small")
     fig.tight_layout()
     fig.savefig(out, dpi=120)
     plt.close(fig)

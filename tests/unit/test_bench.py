@@ -266,7 +266,8 @@ def test_plot_to_files(cpu_results, tmp_path):
     path = tmp_path / "r.json"
     path.write_text(json.dumps(results))
     pngs = plot.plot_file(path)
-    assert [p.name for p in pngs] == ["r-speedup.png", "r-roofline.png"]
+    # two configurations (isl, pluto): their bars per kernel too
+    assert [p.name for p in pngs] == ["r-speedup.png", "r-roofline.png", "r-configs.png"]
     assert all(p.stat().st_size > 1000 for p in pngs)
 
 
