@@ -207,7 +207,7 @@ class _Mapper:
         # AST of a 4-D wavefront band takes seconds
         m = min(node.band_n_member(), self.options.max_mapped_dims + 1, MAX_WAVEFRONT_MEMBERS)
         if node.band_n_member() > m:  # the remaining members run inside each thread
-            node = node.band_split(m)
+            node = wavefront.inner_members_last(node, m).band_split(m)
         tiles = wavefront.harmonized(wavefront.tile_sizes(m, self.options),
                                      node.band_get_partial_schedule(), node.get_domain())
         implied = wavefront.widest(node, tiles, self.context)

@@ -100,6 +100,34 @@ def tile_and_skew(band: isl.ScheduleNode, tiles: tuple[int, ...], implied: int =
     return _sink_points(node, intra == HYPERPLANE_BARRIERS), lift
 
 
+def inner_members_last(band: isl.ScheduleNode, m: int) -> isl.ScheduleNode:
+    """Reorder the members of a permutable band of more than m members as
+    [phi_0, phi_n-m+1, ..., phi_n-1, phi_1, ..., phi_n-m]: the wavefront keeps the first row
+    (its intra-tile wavefronts, intra_mode) and the last m - 1 (on threads, the innermost on
+    x); the middle rows run inside each thread. In a row-major nest the last rows scan the
+    contiguous dimensions: 3-D Jacobi's threads then cover (j, k) and loop over i, where
+    with the first m rows they covered (i, j) and walked k, every access 8n bytes from its
+    neighbour thread's. Any order of a permutable band's members is legal (every dependence
+    is non-negative along each of them, Di et al. 2012, Section II).
+
+    Returns the band node with its members reordered (same coincident flags per member).
+    """
+    n = band.band_n_member()
+    order = [0, *range(n - m + 1, n), *range(1, n - m + 1)]
+    if order == list(range(n)):
+        return band
+    phi = band.band_get_partial_schedule()
+    coincident = [band.band_member_get_coincident(k) for k in order]
+    members = isl.UnionPwAffList.alloc(band.get_ctx(), n)
+    for k in order:
+        members = members.add(phi.get_at(k))
+    reordered = isl.MultiUnionPwAff.from_union_pw_aff_list(phi.get_space(), members)
+    band = band.delete().insert_partial_schedule(reordered).band_set_permutable(1)
+    for k, flag in enumerate(coincident):
+        band = band.band_member_set_coincident(k, flag)
+    return band
+
+
 def _sink_points(w_band: isl.ScheduleNode, barriers: bool) -> isl.ScheduleNode:
     """Give each child of a sequence (set) below the [P] band a [P] band of its own.
 
@@ -113,10 +141,14 @@ def _sink_points(w_band: isl.ScheduleNode, barriers: bool) -> isl.ScheduleNode:
     band but the first child's.
     """
     points = w_band.child(0).child(0).child(0)
-    if points.child(0).get_type() not in (isl.schedule_node_type.sequence,
-                                          isl.schedule_node_type.set):
+    if _below_bands(points.child(0)).get_type() not in (isl.schedule_node_type.sequence,
+                                                        isl.schedule_node_type.set):
         return w_band
-    sequence = points.band_sink()
+    # [P] first, then the bands of the members run inside each thread (inner_members_last):
+    # each child of the sequence gets [P] -> [inner members] -> its old subtree
+    sequence = points
+    while sequence.get_type() == isl.schedule_node_type.band:
+        sequence = sequence.band_sink()  # returns the node now at the band's position
     if barriers:
         for k in range(1, sequence.n_children()):
             sequence = sequence.child(k).child(0).insert_mark(
@@ -145,11 +177,19 @@ def intra_mode(band: isl.ScheduleNode, dep_map: isl.UnionMap) -> str:
     flat = live.subtract(row.lex_lt_union_map(row))
     if flat.is_empty():
         return HYPERPLANE
-    child = band.child(0)
+    child = _below_bands(band.child(0))
     if child.get_type() == isl.schedule_node_type.sequence and flat.is_subset(
             earlier_children(child)):
         return HYPERPLANE_BARRIERS
     return SUM
+
+
+def _below_bands(node: isl.ScheduleNode) -> isl.ScheduleNode:
+    """The first node at or below `node` that is not a band (the members split off a
+    wavefront band by inner_members_last() lie between it and a sequence)."""
+    while node.get_type() == isl.schedule_node_type.band:
+        node = node.child(0)
+    return node
 
 
 def earlier_children(sequence: isl.ScheduleNode) -> isl.UnionMap:

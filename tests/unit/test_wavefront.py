@@ -46,6 +46,9 @@ CASES = [
     ("heat_2d", "inter", (2, 3, 4), {"T": 2, "n": 9}),
     ("fdtd_2d", "pluto", (2, 3, 4), {"T": 3, "nx": 8, "ny": 9}),
     ("sor_3d", "pluto", (2, 2, 3), {"T": 2, "n": 6}),
+    # 4-member bands: threads on the last two members, a loop over the second in each thread
+    ("jacobi_3d", "intra", (2, 3, 4), {"T": 3, "n": 9}),
+    ("sor_3d", "inter", (2, 3, 4), {"T": 2, "n": 8}),
     # rows i + k, j, -i: the initialisation C[i][j] *= beta has one point per intra-tile
     # wavefront, which isl scans with no loop; it must still run on the thread of its point
     # (regression: it ran on thread 0 and raced with the updates of C[i][j])
@@ -164,6 +167,35 @@ def test_racing_dependences_are_found():
 def test_intra_tile_wavefront_mode(name, config, mode):
     kernels = [k for k in _kernels_of(_kernel_program(name, config, (2, 3, 4))) if k.wavefront]
     assert [k.intra for k in kernels] == [mode]
+
+
+def test_wide_band_keeps_its_first_and_last_members_on_the_wavefront():
+    # 3-D Jacobi's band (t, 2t + i, 2t + j, 2t + k): threads on (j, k), k on x, and a loop
+    # over i inside each thread; the two statements still get a barrier between them
+    kernel = suite.by_name("jacobi_3d")
+    prog = polycuda.compile(str(kernel.c_path), function=kernel.function,
+                            options=Options(scheduler="pluto"))
+    [wave] = [k for k in _kernels_of(prog) if k.wavefront]
+    assert wave.intra == wavefront.HYPERPLANE_BARRIERS
+    source = prog.generate("cuda").source
+    body = source[source.index("__global__"):source.index('extern "C"')]
+    x_loop = body[body.index("threadIdx.x"):]
+    inner = x_loop[x_loop.index("for (int "):]
+    loop_var = inner.split()[2]
+    # the thread's own loop scans i: the first subscript of B, n * n elements apart
+    statement = inner[inner.index("B["):]
+    assert statement.index(loop_var) < statement.index("* (n)")
+    ctx = isl.Context()
+    schedule = isl.Schedule.read_from_str(
+        ctx, '{ domain: "{ S[a, b, c, d] : 0 <= a, b, c, d < 4 }", child: { schedule: '
+             '"[{ S[a, b, c, d] -> [(a)] }, { S[a, b, c, d] -> [(b)] }, '
+             '{ S[a, b, c, d] -> [(c)] }, { S[a, b, c, d] -> [(d)] }]", permutable: 1, '
+             'coincident: [0, 1, 0, 1] } }')
+    band = wavefront.inner_members_last(schedule.get_root().child(0), 3)
+    assert str(band.band_get_partial_schedule_union_map()) == (
+        "{ S[a, b, c, d] -> [a, c, d, b] }")
+    assert [band.band_member_get_coincident(k) for k in range(4)] == [False, False, True, True]
+    assert band.band_get_permutable()
 
 
 def test_barrier_between_statements_of_one_intra_tile_wavefront():
