@@ -12,6 +12,23 @@ TARGETS = ("auto", "c", "openmp", "cuda")  # auto: cuda when a GPU is present, e
 SCHEDULERS = ("isl", "pluto")
 
 
+def fit_sizes(given: tuple[int, ...], default: tuple[int, ...]) -> tuple[int, ...]:
+    """Per-dimension sizes for len(default) dimensions, outermost first: the last entries of
+    `given` (tile_sizes / block_sizes apply to the innermost dimensions), padded on the
+    outside with `default`'s; `default` itself when nothing is given.
+
+    Example:
+        >>> fit_sizes((16, 64), (4, 4, 32)), fit_sizes((8, 16, 64), (256,))
+        ((4, 16, 64), (64,))
+    """
+    n = len(default)
+    if not given:
+        return default
+    if len(given) >= n:
+        return tuple(given[len(given) - n:])
+    return default[: n - len(given)] + tuple(given)
+
+
 @dataclass(frozen=True)
 class Options:
     """Everything that changes the generated code.

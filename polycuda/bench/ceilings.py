@@ -9,6 +9,8 @@ import statistics
 from pathlib import Path
 from typing import Any
 
+from polycuda.bench.timing import time_events
+
 ASSUMED = {"copy_bytes_per_s": 2.93e12, "dgemm_flops_per_s": 57.4e12,
            "sgemm_flops_per_s": 50.8e12}
 ASSUMED_NOTE = "DESIGN.md's H100 80GB HBM3 numbers (not measured on this GPU)"
@@ -36,15 +38,7 @@ def _gemm_seconds(cupy: Any, dtype: Any) -> float:
 
 def _median_seconds(cupy: Any, call: Any, repeats: int = REPEATS) -> float:
     call()  # warm-up (cuBLAS handle, workspace)
-    times = []
-    for _ in range(repeats):
-        start, stop = cupy.cuda.Event(), cupy.cuda.Event()
-        start.record()
-        call()
-        stop.record()
-        stop.synchronize()
-        times.append(cupy.cuda.get_elapsed_time(start, stop) / 1e3)
-    return statistics.median(times)
+    return statistics.median(time_events(call, repeats, cupy))
 
 
 def measure(cupy: Any) -> dict[str, Any]:

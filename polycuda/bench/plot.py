@@ -57,18 +57,9 @@ def speedup_bars(results: dict[str, Any], out: Path) -> Path:
               if base in k["best_speedups"]]
         ys = [k["best_speedups"][base] for k in kernels if base in k["best_speedups"]]
         ax.bar(xs, ys, width, label=f"over {LABELS.get(base, base)}")
-    ax.axhline(1.0, color="black", linewidth=0.8)
-    ax.set_yscale("log")
-    ax.set_xticks(range(len(kernels)))
-    ax.set_xticklabels([k["name"] for k in kernels], rotation=60, ha="right")
-    ax.set_ylabel("speedup of the best polycuda configuration (x)")
     ax.set_title(f"polycuda speedups: {_title(results)}")
-    if present:
-        ax.legend(fontsize="small")
-    fig.tight_layout()
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
-    return out
+    return _save_kernel_bars(plt, fig, ax, kernels, "speedup of the best polycuda "
+                             "configuration (x)", bool(present), out)
 
 
 def config_bars(results: dict[str, Any], out: Path) -> Path:
@@ -94,14 +85,23 @@ def config_bars(results: dict[str, Any], out: Path) -> Path:
             ax.annotate(label, (bar.get_x() + bar.get_width() / 2, bar.get_height()),
                         fontsize=5, rotation=90, ha="center", va="bottom",
                         xytext=(0, 2), textcoords="offset points")
+    ax.set_title(f"configurations ({results.get('dtype', 'double')}): {_title(results)}",
+                 fontsize="medium")
+    return _save_kernel_bars(plt, fig, ax, kernels, "speedup over sequential gcc -O3 (x)",
+                             True, out)
+
+
+def _save_kernel_bars(plt: Any, fig: Any, ax: Any, kernels: list[dict[str, Any]],
+                      ylabel: str, legend: bool, out: Path) -> Path:
+    """The common finish of the per-kernel bar charts: the 1x line, log scale, kernel names
+    under their groups, the legend; written to `out` as PNG."""
     ax.axhline(1.0, color="black", linewidth=0.8)
     ax.set_yscale("log")
     ax.set_xticks(range(len(kernels)))
     ax.set_xticklabels([k["name"] for k in kernels], rotation=60, ha="right")
-    ax.set_ylabel("speedup over sequential gcc -O3 (x)")
-    ax.set_title(f"configurations ({results.get('dtype', 'double')}): {_title(results)}",
-                 fontsize="medium")
-    ax.legend(fontsize="small")
+    ax.set_ylabel(ylabel)
+    if legend:
+        ax.legend(fontsize="small")
     fig.tight_layout()
     fig.savefig(out, dpi=120)
     plt.close(fig)

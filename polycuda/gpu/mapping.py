@@ -17,7 +17,7 @@ import islpy as isl
 
 from polycuda.gpu import wavefront
 from polycuda.ir import isl_build
-from polycuda.options import Options
+from polycuda.options import Options, fit_sizes
 from polycuda.schedule import legality
 
 DEFAULT_TILES = {1: (256,), 2: (8, 32), 3: (4, 4, 32)}
@@ -92,13 +92,7 @@ class KernelMapping:
 
 def tile_sizes_for(n: int, options: Options) -> tuple[int, ...]:
     """Options' tile sizes (last n entries, or padded with defaults) or the defaults."""
-    default = DEFAULT_TILES[n]
-    given = options.tile_sizes
-    if not given:
-        return default
-    if len(given) >= n:
-        return tuple(given[len(given) - n:])
-    return default[: n - len(given)] + tuple(given)
+    return fit_sizes(options.tile_sizes, DEFAULT_TILES[n])
 
 
 # CUDA's limit on the threads of one block (every GPU since compute capability 2.0)
@@ -110,12 +104,7 @@ def block_sizes_for(tiles: tuple[int, ...], options: Options) -> tuple[int, ...]
     with the tile sizes), each at most its tile size. Outer sizes are halved while the block
     would exceed MAX_BLOCK_THREADS (tiles 4x16x32 run on 2x16x32 threads, each thread
     striding over its point loops), so every tile size launches."""
-    blocks = list(tiles)
-    if options.block_sizes:
-        given = options.block_sizes
-        blocks = list(given[len(given) - len(tiles):]) if len(given) >= len(tiles) else (
-            list(tiles[: len(tiles) - len(given)]) + list(given))
-        blocks = [min(b, t) for b, t in zip(blocks, tiles)]
+    blocks = [min(b, t) for b, t in zip(fit_sizes(options.block_sizes, tiles), tiles)]
     for k in range(len(blocks)):
         while math.prod(blocks) > MAX_BLOCK_THREADS and blocks[k] > 1:
             blocks[k] = (blocks[k] + 1) // 2
@@ -206,17 +195,19 @@ class _Mapper:
         # at most 2-D thread blocks: a 3-D tile's intra-tile wavefronts are short and isl's
         # AST of a 4-D wavefront band takes seconds
         m = min(node.band_n_member(), self.options.max_mapped_dims + 1, MAX_WAVEFRONT_MEMBERS)
-        intra = wavefront.SUM
         if node.band_n_member() > m:  # the remaining members run inside each thread
             # the last rows on threads unless their intra-tile wavefronts are the skewed sum:
             # then the first rows (H100, 3-D SOR with Pluto's band: 103 ms in the first rows'
             # order, 173 ms in the other; 3-D Jacobi, barrier mode: 235 ms against 33 ms)
             reordered = wavefront.inner_members_last(node, m).band_split(m)
-            if self.dep_map is not None:
-                intra = wavefront.intra_mode(reordered, self.dep_map)
-            node = reordered if intra != wavefront.SUM else node.band_split(m)
-        if self.dep_map is not None:
-            intra = wavefront.intra_mode(node, self.dep_map)
+            intra = self._intra_mode(reordered)
+            if intra == wavefront.SUM:
+                node = node.band_split(m)
+                intra = self._intra_mode(node)
+            else:
+                node = reordered
+        else:
+            intra = self._intra_mode(node)
         tiles = wavefront.harmonized(wavefront.tile_sizes(m, self.options),
                                      node.band_get_partial_schedule(), node.get_domain())
         implied = wavefront.widest(node, tiles, self.context)
@@ -239,6 +230,11 @@ class _Mapper:
         node = node.child(0).child(0).insert_mark(isl.Id(f"thread:{name}", context=ctx))
         node = node.parent().insert_mark(isl.Id(f"{KERNEL_MARK}:{name}", context=ctx))
         return node.parent()
+
+    def _intra_mode(self, band: isl.ScheduleNode) -> str:
+        """wavefront.intra_mode(), or the skewed sum when no dependences were given."""
+        return (wavefront.intra_mode(band, self.dep_map) if self.dep_map is not None
+                else wavefront.SUM)
 
     def _serial(self, node: isl.ScheduleNode) -> isl.ScheduleNode:
         name = self._name()

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import islpy as isl
 
-from polycuda.options import Options
+from polycuda.options import Options, fit_sizes
+from polycuda.schedule import legality
 
 # Tile sizes of a wavefront band of m members (outermost first). The point loops P1.. go to
 # threads (blockDim = the last m-1 sizes); the first member is the one enumerated sequentially,
@@ -38,13 +39,7 @@ def eligible(node: isl.ScheduleNode, options: Options) -> bool:
 
 def tile_sizes(m: int, options: Options) -> tuple[int, ...]:
     """Options' tile sizes (last m entries, or padded with defaults) or DEFAULT_TILES[m]."""
-    default = DEFAULT_TILES[m]
-    given = options.tile_sizes
-    if not given:
-        return default
-    if len(given) >= m:
-        return tuple(given[len(given) - m:])
-    return default[: m - len(given)] + tuple(given)
+    return fit_sizes(options.tile_sizes, DEFAULT_TILES[m])
 
 
 def tile_and_skew(band: isl.ScheduleNode, tiles: tuple[int, ...], implied: int = 0,
@@ -169,10 +164,7 @@ def intra_mode(band: isl.ScheduleNode, dep_map: isl.UnionMap) -> str:
 
     # dep_map: { S[x] -> R[y] } over the statements of the scop
     """
-    prefix = band.get_prefix_schedule_union_map()  # { S[x] -> [outer loops] }
-    domain = band.get_domain()
-    live = dep_map.intersect_domain(domain).intersect_range(domain).intersect(
-        prefix.apply_range(prefix.reverse()))
+    live = legality.same_prefix(band, dep_map)
     row = isl.UnionMap.from_union_pw_aff(band.band_get_partial_schedule().get_at(0))
     flat = live.subtract(row.lex_lt_union_map(row))
     if flat.is_empty():

@@ -25,27 +25,36 @@ def check(schedule: isl.Schedule, dep_map: isl.UnionMap, what: str = "schedule")
         raise IllegalScheduleError(f"{what} violates dependences: {bad}")
 
 
+def same_prefix(node: isl.ScheduleNode, dep_map: isl.UnionMap,
+                prefix: isl.UnionMap | None = None) -> isl.UnionMap:
+    """The dependences between instances that reach `node` with the same prefix schedule
+    (the same host iterations, tile, intra-tile wavefront): those that `node` and its subtree
+    must order by themselves.
+
+    # prefix: { S[i] -> [outer loops] } (default: the node's prefix schedule)
+    # dep_map: { S[i] -> T[j] } in the schedule's domain; returns a subset of it
+    """
+    if prefix is None:
+        prefix = node.get_prefix_schedule_union_map()
+    domain = node.get_domain()
+    same = prefix.apply_range(prefix.reverse())  # { S[i] -> T[j] : same outer }
+    return dep_map.intersect_domain(domain).intersect_range(domain).intersect(same)
+
+
 def racing(band: isl.ScheduleNode, dep_map: isl.UnionMap) -> isl.UnionMap:
     """The dependences that a band run in parallel would race on: both ends reach the band
-    with the same prefix schedule (the same host iterations, tile, intra-tile wavefront) and
-    differ in some member of the band.
+    with the same prefix schedule and differ in some member of the band.
 
     # dep_map: { S[i] -> T[j] } in the schedule's domain; returns a subset of it
     """
-    prefix = band.get_prefix_schedule_union_map()  # { S[i] -> [outer loops] }
-    domain = band.get_domain()
-    same_prefix = prefix.apply_range(prefix.reverse())  # { S[i] -> T[j] : same outer }
-    live = dep_map.intersect_domain(domain).intersect_range(domain).intersect(same_prefix)
     members = band.band_get_partial_schedule_union_map()  # { S[i] -> [band members] }
-    return live.subtract(members.apply_range(members.reverse()))
+    return same_prefix(band, dep_map).subtract(members.apply_range(members.reverse()))
 
 
 def check_parallel(band: isl.ScheduleNode, dep_map: isl.UnionMap, what: str) -> None:
     """Raise IllegalScheduleError if a dependence joins two instances that differ only in the
     parallel members of `band` (blocks of one launch, or threads between two barriers)."""
-    bad = racing(band, dep_map)
-    if not bad.is_empty():
-        raise IllegalScheduleError(f"{what} runs dependent instances in parallel: {bad}")
+    _refuse_races(racing(band, dep_map), what)
 
 
 def racing_threads(w_band: isl.ScheduleNode, point_map: isl.UnionMap,
@@ -60,15 +69,16 @@ def racing_threads(w_band: isl.ScheduleNode, point_map: isl.UnionMap,
     """
     prefix = w_band.get_prefix_schedule_union_map().flat_range_product(
         w_band.band_get_partial_schedule_union_map())
-    domain = w_band.get_domain()
-    live = dep_map.intersect_domain(domain).intersect_range(domain).intersect(
-        prefix.apply_range(prefix.reverse()))
+    live = same_prefix(w_band, dep_map, prefix)
     return live.subtract(point_map.apply_range(point_map.reverse())).subtract(separated)
 
 
 def check_threads(w_band: isl.ScheduleNode, point_map: isl.UnionMap,
                   separated: isl.UnionMap, dep_map: isl.UnionMap, what: str) -> None:
     """Raise IllegalScheduleError if racing_threads() is not empty."""
-    bad = racing_threads(w_band, point_map, separated, dep_map)
+    _refuse_races(racing_threads(w_band, point_map, separated, dep_map), what)
+
+
+def _refuse_races(bad: isl.UnionMap, what: str) -> None:
     if not bad.is_empty():
         raise IllegalScheduleError(f"{what} runs dependent instances in parallel: {bad}")
