@@ -187,7 +187,7 @@ def _below_bands(node: isl.ScheduleNode) -> isl.ScheduleNode:
 def earlier_children(sequence: isl.ScheduleNode) -> isl.UnionMap:
     """{ S[x] -> R[y] : S in an earlier child of the sequence node than R }."""
     filters = [sequence.child(k).filter_get_filter() for k in range(sequence.n_children())]
-    pairs = isl.UnionMap.empty(filters[0].get_space()) if filters else None
+    pairs = isl.UnionMap.empty(sequence.get_domain().get_space())
     for j, later in enumerate(filters):
         for earlier in filters[:j]:
             pairs = pairs.union(isl.UnionMap.from_domain_and_range(earlier, later))
