@@ -9,7 +9,7 @@ from pathlib import Path
 
 from polycuda.bench import command as bench_command
 from polycuda.errors import PolycudaError
-from polycuda.options import SCHEDULERS, Options
+from polycuda.options import SCHEDULERS, WAVEFRONT_SYNCS, Options
 from polycuda.program import Program
 
 
@@ -41,6 +41,8 @@ def _options(args: argparse.Namespace, target: str | None = None) -> Options:
             changes[flag] = True
     if args.no_wavefront:
         changes["wavefront"] = False
+    if args.wavefront_sync:
+        changes["wavefront_sync"] = args.wavefront_sync
     return base.replace(**changes)
 
 
@@ -139,6 +141,9 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="copy arrays to remove parallelism-hindering false dependences")
     p.add_argument("--no-wavefront", action="store_true",
                    help="do not tile sequential permutable bands into two-level wavefronts")
+    p.add_argument("--wavefront-sync", choices=WAVEFRONT_SYNCS,
+                   help="order inter-tile wavefronts by kernel launches (default) or by a "
+                        "grid-wide barrier in one cooperative launch")
     p.add_argument("--options", help="read options written by --dump-options")
 
 

@@ -10,6 +10,10 @@ from polycuda.errors import InvalidConfigError
 
 TARGETS = ("auto", "c", "openmp", "cuda")  # auto: cuda when a GPU is present, else openmp
 SCHEDULERS = ("isl", "pluto")
+# How the inter-tile wavefronts of a wavefront kernel are ordered (Di et al. 2012, Section
+# III-C): one launch per wavefront, or one cooperative launch whose blocks loop over the
+# wavefronts with a grid-wide barrier between them.
+WAVEFRONT_SYNCS = ("kernels", "grid")
 
 
 def fit_sizes(given: tuple[int, ...], default: tuple[int, ...]) -> tuple[int, ...]:
@@ -56,6 +60,8 @@ class Options:
     # Tile permutable bands that have no parallel member and run them as two-level wavefronts
     # (tiles of one wavefront on blocks, points of one intra-tile wavefront on threads).
     wavefront: bool = True
+    # WAVEFRONT_SYNCS: the inter-tile wavefronts ordered by kernel boundaries or a grid barrier.
+    wavefront_sync: str = "kernels"
 
     def __post_init__(self) -> None:
         if self.target not in TARGETS:
@@ -68,6 +74,8 @@ class Options:
             raise InvalidConfigError(f"{self.block_sizes=} must all be >= 1")
         if self.balanced_wavefront and self.scheduler != "pluto":
             raise InvalidConfigError("balanced_wavefront needs scheduler='pluto'")
+        if self.wavefront_sync not in WAVEFRONT_SYNCS:
+            raise InvalidConfigError(f"{self.wavefront_sync=} is not one of {WAVEFRONT_SYNCS}")
         if not 1 <= self.max_mapped_dims <= 3:
             raise InvalidConfigError(f"{self.max_mapped_dims=} must be 1, 2 or 3")
 

@@ -30,12 +30,13 @@ class BuildJob:
     config: str | None = None
     dtype: str = "double"
     tiles: tuple[int, ...] = ()
+    sync: str = "kernels"  # Options.wavefront_sync
 
     @property
     def entry(self) -> str | None:
         """The bench entry this library is built for ("pluto", "pluto@16x64"); None for the
         reference."""
-        return Variant(self.config, self.tiles).name if self.config else None
+        return self.variant().name if self.config else None
 
     @property
     def key(self) -> tuple[str, str, str | None]:
@@ -43,7 +44,12 @@ class BuildJob:
 
     def options(self) -> Options:
         """The configuration's Options with the tiles (the defaults for the reference)."""
-        return Variant(self.config, self.tiles).options() if self.config else Options()
+        return self.variant().options() if self.config else Options()
+
+    def variant(self) -> Variant:
+        """The bench entry of a polycuda build (config must be set)."""
+        assert self.config is not None, "the reference build has no entry"
+        return Variant(self.config, self.tiles, self.sync)
 
 
 @dataclass(frozen=True)

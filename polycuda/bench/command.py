@@ -37,6 +37,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="tile-size sweep: semicolon-separated candidates, each measured with "
                         "every configuration as <config>@<t1>x<t2> besides its default tiles "
                         "(e.g. '16,64;32,32;8,8,32')")
+    p.add_argument("--sync", default="kernels", metavar="ORDER,...",
+                   help="orders of the inter-tile wavefronts to measure, each with every "
+                        "configuration and tile candidate: kernels (one launch per wavefront, "
+                        "the default), grid (one cooperative launch, a grid-wide barrier "
+                        "between wavefronts; entries <config>@[tiles+]grid)")
     p.add_argument("--dtype", choices=("double", "float"), default="double",
                    help="compile the kernels with DATA_TYPE=float or double (default double); "
                         "float results go to ...-float.json")
@@ -59,7 +64,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def settings_from(args: argparse.Namespace) -> Any:
-    from polycuda.bench.configs import parse_configs, parse_tiles
+    from polycuda.bench.configs import parse_configs, parse_syncs, parse_tiles
     from polycuda.bench.harness import Settings
 
     try:
@@ -70,6 +75,10 @@ def settings_from(args: argparse.Namespace) -> Any:
         tiles = parse_tiles(args.tiles) if args.tiles is not None else ()
     except ValueError as err:
         raise PolycudaError(f"--tiles: {err}") from None
+    try:
+        syncs = parse_syncs(args.sync)
+    except ValueError as err:
+        raise PolycudaError(f"--sync: {err}") from None
     from polycuda.bench.sizes import parse_size
 
     try:
@@ -87,7 +96,7 @@ def settings_from(args: argparse.Namespace) -> Any:
     return Settings(kernels=tuple(args.kernels), configs=configs, mode=mode,
                     repeats=args.repeats, use_gpu=not args.cpu,
                     measure_ceilings=args.ceilings, out_dir=Path(args.out), jobs=args.jobs,
-                    seed=args.seed, dtype=args.dtype, tiles=tiles, max_run_s=args.max_run,
+                    seed=args.seed, dtype=args.dtype, tiles=tiles, syncs=syncs, max_run_s=args.max_run,
                     tag=args.tag, sizes=sizes)
 
 

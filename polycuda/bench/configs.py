@@ -3,8 +3,8 @@ entries of a run (`Variant`: a configuration with its default tiles or a swept t
 the element types a run can compile the kernels with (`--dtype`).
 
 Example:
-    >>> Variant("intra", (16, 64)).name
-    'intra@16x64'
+    >>> Variant("intra", (16, 64)).name, Variant("intra", (16, 64), "grid").name
+    ('intra@16x64', 'intra@16x64+grid')
     >>> Variant("inter").options().eliminate_false_deps
     True
 """
@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from polycuda.options import Options
+from polycuda.options import WAVEFRONT_SYNCS, Options
 
 # Di et al. 2012: "intra" is Theorem 2 / Algorithm 1 (balanced intra-tile wavefronts), "inter"
 # adds Algorithm 2 (false-dependence elimination, which enables inter-tile parallelism).
@@ -42,27 +42,33 @@ TILE_SEPARATOR = "@"
 @dataclass(frozen=True)
 class Variant:
     """One polycuda entry of a kernel: configuration `config` with tile sizes `tiles`
-    (outermost first; () keeps polycuda's defaults)."""
+    (outermost first; () keeps polycuda's defaults) and inter-tile wavefronts ordered by
+    `sync` (Options.wavefront_sync)."""
 
     config: str
     tiles: tuple[int, ...] = ()
+    sync: str = "kernels"
 
     @property
     def name(self) -> str:
-        """The entry's name: the configuration, then `@t1xt2...` when tiles are given."""
-        if not self.tiles:
-            return self.config
-        return f"{self.config}{TILE_SEPARATOR}{'x'.join(str(t) for t in self.tiles)}"
+        """The entry's name: the configuration, then `@t1xt2...` when tiles are given and
+        `+grid` (`@grid` with the default tiles) for grid-wide barriers."""
+        sweep = "x".join(str(t) for t in self.tiles)
+        if self.sync != "kernels":
+            sweep = f"{sweep}+{self.sync}" if sweep else self.sync
+        return f"{self.config}{TILE_SEPARATOR}{sweep}" if sweep else self.config
 
     @property
     def label(self) -> str:
         """The configuration's label, with the tile sizes when given."""
         tiles = f", tiles {'x'.join(str(t) for t in self.tiles)}" if self.tiles else ""
-        return CONFIG_LABELS[self.config] + tiles
+        sync = ", grid-wide barrier between wavefronts" if self.sync == "grid" else ""
+        return CONFIG_LABELS[self.config] + tiles + sync
 
     def options(self) -> Options:
         """The Options of this entry: CONFIG_OPTIONS[config] with tile_sizes."""
-        return Options(**CONFIG_OPTIONS[self.config], tile_sizes=self.tiles)
+        return Options(**CONFIG_OPTIONS[self.config], tile_sizes=self.tiles,
+                       wavefront_sync=self.sync)
 
 
 def config_of(entry: str) -> str:
@@ -70,14 +76,15 @@ def config_of(entry: str) -> str:
     return entry.split(TILE_SEPARATOR, 1)[0]
 
 
-def variants(configs: tuple[str, ...], tiles: tuple[tuple[int, ...], ...] = ()
-             ) -> tuple[Variant, ...]:
-    """Every entry of a run: per configuration, its default tiles, then each tile candidate.
+def variants(configs: tuple[str, ...], tiles: tuple[tuple[int, ...], ...] = (),
+             syncs: tuple[str, ...] = ("kernels",)) -> tuple[Variant, ...]:
+    """Every entry of a run: per configuration, its default tiles, then each tile candidate,
+    each with every way `syncs` of ordering the inter-tile wavefronts.
 
     Any candidate applies to any kernel: polycuda takes the last entries it needs of
     Options.tile_sizes and pads shorter ones with its defaults (gpu.mapping.tile_sizes_for).
     """
-    return tuple(Variant(c, t) for c in configs for t in ((), *tiles))
+    return tuple(Variant(c, t, s) for c in configs for t in ((), *tiles) for s in syncs)
 
 
 def parse_configs(text: str) -> tuple[str, ...]:
@@ -114,6 +121,20 @@ def parse_tiles(text: str) -> tuple[tuple[int, ...], ...]:
     if not candidates:
         raise ValueError(f"no tile-size candidate in {text!r}; expected e.g. '16,64;32,32'")
     return tuple(dict.fromkeys(candidates))
+
+
+def parse_syncs(text: str) -> tuple[str, ...]:
+    """"kernels,grid" -> ("kernels", "grid").
+
+    Raises:
+        ValueError: no name, or one not in options.WAVEFRONT_SYNCS.
+    """
+    names = tuple(dict.fromkeys(s.strip() for s in text.split(",") if s.strip()))
+    unknown = [s for s in names if s not in WAVEFRONT_SYNCS]
+    if unknown or not names:
+        raise ValueError(f"unknown wavefront order(s) {unknown or text!r}; "
+                         f"known: {', '.join(WAVEFRONT_SYNCS)}")
+    return names
 
 
 def dtype_defines(dtype: str) -> tuple[str, ...]:

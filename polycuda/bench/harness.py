@@ -65,6 +65,9 @@ class Settings:
     limits: Limits | None = None
     dtype: str = "double"
     tiles: tuple[tuple[int, ...], ...] = ()
+    # Orders of the inter-tile wavefronts measured (options.WAVEFRONT_SYNCS), each with
+    # every configuration and tile candidate.
+    syncs: tuple[str, ...] = ("kernels",)
     max_run_s: float | None = None  # overrides the mode's Limits.max_run_s
     tag: str = ""  # appended to the results file's name
     sizes: tuple[tuple[str, int], ...] = ()  # parameter overrides (--size T=1000)
@@ -111,7 +114,8 @@ def build_jobs(names: list[str], entries: tuple[Variant, ...], gpu: bool,
         jobs.append(builds.BuildJob(name, builds.REFERENCE, dtype=dtype))
         if gpu:
             jobs.append(builds.BuildJob(name, "openmp", "isl", dtype))
-        jobs += [builds.BuildJob(name, "cuda" if gpu else "openmp", v.config, dtype, v.tiles)
+        jobs += [builds.BuildJob(name, "cuda" if gpu else "openmp", v.config, dtype, v.tiles,
+                                   v.sync)
                  for v in entries]
     return jobs
 
@@ -131,7 +135,8 @@ def run_bench(settings: Settings, progress: Progress | None = None,
                          f"gcc -O3 and polycuda's code on OpenMP ({os.cpu_count()} cores)")
     results = _header(settings, platform)
     results["ceilings"] = _ceilings(settings, platform, progress)
-    jobs = build_jobs([k.name for k in kernels], variants(settings.configs, settings.tiles),
+    entries = variants(settings.configs, settings.tiles, settings.syncs)
+    jobs = build_jobs([k.name for k in kernels], entries,
                       platform.gpu is not None, settings.dtype)
     progress.add(len(jobs) + len(kernels))
     built = builds.build_all(jobs, settings.jobs, lambda r: progress.advance(
@@ -169,6 +174,7 @@ def _header(settings: Settings, platform: Platform) -> dict[str, Any]:
             "device_mode": "gpu" if platform.gpu else "cpu",
             "cpu_only_reason": platform.cpu_only_reason or None,
             "configs": list(settings.configs), "tiles": [list(t) for t in settings.tiles],
+            "wavefront_syncs": list(settings.syncs),
             "tag": settings.tag, "size_overrides": dict(settings.sizes),
             "repeats": settings.repeats,
             "limits": asdict(limits), "seed": settings.seed,
@@ -252,7 +258,7 @@ def bench_kernel(kernel: Any, settings: Settings, platform: Platform,
     out["arithmetic_intensity"] = out["flops_per_run"] / out["bytes_per_run"]
     try:
         case = make_case(kernel, sizes, settings.seed, settings.dtype)
-        entries = variants(settings.configs, settings.tiles)
+        entries = variants(settings.configs, settings.tiles, settings.syncs)
         oracle, others = candidates(kernel, case, entries, platform, built)
     except Exception as exc:  # noqa: BLE001 (a kernel that cannot be parsed is reported)
         out["error"] = f"{type(exc).__name__}: {exc}"
@@ -290,6 +296,7 @@ def _entry(kernel: str, meas: Measurement,
     if meas.role == "config":
         entry["config"] = config_of(meas.name)
         entry["tile_sizes"] = list(built[key].job.tiles) if key in built else []
+        entry["wavefront_sync"] = built[key].job.sync if key in built else "kernels"
     if key in built:
         entry["build"] = _build_info(built[key])
     return entry

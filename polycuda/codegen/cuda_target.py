@@ -159,34 +159,118 @@ class HostPrinter(AstPrinter):
         self.kernel_sources: list[str] = []
         self.copies: dict[str, int] = {}
 
+    def user(self, node: isl.AstNode, indent: int) -> None:
+        raise AssertionError("every statement must be under a kernel or serial mark")
+
     def for_(self, node: isl.AstNode, indent: int) -> None:
+        kernel = self._grid_synced(node)
+        if kernel is not None:
+            return self._cooperative(node, kernel, indent)
         self.host_iters.append(for_parts(node)[0])
         super().for_(node, indent)
         self.host_iters.pop()
 
-    def user(self, node: isl.AstNode, indent: int) -> None:
-        raise AssertionError("every statement must be under a kernel or serial mark")
-
     def mark(self, node: isl.AstNode, indent: int) -> None:
-        _kind, mark_name = mark_parts(node)
-        kernel = self.kernels[mark_name]
-        # isl may split the host loops around a kernel: each copy of the mark is a kernel of
-        # its own (kernel0, kernel0_1, ...)
-        copies = self.copies.get(mark_name, 0)
-        self.copies[mark_name] = copies + 1
-        name = mark_name if copies == 0 else f"{mark_name}_{copies}"
-        params = _kernel_params(self.scop, list(self.host_iters))
-        body = KernelPrinter(self.scop, kernel)
-        body.node(node.mark_get_node(), 1)
-        decl = ", ".join(p[0] for p in params)
-        bound = f" __launch_bounds__({_product(kernel.block_sizes)})" if kernel.block_sizes else ""
-        self.kernel_sources.append("\n".join(
-            [f"__global__ void{bound} {name}({decl}) {{"] + body.lines + ["}"]))
+        kernel = self.kernels[mark_parts(node)[1]]
+        name, params = self._kernel(kernel, node.mark_get_node(), self.host_iters)
         args = ", ".join(p[1] for p in params)
         grid, block = _launch_dims(kernel, self.host_iters)
         # a wavefront kernel: one launch per inter-tile wavefront (the host loop around it);
         # kernel boundaries order the wavefronts
         self.emit(indent, f"{name}<<<{grid}, {block}>>>({args});")
+
+    def _kernel(self, kernel: KernelMapping, body: isl.AstNode, host_iters: list[str],
+                w_loop: isl.AstNode | None = None) -> tuple[str, list[tuple[str, str]]]:
+        """Adds the source of a kernel running `body` (the AST below its mark); returns its
+        name and its (declaration, argument) pairs. w_loop: the inter-tile wavefront loop
+        around the mark, run inside the kernel with a grid-wide barrier after each wavefront.
+        """
+        # isl may split the host loops around a kernel: each copy of the mark is a kernel of
+        # its own (kernel0, kernel0_1, ...)
+        copies = self.copies.get(kernel.name, 0)
+        self.copies[kernel.name] = copies + 1
+        name = kernel.name if copies == 0 else f"{kernel.name}_{copies}"
+        params = _kernel_params(self.scop, list(host_iters))
+        printer = KernelPrinter(self.scop, kernel)
+        if w_loop is None:
+            printer.node(body, 1)
+        else:
+            it, init, cond, inc = for_parts(w_loop)
+            printer.emit(1, "cooperative_groups::grid_group pc_grid = "
+                            "cooperative_groups::this_grid();")
+            printer.emit(1, f"for (int {it} = {init}; {cond}; {it} += {inc}) {{")
+            printer.node(body, 2)
+            printer.emit(2, "pc_grid.sync();")
+            printer.emit(1, "}")
+        decl = ", ".join(p[0] for p in params)
+        bound = f" __launch_bounds__({_product(kernel.block_sizes)})" if kernel.block_sizes else ""
+        self.kernel_sources.append("\n".join(
+            [f"__global__ void{bound} {name}({decl}) {{"] + printer.lines + ["}"]))
+        return name, params
+
+    def _grid_synced(self, node: isl.AstNode) -> KernelMapping | None:
+        """The wavefront kernel whose inter-tile wavefronts the loop `node` enumerates, when
+        it is all the loop runs and the kernel orders them by a grid-wide barrier."""
+        body = node.for_get_body()
+        if node.for_is_degenerate() or body.get_type() != isl.ast_node_type.mark:
+            return None
+        kernel = self.kernels[mark_parts(body)[1]]
+        w_name = for_parts(node)[0]
+        if kernel.grid_sync and kernel.wavefront and kernel.iterator(kernel.depth - 1) == w_name:
+            return kernel
+        return None
+
+    def _cooperative(self, node: isl.AstNode, kernel: KernelMapping, indent: int) -> None:
+        """One cooperative launch for all the inter-tile wavefronts of loop `node`.
+
+        Every block of a cooperative launch is resident at once, so the grid is at most the
+        SMs times the blocks per SM that the kernel's resources allow (CUDA's occupancy API);
+        it is the largest grid that any wavefront would get from its own launch, shrunk to
+        fit. Any grid size is correct: tiles go to blocks cyclically.
+        """
+        it, init, cond, inc = for_parts(node)
+        name, params = self._kernel(kernel, node.for_get_body().mark_get_node(),
+                                    self.host_iters, w_loop=node)
+        n = kernel.n
+        counts = kernel.grid_counts([*self.host_iters, it])
+        sizes = [f"pc_g{axis}" for axis in range(n)]  # x first: the innermost dimension
+        occupancy = (f"PC_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&pc_per_sm, "
+                     f"{name}, {_product(kernel.block_sizes)}, 0));")
+        lines = ["int pc_dev = 0, pc_sms = 0, pc_per_sm = 0;",
+                 "PC_CHECK(cudaGetDevice(&pc_dev));",
+                 ("PC_CHECK(cudaDeviceGetAttribute(&pc_sms, cudaDevAttrMultiProcessorCount, "
+                  "pc_dev));"),
+                 occupancy,
+                 "long long pc_cap = (long long)pc_sms * pc_per_sm;",
+                 "if (pc_cap < 1) return (int)cudaErrorCooperativeLaunchTooLarge;",
+                 f"long long {' = 1, '.join(sizes)} = 1;",
+                 f"for (long long {it} = {init}; {cond}; {it} += {inc}) {{"]
+        for axis in range(n):
+            lines.append(f"  {sizes[axis]} = pc_max({sizes[axis]}, pc_min({counts[n - 1 - axis]}, "
+                         f"{MAX_GRID[axis]}LL));")
+        lines.append("}")
+        if n == 1:
+            lines.append("pc_g0 = pc_min(pc_g0, pc_cap);")
+        else:  # halve the larger side until the grid fits
+            lines.append(f"while ({' * '.join(sizes)} > pc_cap) {{")
+            lines.append("  if (pc_g0 >= pc_g1) pc_g0 = (pc_g0 + 1) / 2; "
+                         "else pc_g1 = (pc_g1 + 1) / 2;")
+            lines.append("}")
+        pointers = []
+        for k, (decl, arg) in enumerate(params):
+            variable = f"pc_a{k}"
+            lines.append(f"{decl.rsplit(' ', 1)[0].replace('__restrict__', '').strip()} "
+                         f"{variable} = {arg};")
+            pointers.append(f"(void *)&{variable}")
+        lines.append(f"void *pc_args[] = {{{', '.join(pointers)}}};")
+        grid = ", ".join(f"(unsigned){s}" for s in sizes)
+        block = ", ".join(str(kernel.block_sizes[n - 1 - axis]) for axis in range(n))
+        lines.append(f"PC_CHECK(cudaLaunchCooperativeKernel((void *){name}, dim3({grid}), "
+                     f"dim3({block}), pc_args, 0, 0));")
+        self.emit(indent, "{")
+        for line in lines:
+            self.emit(indent + 1, line)
+        self.emit(indent, "}")
 
 
 def _product(values: tuple[int, ...]) -> int:
@@ -267,6 +351,8 @@ def generate(scop: Scop, ast: isl.AstNode, kernels: tuple[KernelMapping, ...]) -
     host = HostPrinter(scop, {k.name: k for k in kernels})
     host.node(ast, 1)
     parts = [_PRELUDE.format(helpers=C_HELPERS.rstrip())]
+    if any(k.grid_sync for k in kernels):
+        parts.append("#include <cooperative_groups.h>\n")
     parts += [src + "\n" for src in host.kernel_sources]
     parts.append("\n".join(_dev_entry(scop, host)) + "\n")
     parts.append("\n".join(_host_entry(scop)) + "\n")

@@ -60,6 +60,9 @@ class KernelMapping:
     # A wavefront kernel's intra-tile wavefronts: wavefront.SUM, HYPERPLANE or
     # HYPERPLANE_BARRIERS (wavefront.intra_mode).
     intra: str = ""
+    # A wavefront kernel run as one cooperative launch: its blocks loop over the inter-tile
+    # wavefronts themselves, a grid-wide barrier between two (Options.wavefront_sync "grid").
+    grid_sync: bool = False
 
     def iterator(self, depth: int) -> str:
         return f"{self.prefix}{depth}"
@@ -226,7 +229,8 @@ class _Mapper:
                                           tile_counts=counts, prefix=self.prefix,
                                           wavefront=True, band_tile_counts=band_counts,
                                           tile_dims=tuple(k for k in range(m) if k != implied),
-                                          intra=intra))
+                                          intra=intra,
+                                          grid_sync=self.options.wavefront_sync == "grid"))
         node = node.child(0).child(0).insert_mark(isl.Id(f"thread:{name}", context=ctx))
         node = node.parent().insert_mark(isl.Id(f"{KERNEL_MARK}:{name}", context=ctx))
         return node.parent()

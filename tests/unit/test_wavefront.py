@@ -24,9 +24,10 @@ PLUTO = {"pluto": {}, "intra": {"balanced_wavefront": True},
          "inter": {"balanced_wavefront": True, "eliminate_false_deps": True}}
 
 
-def _kernel_program(name: str, config: str, tiles: tuple[int, ...]) -> polycuda.Program:
+def _kernel_program(name: str, config: str, tiles: tuple[int, ...],
+                    sync: str = "kernels") -> polycuda.Program:
     kernel = suite.by_name(name)
-    options = Options(scheduler="pluto", tile_sizes=tiles, **PLUTO[config])
+    options = Options(scheduler="pluto", tile_sizes=tiles, wavefront_sync=sync, **PLUTO[config])
     return polycuda.compile(str(kernel.c_path), function=kernel.function, options=options)
 
 
@@ -122,6 +123,23 @@ def test_cuda_code_has_one_launch_per_wavefront_and_a_barrier_per_intra_tile_wav
     # the launch sits in the host loop over inter-tile wavefronts, with the wavefront's index
     assert host.index("for (long long c0 = ") < host.index("kernel0<<<")
     assert "(int)c0);" in host
+
+
+def test_grid_sync_runs_every_wavefront_in_one_cooperative_launch():
+    source = _kernel_program("sor_2d", "pluto", (2, 3, 4), "grid").generate("cuda").source
+    kernel = source[source.index("__global__"):source.index('extern "C"')]
+    host = source[source.index('extern "C" int pc_sor_2d_dev'):
+                  source.index('extern "C" int pc_sor_2d(')]
+    assert "#include <cooperative_groups.h>" in source
+    # the loop over inter-tile wavefronts moved into the kernel: a grid barrier closes each
+    assert kernel.index("for (int c0 = ") < kernel.index("__syncthreads();")
+    assert kernel.count("pc_grid.sync();") == 1
+    assert "int c0" not in kernel[:kernel.index("{")]  # not a parameter any more
+    assert "<<<" not in host and host.count("cudaLaunchCooperativeKernel((void *)kernel0") == 1
+    # the grid fits the co-resident blocks (occupancy API) and the largest wavefront
+    assert "cudaOccupancyMaxActiveBlocksPerMultiprocessor(&pc_per_sm, kernel0, 12, 0)" in host
+    default = _kernel_program("sor_2d", "pluto", (2, 3, 4)).generate("cuda").source
+    assert "cooperative" not in default and "pc_grid" not in default
 
 
 def test_equal_linear_rows_get_equal_tile_sizes():
@@ -235,6 +253,14 @@ def test_wavefront_kernel_verifies_on_the_gpu(name, config, tiles, sizes):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize(("name", "config", "tiles", "sizes"), CASES,
+                         ids=[f"{c[0]}-{c[1]}" for c in CASES])
+def test_grid_synced_wavefront_kernel_verifies_on_the_gpu(name, config, tiles, sizes):
+    prog = _kernel_program(name, config, tiles, "grid")
+    assert all(r.ok for r in prog.verify(sizes, targets=("cuda",)))
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("name", ["sor_2d", "jacobi_2d", "fdtd_2d"])
 def test_wavefront_kernel_with_default_tiles_verifies_on_the_gpu(name):
     kernel = suite.by_name(name)
@@ -248,15 +274,16 @@ NVCC = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not found")
 
 
 @NVCC
+@pytest.mark.parametrize("sync", ["kernels", "grid"])
 @pytest.mark.parametrize("name", ["covariance", "sor_2d", "fdtd_2d"])
-def test_wavefront_cuda_compiles_with_nvcc(name):
+def test_wavefront_cuda_compiles_with_nvcc(name, sync):
     # covariance: a wavefront band whose inter-tile wavefront loop isl does not realise (a
     # single wavefront): the grid must not name its iterator (regression: nvcc failed)
     from polycuda.runtime import build
 
     kernel = suite.by_name(name)
     prog = polycuda.compile(str(kernel.c_path), function=kernel.function,
-                            options=Options(scheduler="pluto"))
+                            options=Options(scheduler="pluto", wavefront_sync=sync))
     build.compile_only(prog.generate("cuda").source, "cuda")
 
 
