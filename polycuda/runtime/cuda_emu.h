@@ -5,12 +5,17 @@
 // `pc_emu::launch(BARRIERS, grid, block, shmem, stream, k, args);`.
 // A launch runs every block of the grid, one after the other in a seeded shuffled order, and
 // every thread of each block: in a shuffled order, one after the other, when the kernel has no
-// __syncthreads(); as fibers when it has, each fiber running to its next barrier, the order
-// reshuffled at every barrier (threads that returned no longer count, as with bar.sync;
-// threads waiting at different __syncthreads() are an error). Device memory is host memory; the runtime API keeps track of
-// allocations so that a copy of the wrong kind or out of bounds fails as it would on a GPU.
-// This file holds the launcher and device side; cuda_emu_api.h, which follows it, the host
-// runtime API and the functions exported to polycuda.runtime.launch.
+// __syncthreads(); as fibers when it has, a ready fiber drawn at random running to its next
+// barrier at each step (threads that returned no longer count, as with bar.sync; threads
+// waiting at different __syncthreads() are an error).
+// `cudaLaunchCooperativeKernel((void *)k, ...)` becomes `pc_emu::launch_cooperative(k, ...)`:
+// every thread of every block is a fiber of one such scheduler, so blocks interleave and drift
+// apart, and cooperative_groups' grid.sync() is a real grid-wide barrier (run_cooperative).
+// Device memory is host memory; the runtime API keeps track of allocations so that a copy of
+// the wrong kind or out of bounds fails as it would on a GPU.
+// This file holds the launcher, fibers and barriers; cuda_emu_device.h, which follows it, the
+// device functions; cuda_emu_api.h, last, the host runtime API and the functions exported to
+// polycuda.runtime.launch.
 #ifndef PC_CUDA_EMU_H
 #define PC_CUDA_EMU_H
 
@@ -37,6 +42,9 @@
 #ifndef PC_EMU_SEED
 #define PC_EMU_SEED 0
 #endif
+#ifndef PC_EMU_SMS  // SMs of the emulated device: bounds the blocks of a cooperative launch
+#define PC_EMU_SMS 2
+#endif
 
 // ---- CUDA keywords --------------------------------------------------------------------------
 #define __global__
@@ -46,7 +54,8 @@
 #define __constant__
 #define __managed__
 // Blocks of one launch run one after the other, so one buffer per variable suffices
-// (per host thread: two host threads may run entries of one library at once).
+// (per host thread: two host threads may run entries of one library at once). A cooperative
+// launch, whose blocks interleave, keeps each block's contents aside while another block runs.
 #define __shared__ static thread_local
 #define __launch_bounds__(...)
 #define __align__(n) __attribute__((aligned(n)))
@@ -68,8 +77,9 @@ static constexpr int warpSize = 32;
 enum cudaError_t {
   cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorMemoryAllocation = 2,
   cudaErrorInvalidConfiguration = 9, cudaErrorInvalidDevicePointer = 17,
-  cudaErrorInvalidMemcpyDirection = 21, cudaErrorIllegalAddress = 700,
-  cudaErrorLaunchFailure = 719,
+  cudaErrorInvalidMemcpyDirection = 21, cudaErrorInvalidDevice = 101,
+  cudaErrorIllegalAddress = 700, cudaErrorLaunchFailure = 719,
+  cudaErrorCooperativeLaunchTooLarge = 720,
 };
 typedef cudaError_t cudaError;
 enum cudaMemcpyKind {
@@ -88,6 +98,10 @@ namespace pc_emu {
 
 constexpr size_t kStackBytes = 256 * 1024;
 constexpr unsigned char kPoison = 0xFF;  // NaN in every float and double, -1 in integers
+// The emulated device: an H100's limits per block, but few SMs of 1024 threads, so that a
+// cooperative grid (all of it resident at once) is at most kSms * 1024 fibers.
+constexpr int kSms = PC_EMU_SMS, kThreadsPerSm = 1024, kBlocksPerSm = 32;
+constexpr size_t kSharedPerSm = 228 * 1024;
 
 struct KernelError { int code; };
 
@@ -212,14 +226,15 @@ static int check_side(const void *p, size_t bytes, bool device, const char *what
 }
 
 // ---- fibers ---------------------------------------------------------------------------------
-enum FiberState { kReady, kAtBarrier, kDone };
+enum FiberState { kReady, kAtBarrier, kAtGridBarrier, kDone };
 
 struct Fiber {
   char *stack = nullptr;
   void *sp = nullptr;
   uint3 tid{};
+  unsigned block = 0;  // its block's index in BlockRun::blocks (cooperative launches)
   FiberState state = kReady;
-  int barrier_line = 0;  // source line of the __syncthreads() it waits at
+  int barrier_line = 0;  // source line of the __syncthreads() or grid.sync() it waits at
 #ifdef PC_EMU_USE_UCONTEXT
   ucontext_t context;
 #endif
@@ -227,10 +242,26 @@ struct Fiber {
 
 struct Job { void (*fn)(void *); void *ctx; };
 
-// The block being run on this host thread.
+// __syncthreads_count/_and/_or of one block: predicates counted in this phase, the result of
+// the last phase, the threads that arrived at it.
+struct BarrierCounts { int count = 0, result = 0, arrived = 0; };
+
+// A block of a cooperative launch: what its fibers see that differs from the other blocks'.
+struct CoopBlock {
+  uint3 idx{};
+  BarrierCounts sync;
+  unsigned char *dynamic_shared = nullptr;
+  std::vector<unsigned char> static_shared;  // its __shared__ arrays while another block runs
+};
+
+// A static __shared__ variable of a cooperative launch, at `offset` in CoopBlock::static_shared.
+struct SharedVar { void *p; size_t bytes, offset; };
+
+// The launch being run on this host thread: one block at a time, or a whole cooperative grid.
 struct BlockRun {
   Job job{};
   bool fibers_on = false;
+  bool cooperative = false;
   bool failed = false;
   Fiber *current = nullptr;
   void *sched_sp = nullptr;
@@ -238,10 +269,16 @@ struct BlockRun {
   ucontext_t sched_context;
 #endif
   std::vector<Fiber> fibers;
-  int sync_count = 0, sync_result = 0, sync_arrived = 0;  // __syncthreads_count/_and/_or
+  BarrierCounts solo_sync;               // the block of an ordinary launch
+  BarrierCounts *sync = &solo_sync;      // the running fiber's block
   unsigned long long epoch = 0;  // one per block, for poisoning __shared__ buffers
   std::vector<std::pair<void *, unsigned long long>> shared_seen;
-  std::vector<unsigned char> dynamic_shared;
+  std::vector<unsigned char> dynamic_shared;  // cooperative: one slice per block
+  unsigned char *dynamic_base = nullptr;      // the running fiber's block's slice
+  std::vector<CoopBlock> blocks;              // cooperative launch only
+  unsigned live_block = 0;  // the block whose static __shared__ contents are in place
+  std::vector<SharedVar> coop_shared;
+  size_t coop_shared_bytes = 0;
   ~BlockRun() {
     for (Fiber &f : fibers) munmap(f.stack, kStackBytes);
   }
@@ -263,9 +300,27 @@ __asm__(
     "  ret\n.size pc_emu_switch, .-pc_emu_switch\n");
 #endif
 
+// Cooperative launch: makes block b the running one (blockIdx, barrier counts, shared memory).
+static void enter_block(unsigned b) {
+  CoopBlock &from = tl_run.blocks[tl_run.live_block], &to = tl_run.blocks[b];
+  if (b != tl_run.live_block && !tl_run.coop_shared.empty()) {
+    from.static_shared.resize(tl_run.coop_shared_bytes, kPoison);
+    to.static_shared.resize(tl_run.coop_shared_bytes, kPoison);  // new variables: unwritten
+    for (const SharedVar &v : tl_run.coop_shared) {
+      memcpy(from.static_shared.data() + v.offset, v.p, v.bytes);
+      memcpy(v.p, to.static_shared.data() + v.offset, v.bytes);
+    }
+  }
+  tl_run.live_block = b;
+  blockIdx = to.idx;
+  tl_run.sync = &to.sync;
+  tl_run.dynamic_base = to.dynamic_shared;
+}
+
 static void resume(Fiber &f) {
   tl_run.current = &f;
   threadIdx = f.tid;
+  if (tl_run.cooperative && f.block != tl_run.live_block) enter_block(f.block);
 #ifdef PC_EMU_USE_UCONTEXT
   swapcontext(&tl_run.sched_context, &f.context);
 #else
@@ -345,71 +400,160 @@ static uint3 unflatten(uint64_t i, dim3 d) {
 static int barrier(int predicate, int line) {
   if (!tl_run.fibers_on) {
     if ((uint64_t)blockDim.x * blockDim.y * blockDim.z == 1) {
-      tl_run.sync_arrived = 1;
+      tl_run.sync->arrived = 1;
       return predicate != 0;
     }
     trap(cudaErrorLaunchFailure, "__syncthreads() in a kernel the emulator ran without "
          "fibers (polycuda.runtime.emulate did not see the barrier in its source)");
   }
   Fiber &f = *tl_run.current;
-  tl_run.sync_count += predicate != 0;
+  tl_run.sync->count += predicate != 0;
   f.state = kAtBarrier;
   f.barrier_line = line;
   yield_to_scheduler(f);
-  return tl_run.sync_result;
+  return tl_run.sync->result;  // resume() made this fiber's block the running one again
 }
 
 static int barrier_and(int predicate, int line) {
   int count = barrier(predicate, line);
-  return count == tl_run.sync_arrived;
+  return count == tl_run.sync->arrived;
 }
 
-// False (error set) if the threads waiting in this phase are at different __syncthreads().
-static bool same_barrier(unsigned n) {
-  const Fiber *first = nullptr;
+// cooperative_groups' grid.sync(): waits for every thread of the grid that has not exited;
+// see release_grid for the threads that must not have exited.
+static void grid_barrier(int line) {
+  if (!tl_run.cooperative)
+    trap(cudaErrorLaunchFailure, "grid.sync() in a kernel not launched by "
+         "cudaLaunchCooperativeKernel (a GPU aborts the kernel)");
+  Fiber &f = *tl_run.current;
+  f.state = kAtGridBarrier;
+  f.barrier_line = line;
+  yield_to_scheduler(f);
+}
+
+static uint3 block_index(unsigned b) {
+  return tl_run.cooperative ? tl_run.blocks[b].idx : blockIdx;
+}
+
+// Threads of a block (or of the grid) waiting at __syncthreads(), at grid.sync(), returned.
+struct Tally { size_t at_block = 0, at_grid = 0, done = 0; };
+
+// Block b stalled with threads at __syncthreads(): releases them, or sets an error (false) if
+// they wait at different __syncthreads() or others of the block wait at grid.sync() (neither
+// group can go on: a deadlock).
+static bool release_block(unsigned b, unsigned n, Tally &tally, std::vector<unsigned> &ready) {
+  Fiber *fibers = &tl_run.fibers[(size_t)b * n];
+  const Fiber *first = nullptr, *at_grid = nullptr;
   for (unsigned t = 0; t < n; ++t) {
-    const Fiber &f = tl_run.fibers[t];
+    const Fiber &f = fibers[t];
+    if (f.state == kAtGridBarrier && !at_grid) at_grid = &f;
     if (f.state != kAtBarrier) continue;
     if (!first) first = &f;
     if (f.barrier_line != first->barrier_line) {
+      uint3 bi = block_index(b);
       set_error(cudaErrorLaunchFailure, true, "threads of block (%u,%u,%u) wait at different "
                 "__syncthreads() calls: thread (%u,%u,%u) at line %d, thread (%u,%u,%u) at "
-                "line %d (a barrier in divergent code)", blockIdx.x, blockIdx.y, blockIdx.z,
-                first->tid.x, first->tid.y, first->tid.z, first->barrier_line, f.tid.x, f.tid.y,
-                f.tid.z, f.barrier_line);
+                "line %d (a barrier in divergent code)", bi.x, bi.y, bi.z, first->tid.x,
+                first->tid.y, first->tid.z, first->barrier_line, f.tid.x, f.tid.y, f.tid.z,
+                f.barrier_line);
       return false;
     }
   }
+  if (at_grid) {
+    uint3 bi = block_index(b);
+    set_error(cudaErrorLaunchFailure, true, "deadlock in block (%u,%u,%u): thread (%u,%u,%u) "
+              "waits at grid.sync() at line %d, thread (%u,%u,%u) at __syncthreads() at line "
+              "%d", bi.x, bi.y, bi.z, at_grid->tid.x, at_grid->tid.y, at_grid->tid.z,
+              at_grid->barrier_line, first->tid.x, first->tid.y, first->tid.z,
+              first->barrier_line);
+    return false;
+  }
+  for (unsigned t = 0; t < n; ++t) {
+    if (fibers[t].state != kAtBarrier) continue;
+    fibers[t].state = kReady;
+    ready.push_back((unsigned)(b * n + t));
+  }
+  BarrierCounts &s = tl_run.cooperative ? tl_run.blocks[b].sync : tl_run.solo_sync;
+  s.result = s.count;
+  s.arrived = (int)tally.at_block;
+  s.count = 0;
+  tally.at_block = 0;
   return true;
 }
 
-// Runs the threads of one block as fibers; false if a thread failed.
-static bool run_block_fibers(unsigned n, Rng &rng) {
-  if (!ensure_fibers(n)) return false;
-  std::vector<unsigned> order(n);
-  for (unsigned t = 0; t < n; ++t) {
-    order[t] = t;
-    tl_run.fibers[t].tid = unflatten(t, blockDim);
-    prepare(tl_run.fibers[t]);
+// Every live thread of the grid waits at grid.sync(): releases them, or sets an error (false).
+// As CUDA's grid.sync() (cooperative_groups/details/sync.h), exited threads do not count,
+// except thread (0,0,0) of each block, which arrives for its block: had it returned (or its
+// whole block), a GPU would hang; here it is an error.
+static bool release_grid(unsigned nblocks, unsigned n, std::vector<Tally> &tally,
+                         std::vector<unsigned> &ready) {
+  size_t total = (size_t)nblocks * n;
+  const Fiber *waiting = nullptr;
+  for (size_t i = 0; i < total && !waiting; ++i)
+    if (tl_run.fibers[i].state == kAtGridBarrier) waiting = &tl_run.fibers[i];
+  for (unsigned b = 0; b < nblocks; ++b) {
+    if (tl_run.fibers[(size_t)b * n].state != kDone) continue;
+    uint3 bi = block_index(b), wi = block_index(waiting->block);
+    set_error(cudaErrorLaunchFailure, true, "deadlock: thread (0,0,0) of block (%u,%u,%u) "
+              "returned while thread (%u,%u,%u) of block (%u,%u,%u) waits at grid.sync() at "
+              "line %d (grid.sync() needs thread (0,0,0) of every block: a GPU would hang)",
+              bi.x, bi.y, bi.z, waiting->tid.x, waiting->tid.y, waiting->tid.z, wi.x, wi.y,
+              wi.z, waiting->barrier_line);
+    return false;
   }
-  for (;;) {
-    rng.shuffle(order);
-    unsigned arrived = 0;
-    for (unsigned t : order) {
-      Fiber &f = tl_run.fibers[t];
-      if (f.state != kReady) continue;
-      resume(f);
-      if (tl_run.failed) return false;
-      arrived += f.state == kAtBarrier;
+  for (size_t i = 0; i < total; ++i) {
+    if (tl_run.fibers[i].state != kAtGridBarrier) continue;
+    tl_run.fibers[i].state = kReady;
+    ready.push_back((unsigned)i);
+  }
+  for (Tally &t : tally) t.at_grid = 0;
+  return true;
+}
+
+// Runs the threads of `nblocks` blocks of n threads as fibers (block b: fibers b*n..b*n+n-1).
+// Each step resumes a ready fiber drawn at random, which runs to its next barrier or returns; a
+// barrier lets its threads go as soon as the last live thread it waits for arrives, so blocks
+// drift apart between grid.sync()s as on a GPU. False if a thread failed or barriers deadlocked.
+static bool run_fibers(unsigned nblocks, unsigned n, Rng &rng) {
+  size_t total = (size_t)nblocks * n;
+  if (!ensure_fibers(total)) return false;
+  std::vector<unsigned> ready(total);
+  for (unsigned i = 0; i < total; ++i) {
+    ready[i] = i;
+    tl_run.fibers[i].tid = unflatten(i % n, blockDim);
+    tl_run.fibers[i].block = i / n;
+    prepare(tl_run.fibers[i]);
+  }
+  std::vector<Tally> tally(nblocks);
+  Tally grid;
+  while (!ready.empty()) {
+    size_t k = rng.below(ready.size());
+    Fiber &f = tl_run.fibers[ready[k]];
+    ready[k] = ready.back();
+    ready.pop_back();
+    resume(f);
+    if (tl_run.failed) return false;
+    Tally &t = tally[f.block];
+    if (f.state == kAtBarrier) {
+      ++t.at_block;
+    } else if (f.state == kAtGridBarrier) {
+      ++t.at_grid;
+      ++grid.at_grid;
+    } else {
+      ++t.done;
+      ++grid.done;
     }
-    if (arrived == 0) return true;
-    if (!same_barrier(n)) return false;
-    for (unsigned t = 0; t < n; ++t)
-      if (tl_run.fibers[t].state == kAtBarrier) tl_run.fibers[t].state = kReady;
-    tl_run.sync_result = tl_run.sync_count;
-    tl_run.sync_arrived = (int)arrived;
-    tl_run.sync_count = 0;
+    if (t.at_block && t.at_block + t.at_grid + t.done == n &&
+        !release_block(f.block, n, t, ready))
+      return false;
+    if (grid.at_grid && grid.at_grid + grid.done == total) {
+      if (!release_grid(nblocks, n, tally, ready)) return false;
+      grid.at_grid = 0;
+    }
   }
+  if (grid.done == total) return true;
+  set_error(cudaErrorLaunchFailure, true, "deadlock: no thread can go on");  // not expected
+  return false;
 }
 
 // Runs the threads of one block one after the other; false if a thread failed.
@@ -482,52 +626,173 @@ static int run_grid(bool barriers, dim3 grid, dim3 block, size_t shmem, const vo
   rng.shuffle(order);
   tl_run.job = job;
   tl_run.fibers_on = barriers && nthreads > 1;
+  tl_run.cooperative = false;
+  tl_run.sync = &tl_run.solo_sync;
   tl_run.failed = false;
   tl_run.dynamic_shared.resize(shmem);
+  tl_run.dynamic_base = tl_run.dynamic_shared.data();
   gridDim = grid;
   blockDim = block;
   for (uint64_t b : order) {
     blockIdx = unflatten(b, grid);
     ++tl_run.epoch;
     memset(tl_run.dynamic_shared.data(), kPoison, shmem);
-    tl_run.sync_count = 0;
-    bool ok = tl_run.fibers_on ? run_block_fibers(nthreads, rng)
+    tl_run.solo_sync.count = 0;
+    bool ok = tl_run.fibers_on ? run_fibers(1, nthreads, rng)
                                : run_block_sequential(nthreads, rng);
     if (!ok) return tl_sticky_error ? tl_sticky_error : cudaErrorLaunchFailure;
   }
   return 0;
 }
 
-// `k<<<grid, block, shmem, stream>>>(args...)`: arguments converted to the kernel's parameter
-// types once, as a launch does; each thread gets its own copies.
+// The blocks of `threads` threads using `shmem` bytes of dynamic shared memory that one SM
+// holds at once (cudaOccupancyMaxActiveBlocksPerMultiprocessor): as many as its 1024 threads
+// allow, counted in whole warps, at most 32, and at most what its 228 KiB of shared memory
+// hold; 0 for a block size or dynamic shared memory size that cannot be launched.
+static int blocks_per_sm(long long threads, size_t shmem, const void *kernel) {
+  if (threads <= 0 || threads > 1024 || shmem > dynamic_shared_limit(kernel)) return 0;
+  long long n = kThreadsPerSm / (32 * ((threads + 31) / 32));
+  if (n > kBlocksPerSm) n = kBlocksPerSm;
+  if (shmem && (long long)(kSharedPerSm / shmem) < n) n = (long long)(kSharedPerSm / shmem);
+  return (int)n;
+}
+
+// `__shared__` variables at namespace scope, for cooperative launches: each registers a
+// function returning its address on the calling host thread (the variable is thread_local).
+struct SharedSpan { void *p; size_t bytes; };
+typedef SharedSpan (*SharedGetter)();
+static std::vector<SharedGetter> &namespace_shared() {
+  static std::vector<SharedGetter> getters;
+  return getters;
+}
+struct SharedAtNamespace {
+  explicit SharedAtNamespace(SharedGetter getter) { namespace_shared().push_back(getter); }
+};
+
+// A static __shared__ variable met in a cooperative launch: poisoned in the running block;
+// the other blocks' copies start poisoned (enter_block).
+static void add_coop_shared(void *p, size_t bytes) {
+  for (const SharedVar &v : tl_run.coop_shared)
+    if (v.p == p) return;
+  tl_run.coop_shared.push_back(SharedVar{p, bytes, tl_run.coop_shared_bytes});
+  tl_run.coop_shared_bytes += bytes;
+  memset(p, kPoison, bytes);
+}
+
+static void start_cooperative(dim3 grid, dim3 block, size_t shmem, unsigned nblocks, Job job) {
+  tl_run.job = job;
+  tl_run.fibers_on = tl_run.cooperative = true;
+  tl_run.failed = false;
+  gridDim = grid;
+  blockDim = block;
+  size_t stride = (shmem + 15) & ~(size_t)15;  // each block's dynamic shared memory aligned
+  tl_run.dynamic_shared.assign(stride * nblocks, kPoison);
+  tl_run.blocks.assign(nblocks, CoopBlock{});
+  for (unsigned b = 0; b < nblocks; ++b) {
+    tl_run.blocks[b].idx = unflatten(b, grid);
+    tl_run.blocks[b].dynamic_shared = tl_run.dynamic_shared.data() + b * stride;
+  }
+  tl_run.coop_shared.clear();
+  tl_run.coop_shared_bytes = 0;
+  for (SharedGetter getter : namespace_shared()) {
+    SharedSpan span = getter();
+    add_coop_shared(span.p, span.bytes);
+  }
+  tl_run.live_block = 0;
+  enter_block(0);
+}
+
+// A cooperative launch: the grid must fit on the device at once (else
+// cudaErrorCooperativeLaunchTooLarge, as on a GPU); all its threads are fibers of one
+// scheduler (run_fibers), so blocks interleave at every barrier and grid.sync() waits for all.
+// Static __shared__ variables are per block: their contents are swapped when the running
+// fiber's block changes; dynamic shared memory is one poisoned slice per block.
+static int run_cooperative(dim3 grid, dim3 block, size_t shmem, const void *kernel, Job job) {
+  if (tl_sticky_error) return tl_sticky_error;
+  if (int err = check_config(grid, block, shmem, kernel)) return err;
+  unsigned nthreads = block.x * block.y * block.z;
+  uint64_t nblocks = (uint64_t)grid.x * grid.y * grid.z;
+  int per_sm = blocks_per_sm(nthreads, shmem, kernel);
+  if (nblocks > (uint64_t)kSms * per_sm) {
+    set_error(cudaErrorCooperativeLaunchTooLarge, false, "cudaErrorCooperativeLaunchTooLarge: "
+              "a cooperative launch of %llu blocks of %u threads with %zu bytes of dynamic "
+              "shared memory, but the emulated device holds %d such blocks at once (%d SMs x "
+              "%d, as cudaOccupancyMaxActiveBlocksPerMultiprocessor says)",
+              (unsigned long long)nblocks, nthreads, shmem, kSms * per_sm, kSms, per_sm);
+    return cudaErrorCooperativeLaunchTooLarge;
+  }
+  Rng rng = launch_rng();
+  start_cooperative(grid, block, shmem, (unsigned)nblocks, job);
+  bool ok = run_fibers((unsigned)nblocks, nthreads, rng);
+  tl_run.cooperative = false;
+  tl_run.sync = &tl_run.solo_sync;
+  return ok ? 0 : tl_sticky_error ? tl_sticky_error : cudaErrorLaunchFailure;
+}
+
+// A kernel and its arguments, converted to its parameter types once, as a launch does; each
+// thread gets its own copies.
+template <class... P> struct KernelCall {
+  void (*kernel)(P...);
+  std::tuple<std::decay_t<P>...> args;
+};
+
+// `run(job)` for a job calling `call`; nothing may escape into the extern "C" entry.
+template <class... P, class Run> static int run_call(KernelCall<P...> &call, Run run) {
+  auto thunk = [](void *ctx) {
+    KernelCall<P...> &c = *static_cast<KernelCall<P...> *>(ctx);
+    std::apply(c.kernel, c.args);
+  };
+  try {
+    return run(Job{thunk, &call});
+  } catch (...) {
+    set_error(cudaErrorMemoryAllocation, true, "the emulator ran out of host memory");
+    return cudaErrorMemoryAllocation;
+  }
+}
+
+// `k<<<grid, block, shmem, stream>>>(args...)`.
 template <class... P, class... A>
 static void launch(bool barriers, dim3 grid, dim3 block, size_t shmem, cudaStream_t,
                    void (*kernel)(P...), A &&...args) {
-  struct Call {
-    void (*kernel)(P...);
-    std::tuple<std::decay_t<P>...> args;
-  } call{kernel, std::tuple<std::decay_t<P>...>(std::forward<A>(args)...)};
-  auto thunk = [](void *ctx) {
-    Call &c = *static_cast<Call *>(ctx);
-    std::apply(c.kernel, c.args);
-  };
-  Job job{thunk, &call};
-  int err;
-  try {  // nothing may escape into the extern "C" entry
-    err = run_grid(barriers, grid, block, shmem, reinterpret_cast<const void *>(kernel), job);
-  } catch (...) {
-    set_error(cudaErrorMemoryAllocation, true, "the emulator ran out of host memory");
-    err = cudaErrorMemoryAllocation;
-  }
+  KernelCall<P...> call{kernel, std::tuple<std::decay_t<P>...>(std::forward<A>(args)...)};
+  int err = run_call(call, [&](Job job) {
+    return run_grid(barriers, grid, block, shmem, reinterpret_cast<const void *>(kernel), job);
+  });
   if (err) tl_last_error = err;
 }
 
-// `extern __shared__ T name[];`: the launch's dynamic shared memory.
-static inline void *dynamic_shared() { return tl_run.dynamic_shared.data(); }
+// `cudaLaunchCooperativeKernel((void *)k, grid, block, args, shmem, stream)`: args[i] points
+// at the i-th argument, an object of the type of k's i-th parameter (as on a GPU).
+template <class... P>
+static cudaError_t launch_cooperative(void (*kernel)(P...), dim3 grid, dim3 block, void **args,
+                                      size_t shmem = 0, cudaStream_t = nullptr) {
+  if (tl_sticky_error) return (cudaError_t)tl_sticky_error;
+  if (!args && sizeof...(P) > 0) {
+    set_error(cudaErrorInvalidValue, false, "cudaLaunchCooperativeKernel: the kernel has %zu "
+              "parameters but the argument array is null", sizeof...(P));
+    return (cudaError_t)(tl_last_error = cudaErrorInvalidValue);
+  }
+  auto unpack = [args]<size_t... I>(std::index_sequence<I...>) {
+    return std::tuple<std::decay_t<P>...>(*static_cast<std::decay_t<P> *>(args[I])...);
+  };
+  KernelCall<P...> call{kernel, unpack(std::index_sequence_for<P...>{})};
+  int err = run_call(call, [&](Job job) {
+    return run_cooperative(grid, block, shmem, reinterpret_cast<const void *>(kernel), job);
+  });
+  if (err) tl_last_error = err;
+  return (cudaError_t)err;
+}
+
+// `extern __shared__ T name[];`: the dynamic shared memory of the running block.
+static inline void *dynamic_shared() { return tl_run.dynamic_base; }
 
 // After `__shared__ T name[...];`: poisons the buffer once per block, so that reading an
 // element no thread of this block wrote gives NaN / -1 rather than an old block's value.
 static inline void shared_init(void *p, size_t bytes) {
+  if (tl_run.cooperative) {
+    add_coop_shared(p, bytes);
+    return;
+  }
   for (auto &seen : tl_run.shared_seen) {
     if (seen.first == p) {
       if (seen.second != tl_run.epoch) { seen.second = tl_run.epoch; memset(p, kPoison, bytes); }
@@ -539,69 +804,5 @@ static inline void shared_init(void *p, size_t bytes) {
 }
 
 }  // namespace pc_emu
-
-// ---- device functions -----------------------------------------------------------------------
-// Macros: each barrier knows its source line (kept by #line), to tell barriers apart.
-#define __syncthreads() pc_emu::barrier(0, __LINE__)
-#define __syncthreads_count(p) pc_emu::barrier((p), __LINE__)
-#define __syncthreads_and(p) pc_emu::barrier_and((p), __LINE__)
-#define __syncthreads_or(p) (pc_emu::barrier((p), __LINE__) != 0)
-static inline void __threadfence() {}
-static inline void __threadfence_block() {}
-[[noreturn]] static inline void __trap() { pc_emu::trap(cudaErrorLaunchFailure, "__trap()"); }
-template <class T> static inline T __ldg(const T *p) { return *p; }
-
-template <class A, class B>
-static inline std::common_type_t<A, B> min(A a, B b) {
-  std::common_type_t<A, B> x = a, y = b;
-  return y < x ? y : x;
-}
-template <class A, class B>
-static inline std::common_type_t<A, B> max(A a, B b) {
-  std::common_type_t<A, B> x = a, y = b;
-  return x < y ? y : x;
-}
-static inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
-static inline double rsqrt(double x) { return 1.0 / sqrt(x); }
-static inline float __fdividef(float a, float b) { return a / b; }
-// glibc declares these names itself: macros, so that kernels get the standard functions.
-#define __expf expf
-#define __logf logf
-#define __sinf sinf
-#define __cosf cosf
-#define __powf powf
-static inline float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
-static inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
-static inline double __fma_rn(double a, double b, double c) { return fma(a, b, c); }
-static inline int __popc(unsigned x) { return __builtin_popcount(x); }
-static inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
-static inline int __clz(int x) { return x ? __builtin_clz((unsigned)x) : 32; }
-static inline int __ffs(int x) { return __builtin_ffs(x); }
-
-// Atomics: kernels of one launch never run concurrently; the mutex guards host threads.
-#define PC_EMU_ATOMIC(name, update)                                      \
-  template <class T, class U> static inline T name(T *p, U v) {          \
-    pc_emu::Lock lock(&pc_emu::g_atomic_mutex);                           \
-    T old = *p;                                                          \
-    *p = (update);                                                       \
-    return old;                                                          \
-  }
-PC_EMU_ATOMIC(atomicAdd, (T)(old + (T)v))
-PC_EMU_ATOMIC(atomicSub, (T)(old - (T)v))
-PC_EMU_ATOMIC(atomicExch, (T)v)
-PC_EMU_ATOMIC(atomicMin, ((T)v < old ? (T)v : old))
-PC_EMU_ATOMIC(atomicMax, (old < (T)v ? (T)v : old))
-PC_EMU_ATOMIC(atomicAnd, (T)(old & (T)v))
-PC_EMU_ATOMIC(atomicOr, (T)(old | (T)v))
-PC_EMU_ATOMIC(atomicXor, (T)(old ^ (T)v))
-PC_EMU_ATOMIC(atomicInc, (old >= (T)v ? (T)0 : (T)(old + 1)))
-PC_EMU_ATOMIC(atomicDec, ((old == 0 || old > (T)v) ? (T)v : (T)(old - 1)))
-#undef PC_EMU_ATOMIC
-template <class T, class U, class V> static inline T atomicCAS(T *p, U compare, V v) {
-  pc_emu::Lock lock(&pc_emu::g_atomic_mutex);
-  T old = *p;
-  if (old == (T)compare) *p = (T)v;
-  return old;
-}
 
 #endif  // PC_CUDA_EMU_H

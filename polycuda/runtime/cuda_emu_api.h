@@ -1,5 +1,5 @@
-// polycuda CUDA emulator, part 2: the CUDA runtime API on host memory, and the functions
-// polycuda.runtime.launch calls. Follows cuda_emu.h (see there).
+// polycuda CUDA emulator, part 3: the CUDA runtime API on host memory, and the functions
+// polycuda.runtime.launch calls. Follows cuda_emu.h (see there) and cuda_emu_device.h.
 #ifndef PC_CUDA_EMU_API_H
 #define PC_CUDA_EMU_API_H
 
@@ -99,7 +99,9 @@ static inline const char *cudaGetErrorString(cudaError_t err) {
     case cudaErrorInvalidConfiguration: return "invalid configuration argument";
     case cudaErrorInvalidDevicePointer: return "invalid device pointer";
     case cudaErrorInvalidMemcpyDirection: return "invalid copy direction for memcpy";
+    case cudaErrorInvalidDevice: return "invalid device ordinal";
     case cudaErrorLaunchFailure: return "unspecified launch failure";
+    case cudaErrorCooperativeLaunchTooLarge: return "too many blocks in cooperative launch";
     default: return "unknown error";
   }
 }
@@ -150,17 +152,96 @@ static inline cudaError_t cudaFuncSetAttribute(F *kernel, cudaFuncAttribute attr
 template <class... A> static inline cudaError_t cudaFuncSetCacheConfig(A...) {
   return cudaSuccess;
 }
-struct cudaDeviceProp {  // the reference GPU (H100), for code that sizes its launches
+// The emulated device (cuda_emu.h): an H100's limits per block, pc_emu::kSms SMs of 1024 threads.
+struct cudaDeviceProp {
   char name[256] = "polycuda CPU emulator";
   size_t totalGlobalMem = 80ull << 30, sharedMemPerBlock = 48 << 10,
-         sharedMemPerBlockOptin = 227 << 10, l2CacheSize = 50 << 20;
+         sharedMemPerBlockOptin = 227 << 10, sharedMemPerMultiprocessor = pc_emu::kSharedPerSm,
+         l2CacheSize = 50 << 20;
   int regsPerBlock = 65536, warpSize = 32, maxThreadsPerBlock = 1024,
       maxThreadsDim[3] = {1024, 1024, 64}, maxGridSize[3] = {2147483647, 65535, 65535},
-      multiProcessorCount = 132, maxThreadsPerMultiProcessor = 2048, major = 9, minor = 0;
+      multiProcessorCount = pc_emu::kSms, maxThreadsPerMultiProcessor = pc_emu::kThreadsPerSm,
+      maxBlocksPerMultiProcessor = pc_emu::kBlocksPerSm, cooperativeLaunch = 1, major = 9,
+      minor = 0;
 };
 static inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *prop, int) {
   *prop = cudaDeviceProp();
   return cudaSuccess;
+}
+enum cudaDeviceAttr {  // the values of CUDA's driver_types.h
+  cudaDevAttrMaxThreadsPerBlock = 1, cudaDevAttrMaxBlockDimX = 2, cudaDevAttrMaxBlockDimY = 3,
+  cudaDevAttrMaxBlockDimZ = 4, cudaDevAttrMaxGridDimX = 5, cudaDevAttrMaxGridDimY = 6,
+  cudaDevAttrMaxGridDimZ = 7, cudaDevAttrMaxSharedMemoryPerBlock = 8,
+  cudaDevAttrTotalConstantMemory = 9, cudaDevAttrWarpSize = 10,
+  cudaDevAttrMaxRegistersPerBlock = 12, cudaDevAttrClockRate = 13,
+  cudaDevAttrMultiProcessorCount = 16, cudaDevAttrConcurrentKernels = 31,
+  cudaDevAttrL2CacheSize = 38, cudaDevAttrMaxThreadsPerMultiProcessor = 39,
+  cudaDevAttrComputeCapabilityMajor = 75, cudaDevAttrComputeCapabilityMinor = 76,
+  cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
+  cudaDevAttrMaxRegistersPerMultiprocessor = 82, cudaDevAttrCooperativeLaunch = 95,
+  cudaDevAttrMaxSharedMemoryPerBlockOptin = 97, cudaDevAttrMaxBlocksPerMultiprocessor = 106,
+  cudaDevAttrReservedSharedMemoryPerBlock = 111,
+};
+static inline cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr, int device) {
+  if (device != 0) {
+    pc_emu::set_error(cudaErrorInvalidDevice, false, "cudaDeviceGetAttribute: device %d (the "
+                      "emulator has device 0 only)", device);
+    return (cudaError_t)pc_emu::api_result(cudaErrorInvalidDevice);
+  }
+  cudaDeviceProp prop;
+  int v;
+  switch (attr) {
+    case cudaDevAttrMaxThreadsPerBlock: v = prop.maxThreadsPerBlock; break;
+    case cudaDevAttrMaxBlockDimX: case cudaDevAttrMaxBlockDimY: case cudaDevAttrMaxBlockDimZ:
+      v = prop.maxThreadsDim[attr - cudaDevAttrMaxBlockDimX]; break;
+    case cudaDevAttrMaxGridDimX: case cudaDevAttrMaxGridDimY: case cudaDevAttrMaxGridDimZ:
+      v = prop.maxGridSize[attr - cudaDevAttrMaxGridDimX]; break;
+    case cudaDevAttrMaxSharedMemoryPerBlock: v = (int)prop.sharedMemPerBlock; break;
+    case cudaDevAttrTotalConstantMemory: v = 64 << 10; break;
+    case cudaDevAttrWarpSize: v = prop.warpSize; break;
+    case cudaDevAttrMaxRegistersPerBlock: case cudaDevAttrMaxRegistersPerMultiprocessor:
+      v = prop.regsPerBlock; break;
+    case cudaDevAttrClockRate: v = 1980000; break;  // kHz
+    case cudaDevAttrMultiProcessorCount: v = prop.multiProcessorCount; break;
+    case cudaDevAttrConcurrentKernels: case cudaDevAttrCooperativeLaunch: v = 1; break;
+    case cudaDevAttrL2CacheSize: v = (int)prop.l2CacheSize; break;
+    case cudaDevAttrMaxThreadsPerMultiProcessor: v = prop.maxThreadsPerMultiProcessor; break;
+    case cudaDevAttrComputeCapabilityMajor: v = prop.major; break;
+    case cudaDevAttrComputeCapabilityMinor: v = prop.minor; break;
+    case cudaDevAttrMaxSharedMemoryPerMultiprocessor: v = (int)pc_emu::kSharedPerSm; break;
+    case cudaDevAttrMaxSharedMemoryPerBlockOptin: v = (int)prop.sharedMemPerBlockOptin; break;
+    case cudaDevAttrMaxBlocksPerMultiprocessor: v = prop.maxBlocksPerMultiProcessor; break;
+    case cudaDevAttrReservedSharedMemoryPerBlock: v = 0; break;
+    default:
+      pc_emu::set_error(cudaErrorInvalidValue, false, "cudaDeviceGetAttribute: attribute %d "
+                        "is not emulated", (int)attr);
+      return (cudaError_t)pc_emu::api_result(cudaErrorInvalidValue);
+  }
+  *value = v;
+  return cudaSuccess;
+}
+// See pc_emu::blocks_per_sm for the formula; the kernel matters through its dynamic shared
+// memory limit (cudaFuncSetAttribute) only.
+template <class K>
+static inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, K kernel,
+                                                                        int block_size,
+                                                                        size_t shmem) {
+  if (!blocks) return (cudaError_t)pc_emu::api_result(cudaErrorInvalidValue);
+  *blocks = pc_emu::blocks_per_sm(block_size, shmem, reinterpret_cast<const void *>(kernel));
+  return cudaSuccess;
+}
+template <class K>
+static inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+    int *blocks, K kernel, int block_size, size_t shmem, unsigned) {
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, kernel, block_size, shmem);
+}
+// polycuda.runtime.emulate rewrites each call `cudaLaunchCooperativeKernel((void *)k, ...)`
+// into pc_emu::launch_cooperative(k, ...); any other use lands here.
+template <class... A> static inline cudaError_t cudaLaunchCooperativeKernel(A...) {
+  static_assert(sizeof...(A) > 1000, "the emulator runs only calls written "
+                "cudaLaunchCooperativeKernel((void *)kernel, grid, block, args[, shmem[, "
+                "stream]]) (see polycuda/runtime/emulate.py)");
+  return cudaErrorInvalidValue;
 }
 
 // ---- exported for polycuda.runtime.launch ----------------------------------------------------

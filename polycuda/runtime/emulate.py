@@ -2,7 +2,8 @@
 
 `translate` puts cuda_emu.h in front of the source and rewrites each kernel launch into a call
 of the emulator's launcher, which runs every block of the grid (seeded shuffled order) and every
-thread of each block (as fibers with real barriers when the kernel calls __syncthreads). The
+thread of each block (as fibers with real barriers when the kernel calls __syncthreads);
+cooperative launches run all threads of the grid as fibers, with a real grid.sync(). The
 `extern "C"` entries then behave as on a GPU, on host memory: CI checks the CUDA code's
 thread mapping, barriers and shared memory without a GPU.
 """
@@ -18,10 +19,12 @@ from pathlib import Path
 
 from polycuda.runtime import build
 
-HEADERS = ("cuda_emu.h", "cuda_emu_api.h")  # package data, put in front in this order
+# Package data, put in front of the source in this order.
+HEADERS = ("cuda_emu.h", "cuda_emu_device.h", "cuda_emu_api.h")
 _CUDA_INCLUDE = re.compile(
     r"^[ \t]*#[ \t]*include[ \t]*[<\"](cuda_runtime|cuda_runtime_api|cuda|"
-    r"device_launch_parameters|cuda_device_runtime_api)\.h[>\"][^\n]*$", re.MULTILINE)
+    r"device_launch_parameters|cuda_device_runtime_api|cooperative_groups)\.h[>\"][^\n]*$",
+    re.MULTILINE)
 _QUALIFIER = re.compile(r"\b(__global__|__device__)\b")
 _ATTRIBUTE_CALLS = ("__launch_bounds__", "__align__", "__attribute__", "alignas")
 _DYNAMIC_SHARED = re.compile(
@@ -31,6 +34,12 @@ _STATIC_SHARED = re.compile(
     r"\b__shared__\s+(?:__align__\s*\([^)]*\)\s*)?[A-Za-z_][\w\s:]*?[\s*]"
     r"(?P<name>[A-Za-z_]\w*)\s*(?:\[[^\];]*\]\s*)*;")
 _OPEN, _CLOSE = "([{", ")]}"
+# What may reach a block barrier: __syncthreads*, or cooperative_groups' block.sync().
+_BARRIER = re.compile(r"__syncthreads|\bthis_thread_block\b")
+_COOPERATIVE_LAUNCH = re.compile(r"\bcudaLaunchCooperativeKernel\s*\(")
+# The kernel argument of a cooperative launch: `(void *)k`, `(const void *)k` or `k`.
+_COOPERATIVE_KERNEL = re.compile(
+    r"(?:\(\s*(?:const\s+)?void\s*\*\s*\)\s*)?(?P<kernel>[A-Za-z_][\w:]*(?:\s*<[^<>]*>)?)")
 
 
 @dataclass(frozen=True)
@@ -46,8 +55,13 @@ def translate(cuda_source: str, *, filename: str = "kernel.cu") -> str:
     """The C++ text that g++ builds for target "emulate": the emulator's headers, then `cuda_source`.
 
     Comments are blanked (line numbers kept: errors point into the .cu file through #line),
-    CUDA runtime includes dropped, launches rewritten, `extern __shared__` arrays pointed at
-    the launch's dynamic shared memory, and every `__shared__` array poisoned at block start.
+    CUDA runtime and cooperative groups includes dropped, launches (`<<<>>>` and
+    cudaLaunchCooperativeKernel) rewritten, `extern __shared__` arrays pointed at the launch's
+    dynamic shared memory, and every `__shared__` array poisoned at block start.
+
+    Raises:
+        ValueError: a launch the emulator cannot run (e.g. cudaLaunchCooperativeKernel of a
+            kernel given other than as `(void *)name`, `(const void *)name` or `name`).
 
     Example:
         >>> "pc_emu::launch(false" in translate("__global__ void k(){}\\nvoid f(){k<<<1,1>>>();}")
@@ -59,6 +73,7 @@ def translate(cuda_source: str, *, filename: str = "kernel.cu") -> str:
     kernels = {f.name for f in functions if f.kernel}
     edits = [(m.start(), m.end(), "") for m in _CUDA_INCLUDE.finditer(masked)]
     edits += launch_edits(code, masked, kernels, barriers)
+    edits += cooperative_edits(code, masked)
     edits += shared_edits(code, masked, functions)
     text = apply_edits(code, edits)
     return f'{emulation_header()}\n#line 1 "{filename}"\n{text}'
@@ -196,16 +211,17 @@ def _function_at(masked: str, pos: int, kernel: bool) -> Function | None:
 
 
 def barrier_functions(masked: str, functions: list[Function]) -> set[str]:
-    """Names of the functions that may reach __syncthreads (directly or through calls).
+    """Names of the functions that may reach a block barrier (directly or through calls).
 
-    A __syncthreads outside every function body (in a macro) marks every function.
+    A barrier is __syncthreads*, or this_thread_block() (whose sync() is one). One outside
+    every function body (in a macro) marks every function.
     """
     bodies: dict[str, str] = {}
     for fn in functions:
         bodies[fn.name] = bodies.get(fn.name, "") + masked[fn.body[0]:fn.body[1]]
-    if any(not _inside(m.start(), functions) for m in re.finditer("__syncthreads", masked)):
+    if any(not _inside(m.start(), functions) for m in _BARRIER.finditer(masked)):
         return set(bodies)
-    with_barrier = {name for name, body in bodies.items() if "__syncthreads" in body}
+    with_barrier = {name for name, body in bodies.items() if _BARRIER.search(body)}
     changed = True
     while changed:
         changed = False
@@ -249,6 +265,30 @@ def launch_edits(code: str, masked: str, kernels: set[str], barriers: set[str]) 
         original = code[start:close]
         call += "\n" * max(0, original.count("\n") - call.count("\n"))
         edits.append((start, close, call))
+    return edits
+
+
+def cooperative_edits(code: str, masked: str) -> list[Edit]:
+    """`cudaLaunchCooperativeKernel((void *)k, grid, block, args[, shmem[, stream]])` ->
+    `pc_emu::launch_cooperative(k, grid, block, args[, shmem[, stream]])`.
+
+    The launcher takes k's parameter types from k itself, so k must be named (possibly with
+    template arguments), not computed.
+    """
+    edits = []
+    for m in _COOPERATIVE_LAUNCH.finditer(masked):
+        close = match_close(masked, m.end() - 1)
+        args = split_top_level(code[m.end():close - 1], masked[m.end():close - 1])
+        if not 4 <= len(args) <= 6:
+            raise ValueError(f"cudaLaunchCooperativeKernel with {len(args)} arguments "
+                             "(expected 4 to 6)")
+        kernel = _COOPERATIVE_KERNEL.fullmatch(args[0])
+        if kernel is None:
+            raise ValueError(f"cudaLaunchCooperativeKernel({args[0]}, ...): the emulator needs "
+                             "the kernel as `(void *)name`, `(const void *)name` or `name`")
+        call = f"pc_emu::launch_cooperative({', '.join([kernel['kernel'], *args[1:]])})"
+        call += "\n" * max(0, code[m.start():close].count("\n") - call.count("\n"))
+        edits.append((m.start(), close, call))
     return edits
 
 
@@ -298,7 +338,10 @@ def split_top_level(text: str, masked: str) -> list[str]:
 
 
 def shared_edits(code: str, masked: str, functions: list[Function]) -> list[Edit]:
-    """Dynamic shared arrays -> the launch's buffer; static ones poisoned once per block."""
+    """Dynamic shared arrays -> the block's buffer; static ones poisoned once per block.
+
+    Static ones at namespace scope are only registered, for cooperative launches.
+    """
     edits: list[Edit] = []
     dynamic_spans = []
     for m in _DYNAMIC_SHARED.finditer(masked):
@@ -310,10 +353,15 @@ def shared_edits(code: str, masked: str, functions: list[Function]) -> list[Edit
             edits.append((m.start(), m.end(), f"#define {name} ({buffer})"))
         dynamic_spans.append((m.start(), m.end()))
     for m in _STATIC_SHARED.finditer(masked):
-        if any(a <= m.start() < b for a, b in dynamic_spans) or not _inside(m.start(), functions):
+        if any(a <= m.start() < b for a, b in dynamic_spans):
             continue
         name = m.group("name")
-        edits.append((m.end(), m.end(), f" pc_emu::shared_init(&{name}, sizeof({name}));"))
+        if _inside(m.start(), functions):
+            edits.append((m.end(), m.end(), f" pc_emu::shared_init(&{name}, sizeof({name}));"))
+        else:  # per block in cooperative launches: registered for them (poisoned there only)
+            edits.append((m.end(), m.end(), (
+                f" static pc_emu::SharedAtNamespace pc_emu_shared_{name}([]() {{ "
+                f"return pc_emu::SharedSpan{{&{name}, sizeof({name})}}; }});")))
     return edits
 
 
