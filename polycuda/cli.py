@@ -36,7 +36,7 @@ def _options(args: argparse.Namespace, target: str | None = None) -> Options:
         changes["tile_sizes"] = args.tile_sizes
     if args.block_sizes:
         changes["block_sizes"] = args.block_sizes
-    for flag in ("balanced_wavefront", "eliminate_false_deps"):
+    for flag in ("balanced_wavefront", "eliminate_false_deps", "shared_staging"):
         if getattr(args, flag):
             changes[flag] = True
     if args.no_wavefront:
@@ -144,6 +144,8 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--wavefront-sync", choices=WAVEFRONT_SYNCS,
                    help="order inter-tile wavefronts by kernel launches (default) or by a "
                         "grid-wide barrier in one cooperative launch")
+    p.add_argument("--shared-staging", action="store_true",
+                   help="stage each wavefront tile's data in shared memory when it fits")
     p.add_argument("--options", help="read options written by --dump-options")
 
 

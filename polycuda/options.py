@@ -62,6 +62,8 @@ class Options:
     wavefront: bool = True
     # WAVEFRONT_SYNCS: the inter-tile wavefronts ordered by kernel boundaries or a grid barrier.
     wavefront_sync: str = "kernels"
+    # Stage each wavefront tile's data in shared memory when it fits (gpu/staging.py).
+    shared_staging: bool = False
 
     def __post_init__(self) -> None:
         if self.target not in TARGETS:

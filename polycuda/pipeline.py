@@ -10,7 +10,7 @@ import islpy as isl
 from polycuda.analysis import dependences
 from polycuda.codegen import c_target, cuda_target
 from polycuda.errors import InvalidConfigError
-from polycuda.gpu import mapping
+from polycuda.gpu import mapping, staging
 from polycuda.ir import isl_build
 from polycuda.ir.scop import Scop
 from polycuda.options import Options
@@ -72,6 +72,17 @@ def _iterator_ids(ctx: isl.Context, prefix: str) -> isl.IdList:
     return ids
 
 
+def _accesses(scop: Scop, ctx: isl.Context) -> staging.Accesses:
+    """The scop's reads and writes, { S[x] -> A[a] }, and its arrays' element types."""
+    maps = {True: isl.UnionMap.empty(isl.Space.params_alloc(ctx, 0)),
+            False: isl.UnionMap.empty(isl.Space.params_alloc(ctx, 0))}
+    for stmt in scop.statements:
+        for access in isl_build.statement_accesses(scop, stmt):
+            amap = isl_build.access_map(access, stmt, ctx, tagged=False)
+            maps[access.is_write] = maps[access.is_write].union(isl.UnionMap.from_map(amap))
+    return staging.Accesses(maps[False], maps[True], {a.name: a.dtype for a in scop.arrays})
+
+
 def compile_scop(scop: Scop, options: Options) -> Generated:
     """Scop -> source text of `options.target` (pure: same input, same text)."""
     if options.target == "auto":
@@ -87,7 +98,10 @@ def compile_scop(scop: Scop, options: Options) -> Generated:
     schedule = schedule_scop(scop, options, ctx, dep_map)
     # gpu.map: tile the outermost parallel band, kernel/thread/serial marks
     prefix = iterator_prefix(scop)
-    mapped = mapping.map_schedule(schedule, options, context, prefix, dep_map)
+    # gpu.staging: the data of each wavefront tile in shared memory (CUDA only)
+    staged = options.shared_staging and options.target == "cuda"
+    mapped = mapping.map_schedule(schedule, options, context, prefix, dep_map,
+                                  _accesses(scop, ctx) if staged else None)
     lifted_deps = mapped.lifted(dep_map)
     legality.check(mapped.schedule, lifted_deps, "tiled schedule")
     mapped.check_parallel(lifted_deps)

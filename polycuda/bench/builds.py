@@ -31,6 +31,7 @@ class BuildJob:
     dtype: str = "double"
     tiles: tuple[int, ...] = ()
     sync: str = "kernels"  # Options.wavefront_sync
+    staging: bool = False  # Options.shared_staging
 
     @property
     def entry(self) -> str | None:
@@ -49,7 +50,7 @@ class BuildJob:
     def variant(self) -> Variant:
         """The bench entry of a polycuda build (config must be set)."""
         assert self.config is not None, "the reference build has no entry"
-        return Variant(self.config, self.tiles, self.sync)
+        return Variant(self.config, self.tiles, self.sync, self.staging)
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "configuration and tile candidate: kernels (one launch per wavefront, "
                         "the default), grid (one cooperative launch, a grid-wide barrier "
                         "between wavefronts; entries <config>@[tiles+]grid)")
+    p.add_argument("--staging", default="global", metavar="WHERE,...",
+                   help="where wavefront tiles work, each measured with every other choice: "
+                        "global (the default), smem (staged in shared memory when they fit; "
+                        "entries <config>@[...+]smem)")
     p.add_argument("--dtype", choices=("double", "float"), default="double",
                    help="compile the kernels with DATA_TYPE=float or double (default double); "
                         "float results go to ...-float.json")
@@ -64,7 +68,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def settings_from(args: argparse.Namespace) -> Any:
-    from polycuda.bench.configs import parse_configs, parse_syncs, parse_tiles
+    from polycuda.bench.configs import parse_configs, parse_stagings, parse_syncs, parse_tiles
     from polycuda.bench.harness import Settings
 
     try:
@@ -79,6 +83,10 @@ def settings_from(args: argparse.Namespace) -> Any:
         syncs = parse_syncs(args.sync)
     except ValueError as err:
         raise PolycudaError(f"--sync: {err}") from None
+    try:
+        stagings = parse_stagings(args.staging)
+    except ValueError as err:
+        raise PolycudaError(f"--staging: {err}") from None
     from polycuda.bench.sizes import parse_size
 
     try:
@@ -96,7 +104,7 @@ def settings_from(args: argparse.Namespace) -> Any:
     return Settings(kernels=tuple(args.kernels), configs=configs, mode=mode,
                     repeats=args.repeats, use_gpu=not args.cpu,
                     measure_ceilings=args.ceilings, out_dir=Path(args.out), jobs=args.jobs,
-                    seed=args.seed, dtype=args.dtype, tiles=tiles, syncs=syncs, max_run_s=args.max_run,
+                    seed=args.seed, dtype=args.dtype, tiles=tiles, syncs=syncs, stagings=stagings, max_run_s=args.max_run,
                     tag=args.tag, sizes=sizes)
 
 

@@ -3,8 +3,8 @@ entries of a run (`Variant`: a configuration with its default tiles or a swept t
 the element types a run can compile the kernels with (`--dtype`).
 
 Example:
-    >>> Variant("intra", (16, 64)).name, Variant("intra", (16, 64), "grid").name
-    ('intra@16x64', 'intra@16x64+grid')
+    >>> Variant("intra", (16, 64)).name, Variant("intra", (16, 64), "grid", True).name
+    ('intra@16x64', 'intra@16x64+grid+smem')
     >>> Variant("inter").options().eliminate_false_deps
     True
 """
@@ -42,33 +42,36 @@ TILE_SEPARATOR = "@"
 @dataclass(frozen=True)
 class Variant:
     """One polycuda entry of a kernel: configuration `config` with tile sizes `tiles`
-    (outermost first; () keeps polycuda's defaults) and inter-tile wavefronts ordered by
-    `sync` (Options.wavefront_sync)."""
+    (outermost first; () keeps polycuda's defaults), inter-tile wavefronts ordered by `sync`
+    (Options.wavefront_sync) and wavefront tiles staged in shared memory if `staging`."""
 
     config: str
     tiles: tuple[int, ...] = ()
     sync: str = "kernels"
+    staging: bool = False
 
     @property
     def name(self) -> str:
-        """The entry's name: the configuration, then `@t1xt2...` when tiles are given and
-        `+grid` (`@grid` with the default tiles) for grid-wide barriers."""
-        sweep = "x".join(str(t) for t in self.tiles)
-        if self.sync != "kernels":
-            sweep = f"{sweep}+{self.sync}" if sweep else self.sync
-        return f"{self.config}{TILE_SEPARATOR}{sweep}" if sweep else self.config
+        """The entry's name: the configuration, then `@t1xt2...` when tiles are given, `+grid`
+        for grid-wide barriers and `+smem` for staging (`@grid`, `@smem`, `@grid+smem` with
+        the default tiles)."""
+        parts = ["x".join(str(t) for t in self.tiles)] if self.tiles else []
+        parts += [self.sync] if self.sync != "kernels" else []
+        parts += ["smem"] if self.staging else []
+        return f"{self.config}{TILE_SEPARATOR}{'+'.join(parts)}" if parts else self.config
 
     @property
     def label(self) -> str:
         """The configuration's label, with the tile sizes when given."""
         tiles = f", tiles {'x'.join(str(t) for t in self.tiles)}" if self.tiles else ""
         sync = ", grid-wide barrier between wavefronts" if self.sync == "grid" else ""
-        return CONFIG_LABELS[self.config] + tiles + sync
+        staging = ", tiles staged in shared memory" if self.staging else ""
+        return CONFIG_LABELS[self.config] + tiles + sync + staging
 
     def options(self) -> Options:
         """The Options of this entry: CONFIG_OPTIONS[config] with tile_sizes."""
         return Options(**CONFIG_OPTIONS[self.config], tile_sizes=self.tiles,
-                       wavefront_sync=self.sync)
+                       wavefront_sync=self.sync, shared_staging=self.staging)
 
 
 def config_of(entry: str) -> str:
@@ -77,14 +80,16 @@ def config_of(entry: str) -> str:
 
 
 def variants(configs: tuple[str, ...], tiles: tuple[tuple[int, ...], ...] = (),
-             syncs: tuple[str, ...] = ("kernels",)) -> tuple[Variant, ...]:
+             syncs: tuple[str, ...] = ("kernels",), stagings: tuple[bool, ...] = (False,)
+             ) -> tuple[Variant, ...]:
     """Every entry of a run: per configuration, its default tiles, then each tile candidate,
-    each with every way `syncs` of ordering the inter-tile wavefronts.
+    each with every way `syncs` of ordering the inter-tile wavefronts and `stagings`.
 
     Any candidate applies to any kernel: polycuda takes the last entries it needs of
     Options.tile_sizes and pads shorter ones with its defaults (gpu.mapping.tile_sizes_for).
     """
-    return tuple(Variant(c, t, s) for c in configs for t in ((), *tiles) for s in syncs)
+    return tuple(Variant(c, t, s, st) for c in configs for t in ((), *tiles) for s in syncs
+                 for st in stagings)
 
 
 def parse_configs(text: str) -> tuple[str, ...]:
@@ -135,6 +140,18 @@ def parse_syncs(text: str) -> tuple[str, ...]:
         raise ValueError(f"unknown wavefront order(s) {unknown or text!r}; "
                          f"known: {', '.join(WAVEFRONT_SYNCS)}")
     return names
+
+
+def parse_stagings(text: str) -> tuple[bool, ...]:
+    """"global,smem" -> (False, True): tiles in global memory, staged in shared memory.
+
+    Raises:
+        ValueError: no name, or one other than global and smem.
+    """
+    names = tuple(dict.fromkeys(s.strip() for s in text.split(",") if s.strip()))
+    if not names or any(n not in ("global", "smem") for n in names):
+        raise ValueError(f"expected global and/or smem, got {text!r}")
+    return tuple(n == "smem" for n in names)
 
 
 def dtype_defines(dtype: str) -> tuple[str, ...]:

@@ -68,6 +68,7 @@ class Settings:
     # Orders of the inter-tile wavefronts measured (options.WAVEFRONT_SYNCS), each with
     # every configuration and tile candidate.
     syncs: tuple[str, ...] = ("kernels",)
+    stagings: tuple[bool, ...] = (False,)  # tiles in global memory, staged in shared memory
     max_run_s: float | None = None  # overrides the mode's Limits.max_run_s
     tag: str = ""  # appended to the results file's name
     sizes: tuple[tuple[str, int], ...] = ()  # parameter overrides (--size T=1000)
@@ -115,7 +116,7 @@ def build_jobs(names: list[str], entries: tuple[Variant, ...], gpu: bool,
         if gpu:
             jobs.append(builds.BuildJob(name, "openmp", "isl", dtype))
         jobs += [builds.BuildJob(name, "cuda" if gpu else "openmp", v.config, dtype, v.tiles,
-                                   v.sync)
+                                   v.sync, v.staging)
                  for v in entries]
     return jobs
 
@@ -135,7 +136,7 @@ def run_bench(settings: Settings, progress: Progress | None = None,
                          f"gcc -O3 and polycuda's code on OpenMP ({os.cpu_count()} cores)")
     results = _header(settings, platform)
     results["ceilings"] = _ceilings(settings, platform, progress)
-    entries = variants(settings.configs, settings.tiles, settings.syncs)
+    entries = variants(settings.configs, settings.tiles, settings.syncs, settings.stagings)
     jobs = build_jobs([k.name for k in kernels], entries,
                       platform.gpu is not None, settings.dtype)
     progress.add(len(jobs) + len(kernels))
@@ -175,6 +176,7 @@ def _header(settings: Settings, platform: Platform) -> dict[str, Any]:
             "cpu_only_reason": platform.cpu_only_reason or None,
             "configs": list(settings.configs), "tiles": [list(t) for t in settings.tiles],
             "wavefront_syncs": list(settings.syncs),
+            "stagings": ["smem" if st else "global" for st in settings.stagings],
             "tag": settings.tag, "size_overrides": dict(settings.sizes),
             "repeats": settings.repeats,
             "limits": asdict(limits), "seed": settings.seed,
@@ -258,7 +260,7 @@ def bench_kernel(kernel: Any, settings: Settings, platform: Platform,
     out["arithmetic_intensity"] = out["flops_per_run"] / out["bytes_per_run"]
     try:
         case = make_case(kernel, sizes, settings.seed, settings.dtype)
-        entries = variants(settings.configs, settings.tiles, settings.syncs)
+        entries = variants(settings.configs, settings.tiles, settings.syncs, settings.stagings)
         oracle, others = candidates(kernel, case, entries, platform, built)
     except Exception as exc:  # noqa: BLE001 (a kernel that cannot be parsed is reported)
         out["error"] = f"{type(exc).__name__}: {exc}"
@@ -297,6 +299,7 @@ def _entry(kernel: str, meas: Measurement,
         entry["config"] = config_of(meas.name)
         entry["tile_sizes"] = list(built[key].job.tiles) if key in built else []
         entry["wavefront_sync"] = built[key].job.sync if key in built else "kernels"
+        entry["shared_staging"] = built[key].job.staging if key in built else False
     if key in built:
         entry["build"] = _build_info(built[key])
     return entry

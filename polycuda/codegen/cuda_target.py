@@ -19,17 +19,21 @@ __syncthreads(), the points of one intra-tile wavefront on its threads.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import islpy as isl
 
 from polycuda.codegen import abi
 from polycuda.codegen.ast_expr import ast_expr_to_c
-from polycuda.codegen.c_expr import C_HELPERS
+from polycuda.codegen.c_expr import C_HELPERS, RefPrinter, expr_to_c
 from polycuda.codegen.c_target import array_elements
 from polycuda.codegen.printer import AstPrinter, for_parts, mark_parts
-from polycuda.codegen.statements import user_statement
+from polycuda.codegen.statements import flat_ref_printer, user_statement
 from polycuda.codegen.test_main import main_source
 from polycuda.gpu.mapping import KernelMapping
+from polycuda.gpu.staging import StagedArray
 from polycuda.gpu.wavefront import BARRIER_MARK
+from polycuda.ir.expr import Expr, Ref
 from polycuda.ir.scop import Scop
 
 _AXES = ("x", "y", "z")
@@ -54,13 +58,20 @@ def _kernel_params(scop: Scop, host_iters: list[str]) -> list[tuple[str, str]]:
 
 
 class KernelPrinter(AstPrinter):
-    """The body of one kernel: mapped loops become block-/thread-stride loops."""
+    """The body of one kernel: mapped loops become block-/thread-stride loops.
+
+    scope: the names defined around the body (host iterators, an inter-tile wavefront loop
+    of the kernel's own): a wavefront tile is staged in shared memory (kernel.staged) only
+    where the iterators its box offsets name are all defined.
+    """
 
     int_type = "int"
 
-    def __init__(self, scop: Scop, kernel: KernelMapping):
+    def __init__(self, scop: Scop, kernel: KernelMapping, scope: frozenset[str] = frozenset()):
         super().__init__(scop)
         self.kernel = kernel
+        self.scope = scope
+        self.staging = False  # inside a staged tile: statements access the shared copies
         n = kernel.n
         # iterator -> (CUDA index variable, its extent); innermost mapped dimension on x
         self.axes: dict[str, tuple[str, str]] = {}
@@ -104,10 +115,24 @@ class KernelPrinter(AstPrinter):
         __syncthreads(), none returns early.
         """
         it, init, cond, inc = for_parts(node)
-        self.emit(indent, f"for (int {it} = {init}; {cond}; {it} += {inc}) {{")
-        self.node(node.for_get_body(), indent + 1)
-        self.emit(indent + 1, "__syncthreads();")
-        self.emit(indent, "}")
+        tile = [self.kernel.iterator(self.kernel.depth - 1), *self.kernel.block_iterators()]
+        staged = bool(self.kernel.staged) and all(
+            name in self.scope or name in self.consumed for name in tile)
+        if staged:
+            self.emit(indent, "{")
+            self.lines += [f"{'  ' * (indent + 1)}{line}" for line in _stage_in(self.scop,
+                                                                                self.kernel)]
+        self.staging = staged
+        inner = indent + 1 if staged else indent
+        self.emit(inner, f"for (int {it} = {init}; {cond}; {it} += {inc}) {{")
+        self.node(node.for_get_body(), inner + 1)
+        self.emit(inner + 1, "__syncthreads();")
+        self.emit(inner, "}")
+        self.staging = False
+        if staged:
+            self.lines += [f"{'  ' * (indent + 1)}{line}" for line in _stage_out(self.scop,
+                                                                                 self.kernel)]
+            self.emit(indent, "}")
 
     def mark(self, node: isl.AstNode, indent: int) -> None:
         if mark_parts(node)[0] == BARRIER_MARK:
@@ -119,7 +144,10 @@ class KernelPrinter(AstPrinter):
     def user(self, node: isl.AstNode, indent: int) -> None:
         call = node.user_get_expr()
         guards = [self._owner(it, call) for it in self.axes if it not in self.consumed]
-        text = user_statement(self.scop, call)
+        if self.staging:
+            text = user_statement(self.scop, call, *_staged_printers(self.scop, self.kernel))
+        else:
+            text = user_statement(self.scop, call)
         if guards:
             text = f"if ({' && '.join(guards)}) {text}"
         self.emit(indent, text)
@@ -191,7 +219,10 @@ class HostPrinter(AstPrinter):
         self.copies[kernel.name] = copies + 1
         name = kernel.name if copies == 0 else f"{kernel.name}_{copies}"
         params = _kernel_params(self.scop, list(host_iters))
-        printer = KernelPrinter(self.scop, kernel)
+        scope = frozenset(host_iters) | (frozenset() if w_loop is None
+                                         else {for_parts(w_loop)[0]})
+        printer = KernelPrinter(self.scop, kernel, scope)
+        printer.lines += _shared_declarations(self.scop, kernel)
         if w_loop is None:
             printer.node(body, 1)
         else:
@@ -271,6 +302,101 @@ class HostPrinter(AstPrinter):
         for line in lines:
             self.emit(indent + 1, line)
         self.emit(indent, "}")
+
+
+def _shared_declarations(scop: Scop, kernel: KernelMapping) -> list[str]:
+    """The shared copies of a wavefront kernel's staged arrays and their dirty bytes."""
+    lines = []
+    for staged in kernel.staged:
+        ctype = abi.C_TYPES[scop.array(staged.array).dtype]
+        lines.append(f"  __shared__ {ctype} pc_s_{staged.array}[{staged.elements}];")
+        if staged.written:
+            lines.append(f"  __shared__ unsigned char pc_d_{staged.array}[{staged.elements}];")
+    return lines
+
+
+def _local_index(staged: StagedArray, index: list[str]) -> str:
+    """The position in the shared copy of the element whose subscripts are `index`."""
+    flat = f"({index[0]}) - pc_o_{staged.array}_0"
+    for d in range(1, len(index)):
+        flat = f"({flat}) * {staged.sizes[d]} + (({index[d]}) - pc_o_{staged.array}_{d})"
+    return flat
+
+
+def _staged_printers(scop: Scop, kernel: KernelMapping
+                     ) -> tuple[RefPrinter, Callable[[Ref, Callable[[Expr], str]], str]]:
+    """Statement printers inside a staged tile: staged arrays read and written in shared
+    memory, each write marking its element dirty."""
+    staged = {s.array: s for s in kernel.staged}
+    flat = flat_ref_printer(scop)
+
+    def ref(r: Ref, sub: Callable[[Expr], str]) -> str:
+        if r.array not in staged:
+            return flat(r, sub)
+        return f"pc_s_{r.array}[{_local_index(staged[r.array], [sub(i) for i in r.index])}]"
+
+    def after_write(r: Ref, sub: Callable[[Expr], str]) -> str:
+        if r.array not in staged:
+            return ""
+        return f"pc_d_{r.array}[{_local_index(staged[r.array], [sub(i) for i in r.index])}] = 1;"
+
+    return ref, after_write
+
+
+def _box_loop(scop: Scop, kernel: KernelMapping, staged: StagedArray, body: str) -> list[str]:
+    """A loop of the block's threads over the elements pc_e of a staged box; `body` sees the
+    element's subscripts pc_x0, ... and `pc_in` (inside the array) and `pc_g` (its flat
+    position in the array)."""
+    n = kernel.n
+    sizes = kernel.block_sizes
+    tid = "threadIdx.x" if n == 1 else f"threadIdx.x + {sizes[n - 1]} * threadIdx.y"
+    shape = scop.array(staged.array).shape
+    lines = [f"for (int pc_e = {tid}; pc_e < {staged.elements}; pc_e += {_product(sizes)}) {{"]
+    inner = 1
+    coords = []
+    for d in reversed(range(len(staged.sizes))):
+        position = f"pc_e / {inner}" if inner > 1 else "pc_e"
+        if d > 0:
+            position = f"({position}) % {staged.sizes[d]}"
+        coords.append(f"  const int pc_x{d} = pc_o_{staged.array}_{d} + {position};")
+        inner *= staged.sizes[d]
+    lines += coords[::-1]
+    bounds = " && ".join(f"pc_x{d} >= 0 && pc_x{d} < ({expr_to_c(shape[d])})"
+                         for d in range(len(shape)))
+    flat = "pc_x0"
+    for d in range(1, len(shape)):
+        flat = f"({flat}) * ({expr_to_c(shape[d])}) + pc_x{d}"
+    lines += [f"  const bool pc_in = {bounds};", f"  const long long pc_g = {flat};",
+              f"  {body}", "}"]
+    return lines
+
+
+def _stage_in(scop: Scop, kernel: KernelMapping) -> list[str]:
+    """Before a tile's intra-tile wavefronts: the box offsets, the staged elements copied to
+    shared memory (dirty bytes cleared), a barrier. The first barrier keeps the previous
+    tile's write-back reading the copies before they are overwritten."""
+    lines = ["__syncthreads();"]
+    for staged in kernel.staged:
+        lines += [f"const int pc_o_{staged.array}_{d} = {offset};"
+                  for d, offset in enumerate(staged.offsets)]
+    for staged in kernel.staged:
+        a = staged.array
+        clear = f" pc_d_{a}[pc_e] = 0;" if staged.written else ""
+        lines += _box_loop(scop, kernel, staged, f"if (pc_in) pc_s_{a}[pc_e] = {a}[pc_g];{clear}")
+    lines.append("__syncthreads();")
+    return lines
+
+
+def _stage_out(scop: Scop, kernel: KernelMapping) -> list[str]:
+    """After a tile's intra-tile wavefronts (the last closed by a barrier): the elements the
+    tile wrote back to global memory."""
+    lines = []
+    for staged in kernel.staged:
+        if staged.written:
+            a = staged.array
+            lines += _box_loop(scop, kernel, staged,
+                               f"if (pc_d_{a}[pc_e]) {a}[pc_g] = pc_s_{a}[pc_e];")
+    return lines
 
 
 def _product(values: tuple[int, ...]) -> int:

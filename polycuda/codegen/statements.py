@@ -7,7 +7,7 @@ from collections.abc import Callable
 import islpy as isl
 
 from polycuda.codegen.ast_expr import ast_expr_to_c
-from polycuda.codegen.c_expr import expr_to_c
+from polycuda.codegen.c_expr import RefPrinter, expr_to_c
 from polycuda.ir.expr import Expr, Ref
 from polycuda.ir.scop import Scop
 
@@ -27,16 +27,20 @@ def flat_ref_printer(scop: Scop) -> Callable[[Ref, Callable[[Expr], str]], str]:
     return printer
 
 
-def user_statement(scop: Scop, call: isl.AstExpr) -> str:
-    """The C statement of an AST user node `S0(e0, e1, ...)` (flat array indexing)."""
+def user_statement(scop: Scop, call: isl.AstExpr, refp: RefPrinter | None = None,
+                   after_write: Callable[[Ref, Callable[[Expr], str]], str] | None = None
+                   ) -> str:
+    """The C statement of an AST user node `S0(e0, e1, ...)` (flat array indexing, or
+    `refp`); `after_write` may add a statement after it, given the written reference."""
     name = call.get_op_arg(0).get_id().get_name()
     stmt = scop.statement(name)
     env = {it: ast_expr_to_c(call.get_op_arg(k + 1)) for k, it in enumerate(stmt.iterators)}
-    refp = flat_ref_printer(scop)
+    refp = refp or flat_ref_printer(scop)
 
     def var(v: str) -> str:
         return env.get(v, v)
 
     lhs = expr_to_c(stmt.lhs, refp, var)
     rhs = expr_to_c(stmt.rhs, refp, var)
-    return f"{lhs} {stmt.op} {rhs};"
+    extra = after_write(stmt.lhs, lambda e: expr_to_c(e, refp, var)) if after_write else ""
+    return f"{{ {lhs} {stmt.op} {rhs}; {extra} }}" if extra else f"{lhs} {stmt.op} {rhs};"

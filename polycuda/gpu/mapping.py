@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from polycuda.gpu import wavefront
+from polycuda.gpu import staging, wavefront
 from polycuda.ir import isl_build
 from polycuda.options import Options, fit_sizes
 from polycuda.schedule import legality
@@ -63,6 +63,8 @@ class KernelMapping:
     # A wavefront kernel run as one cooperative launch: its blocks loop over the inter-tile
     # wavefronts themselves, a grid-wide barrier between two (Options.wavefront_sync "grid").
     grid_sync: bool = False
+    # A wavefront kernel's arrays staged in shared memory per tile (gpu/staging.py).
+    staged: tuple[staging.StagedArray, ...] = ()
 
     def iterator(self, depth: int) -> str:
         return f"{self.prefix}{depth}"
@@ -138,8 +140,9 @@ def _has_parallel_band(node: isl.ScheduleNode, options: Options) -> bool:
 
 class _Mapper:
     def __init__(self, options: Options, context: isl.Set, prefix: str,
-                 dep_map: isl.UnionMap | None):
+                 dep_map: isl.UnionMap | None, accesses: staging.Accesses | None = None):
         self.options = options
+        self.accesses = accesses
         self.context = context
         self.prefix = prefix
         self.dep_map = dep_map
@@ -216,6 +219,8 @@ class _Mapper:
         implied = wavefront.widest(node, tiles, self.context)
         node, lift = wavefront.tile_and_skew(node, tiles, implied, intra)
         self.lifts.append(lift)
+        staged = (staging.plan(node, lift, self.accesses, self.prefix)
+                  if self.options.shared_staging and self.accesses is not None else ())
         name = self._name()
         ctx = node.get_ctx()
         depth = node.get_schedule_depth()
@@ -230,7 +235,8 @@ class _Mapper:
                                           wavefront=True, band_tile_counts=band_counts,
                                           tile_dims=tuple(k for k in range(m) if k != implied),
                                           intra=intra,
-                                          grid_sync=self.options.wavefront_sync == "grid"))
+                                          grid_sync=self.options.wavefront_sync == "grid",
+                                          staged=staged))
         node = node.child(0).child(0).insert_mark(isl.Id(f"thread:{name}", context=ctx))
         node = node.parent().insert_mark(isl.Id(f"{KERNEL_MARK}:{name}", context=ctx))
         return node.parent()
@@ -410,18 +416,20 @@ def _wavefront_points(below: isl.ScheduleNode) -> tuple[isl.UnionMap, isl.UnionM
 
 
 def map_schedule(schedule: isl.Schedule, options: Options, context: isl.Set,
-                 prefix: str = "c", dep_map: isl.UnionMap | None = None) -> MappedSchedule:
+                 prefix: str = "c", dep_map: isl.UnionMap | None = None,
+                 accesses: staging.Accesses | None = None) -> MappedSchedule:
     """Insert kernel/thread/serial marks and tile the mapped bands.
 
     Mark ids: "kernel:<name>" above the tile band, "thread:<name>" above the point band,
     "serial:<name>" above a subtree run by one thread. dep_map (every dependence of the scop)
     lets a wavefront band whose first row carries them all run that row's hyperplanes as its
-    intra-tile wavefronts; without it the skewed sum is used.
+    intra-tile wavefronts; without it the skewed sum is used. accesses: the scop's reads and
+    writes, for Options.shared_staging (no staging without them).
     """
     ctx = schedule.get_ctx()
     ctx.set_tile_scale_tile_loops(0)
     ctx.set_tile_shift_point_loops(1)
-    mapper = _Mapper(options, context, prefix, dep_map)
+    mapper = _Mapper(options, context, prefix, dep_map, accesses)
     root = schedule.get_root()
     node = mapper.visit(root.child(0)) if root.n_children() else root
     lift = schedule.get_domain().identity()

@@ -33,6 +33,7 @@ CUDA_ERRORS = {1: "cudaErrorInvalidValue", 2: "cudaErrorMemoryAllocation",
                9: "cudaErrorInvalidConfiguration", 35: "cudaErrorInsufficientDriver",
                100: "cudaErrorNoDevice", 209: "cudaErrorNoKernelImageForDevice",
                222: "cudaErrorUnsupportedPtxVersion", 700: "cudaErrorIllegalAddress",
+               720: "cudaErrorCooperativeLaunchTooLarge",
                719: "cudaErrorLaunchFailure"}
 
 

@@ -24,10 +24,11 @@ PLUTO = {"pluto": {}, "intra": {"balanced_wavefront": True},
          "inter": {"balanced_wavefront": True, "eliminate_false_deps": True}}
 
 
-def _kernel_program(name: str, config: str, tiles: tuple[int, ...],
-                    sync: str = "kernels") -> polycuda.Program:
+def _kernel_program(name: str, config: str, tiles: tuple[int, ...], sync: str = "kernels",
+                    staging: bool = False) -> polycuda.Program:
     kernel = suite.by_name(name)
-    options = Options(scheduler="pluto", tile_sizes=tiles, wavefront_sync=sync, **PLUTO[config])
+    options = Options(scheduler="pluto", tile_sizes=tiles, wavefront_sync=sync,
+                      shared_staging=staging, **PLUTO[config])
     return polycuda.compile(str(kernel.c_path), function=kernel.function, options=options)
 
 
@@ -65,6 +66,42 @@ def test_wavefront_kernel_verifies(name, config, tiles, sizes):
     results = prog.verify(sizes, targets=TARGETS)
     assert [r.target for r in results] == list(TARGETS)
     assert all(r.ok for r in results), results
+
+
+# Grid-wide barriers and shared-memory staging, on the emulator: every thread of a cooperative
+# launch a fiber, blocks drifting apart between barriers (2 emulated SMs: few resident blocks,
+# each running several tiles of a wavefront).
+VARIANTS = [("kernels", True), ("grid", False), ("grid", True)]
+VARIANT_CASES = [c for c in CASES if c[0] in ("sor_1d", "jacobi_2d", "fdtd_2d", "sor_2d", "gemm")]
+
+
+@pytest.mark.parametrize(("sync", "staging"), VARIANTS, ids=[f"{s}-{'smem' if st else 'global'}"
+                                                             for s, st in VARIANTS])
+@pytest.mark.parametrize(("name", "config", "tiles", "sizes"), VARIANT_CASES,
+                         ids=[f"{c[0]}-{c[1]}" for c in VARIANT_CASES])
+def test_grid_sync_and_staging_verify(name, config, tiles, sizes, sync, staging):
+    prog = _kernel_program(name, config, tiles, sync, staging)
+    kernels = [k for k in _kernels_of(prog) if k.wavefront]
+    assert kernels and all(k.grid_sync == (sync == "grid") for k in kernels)
+    assert not staging or any(k.staged for k in kernels), "expected a staged array"
+    assert all(r.ok for r in prog.verify(sizes, targets=("emulate",)))
+
+
+def test_staged_tile_reads_and_writes_shared_memory_only():
+    prog = _kernel_program("jacobi_1d", "pluto", (16, 64), staging=True)
+    (kernel,) = [k for k in _kernels_of(prog) if k.wavefront]
+    # tiles of 16 time steps x 64 points of the skewed space row: a box of 96 elements per
+    # array, with a dirty byte each (both arrays are written)
+    assert [(s.array, s.sizes, s.written) for s in kernel.staged] == [
+        ("A", (96,), True), ("B", (96,), True)]
+    source = prog.generate("cuda").source
+    body = source[source.index("for (int c2 = "):source.index("pc_d_A[pc_e]) A[pc_g]")]
+    assert "pc_s_A[" in body and "pc_s_B[" in body
+    assert " A[" not in body.replace("pc_s_A[", "") and " B[" not in body.replace("pc_s_B[", "")
+    assert body.count("pc_d_A[") == 1 and body.count("pc_d_B[") == 1  # each write marks dirty
+    # without room (a 3-D band's middle member loops inside the threads: no fixed box)
+    assert not any(k.staged for k in _kernels_of(
+        _kernel_program("jacobi_3d", "intra", (2, 3, 4), staging=True)))
 
 
 # Shapes of our own: a negative distance (skewed by the scheduler), a triangular domain with

@@ -1,0 +1,159 @@
+"""Shared-memory staging of a wavefront tile's data (Di et al. 2012, Section III: a tile's data
+in shared memory when it fits).
+
+For every array that a wavefront kernel's statements access, the footprint of one tile is the
+image of the tile's instances under the accesses; its bounding box has a fixed size (the
+tiles are translates of one parallelogram) and an offset that is a function of the tile's
+coordinates. A block stages the box of its tile before the tile's intra-tile wavefronts
+(`__syncthreads()`), runs them on the shared copy, and writes back the elements that it wrote,
+marked in a byte per element. This is exact without computing the write footprint:
+
+- the tiles of one inter-tile wavefront are independent (no flow, anti or output dependence
+  between them: the wavefront is legal), so a value that a tile reads from global memory was
+  final before its wavefront began, and no other tile of the wavefront writes an element
+  that this one writes;
+- the elements of the box that the tile does not access are loaded and never read, never
+  written back.
+
+The plan is computed on the schedule tree, where the tile's coordinates are schedule
+dimensions: the offsets are C expressions in the iterators of the inter-tile wavefront loop
+and the tile loops (names `<prefix><depth>`), which the kernel has in scope around the
+intra-tile wavefront loop.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import islpy as isl
+
+from polycuda.codegen.ast_expr import ast_expr_to_c
+
+# Static shared memory of one block (CUDA's limit without the dynamic opt-in)
+SHARED_BYTES = 48 * 1024
+DTYPE_BYTES = {"int": 4, "long": 8, "float": 4, "double": 8}
+
+
+@dataclass(frozen=True)
+class Accesses:
+    """What staging needs of the scop: its reads and writes and each array's element type.
+
+    # reads:  { S[x] -> A[a] } every read;  writes: the same for writes
+    """
+
+    reads: isl.UnionMap
+    writes: isl.UnionMap
+    dtypes: dict[str, str]
+
+
+@dataclass(frozen=True)
+class StagedArray:
+    """One array staged per tile: the box [offsets, offsets + sizes) of its elements.
+
+    offsets: C expressions in the parameters and the iterators of the inter-tile wavefront
+    loop and the tile loops. written: a statement of the kernel writes the array (its
+    elements get a dirty byte and are written back).
+    """
+
+    array: str
+    offsets: tuple[str, ...]
+    sizes: tuple[int, ...]
+    written: bool
+
+    @property
+    def elements(self) -> int:
+        return math.prod(self.sizes)
+
+    def bytes(self, dtype: str) -> int:
+        """Shared memory of the copy and, for a written array, its dirty bytes."""
+        return self.elements * (DTYPE_BYTES[dtype] + (1 if self.written else 0))
+
+
+def plan(w_band: isl.ScheduleNode, lift: isl.UnionMap, accesses: Accesses, prefix: str,
+         budget: int = SHARED_BYTES) -> tuple[StagedArray, ...]:
+    """The arrays whose tile boxes fit in `budget` bytes together, in order of first access.
+
+    w_band: the [W] band of a tiled wavefront (wavefront.tile_and_skew), its child the band of
+    the enumerated tile coordinates. An array whose box size is not a constant (a footprint
+    that grows with a parameter), or a 0-d array, is not staged.
+
+    # lift: { S[x] -> S[x, T, P] } for the band's statements (wavefront.tile_and_skew)
+    """
+    reads, writes, dtypes = accesses.reads, accesses.writes, accesses.dtypes
+    depth = w_band.get_schedule_depth()
+    domain = w_band.get_domain()
+    # The tiles unclipped by the iteration domain (gist: the domain's constraints dropped):
+    # each a translate of one parallelogram, whose footprint's box isl bounds quickly; the
+    # clipped tiles' footprints lie inside. tiles: { S[x, T, P] -> [W, T_enumerated...] }
+    tiles = _unclipped(w_band.band_get_partial_schedule_union_map().flat_range_product(
+        w_band.child(0).band_get_partial_schedule_union_map()))
+    unlift = _unclipped(lift.intersect_range(domain)).reverse()
+    band_accesses = _unclipped(reads.union(writes).intersect_domain(unlift.range()))
+    footprint = tiles.reverse().apply_range(unlift.apply_range(band_accesses))
+    written = {m.get_tuple_name(isl.dim_type.out)
+               for m in _maps(writes.intersect_domain(unlift.range()))}
+    staged, used = [], 0
+    for amap in _maps(footprint):
+        name = amap.get_tuple_name(isl.dim_type.out)
+        box = _box(amap, [f"{prefix}{depth + k}" for k in range(amap.dim(isl.dim_type.in_))])
+        if box is None:
+            continue
+        array = StagedArray(name, box[0], box[1], name in written)
+        if used + array.bytes(dtypes[name]) <= budget:
+            staged.append(array)
+            used += array.bytes(dtypes[name])
+    return tuple(staged)
+
+
+def _box(amap: isl.Map, names: list[str]) -> tuple[tuple[str, ...], tuple[int, ...]] | None:
+    """Offsets (C, in the parameters and `names`) and constant sizes of the bounding box of
+    the range of { [W, T...] -> A[a] } per domain point; None if some size is not bounded by
+    a constant."""
+    nparam = amap.dim(isl.dim_type.param)
+    n_in = amap.dim(isl.dim_type.in_)
+    if amap.dim(isl.dim_type.out) == 0:
+        return None
+    per_tile = amap.move_dims(isl.dim_type.param, nparam, isl.dim_type.in_, 0, n_in)
+    for k, name in enumerate(names):
+        per_tile = per_tile.set_dim_name(isl.dim_type.param, nparam + k, name)
+    box = per_tile.range()
+    offsets, sizes = [], []
+    for d in range(box.dim(isl.dim_type.set)):
+        try:
+            low, high = box.dim_min(d), box.dim_max(d)
+        except isl.Error:  # unbounded: a band member not tiled (wavefront.inner_members_last)
+            return None
+        extent = _largest(high.sub(low).add_constant_val(isl.Val.one(amap.get_ctx())))
+        if extent is None:
+            return None
+        sizes.append(extent)
+        build = isl.AstBuild.from_context(low.domain())
+        offsets.append(ast_expr_to_c(build.expr_from_pw_aff(low.coalesce())))
+    return tuple(offsets), tuple(sizes)
+
+
+def _unclipped(umap: isl.UnionMap) -> isl.UnionMap:
+    """`umap` without the constraints that its domain implies (isl's gist)."""
+    return umap.gist_domain(umap.domain())
+
+
+def _largest(pw_aff: isl.PwAff) -> int | None:
+    """The maximum of a quasi-affine function of the parameters over all of them, or None if
+    it is unbounded."""
+    values = isl.Set.from_pw_aff(pw_aff)  # [params] -> { [e] }
+    nparam = values.dim(isl.dim_type.param)
+    values = values.move_dims(isl.dim_type.set, 1, isl.dim_type.param, 0, nparam)
+    # { [e] }; the hull drops the existentials that the projection leaves (with them isl
+    # cannot tell a bounded set from an unbounded one): a superset, so an upper bound
+    values = values.project_out(isl.dim_type.set, 1, nparam).polyhedral_hull()
+    if values.is_empty() or not values.is_bounded():
+        return None
+    point = values.lexmax().sample_point()
+    return point.get_coordinate_val(isl.dim_type.set, 0).to_python()
+
+
+def _maps(umap: isl.UnionMap) -> list[isl.Map]:
+    maps: list[isl.Map] = []
+    umap.foreach_map(maps.append)
+    return maps
