@@ -290,10 +290,12 @@ def test_wavefront_kernel_verifies_on_the_gpu(name, config, tiles, sizes):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize(("sync", "staging"), VARIANTS, ids=[f"{s}-{'smem' if st else 'global'}"
+                                                             for s, st in VARIANTS])
 @pytest.mark.parametrize(("name", "config", "tiles", "sizes"), CASES,
                          ids=[f"{c[0]}-{c[1]}" for c in CASES])
-def test_grid_synced_wavefront_kernel_verifies_on_the_gpu(name, config, tiles, sizes):
-    prog = _kernel_program(name, config, tiles, "grid")
+def test_grid_sync_and_staging_verify_on_the_gpu(name, config, tiles, sizes, sync, staging):
+    prog = _kernel_program(name, config, tiles, sync, staging)
     assert all(r.ok for r in prog.verify(sizes, targets=("cuda",)))
 
 
