@@ -71,7 +71,9 @@ class KernelPrinter(AstPrinter):
         super().__init__(scop)
         self.kernel = kernel
         self.scope = scope
-        self.staging = False  # inside a staged tile: statements access the shared copies
+        # inside a staged tile: the arrays whose shared copies the statements access
+        self.staging: tuple[StagedArray, ...] = ()
+        self.declared: dict[str, StagedArray] = {}  # every array staged somewhere
         n = kernel.n
         # iterator -> (CUDA index variable, its extent); innermost mapped dimension on x
         self.axes: dict[str, tuple[str, str]] = {}
@@ -116,22 +118,25 @@ class KernelPrinter(AstPrinter):
         """
         it, init, cond, inc = for_parts(node)
         tile = [self.kernel.iterator(self.kernel.depth - 1), *self.kernel.block_iterators()]
-        staged = bool(self.kernel.staged) and all(
-            name in self.scope or name in self.consumed for name in tile)
+        used = _arrays_under(self.scop, node)
+        arrays = tuple(a for a in self.kernel.staged if a.array in used) if all(
+            name in self.scope or name in self.consumed for name in tile) else ()
+        staged = bool(arrays)
         if staged:
             self.emit(indent, "{")
-            self.lines += [f"{'  ' * (indent + 1)}{line}" for line in _stage_in(self.scop,
-                                                                                self.kernel)]
-        self.staging = staged
+            self.lines += [f"{'  ' * (indent + 1)}{line}"
+                           for line in _stage_in(self.scop, self.kernel, arrays)]
+            self.declared.update((a.array, a) for a in arrays)
+        self.staging = arrays
         inner = indent + 1 if staged else indent
         self.emit(inner, f"for (int {it} = {init}; {cond}; {it} += {inc}) {{")
         self.node(node.for_get_body(), inner + 1)
         self.emit(inner + 1, "__syncthreads();")
         self.emit(inner, "}")
-        self.staging = False
+        self.staging = ()
         if staged:
-            self.lines += [f"{'  ' * (indent + 1)}{line}" for line in _stage_out(self.scop,
-                                                                                 self.kernel)]
+            self.lines += [f"{'  ' * (indent + 1)}{line}"
+                           for line in _stage_out(self.scop, self.kernel, arrays)]
             self.emit(indent, "}")
 
     def mark(self, node: isl.AstNode, indent: int) -> None:
@@ -145,7 +150,7 @@ class KernelPrinter(AstPrinter):
         call = node.user_get_expr()
         guards = [self._owner(it, call) for it in self.axes if it not in self.consumed]
         if self.staging:
-            text = user_statement(self.scop, call, *_staged_printers(self.scop, self.kernel))
+            text = user_statement(self.scop, call, *_staged_printers(self.scop, self.staging))
         else:
             text = user_statement(self.scop, call)
         if guards:
@@ -222,7 +227,6 @@ class HostPrinter(AstPrinter):
         scope = frozenset(host_iters) | (frozenset() if w_loop is None
                                          else {for_parts(w_loop)[0]})
         printer = KernelPrinter(self.scop, kernel, scope)
-        printer.lines += _shared_declarations(self.scop, kernel)
         if w_loop is None:
             printer.node(body, 1)
         else:
@@ -233,6 +237,7 @@ class HostPrinter(AstPrinter):
             printer.node(body, 2)
             printer.emit(2, "pc_grid.sync();")
             printer.emit(1, "}")
+        printer.lines[:0] = _shared_declarations(self.scop, tuple(printer.declared.values()))
         decl = ", ".join(p[0] for p in params)
         bound = f" __launch_bounds__({_product(kernel.block_sizes)})" if kernel.block_sizes else ""
         self.kernel_sources.append("\n".join(
@@ -320,10 +325,24 @@ class HostPrinter(AstPrinter):
         self.emit(indent, "}")
 
 
-def _shared_declarations(scop: Scop, kernel: KernelMapping) -> list[str]:
-    """The shared copies of a wavefront kernel's staged arrays and their dirty bytes."""
+def _arrays_under(scop: Scop, node: isl.AstNode) -> set[str]:
+    """The arrays that the statements in the AST below `node` read or write."""
+    names: set[str] = set()
+
+    def visit(child: isl.AstNode) -> bool:
+        if child.get_type() == isl.ast_node_type.user:
+            stmt = scop.statement(child.user_get_expr().get_op_arg(0).get_id().get_name())
+            names.update(ref.array for ref in (stmt.lhs, *stmt.read_refs()))
+        return True
+
+    node.foreach_descendant_top_down(visit)
+    return names
+
+
+def _shared_declarations(scop: Scop, arrays: tuple[StagedArray, ...]) -> list[str]:
+    """The shared copies of staged arrays and their dirty bytes."""
     lines = []
-    for staged in kernel.staged:
+    for staged in arrays:
         ctype = abi.C_TYPES[scop.array(staged.array).dtype]
         lines.append(f"  __shared__ {ctype} pc_s_{staged.array}[{staged.elements}];")
         if staged.written:
@@ -339,11 +358,11 @@ def _local_index(staged: StagedArray, index: list[str]) -> str:
     return flat
 
 
-def _staged_printers(scop: Scop, kernel: KernelMapping
+def _staged_printers(scop: Scop, arrays: tuple[StagedArray, ...]
                      ) -> tuple[RefPrinter, Callable[[Ref, Callable[[Expr], str]], str]]:
     """Statement printers inside a staged tile: staged arrays read and written in shared
     memory, each write marking its element dirty."""
-    staged = {s.array: s for s in kernel.staged}
+    staged = {s.array: s for s in arrays}
     flat = flat_ref_printer(scop)
 
     def ref(r: Ref, sub: Callable[[Expr], str]) -> str:
@@ -361,8 +380,8 @@ def _staged_printers(scop: Scop, kernel: KernelMapping
 
 def _box_loop(scop: Scop, kernel: KernelMapping, staged: StagedArray, body: str) -> list[str]:
     """A loop of the block's threads over the elements pc_e of a staged box; `body` sees the
-    element's subscripts pc_x0, ... and `pc_in` (inside the array) and `pc_g` (its flat
-    position in the array)."""
+    element's subscripts pc_x0, ..., `pc_g` (its flat position in the array) and, if it
+    names it, `pc_in` (the element lies inside the array)."""
     n = kernel.n
     sizes = kernel.block_sizes
     tid = "threadIdx.x" if n == 1 else f"threadIdx.x + {sizes[n - 1]} * threadIdx.y"
@@ -382,20 +401,21 @@ def _box_loop(scop: Scop, kernel: KernelMapping, staged: StagedArray, body: str)
     flat = "pc_x0"
     for d in range(1, len(shape)):
         flat = f"({flat}) * ({expr_to_c(shape[d])}) + pc_x{d}"
-    lines += [f"  const bool pc_in = {bounds};", f"  const long long pc_g = {flat};",
-              f"  {body}", "}"]
+    if "pc_in" in body:
+        lines.append(f"  const bool pc_in = {bounds};")
+    lines += [f"  const long long pc_g = {flat};", f"  {body}", "}"]
     return lines
 
 
-def _stage_in(scop: Scop, kernel: KernelMapping) -> list[str]:
+def _stage_in(scop: Scop, kernel: KernelMapping, arrays: tuple[StagedArray, ...]) -> list[str]:
     """Before a tile's intra-tile wavefronts: the box offsets, the staged elements copied to
     shared memory (dirty bytes cleared), a barrier. The first barrier keeps the previous
     tile's write-back reading the copies before they are overwritten."""
     lines = ["__syncthreads();"]
-    for staged in kernel.staged:
+    for staged in arrays:
         lines += [f"const int pc_o_{staged.array}_{d} = {offset};"
                   for d, offset in enumerate(staged.offsets)]
-    for staged in kernel.staged:
+    for staged in arrays:
         a = staged.array
         clear = f" pc_d_{a}[pc_e] = 0;" if staged.written else ""
         lines += _box_loop(scop, kernel, staged, f"if (pc_in) pc_s_{a}[pc_e] = {a}[pc_g];{clear}")
@@ -403,11 +423,12 @@ def _stage_in(scop: Scop, kernel: KernelMapping) -> list[str]:
     return lines
 
 
-def _stage_out(scop: Scop, kernel: KernelMapping) -> list[str]:
+def _stage_out(scop: Scop, kernel: KernelMapping, arrays: tuple[StagedArray, ...]
+               ) -> list[str]:
     """After a tile's intra-tile wavefronts (the last closed by a barrier): the elements the
     tile wrote back to global memory."""
     lines = []
-    for staged in kernel.staged:
+    for staged in arrays:
         if staged.written:
             a = staged.array
             lines += _box_loop(scop, kernel, staged,
