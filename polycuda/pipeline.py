@@ -74,13 +74,9 @@ def _iterator_ids(ctx: isl.Context, prefix: str) -> isl.IdList:
 
 def _accesses(scop: Scop, ctx: isl.Context) -> staging.Accesses:
     """The scop's reads and writes, { S[x] -> A[a] }, and its arrays' element types."""
-    maps = {True: isl.UnionMap.empty(isl.Space.params_alloc(ctx, 0)),
-            False: isl.UnionMap.empty(isl.Space.params_alloc(ctx, 0))}
-    for stmt in scop.statements:
-        for access in isl_build.statement_accesses(scop, stmt):
-            amap = isl_build.access_map(access, stmt, ctx, tagged=False)
-            maps[access.is_write] = maps[access.is_write].union(isl.UnionMap.from_map(amap))
-    return staging.Accesses(maps[False], maps[True], {a.name: a.dtype for a in scop.arrays})
+    return staging.Accesses(isl_build.accesses_union(scop, ctx, writes=False),
+                            isl_build.accesses_union(scop, ctx, writes=True),
+                            {a.name: a.dtype for a in scop.arrays})
 
 
 def compile_scop(scop: Scop, options: Options) -> Generated:

@@ -44,13 +44,7 @@ class Dependence:
 
 def _tagged(scop: Scop, ctx: isl.Context, writes: bool) -> isl.UnionMap:
     # { [S[i] -> ref[]] -> A[f(i)] }
-    result = isl.UnionMap.empty(isl.Space.params_alloc(ctx, 0))
-    for stmt in scop.statements:
-        for acc in isl_build.statement_accesses(scop, stmt):
-            if acc.is_write == writes:
-                amap = isl_build.access_map(acc, stmt, ctx, tagged=True)
-                result = result.union(isl.UnionMap.from_map(amap))
-    return result
+    return isl_build.accesses_union(scop, ctx, writes, tagged=True)
 
 
 def _tagged_schedule(scop: Scop, ctx: isl.Context, tagged: isl.UnionMap) -> isl.UnionMap:

@@ -98,11 +98,19 @@ def parse_configs(text: str) -> tuple[str, ...]:
     Raises:
         ValueError: no name, or a name not in CONFIG_OPTIONS (the message lists the known ones).
     """
-    names = tuple(dict.fromkeys(c.strip() for c in text.split(",") if c.strip()))
-    unknown = [c for c in names if c not in CONFIG_OPTIONS]
+    return _parse_names(text, tuple(CONFIG_OPTIONS), "configuration")
+
+
+def _parse_names(text: str, known: tuple[str, ...], what: str) -> tuple[str, ...]:
+    """The comma-separated names of `text`, duplicates dropped.
+
+    Raises:
+        ValueError: no name, or one not in `known` (the message lists them).
+    """
+    names = tuple(dict.fromkeys(n.strip() for n in text.split(",") if n.strip()))
+    unknown = [n for n in names if n not in known]
     if unknown or not names:
-        raise ValueError(f"unknown configuration(s) {unknown or text!r}; "
-                         f"known: {', '.join(CONFIG_OPTIONS)}")
+        raise ValueError(f"unknown {what}(s) {unknown or text!r}; known: {', '.join(known)}")
     return names
 
 
@@ -134,12 +142,7 @@ def parse_syncs(text: str) -> tuple[str, ...]:
     Raises:
         ValueError: no name, or one not in options.WAVEFRONT_SYNCS.
     """
-    names = tuple(dict.fromkeys(s.strip() for s in text.split(",") if s.strip()))
-    unknown = [s for s in names if s not in WAVEFRONT_SYNCS]
-    if unknown or not names:
-        raise ValueError(f"unknown wavefront order(s) {unknown or text!r}; "
-                         f"known: {', '.join(WAVEFRONT_SYNCS)}")
-    return names
+    return _parse_names(text, WAVEFRONT_SYNCS, "wavefront order")
 
 
 def parse_stagings(text: str) -> tuple[bool, ...]:
@@ -148,10 +151,7 @@ def parse_stagings(text: str) -> tuple[bool, ...]:
     Raises:
         ValueError: no name, or one other than global and smem.
     """
-    names = tuple(dict.fromkeys(s.strip() for s in text.split(",") if s.strip()))
-    if not names or any(n not in ("global", "smem") for n in names):
-        raise ValueError(f"expected global and/or smem, got {text!r}")
-    return tuple(n == "smem" for n in names)
+    return tuple(n == "smem" for n in _parse_names(text, ("global", "smem"), "staging"))
 
 
 def dtype_defines(dtype: str) -> tuple[str, ...]:

@@ -33,10 +33,12 @@ from polycuda.codegen.test_main import main_source
 from polycuda.gpu.mapping import KernelMapping
 from polycuda.gpu.staging import StagedArray
 from polycuda.gpu.wavefront import BARRIER_MARK
-from polycuda.ir.expr import Expr, Ref
+from polycuda.ir.expr import Expr, Ref, Var
 from polycuda.ir.scop import Scop
 
 _AXES = ("x", "y", "z")
+# statements.user_statement's after_write: a statement after a write, given its reference
+AfterWrite = Callable[[Ref, Callable[[Expr], str]], str]
 MAX_GRID = ("2147483647", "65535", "65535")
 
 
@@ -71,8 +73,8 @@ class KernelPrinter(AstPrinter):
         super().__init__(scop)
         self.kernel = kernel
         self.scope = scope
-        # inside a staged tile: the arrays whose shared copies the statements access
-        self.staging: tuple[StagedArray, ...] = ()
+        # inside a staged tile: the statement printers that access the shared copies
+        self.staging: tuple[RefPrinter, AfterWrite] | None = None
         self.declared: dict[str, StagedArray] = {}  # every array staged somewhere
         n = kernel.n
         # iterator -> (CUDA index variable, its extent); innermost mapped dimension on x
@@ -118,22 +120,24 @@ class KernelPrinter(AstPrinter):
         """
         it, init, cond, inc = for_parts(node)
         tile = [self.kernel.iterator(self.kernel.depth - 1), *self.kernel.block_iterators()]
-        used = _arrays_under(self.scop, node)
-        arrays = tuple(a for a in self.kernel.staged if a.array in used) if all(
-            name in self.scope or name in self.consumed for name in tile) else ()
+        arrays: tuple[StagedArray, ...] = ()
+        if self.kernel.staged and all(name in self.scope or name in self.consumed
+                                      for name in tile):
+            used = _arrays_under(self.scop, node)
+            arrays = tuple(a for a in self.kernel.staged if a.array in used)
         staged = bool(arrays)
         if staged:
             self.emit(indent, "{")
             self.lines += [f"{'  ' * (indent + 1)}{line}"
                            for line in _stage_in(self.scop, self.kernel, arrays)]
             self.declared.update((a.array, a) for a in arrays)
-        self.staging = arrays
+            self.staging = _staged_printers(self.scop, arrays)
         inner = indent + 1 if staged else indent
         self.emit(inner, f"for (int {it} = {init}; {cond}; {it} += {inc}) {{")
         self.node(node.for_get_body(), inner + 1)
         self.emit(inner + 1, "__syncthreads();")
         self.emit(inner, "}")
-        self.staging = ()
+        self.staging = None
         if staged:
             self.lines += [f"{'  ' * (indent + 1)}{line}"
                            for line in _stage_out(self.scop, self.kernel, arrays)]
@@ -149,10 +153,7 @@ class KernelPrinter(AstPrinter):
     def user(self, node: isl.AstNode, indent: int) -> None:
         call = node.user_get_expr()
         guards = [self._owner(it, call) for it in self.axes if it not in self.consumed]
-        if self.staging:
-            text = user_statement(self.scop, call, *_staged_printers(self.scop, self.staging))
-        else:
-            text = user_statement(self.scop, call)
+        text = user_statement(self.scop, call, *(self.staging or ()))
         if guards:
             text = f"if ({' && '.join(guards)}) {text}"
         self.emit(indent, text)
@@ -359,7 +360,7 @@ def _local_index(staged: StagedArray, index: list[str]) -> str:
 
 
 def _staged_printers(scop: Scop, arrays: tuple[StagedArray, ...]
-                     ) -> tuple[RefPrinter, Callable[[Ref, Callable[[Expr], str]], str]]:
+                     ) -> tuple[RefPrinter, AfterWrite]:
     """Statement printers inside a staged tile: staged arrays read and written in shared
     memory, each write marking its element dirty."""
     staged = {s.array: s for s in arrays}
@@ -378,10 +379,11 @@ def _staged_printers(scop: Scop, arrays: tuple[StagedArray, ...]
     return ref, after_write
 
 
-def _box_loop(scop: Scop, kernel: KernelMapping, staged: StagedArray, body: str) -> list[str]:
-    """A loop of the block's threads over the elements pc_e of a staged box; `body` sees the
-    element's subscripts pc_x0, ..., `pc_g` (its flat position in the array) and, if it
-    names it, `pc_in` (the element lies inside the array)."""
+def _box_loop(scop: Scop, kernel: KernelMapping, staged: StagedArray,
+              body: str) -> list[str]:
+    """A loop of the block's threads over the elements pc_e of a staged box; in `body`,
+    "{element}" becomes the array element, and the code sees its subscripts pc_x0, ... and,
+    if it names it, `pc_in` (the element lies inside the array)."""
     n = kernel.n
     sizes = kernel.block_sizes
     tid = "threadIdx.x" if n == 1 else f"threadIdx.x + {sizes[n - 1]} * threadIdx.y"
@@ -398,13 +400,11 @@ def _box_loop(scop: Scop, kernel: KernelMapping, staged: StagedArray, body: str)
     lines += coords[::-1]
     bounds = " && ".join(f"pc_x{d} >= 0 && pc_x{d} < ({expr_to_c(shape[d])})"
                          for d in range(len(shape)))
-    flat = "pc_x0"
-    for d in range(1, len(shape)):
-        flat = f"({flat}) * ({expr_to_c(shape[d])}) + pc_x{d}"
-    if "pc_in" in body:
+    element = Ref(staged.array, tuple(Var(f"pc_x{d}") for d in range(len(shape))))
+    text = body.format(element=flat_ref_printer(scop)(element, expr_to_c))
+    if "pc_in" in text:
         lines.append(f"  const bool pc_in = {bounds};")
-    lines += [f"  const long long pc_g = {flat};", f"  {body}", "}"]
-    return lines
+    return [*lines, f"  {text}", "}"]
 
 
 def _stage_in(scop: Scop, kernel: KernelMapping, arrays: tuple[StagedArray, ...]) -> list[str]:
@@ -418,7 +418,8 @@ def _stage_in(scop: Scop, kernel: KernelMapping, arrays: tuple[StagedArray, ...]
     for staged in arrays:
         a = staged.array
         clear = f" pc_d_{a}[pc_e] = 0;" if staged.written else ""
-        lines += _box_loop(scop, kernel, staged, f"if (pc_in) pc_s_{a}[pc_e] = {a}[pc_g];{clear}")
+        lines += _box_loop(scop, kernel, staged,
+                           f"if (pc_in) pc_s_{a}[pc_e] = {{element}};{clear}")
     lines.append("__syncthreads();")
     return lines
 
@@ -432,7 +433,7 @@ def _stage_out(scop: Scop, kernel: KernelMapping, arrays: tuple[StagedArray, ...
         if staged.written:
             a = staged.array
             lines += _box_loop(scop, kernel, staged,
-                               f"if (pc_d_{a}[pc_e]) {a}[pc_g] = pc_s_{a}[pc_e];")
+                               f"if (pc_d_{a}[pc_e]) {{element}} = pc_s_{a}[pc_e];")
     return lines
 
 

@@ -62,6 +62,18 @@ def access_map(access: Access, stmt: Statement, ctx: isl.Context, tagged: bool) 
     return tag_map.reverse().apply_range(amap)
 
 
+def accesses_union(scop: Scop, ctx: isl.Context, writes: bool, tagged: bool = False
+                   ) -> isl.UnionMap:
+    """Every write (or every read) of the scop: { S[i] -> A[f(i)] }, or tagged
+    { [S[i] -> ref[]] -> A[f(i)] } (access_map)."""
+    result = isl.UnionMap.empty(isl.Space.params_alloc(ctx, 0))
+    for stmt in scop.statements:
+        for acc in statement_accesses(scop, stmt):
+            if acc.is_write == writes:
+                result = result.union(isl.UnionMap.from_map(access_map(acc, stmt, ctx, tagged)))
+    return result
+
+
 def original_schedule(scop: Scop, ctx: isl.Context) -> isl.UnionMap:
     """The 2d+1 textual-order schedule { S[i, j] -> [b0, i, b1, j, b2] } padded to one depth."""
     depth = max((len(s.iterators) for s in scop.statements), default=0)

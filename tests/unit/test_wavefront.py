@@ -95,7 +95,7 @@ def test_staged_tile_reads_and_writes_shared_memory_only():
     assert [(s.array, s.sizes, s.written) for s in kernel.staged] == [
         ("A", (96,), True), ("B", (96,), True)]
     source = prog.generate("cuda").source
-    body = source[source.index("for (int c2 = "):source.index("pc_d_A[pc_e]) A[pc_g]")]
+    body = source[source.index("for (int c2 = "):source.index("pc_d_A[pc_e]) A[pc_x0]")]
     assert "pc_s_A[" in body and "pc_s_B[" in body
     assert " A[" not in body.replace("pc_s_A[", "") and " B[" not in body.replace("pc_s_B[", "")
     assert body.count("pc_d_A[") == 1 and body.count("pc_d_B[") == 1  # each write marks dirty
@@ -280,6 +280,7 @@ def test_threads_race_unless_a_barrier_separates_the_statements():
     assert legality.racing_threads(w_band, points, barrier, deps).is_empty()
     same_thread = isl.UnionMap.read_from_str(ctx, "[n] -> { S[t, i] -> R[t, i] : 0 <= t, i < n }")
     assert legality.racing_threads(w_band, points, none, same_thread).is_empty()
+
 
 @pytest.mark.gpu
 @pytest.mark.parametrize(("name", "config", "tiles", "sizes"), CASES,
