@@ -72,7 +72,8 @@ class StagedArray:
 
 def plan(w_band: isl.ScheduleNode, lift: isl.UnionMap, accesses: Accesses, prefix: str,
          budget: int = SHARED_BYTES) -> tuple[StagedArray, ...]:
-    """The arrays whose tile boxes fit in `budget` bytes together, in order of first access.
+    """The arrays whose tile boxes fit in `budget` bytes together, taken greedily in the
+    order in which isl lists their footprints.
 
     w_band: the [W] band of a tiled wavefront (wavefront.tile_and_skew), its child the band of
     the enumerated tile coordinates. An array whose box size is not a constant (a footprint
