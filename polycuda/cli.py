@@ -43,6 +43,8 @@ def _options(args: argparse.Namespace, target: str | None = None) -> Options:
         changes["wavefront"] = False
     if args.wavefront_sync:
         changes["wavefront_sync"] = args.wavefront_sync
+    if args.shared_memory is not None:
+        changes["shared_memory_kib"] = args.shared_memory
     return base.replace(**changes)
 
 
@@ -146,6 +148,9 @@ def _common(p: argparse.ArgumentParser) -> None:
                         "grid-wide barrier in one cooperative launch")
     p.add_argument("--shared-staging", action="store_true",
                    help="stage each wavefront tile's data in shared memory when it fits")
+    p.add_argument("--shared-memory", type=int, metavar="KIB",
+                   help="shared memory per block for staged tiles (default 48; above 48 the "
+                        "kernel opts in to more: H100 allows 227, A100 163)")
     p.add_argument("--options", help="read options written by --dump-options")
 
 

@@ -64,6 +64,10 @@ class Options:
     wavefront_sync: str = "kernels"
     # Stage each wavefront tile's data in shared memory when it fits (gpu/staging.py).
     shared_staging: bool = False
+    # Shared memory (KiB) that the staged tiles of one block may use. Staged copies live in
+    # dynamic shared memory; above 48 KiB the kernel opts in (cudaFuncSetAttribute), which
+    # the GPU must allow (H100: 227 KiB, A100: 163 KiB), else the launch reports an error.
+    shared_memory_kib: int = 48
 
     def __post_init__(self) -> None:
         if self.target not in TARGETS:
@@ -78,6 +82,8 @@ class Options:
             raise InvalidConfigError("balanced_wavefront needs scheduler='pluto'")
         if self.wavefront_sync not in WAVEFRONT_SYNCS:
             raise InvalidConfigError(f"{self.wavefront_sync=} is not one of {WAVEFRONT_SYNCS}")
+        if not 1 <= self.shared_memory_kib <= 1024:
+            raise InvalidConfigError(f"{self.shared_memory_kib=} must be 1..1024 (KiB)")
         if not 1 <= self.max_mapped_dims <= 3:
             raise InvalidConfigError(f"{self.max_mapped_dims=} must be 1, 2 or 3")
 

@@ -31,7 +31,7 @@ class BuildJob:
     dtype: str = "double"
     tiles: tuple[int, ...] = ()
     sync: str = "kernels"  # Options.wavefront_sync
-    staging: bool = False  # Options.shared_staging
+    staging: int = 0  # KiB of shared memory for staged tiles (Options.shared_memory_kib); 0: none
 
     @property
     def entry(self) -> str | None:

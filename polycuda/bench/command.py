@@ -44,8 +44,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "between wavefronts; entries <config>@[tiles+]grid)")
     p.add_argument("--staging", default="global", metavar="WHERE,...",
                    help="where wavefront tiles work, each measured with every other choice: "
-                        "global (the default), smem (staged in shared memory when they fit; "
-                        "entries <config>@[...+]smem)")
+                        "global (the default), smem (staged in 48 KiB of shared memory per "
+                        "block when they fit; entries <config>@[...+]smem), smem<KiB> (as "
+                        "much as asked: smem227 on an H100)")
     p.add_argument("--dtype", choices=("double", "float"), default="double",
                    help="compile the kernels with DATA_TYPE=float or double (default double); "
                         "float results go to ...-float.json")

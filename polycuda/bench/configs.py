@@ -43,21 +43,22 @@ TILE_SEPARATOR = "@"
 class Variant:
     """One polycuda entry of a kernel: configuration `config` with tile sizes `tiles`
     (outermost first; () keeps polycuda's defaults), inter-tile wavefronts ordered by `sync`
-    (Options.wavefront_sync) and wavefront tiles staged in shared memory if `staging`."""
+    (Options.wavefront_sync) and wavefront tiles staged in `staging` KiB of shared memory per
+    block (Options.shared_memory_kib; 0: in global memory)."""
 
     config: str
     tiles: tuple[int, ...] = ()
     sync: str = "kernels"
-    staging: bool = False
+    staging: int = 0
 
     @property
     def name(self) -> str:
         """The entry's name: the configuration, then `@t1xt2...` when tiles are given, `+grid`
-        for grid-wide barriers and `+smem` for staging (`@grid`, `@smem`, `@grid+smem` with
-        the default tiles)."""
+        for grid-wide barriers and `+smem` for staging in 48 KiB, `+smem<KiB>` in another size
+        (`@grid`, `@smem`, `@grid+smem227` with the default tiles)."""
         parts = ["x".join(str(t) for t in self.tiles)] if self.tiles else []
         parts += [self.sync] if self.sync != "kernels" else []
-        parts += ["smem"] if self.staging else []
+        parts += [_staging_name(self.staging)] if self.staging else []
         return f"{self.config}{TILE_SEPARATOR}{'+'.join(parts)}" if parts else self.config
 
     @property
@@ -65,13 +66,15 @@ class Variant:
         """The configuration's label, with the tile sizes when given."""
         tiles = f", tiles {'x'.join(str(t) for t in self.tiles)}" if self.tiles else ""
         sync = ", grid-wide barrier between wavefronts" if self.sync == "grid" else ""
-        staging = ", tiles staged in shared memory" if self.staging else ""
+        staging = (f", tiles staged in {self.staging} KiB of shared memory" if self.staging
+                   else "")
         return CONFIG_LABELS[self.config] + tiles + sync + staging
 
     def options(self) -> Options:
         """The Options of this entry: CONFIG_OPTIONS[config] with tile_sizes."""
         return Options(**CONFIG_OPTIONS[self.config], tile_sizes=self.tiles,
-                       wavefront_sync=self.sync, shared_staging=self.staging)
+                       wavefront_sync=self.sync, shared_staging=bool(self.staging),
+                       shared_memory_kib=self.staging or Options().shared_memory_kib)
 
 
 def config_of(entry: str) -> str:
@@ -80,7 +83,7 @@ def config_of(entry: str) -> str:
 
 
 def variants(configs: tuple[str, ...], tiles: tuple[tuple[int, ...], ...] = (),
-             syncs: tuple[str, ...] = ("kernels",), stagings: tuple[bool, ...] = (False,)
+             syncs: tuple[str, ...] = ("kernels",), stagings: tuple[int, ...] = (0,)
              ) -> tuple[Variant, ...]:
     """Every entry of a run: per configuration, its default tiles, then each tile candidate,
     each with every way `syncs` of ordering the inter-tile wavefronts and `stagings`.
@@ -145,13 +148,31 @@ def parse_syncs(text: str) -> tuple[str, ...]:
     return _parse_names(text, WAVEFRONT_SYNCS, "wavefront order")
 
 
-def parse_stagings(text: str) -> tuple[bool, ...]:
-    """"global,smem" -> (False, True): tiles in global memory, staged in shared memory.
+def parse_stagings(text: str) -> tuple[int, ...]:
+    """"global,smem,smem227" -> (0, 48, 227): tiles in global memory, staged in shared memory
+    of the default 48 KiB per block or of the KiB given.
 
     Raises:
-        ValueError: no name, or one other than global and smem.
+        ValueError: no name, or one other than global, smem and smem<KiB>.
     """
-    return tuple(n == "smem" for n in _parse_names(text, ("global", "smem"), "staging"))
+    names = tuple(dict.fromkeys(n.strip() for n in text.split(",") if n.strip()))
+    stagings = []
+    for name in names:
+        kib = name[len("smem"):]
+        if name == "global":
+            stagings.append(0)
+        elif name.startswith("smem") and (not kib or kib.isdigit() and 1 <= int(kib) <= 1024):
+            stagings.append(int(kib) if kib else Options().shared_memory_kib)
+        else:
+            raise ValueError(f"unknown staging {name!r}; known: global, smem, smem<KiB> "
+                             "(e.g. smem227)")
+    if not stagings:
+        raise ValueError(f"no staging in {text!r}; known: global, smem, smem<KiB>")
+    return tuple(dict.fromkeys(stagings))
+
+
+def _staging_name(kib: int) -> str:
+    return "smem" if kib == Options().shared_memory_kib else f"smem{kib}"
 
 
 def dtype_defines(dtype: str) -> tuple[str, ...]:

@@ -68,7 +68,8 @@ class Settings:
     # Orders of the inter-tile wavefronts measured (options.WAVEFRONT_SYNCS), each with
     # every configuration and tile candidate.
     syncs: tuple[str, ...] = ("kernels",)
-    stagings: tuple[bool, ...] = (False,)  # tiles in global memory, staged in shared memory
+    # tiles in global memory (0) or staged in shared memory of so many KiB per block
+    stagings: tuple[int, ...] = (0,)
     max_run_s: float | None = None  # overrides the mode's Limits.max_run_s
     tag: str = ""  # appended to the results file's name
     sizes: tuple[tuple[str, int], ...] = ()  # parameter overrides (--size T=1000)
@@ -176,7 +177,7 @@ def _header(settings: Settings, platform: Platform) -> dict[str, Any]:
             "cpu_only_reason": platform.cpu_only_reason or None,
             "configs": list(settings.configs), "tiles": [list(t) for t in settings.tiles],
             "wavefront_syncs": list(settings.syncs),
-            "stagings": ["smem" if st else "global" for st in settings.stagings],
+            "stagings": [f"smem{st}" if st else "global" for st in settings.stagings],
             "tag": settings.tag, "size_overrides": dict(settings.sizes),
             "repeats": settings.repeats,
             "limits": asdict(limits), "seed": settings.seed,
@@ -299,7 +300,9 @@ def _entry(kernel: str, meas: Measurement,
         entry["config"] = config_of(meas.name)
         entry["tile_sizes"] = list(built[key].job.tiles) if key in built else []
         entry["wavefront_sync"] = built[key].job.sync if key in built else "kernels"
-        entry["shared_staging"] = built[key].job.staging if key in built else False
+        staging = built[key].job.staging if key in built else 0
+        entry["shared_staging"] = bool(staging)
+        entry["shared_memory_kib"] = staging
     if key in built:
         entry["build"] = _build_info(built[key])
     return entry

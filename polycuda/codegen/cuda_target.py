@@ -31,7 +31,7 @@ from polycuda.codegen.printer import AstPrinter, for_parts, mark_parts
 from polycuda.codegen.statements import flat_ref_printer, user_statement
 from polycuda.codegen.test_main import main_source
 from polycuda.gpu.mapping import KernelMapping
-from polycuda.gpu.staging import StagedArray
+from polycuda.gpu.staging import StagedArray, layout
 from polycuda.gpu.wavefront import BARRIER_MARK
 from polycuda.ir.expr import Expr, Ref, Var
 from polycuda.ir.scop import Scop
@@ -192,6 +192,8 @@ class HostPrinter(AstPrinter):
         self.host_iters: list[str] = []
         self.kernel_sources: list[str] = []
         self.copies: dict[str, int] = {}
+        self.shared: dict[str, int] = {}  # kernel -> bytes of dynamic shared memory
+        self.setup: list[str] = []  # driver lines before the host loops
 
     def user(self, node: isl.AstNode, indent: int) -> None:
         raise AssertionError("every statement must be under a kernel or serial mark")
@@ -209,9 +211,10 @@ class HostPrinter(AstPrinter):
         name, params = self._kernel(kernel, node.mark_get_node(), self.host_iters)
         args = ", ".join(p[1] for p in params)
         grid, block = _launch_dims(kernel, self.host_iters)
+        shared = f", {self.shared[name]}" if self.shared[name] else ""
         # a wavefront kernel: one launch per inter-tile wavefront (the host loop around it);
         # kernel boundaries order the wavefronts
-        self.emit(indent, f"{name}<<<{grid}, {block}>>>({args});")
+        self.emit(indent, f"{name}<<<{grid}, {block}{shared}>>>({args});")
 
     def _kernel(self, kernel: KernelMapping, body: isl.AstNode, host_iters: list[str],
                 w_loop: isl.AstNode | None = None) -> tuple[str, list[tuple[str, str]]]:
@@ -238,7 +241,13 @@ class HostPrinter(AstPrinter):
             printer.node(body, 2)
             printer.emit(2, "pc_grid.sync();")
             printer.emit(1, "}")
-        printer.lines[:0] = _shared_declarations(self.scop, tuple(printer.declared.values()))
+        shared, self.shared[name] = _shared_declarations(
+            self.scop, tuple(printer.declared.values()))
+        printer.lines[:0] = shared
+        if self.shared[name]:  # beyond 48 KiB only with the opt-in; asked for at any size
+            self.setup.append(f"PC_CHECK(cudaFuncSetAttribute({name}, "
+                              f"cudaFuncAttributeMaxDynamicSharedMemorySize, "
+                              f"{self.shared[name]}));")
         decl = ", ".join(p[0] for p in params)
         bound = f" __launch_bounds__({_product(kernel.block_sizes)})" if kernel.block_sizes else ""
         self.kernel_sources.append("\n".join(
@@ -273,7 +282,7 @@ class HostPrinter(AstPrinter):
         counts = kernel.grid_counts([*self.host_iters, it])
         sizes = [f"pc_g{axis}" for axis in range(n)]  # x first: the innermost dimension
         occupancy = (f"PC_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&pc_per_sm, "
-                     f"{name}, {_product(kernel.block_sizes)}, 0));")
+                     f"{name}, {_product(kernel.block_sizes)}, {self.shared[name]}));")
         lines = ["int pc_dev = 0, pc_sms = 0, pc_per_sm = 0;",
                  "PC_CHECK(cudaGetDevice(&pc_dev));",
                  ("PC_CHECK(cudaDeviceGetAttribute(&pc_sms, cudaDevAttrMultiProcessorCount, "
@@ -319,7 +328,7 @@ class HostPrinter(AstPrinter):
         grid = ", ".join(f"(unsigned){s}" for s in sizes)
         block = ", ".join(str(kernel.block_sizes[n - 1 - axis]) for axis in range(n))
         lines.append(f"PC_CHECK(cudaLaunchCooperativeKernel((void *){name}, dim3({grid}), "
-                     f"dim3({block}), pc_args, 0, 0));")
+                     f"dim3({block}), pc_args, {self.shared[name]}, 0));")
         self.emit(indent, "{")
         for line in lines:
             self.emit(indent + 1, line)
@@ -340,15 +349,19 @@ def _arrays_under(scop: Scop, node: isl.AstNode) -> set[str]:
     return names
 
 
-def _shared_declarations(scop: Scop, arrays: tuple[StagedArray, ...]) -> list[str]:
-    """The shared copies of staged arrays and their dirty bytes."""
-    lines = []
-    for staged in arrays:
+def _shared_declarations(scop: Scop, arrays: tuple[StagedArray, ...]) -> tuple[list[str], int]:
+    """The shared copies of staged arrays and their dirty bytes, carved out of the block's
+    dynamic shared memory; and its size in bytes (0: nothing staged)."""
+    if not arrays:
+        return [], 0
+    offsets, total = layout(arrays, {a.array: scop.array(a.array).dtype for a in arrays})
+    lines = ["  extern __shared__ __align__(16) unsigned char pc_smem[];"]
+    for staged, (values, dirty) in zip(arrays, offsets):
         ctype = abi.C_TYPES[scop.array(staged.array).dtype]
-        lines.append(f"  __shared__ {ctype} pc_s_{staged.array}[{staged.elements}];")
-        if staged.written:
-            lines.append(f"  __shared__ unsigned char pc_d_{staged.array}[{staged.elements}];")
-    return lines
+        lines.append(f"  {ctype} *const pc_s_{staged.array} = ({ctype} *)(pc_smem + {values});")
+        if dirty is not None:
+            lines.append(f"  unsigned char *const pc_d_{staged.array} = pc_smem + {dirty};")
+    return lines, total
 
 
 def _local_index(staged: StagedArray, index: list[str]) -> str:
@@ -465,6 +478,7 @@ def _dev_entry(scop: Scop, host: HostPrinter) -> list[str]:
         lines.append(f"  {ctype} *{arr.name} = NULL;")
         lines.append(f"  PC_CHECK(cudaMalloc((void **)&{arr.name}, "
                      f"{array_elements(arr)} * sizeof({ctype})));")
+    lines += [f"  {line}" for line in host.setup]
     lines += host.lines
     lines.append("  PC_CHECK(cudaGetLastError());")
     lines.append("  PC_CHECK(cudaDeviceSynchronize());")

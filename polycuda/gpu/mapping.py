@@ -219,7 +219,8 @@ class _Mapper:
         implied = wavefront.widest(node, tiles, self.context)
         node, lift = wavefront.tile_and_skew(node, tiles, implied, intra)
         self.lifts.append(lift)
-        staged = (staging.plan(node, lift, self.accesses, self.prefix)
+        staged = (staging.plan(node, lift, self.accesses, self.prefix,
+                               budget=self.options.shared_memory_kib * 1024)
                   if self.options.shared_staging and self.accesses is not None else ())
         name = self._name()
         ctx = node.get_ctx()

@@ -30,8 +30,6 @@ import islpy as isl
 
 from polycuda.codegen.ast_expr import ast_expr_to_c
 
-# Static shared memory of one block (CUDA's limit without the dynamic opt-in)
-SHARED_BYTES = 48 * 1024
 DTYPE_BYTES = {"int": 4, "long": 8, "float": 4, "double": 8}
 
 
@@ -66,12 +64,40 @@ class StagedArray:
         return math.prod(self.sizes)
 
     def bytes(self, dtype: str) -> int:
-        """Shared memory of the copy and, for a written array, its dirty bytes."""
-        return self.elements * (DTYPE_BYTES[dtype] + (1 if self.written else 0))
+        """Shared memory of the copy and, for a written array, its dirty bytes, each part
+        padded to SHARED_ALIGN (as codegen lays them out)."""
+        dirty = _padded(self.elements) if self.written else 0
+        return _padded(self.elements * DTYPE_BYTES[dtype]) + dirty
+
+
+# Alignment of each staged copy and dirty-byte array in the block's dynamic shared memory
+SHARED_ALIGN = 16
+
+
+def _padded(size: int) -> int:
+    return -(-size // SHARED_ALIGN) * SHARED_ALIGN
+
+
+def layout(arrays: tuple[StagedArray, ...], dtypes: dict[str, str]
+           ) -> tuple[list[tuple[int, int | None]], int]:
+    """Byte offsets in a block's dynamic shared memory of each array's copy and dirty bytes
+    (None: not written), one after the other, each part aligned; and the total.
+
+    Example:
+        >>> a = StagedArray("A", ("0",), (10,), True)
+        >>> layout((a, StagedArray("B", ("0",), (3,), False)), {"A": "double", "B": "float"})
+        ([(0, 80), (96, None)], 112)
+    """
+    offsets, used = [], 0
+    for array in arrays:
+        values = _padded(array.elements * DTYPE_BYTES[dtypes[array.array]])
+        offsets.append((used, used + values if array.written else None))
+        used += array.bytes(dtypes[array.array])
+    return offsets, used
 
 
 def plan(w_band: isl.ScheduleNode, lift: isl.UnionMap, accesses: Accesses, prefix: str,
-         budget: int = SHARED_BYTES) -> tuple[StagedArray, ...]:
+         budget: int) -> tuple[StagedArray, ...]:
     """The arrays whose tile boxes fit in `budget` bytes together, taken greedily in the
     order in which isl lists their footprints.
 

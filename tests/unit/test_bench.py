@@ -449,6 +449,26 @@ def test_tile_candidates_and_entry_names():
         command.settings_from(cli.parser().parse_args(["bench", "--tiles", "16;a"]))
 
 
+def test_staging_choices_and_entry_names():
+    assert configs.parse_stagings("global,smem,smem227,smem") == (0, 48, 227)
+    for bad in ("", "shared", "smem0", "smemx", "smem2000"):
+        with pytest.raises(ValueError, match="staging"):
+            configs.parse_stagings(bad)
+    names = [v.name for v in configs.variants(("inter",), ((8, 64, 64),), ("kernels", "grid"),
+                                              (0, 48, 200))]
+    assert names == ["inter", "inter@smem", "inter@smem200", "inter@grid", "inter@grid+smem",
+                     "inter@grid+smem200", "inter@8x64x64", "inter@8x64x64+smem",
+                     "inter@8x64x64+smem200", "inter@8x64x64+grid", "inter@8x64x64+grid+smem",
+                     "inter@8x64x64+grid+smem200"]
+    assert configs.Variant("pluto", (), "kernels", 200).options() == Options(
+        scheduler="pluto", shared_staging=True, shared_memory_kib=200)
+    assert configs.Variant("pluto").options() == Options(scheduler="pluto")
+    args = cli.parser().parse_args(["bench", "--staging", "global,smem227"])
+    assert command.settings_from(args).stagings == (0, 227)
+    with pytest.raises(Exception, match="--staging"):
+        command.settings_from(cli.parser().parse_args(["bench", "--staging", "l1"]))
+
+
 def test_tile_sweep_builds_and_measures_named_entries(tmp_path):
     settings = harness.Settings(kernels=("jacobi_1d",), configs=("isl", "pluto"), mode="small",
                                 repeats=2, use_gpu=False, out_dir=tmp_path, jobs=1,

@@ -128,6 +128,17 @@ def test_compile_dumps_options_that_read_back(tmp_path, fig2_file):
     assert (tmp_path / "a.c").read_text() == (tmp_path / "b.c").read_text()
 
 
+def test_shared_memory_option(tmp_path, fig2_file, capsys):
+    opts = tmp_path / "opts.json"
+    assert main(["compile", str(fig2_file), "--scheduler", "pluto", "--shared-staging",
+                 "--shared-memory", "200", "-o", str(tmp_path / "a.cu"),
+                 "--dump-options", str(opts)]) == 0
+    assert json.loads(opts.read_text())["shared_memory_kib"] == 200
+    assert main(["compile", str(fig2_file), "--shared-memory", "0",
+                 "-o", str(tmp_path / "b.cu")]) == 1
+    assert "shared_memory_kib" in capsys.readouterr().err
+
+
 def test_verify_and_run_succeed(capsys, fig2_file):
     assert main(["verify", str(fig2_file), "--size", "T=4", "--size", "I=50",
                  "--targets", "c,openmp,emulate"]) == 0

@@ -25,10 +25,10 @@ PLUTO = {"pluto": {}, "intra": {"balanced_wavefront": True},
 
 
 def _kernel_program(name: str, config: str, tiles: tuple[int, ...], sync: str = "kernels",
-                    staging: bool = False) -> polycuda.Program:
+                    staging: bool = False, shared_kib: int = 48) -> polycuda.Program:
     kernel = suite.by_name(name)
     options = Options(scheduler="pluto", tile_sizes=tiles, wavefront_sync=sync,
-                      shared_staging=staging, **PLUTO[config])
+                      shared_staging=staging, shared_memory_kib=shared_kib, **PLUTO[config])
     return polycuda.compile(str(kernel.c_path), function=kernel.function, options=options)
 
 
@@ -102,6 +102,32 @@ def test_staged_tile_reads_and_writes_shared_memory_only():
     # without room (a 3-D band's middle member loops inside the threads: no fixed box)
     assert not any(k.staged for k in _kernels_of(
         _kernel_program("jacobi_3d", "intra", (2, 3, 4), staging=True)))
+
+
+@pytest.mark.parametrize("sync", ["kernels", "grid"])
+def test_staging_beyond_48_kib_opts_in_and_verifies(sync):
+    """2-D Jacobi, tiles of 8 time steps x 40 x 40: boxes of 56 x 56 doubles per array (the
+    skewed rows 2t + i, 2t + j: 40 + 2 * 8; 24.5 KiB and 3.1 KiB of dirty bytes each). A
+    32 KiB budget stages A only; 64 KiB both, in dynamic
+    shared memory above the 48 KiB that a kernel gets without asking: the driver raises the
+    kernel's limit before any launch and passes the size to each (cooperative) launch."""
+    def staged(kib):
+        prog = _kernel_program("jacobi_2d", "inter", (8, 40, 40), sync, True, kib)
+        (kernel,) = [k for k in _kernels_of(prog) if k.wavefront]
+        return prog, [(s.array, s.sizes) for s in kernel.staged]
+
+    assert staged(32)[1] == [("A", (56, 56))]
+    prog, arrays = staged(64)
+    assert arrays == [("A", (56, 56)), ("B", (56, 56))]
+    source = prog.generate("cuda").source
+    size = 2 * (56 * 56 * 8 + 56 * 56)  # copies and dirty bytes, each a multiple of 16
+    assert size > 48 * 1024
+    attribute = f"cudaFuncSetAttribute(kernel0, cudaFuncAttributeMaxDynamicSharedMemorySize, {size})"
+    assert attribute in source
+    assert source.index(attribute) < source.index("kernel0<<<" if sync == "kernels"
+                                                  else "cudaLaunchCooperativeKernel(")
+    assert (f", {size}>>>(" in source) if sync == "kernels" else (f"pc_args, {size}, 0)" in source)
+    assert all(r.ok for r in prog.verify({"T": 9, "n": 47}, targets=("emulate",)))
 
 
 # Shapes of our own: a negative distance (skewed by the scheduler), a triangular domain with
