@@ -88,6 +88,13 @@ class KernelPrinter(AstPrinter):
         for k, it in enumerate(kernel.block_iterators()):
             self.axes[it] = (f"blockIdx.{_AXES[n - 1 - k]}", f"gridDim.{_AXES[n - 1 - k]}")
         self.consumed: list[str] = []
+        # Wavefront point loops with as many threads as the tile has points along them: a
+        # point coordinate P lies in [0, tile size) (wavefront.tile_and_skew), so the one
+        # value of thread t is P = t, and the loop is a guard
+        self.single: set[str] = set()
+        if kernel.wavefront:
+            self.single = {it for k, it in enumerate(kernel.thread_iterators())
+                           if kernel.block_sizes[k] >= kernel.tile_sizes[k + 1]}
 
     def for_(self, node: isl.AstNode, indent: int) -> None:
         it, init, cond, inc = for_parts(node)
@@ -99,6 +106,16 @@ class KernelPrinter(AstPrinter):
         if not self.kernel.wavefront:
             self.emit(indent, f"for (int {it} = {init} + {index} * {inc}; {cond}; "
                               f"{it} += {extent} * {inc}) {{")
+        elif inc == "1" and it in self.single and not node.for_is_degenerate():
+            self.emit(indent, f"if ((int){index} >= {init}) {{")
+            self.emit(indent + 1, f"const int {it} = (int){index};")
+            self.emit(indent + 1, f"if ({cond}) {{")
+            self.consumed.append(it)
+            self.node(node.for_get_body(), indent + 2)
+            self.consumed.pop()
+            self.emit(indent + 1, "}")
+            self.emit(indent, "}")
+            return None
         elif inc == "1" and not node.for_is_degenerate():
             # the values it == index (mod extent), whatever the loop's first value
             self.emit(indent, f"for (int {it} = {init} + pc_mod((int){index} - ({init}), "

@@ -181,11 +181,24 @@ def test_cuda_code_has_one_launch_per_wavefront_and_a_barrier_per_intra_tile_wav
     kernel = source[source.index("__global__"):source.index('extern "C"')]
     host = source[source.index('extern "C" int pc_sor_2d_dev'):]
     assert kernel.count("__syncthreads();") == 1
-    assert "pc_mod((int)blockIdx.x" in kernel and "pc_mod((int)threadIdx.x" in kernel
+    # tiles 3 x 4 points on 3 x 4 threads: thread (y, x) runs the points (y, x), a guard
+    assert "pc_mod((int)blockIdx.x" in kernel and "= (int)threadIdx.x;" in kernel
+    assert "pc_mod((int)threadIdx" not in kernel
     assert "blockDim" not in kernel  # the block size is a literal: a division by a constant
     # the launch sits in the host loop over inter-tile wavefronts, with the wavefront's index
     assert host.index("for (long long c0 = ") < host.index("kernel0<<<")
     assert "(int)c0);" in host
+
+
+def test_fewer_threads_than_points_stride_over_them():
+    kernel = suite.by_name("sor_2d")
+    prog = polycuda.compile(str(kernel.c_path), function=kernel.function, options=Options(
+        scheduler="pluto", tile_sizes=(2, 3, 8), block_sizes=(3, 4)))
+    source = prog.generate("cuda").source
+    # x: 4 threads over 8 points, each the points congruent to it mod 4; y: one point each
+    assert "pc_mod((int)threadIdx.x" in source and "= (int)threadIdx.y;" in source
+    assert "pc_mod((int)threadIdx.y" not in source
+    assert all(r.ok for r in prog.verify({"T": 3, "n": 13}, targets=("emulate",)))
 
 
 def test_grid_sync_runs_every_wavefront_in_one_cooperative_launch():
