@@ -32,6 +32,7 @@ class BuildJob:
     tiles: tuple[int, ...] = ()
     sync: str = "kernels"  # Options.wavefront_sync
     staging: int = 0  # KiB of shared memory for staged tiles (Options.shared_memory_kib); 0: none
+    blocks: tuple[int, ...] = ()  # Options.block_sizes
 
     @property
     def entry(self) -> str | None:
@@ -50,7 +51,7 @@ class BuildJob:
     def variant(self) -> Variant:
         """The bench entry of a polycuda build (config must be set)."""
         assert self.config is not None, "the reference build has no entry"
-        return Variant(self.config, self.tiles, self.sync, self.staging)
+        return Variant(self.config, self.tiles, self.sync, self.staging, self.blocks)
 
 
 @dataclass(frozen=True)

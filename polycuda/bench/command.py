@@ -37,6 +37,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="tile-size sweep: semicolon-separated candidates, each measured with "
                         "every configuration as <config>@<t1>x<t2> besides its default tiles "
                         "(e.g. '16,64;32,32;8,8,32')")
+    p.add_argument("--blocks", metavar="B1,B2;...",
+                   help="threads-per-block sweep: candidates as for --tiles, each measured "
+                        "with every tiling besides the threads derived from it (entries "
+                        "<config>@[tiles+]b<b1>x<b2>)")
     p.add_argument("--sync", default="kernels", metavar="ORDER,...",
                    help="orders of the inter-tile wavefronts to measure, each with every "
                         "configuration and tile candidate: kernels (one launch per wavefront, "
@@ -81,6 +85,10 @@ def settings_from(args: argparse.Namespace) -> Any:
     except ValueError as err:
         raise PolycudaError(f"--tiles: {err}") from None
     try:
+        blocks = parse_tiles(args.blocks) if args.blocks is not None else ()
+    except ValueError as err:
+        raise PolycudaError(f"--blocks: {err}") from None
+    try:
         syncs = parse_syncs(args.sync)
     except ValueError as err:
         raise PolycudaError(f"--sync: {err}") from None
@@ -105,7 +113,8 @@ def settings_from(args: argparse.Namespace) -> Any:
     return Settings(kernels=tuple(args.kernels), configs=configs, mode=mode,
                     repeats=args.repeats, use_gpu=not args.cpu,
                     measure_ceilings=args.ceilings, out_dir=Path(args.out), jobs=args.jobs,
-                    seed=args.seed, dtype=args.dtype, tiles=tiles, syncs=syncs, stagings=stagings, max_run_s=args.max_run,
+                    seed=args.seed, dtype=args.dtype, tiles=tiles, blocks=blocks, syncs=syncs, stagings=stagings,
+                    max_run_s=args.max_run,
                     tag=args.tag, sizes=sizes)
 
 

@@ -44,12 +44,14 @@ class Variant:
     """One polycuda entry of a kernel: configuration `config` with tile sizes `tiles`
     (outermost first; () keeps polycuda's defaults), inter-tile wavefronts ordered by `sync`
     (Options.wavefront_sync) and wavefront tiles staged in `staging` KiB of shared memory per
-    block (Options.shared_memory_kib; 0: in global memory)."""
+    block (Options.shared_memory_kib; 0: in global memory), with `blocks` threads per block
+    (Options.block_sizes; () derives them from the tiles)."""
 
     config: str
     tiles: tuple[int, ...] = ()
     sync: str = "kernels"
     staging: int = 0
+    blocks: tuple[int, ...] = ()
 
     @property
     def name(self) -> str:
@@ -57,6 +59,7 @@ class Variant:
         for grid-wide barriers and `+smem` for staging in 48 KiB, `+smem<KiB>` in another size
         (`@grid`, `@smem`, `@grid+smem227` with the default tiles)."""
         parts = ["x".join(str(t) for t in self.tiles)] if self.tiles else []
+        parts += ["b" + "x".join(str(b) for b in self.blocks)] if self.blocks else []
         parts += [self.sync] if self.sync != "kernels" else []
         parts += [_staging_name(self.staging)] if self.staging else []
         return f"{self.config}{TILE_SEPARATOR}{'+'.join(parts)}" if parts else self.config
@@ -65,15 +68,17 @@ class Variant:
     def label(self) -> str:
         """The configuration's label, with the tile sizes when given."""
         tiles = f", tiles {'x'.join(str(t) for t in self.tiles)}" if self.tiles else ""
+        tiles += f", threads {'x'.join(str(b) for b in self.blocks)}" if self.blocks else ""
         sync = ", grid-wide barrier between wavefronts" if self.sync == "grid" else ""
         staging = (f", tiles staged in {self.staging} KiB of shared memory" if self.staging
                    else "")
         return CONFIG_LABELS[self.config] + tiles + sync + staging
 
     def options(self) -> Options:
-        """The Options of this entry: CONFIG_OPTIONS[config] with tile_sizes."""
+        """The Options of this entry: CONFIG_OPTIONS[config] with its tiles, threads, order
+        of wavefronts and staging."""
         return Options(**CONFIG_OPTIONS[self.config], tile_sizes=self.tiles,
-                       wavefront_sync=self.sync, shared_staging=bool(self.staging),
+                       block_sizes=self.blocks, wavefront_sync=self.sync, shared_staging=bool(self.staging),
                        shared_memory_kib=self.staging or Options().shared_memory_kib)
 
 
@@ -83,16 +88,17 @@ def config_of(entry: str) -> str:
 
 
 def variants(configs: tuple[str, ...], tiles: tuple[tuple[int, ...], ...] = (),
-             syncs: tuple[str, ...] = ("kernels",), stagings: tuple[int, ...] = (0,)
-             ) -> tuple[Variant, ...]:
+             syncs: tuple[str, ...] = ("kernels",), stagings: tuple[int, ...] = (0,),
+             blocks: tuple[tuple[int, ...], ...] = ()) -> tuple[Variant, ...]:
     """Every entry of a run: per configuration, its default tiles, then each tile candidate,
-    each with every way `syncs` of ordering the inter-tile wavefronts and `stagings`.
+    each with the default threads per block and every candidate of `blocks`, each with every
+    way `syncs` of ordering the inter-tile wavefronts and `stagings`.
 
     Any candidate applies to any kernel: polycuda takes the last entries it needs of
     Options.tile_sizes and pads shorter ones with its defaults (gpu.mapping.tile_sizes_for).
     """
-    return tuple(Variant(c, t, s, st) for c in configs for t in ((), *tiles) for s in syncs
-                 for st in stagings)
+    return tuple(Variant(c, t, s, st, b) for c in configs for t in ((), *tiles)
+                 for b in ((), *blocks) for s in syncs for st in stagings)
 
 
 def parse_configs(text: str) -> tuple[str, ...]:

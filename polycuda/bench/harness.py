@@ -65,6 +65,7 @@ class Settings:
     limits: Limits | None = None
     dtype: str = "double"
     tiles: tuple[tuple[int, ...], ...] = ()
+    blocks: tuple[tuple[int, ...], ...] = ()  # threads-per-block candidates, with every tiling
     # Orders of the inter-tile wavefronts measured (options.WAVEFRONT_SYNCS), each with
     # every configuration and tile candidate.
     syncs: tuple[str, ...] = ("kernels",)
@@ -117,7 +118,7 @@ def build_jobs(names: list[str], entries: tuple[Variant, ...], gpu: bool,
         if gpu:
             jobs.append(builds.BuildJob(name, "openmp", "isl", dtype))
         jobs += [builds.BuildJob(name, "cuda" if gpu else "openmp", v.config, dtype, v.tiles,
-                                   v.sync, v.staging)
+                                   v.sync, v.staging, v.blocks)
                  for v in entries]
     return jobs
 
@@ -137,7 +138,8 @@ def run_bench(settings: Settings, progress: Progress | None = None,
                          f"gcc -O3 and polycuda's code on OpenMP ({os.cpu_count()} cores)")
     results = _header(settings, platform)
     results["ceilings"] = _ceilings(settings, platform, progress)
-    entries = variants(settings.configs, settings.tiles, settings.syncs, settings.stagings)
+    entries = variants(settings.configs, settings.tiles, settings.syncs, settings.stagings,
+                       settings.blocks)
     jobs = build_jobs([k.name for k in kernels], entries,
                       platform.gpu is not None, settings.dtype)
     progress.add(len(jobs) + len(kernels))
@@ -176,6 +178,7 @@ def _header(settings: Settings, platform: Platform) -> dict[str, Any]:
             "device_mode": "gpu" if platform.gpu else "cpu",
             "cpu_only_reason": platform.cpu_only_reason or None,
             "configs": list(settings.configs), "tiles": [list(t) for t in settings.tiles],
+            "blocks": [list(b) for b in settings.blocks],
             "wavefront_syncs": list(settings.syncs),
             "stagings": [f"smem{st}" if st else "global" for st in settings.stagings],
             "tag": settings.tag, "size_overrides": dict(settings.sizes),
@@ -261,7 +264,8 @@ def bench_kernel(kernel: Any, settings: Settings, platform: Platform,
     out["arithmetic_intensity"] = out["flops_per_run"] / out["bytes_per_run"]
     try:
         case = make_case(kernel, sizes, settings.seed, settings.dtype)
-        entries = variants(settings.configs, settings.tiles, settings.syncs, settings.stagings)
+        entries = variants(settings.configs, settings.tiles, settings.syncs, settings.stagings,
+                       settings.blocks)
         oracle, others = candidates(kernel, case, entries, platform, built)
     except Exception as exc:  # noqa: BLE001 (a kernel that cannot be parsed is reported)
         out["error"] = f"{type(exc).__name__}: {exc}"
@@ -299,6 +303,7 @@ def _entry(kernel: str, meas: Measurement,
     if meas.role == "config":
         entry["config"] = config_of(meas.name)
         entry["tile_sizes"] = list(built[key].job.tiles) if key in built else []
+        entry["block_sizes"] = list(built[key].job.blocks) if key in built else []
         entry["wavefront_sync"] = built[key].job.sync if key in built else "kernels"
         staging = built[key].job.staging if key in built else 0
         entry["shared_staging"] = bool(staging)

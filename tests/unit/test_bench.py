@@ -463,6 +463,13 @@ def test_staging_choices_and_entry_names():
     assert configs.Variant("pluto", (), "kernels", 200).options() == Options(
         scheduler="pluto", shared_staging=True, shared_memory_kib=200)
     assert configs.Variant("pluto").options() == Options(scheduler="pluto")
+    names = [v.name for v in configs.variants(("inter",), ((8, 64, 64),), ("kernels",), (227,),
+                                              ((4, 64),))]
+    assert names == ["inter@smem227", "inter@b4x64+smem227", "inter@8x64x64+smem227",
+                     "inter@8x64x64+b4x64+smem227"]
+    assert configs.Variant("inter", (8, 64, 64), blocks=(4, 64)).options().block_sizes == (4, 64)
+    args = cli.parser().parse_args(["bench", "--blocks", "4,64;8,64"])
+    assert command.settings_from(args).blocks == ((4, 64), (8, 64))
     args = cli.parser().parse_args(["bench", "--staging", "global,smem227"])
     assert command.settings_from(args).stagings == (0, 227)
     with pytest.raises(Exception, match="--staging"):
