@@ -31,12 +31,14 @@ from polycuda.codegen.printer import AstPrinter, for_parts, mark_parts
 from polycuda.codegen.statements import flat_ref_printer, user_statement
 from polycuda.codegen.test_main import main_source
 from polycuda.gpu.mapping import KernelMapping
-from polycuda.gpu.staging import StagedArray, layout, resident_blocks
+from polycuda.gpu.staging import StagedArray, layout
 from polycuda.gpu.wavefront import BARRIER_MARK
 from polycuda.ir.expr import Expr, Ref, Var
 from polycuda.ir.scop import Scop
 
 _AXES = ("x", "y", "z")
+# statements.user_statement's after_write: a statement after a write, given its reference
+AfterWrite = Callable[[Ref, Callable[[Expr], str]], str]
 MAX_GRID = ("2147483647", "65535", "65535")
 
 
@@ -71,8 +73,8 @@ class KernelPrinter(AstPrinter):
         super().__init__(scop)
         self.kernel = kernel
         self.scope = scope
-        # inside a staged tile: the reference printer that accesses the shared copies
-        self.staging: RefPrinter | None = None
+        # inside a staged tile: the statement printers that access the shared copies
+        self.staging: tuple[RefPrinter, AfterWrite] | None = None
         self.declared: dict[str, StagedArray] = {}  # every array staged somewhere
         n = kernel.n
         # iterator -> (CUDA index variable, its extent); innermost mapped dimension on x
@@ -146,7 +148,7 @@ class KernelPrinter(AstPrinter):
             self.lines += [f"{'  ' * (indent + 1)}{line}"
                            for line in _stage_in(self.scop, self.kernel, arrays)]
             self.declared.update((a.array, a) for a in arrays)
-            self.staging = _staged_printer(self.scop, arrays)
+            self.staging = _staged_printers(self.scop, arrays)
         inner = indent + 1 if staged else indent
         self.emit(inner, f"for (int {it} = {init}; {cond}; {it} += {inc}) {{")
         self.node(node.for_get_body(), inner + 1)
@@ -168,7 +170,7 @@ class KernelPrinter(AstPrinter):
     def user(self, node: isl.AstNode, indent: int) -> None:
         call = node.user_get_expr()
         guards = [self._owner(it, call) for it in self.axes if it not in self.consumed]
-        text = user_statement(self.scop, call, self.staging)
+        text = user_statement(self.scop, call, *(self.staging or ()))
         if guards:
             text = f"if ({' && '.join(guards)}) {text}"
         self.emit(indent, text)
@@ -264,12 +266,7 @@ class HostPrinter(AstPrinter):
                               f"cudaFuncAttributeMaxDynamicSharedMemorySize, "
                               f"{self.shared[name]}));")
         decl = ", ".join(p[0] for p in params)
-        bound = ""
-        if kernel.block_sizes:
-            threads = _product(kernel.block_sizes)
-            resident = resident_blocks(self.shared[name], threads)
-            bound = (f" __launch_bounds__({threads}, {resident})" if resident > 1
-                     else f" __launch_bounds__({threads})")
+        bound = f" __launch_bounds__({_product(kernel.block_sizes)})" if kernel.block_sizes else ""
         self.kernel_sources.append("\n".join(
             [f"__global__ void{bound} {name}({decl}) {{"] + printer.lines + ["}"]))
         return name, params
@@ -370,15 +367,17 @@ def _arrays_under(scop: Scop, node: isl.AstNode) -> set[str]:
 
 
 def _shared_declarations(scop: Scop, arrays: tuple[StagedArray, ...]) -> tuple[list[str], int]:
-    """The shared copies of staged arrays, carved out of the block's dynamic shared memory;
-    and its size in bytes (0: nothing staged)."""
+    """The shared copies of staged arrays and their dirty bytes, carved out of the block's
+    dynamic shared memory; and its size in bytes (0: nothing staged)."""
     if not arrays:
         return [], 0
     offsets, total = layout(arrays, {a.array: scop.array(a.array).dtype for a in arrays})
     lines = ["  extern __shared__ __align__(16) unsigned char pc_smem[];"]
-    for staged, offset in zip(arrays, offsets):
+    for staged, (values, dirty) in zip(arrays, offsets):
         ctype = abi.C_TYPES[scop.array(staged.array).dtype]
-        lines.append(f"  {ctype} *const pc_s_{staged.array} = ({ctype} *)(pc_smem + {offset});")
+        lines.append(f"  {ctype} *const pc_s_{staged.array} = ({ctype} *)(pc_smem + {values});")
+        if dirty is not None:
+            lines.append(f"  unsigned char *const pc_d_{staged.array} = pc_smem + {dirty};")
     return lines, total
 
 
@@ -390,9 +389,10 @@ def _local_index(staged: StagedArray, index: list[str]) -> str:
     return flat
 
 
-def _staged_printer(scop: Scop, arrays: tuple[StagedArray, ...]) -> RefPrinter:
-    """The reference printer inside a staged tile: staged arrays read and written in shared
-    memory."""
+def _staged_printers(scop: Scop, arrays: tuple[StagedArray, ...]
+                     ) -> tuple[RefPrinter, AfterWrite]:
+    """Statement printers inside a staged tile: staged arrays read and written in shared
+    memory, each write marking its element dirty."""
     staged = {s.array: s for s in arrays}
     flat = flat_ref_printer(scop)
 
@@ -401,7 +401,12 @@ def _staged_printer(scop: Scop, arrays: tuple[StagedArray, ...]) -> RefPrinter:
             return flat(r, sub)
         return f"pc_s_{r.array}[{_local_index(staged[r.array], [sub(i) for i in r.index])}]"
 
-    return ref
+    def after_write(r: Ref, sub: Callable[[Expr], str]) -> str:
+        if r.array not in staged:
+            return ""
+        return f"pc_d_{r.array}[{_local_index(staged[r.array], [sub(i) for i in r.index])}] = 1;"
+
+    return ref, after_write
 
 
 def _box_loop(scop: Scop, kernel: KernelMapping, staged: StagedArray,
@@ -434,67 +439,32 @@ def _box_loop(scop: Scop, kernel: KernelMapping, staged: StagedArray,
 
 def _stage_in(scop: Scop, kernel: KernelMapping, arrays: tuple[StagedArray, ...]) -> list[str]:
     """Before a tile's intra-tile wavefronts: the box offsets, the staged elements copied to
-    shared memory, a barrier. The first barrier keeps the previous tile's write-back reading
-    the copies before they are overwritten."""
+    shared memory (dirty bytes cleared), a barrier. The first barrier keeps the previous
+    tile's write-back reading the copies before they are overwritten."""
     lines = ["__syncthreads();"]
     for staged in arrays:
         lines += [f"const int pc_o_{staged.array}_{d} = {offset};"
                   for d, offset in enumerate(staged.offsets)]
     for staged in arrays:
         a = staged.array
-        lines += _box_loop(scop, kernel, staged, f"if (pc_in) pc_s_{a}[pc_e] = {{element}};")
+        clear = f" pc_d_{a}[pc_e] = 0;" if staged.written else ""
+        lines += _box_loop(scop, kernel, staged,
+                           f"if (pc_in) pc_s_{a}[pc_e] = {{element}};{clear}")
     lines.append("__syncthreads();")
     return lines
 
 
 def _stage_out(scop: Scop, kernel: KernelMapping, arrays: tuple[StagedArray, ...]
                ) -> list[str]:
-    """After a tile's intra-tile wavefronts (the last closed by a barrier): the elements that
-    the tile wrote, back to global memory (staging.StagedArray.write_back)."""
-    lines: list[str] = []
+    """After a tile's intra-tile wavefronts (the last closed by a barrier): the elements the
+    tile wrote back to global memory."""
+    lines = []
     for staged in arrays:
-        if staged.write_back is not None:
-            printer = _WriteBackPrinter(scop, kernel, staged)
-            printer.node(staged.write_back, 0)
-            lines += printer.lines
+        if staged.written:
+            a = staged.array
+            lines += _box_loop(scop, kernel, staged,
+                               f"if (pc_d_{a}[pc_e]) {{element}} = pc_s_{a}[pc_e];")
     return lines
-
-
-class _WriteBackPrinter(AstPrinter):
-    """The loops of a staged array's write-back AST (iterators pc_x<d> over its dimensions):
-    the last dimensions spread over the block's threads, the innermost on x; each element
-    written by one thread."""
-
-    int_type = "int"
-
-    def __init__(self, scop: Scop, kernel: KernelMapping, staged: StagedArray):
-        super().__init__(scop)
-        self.staged = staged
-        rank = len(staged.sizes)
-        self.axes = {f"pc_x{rank - 1 - k}": (f"(int)threadIdx.{_AXES[k]}",
-                                           str(kernel.block_sizes[kernel.n - 1 - k]))
-                     for k in range(min(kernel.n, rank))}
-
-    def for_(self, node: isl.AstNode, indent: int) -> None:
-        it, init, cond, inc = for_parts(node)
-        if it not in self.axes:
-            return super().for_(node, indent)
-        index, extent = self.axes[it]
-        if node.for_is_degenerate():
-            self.emit(indent, f"if ({index} == 0) {{ const int {it} = {init};")
-        else:
-            self.emit(indent, f"for (int {it} = {init} + {index} * {inc}; {cond}; "
-                              f"{it} += {extent} * {inc}) {{")
-        self.node(node.for_get_body(), indent + 1)
-        self.emit(indent, "}")
-
-    def user(self, node: isl.AstNode, indent: int) -> None:
-        call = node.user_get_expr()
-        index = [ast_expr_to_c(call.get_op_arg(d + 1)) for d in range(call.get_op_n_arg() - 1)]
-        a = self.staged.array
-        element = Ref(a, tuple(Var(f"({i})") for i in index))
-        self.emit(indent, f"{flat_ref_printer(self.scop)(element, expr_to_c)} = "
-                          f"pc_s_{a}[{_local_index(self.staged, index)}];")
 
 
 def _product(values: tuple[int, ...]) -> int:

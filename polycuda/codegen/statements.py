@@ -27,9 +27,11 @@ def flat_ref_printer(scop: Scop) -> Callable[[Ref, Callable[[Expr], str]], str]:
     return printer
 
 
-def user_statement(scop: Scop, call: isl.AstExpr, refp: RefPrinter | None = None) -> str:
+def user_statement(scop: Scop, call: isl.AstExpr, refp: RefPrinter | None = None,
+                   after_write: Callable[[Ref, Callable[[Expr], str]], str] | None = None
+                   ) -> str:
     """The C statement of an AST user node `S0(e0, e1, ...)` (flat array indexing, or
-    `refp`)."""
+    `refp`); `after_write` may add a statement after it, given the written reference."""
     name = call.get_op_arg(0).get_id().get_name()
     stmt = scop.statement(name)
     env = {it: ast_expr_to_c(call.get_op_arg(k + 1)) for k, it in enumerate(stmt.iterators)}
@@ -40,4 +42,5 @@ def user_statement(scop: Scop, call: isl.AstExpr, refp: RefPrinter | None = None
 
     lhs = expr_to_c(stmt.lhs, refp, var)
     rhs = expr_to_c(stmt.rhs, refp, var)
-    return f"{lhs} {stmt.op} {rhs};"
+    extra = after_write(stmt.lhs, lambda e: expr_to_c(e, refp, var)) if after_write else ""
+    return f"{{ {lhs} {stmt.op} {rhs}; {extra} }}" if extra else f"{lhs} {stmt.op} {rhs};"

@@ -5,26 +5,20 @@ For every array that a wavefront kernel's statements access, the footprint of on
 image of the tile's instances under the accesses; its bounding box has a fixed size (the
 tiles are translates of one parallelogram) and an offset that is a function of the tile's
 coordinates. A block stages the box of its tile before the tile's intra-tile wavefronts
-(`__syncthreads()`), runs them on the shared copy, and writes back exactly the elements that
-the tile's instances write: an isl AST scanning the tile's write footprint (the image of its
-instances, clipped by the iteration domain, under the writes), in the tile's coordinates.
-This is exact:
+(`__syncthreads()`), runs them on the shared copy, and writes back the elements that it wrote,
+marked in a byte per element. This is exact without computing the write footprint:
 
 - the tiles of one inter-tile wavefront are independent (no flow, anti or output dependence
   between them: the wavefront is legal), so a value that a tile reads from global memory was
   final before its wavefront began, and no other tile of the wavefront writes an element
   that this one writes;
-- an element that the tile writes holds, in the shared copy, the last value the tile wrote;
-  the other elements of the box are loaded and never written back (a neighbour tile of the
-  wavefront may be writing them).
-
-(A first version marked written elements with a byte each: one more shared store per
-statement instance and a fifth more shared memory; 2-D Jacobi in float ran 12% slower.)
+- the elements of the box that the tile does not access are loaded and never read, never
+  written back.
 
 The plan is computed on the schedule tree, where the tile's coordinates are schedule
-dimensions: the offsets and the write-back loops are C expressions in the iterators of the
-inter-tile wavefront loop and the tile loops (names `<prefix><depth>`), which the kernel has in
-scope around the intra-tile wavefront loop.
+dimensions: the offsets are C expressions in the iterators of the inter-tile wavefront loop
+and the tile loops (names `<prefix><depth>`), which the kernel has in scope around the
+intra-tile wavefront loop.
 """
 
 from __future__ import annotations
@@ -51,35 +45,32 @@ class Accesses:
     dtypes: dict[str, str]
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True)
 class StagedArray:
     """One array staged per tile: the box [offsets, offsets + sizes) of its elements.
 
     offsets: C expressions in the parameters and the iterators of the inter-tile wavefront
-    loop and the tile loops. write_back: for an array that the kernel writes, an AST over the
-    elements the tile writes (user nodes `A(pc_x0, ...)`, iterators pc_x<d>), in the same
-    names; None for an array only read.
+    loop and the tile loops. written: a statement of the kernel writes the array (its
+    elements get a dirty byte and are written back).
     """
 
     array: str
     offsets: tuple[str, ...]
     sizes: tuple[int, ...]
-    write_back: isl.AstNode | None = None
-
-    @property
-    def written(self) -> bool:
-        return self.write_back is not None
+    written: bool
 
     @property
     def elements(self) -> int:
         return math.prod(self.sizes)
 
     def bytes(self, dtype: str) -> int:
-        """Shared memory of the copy, padded to SHARED_ALIGN (as codegen lays them out)."""
-        return _padded(self.elements * DTYPE_BYTES[dtype])
+        """Shared memory of the copy and, for a written array, its dirty bytes, each part
+        padded to SHARED_ALIGN (as codegen lays them out)."""
+        dirty = _padded(self.elements) if self.written else 0
+        return _padded(self.elements * DTYPE_BYTES[dtype]) + dirty
 
 
-# Alignment of each staged copy in the block's dynamic shared memory
+# Alignment of each staged copy and dirty-byte array in the block's dynamic shared memory
 SHARED_ALIGN = 16
 
 
@@ -87,42 +78,20 @@ def _padded(size: int) -> int:
     return -(-size // SHARED_ALIGN) * SHARED_ALIGN
 
 
-# An SM of the reference GPU (H100, sm_90): shared memory, the part of it that the driver
-# keeps per resident block, and threads
-SM_SHARED_BYTES = 228 * 1024
-BLOCK_RESERVED_BYTES = 1024
-SM_THREADS = 2048
-
-
-def resident_blocks(shared_bytes: int, threads: int) -> int:
-    """Blocks of a staged kernel that fit on one SM of the reference GPU at once, by shared
-    memory and threads (0 if nothing is staged): the kernel asks the compiler for registers
-    that let as many be resident (`__launch_bounds__(threads, blocks)`), so that one block's
-    staging overlaps another's compute. H100, 2-D Jacobi in float, 8 x 64 x 64 tiles on 512
-    threads: 64 registers allow 2 blocks where shared memory allows 3; asking for 3 (37
-    registers, no spills) ran 6% faster.
+def layout(arrays: tuple[StagedArray, ...], dtypes: dict[str, str]
+           ) -> tuple[list[tuple[int, int | None]], int]:
+    """Byte offsets in a block's dynamic shared memory of each array's copy and dirty bytes
+    (None: not written), one after the other, each part aligned; and the total.
 
     Example:
-        >>> resident_blocks(64000, 512), resident_blocks(120000, 256), resident_blocks(0, 512)
-        (3, 1, 0)
-    """
-    if not shared_bytes:
-        return 0
-    return min(SM_SHARED_BYTES // (shared_bytes + BLOCK_RESERVED_BYTES), SM_THREADS // threads)
-
-
-def layout(arrays: tuple[StagedArray, ...], dtypes: dict[str, str]) -> tuple[list[int], int]:
-    """Byte offsets of each array's copy in a block's dynamic shared memory, one after the
-    other, each aligned; and the total.
-
-    Example:
-        >>> a, b = StagedArray("A", ("0",), (10,)), StagedArray("B", ("0",), (3,))
-        >>> layout((a, b), {"A": "double", "B": "float"})
-        ([0, 80], 96)
+        >>> a = StagedArray("A", ("0",), (10,), True)
+        >>> layout((a, StagedArray("B", ("0",), (3,), False)), {"A": "double", "B": "float"})
+        ([(0, 80), (96, None)], 112)
     """
     offsets, used = [], 0
     for array in arrays:
-        offsets.append(used)
+        values = _padded(array.elements * DTYPE_BYTES[dtypes[array.array]])
+        offsets.append((used, used + values if array.written else None))
         used += array.bytes(dtypes[array.array])
     return offsets, used
 
@@ -149,59 +118,33 @@ def plan(w_band: isl.ScheduleNode, lift: isl.UnionMap, accesses: Accesses, prefi
     unlift = _unclipped(lift.intersect_range(domain)).reverse()
     band_accesses = _unclipped(reads.union(writes).intersect_domain(unlift.range()))
     footprint = tiles.reverse().apply_range(unlift.apply_range(band_accesses))
-    # the elements each tile writes, clipped: { [W, T_enumerated...] -> A[a] }
-    clipped = w_band.band_get_partial_schedule_union_map().flat_range_product(
-        w_band.child(0).band_get_partial_schedule_union_map()).intersect_domain(domain)
-    unlift_clipped = lift.intersect_range(domain).reverse()
-    tile_writes = {m.get_tuple_name(isl.dim_type.out): m for m in _maps(
-        clipped.reverse().apply_range(unlift_clipped.apply_range(writes)))}
+    written = {m.get_tuple_name(isl.dim_type.out)
+               for m in _maps(writes.intersect_domain(unlift.range()))}
     staged, used = [], 0
     for amap in _maps(footprint):
         name = amap.get_tuple_name(isl.dim_type.out)
-        names = [f"{prefix}{depth + k}" for k in range(amap.dim(isl.dim_type.in_))]
-        box = _box(amap, names)
+        box = _box(amap, [f"{prefix}{depth + k}" for k in range(amap.dim(isl.dim_type.in_))])
         if box is None:
             continue
-        array = StagedArray(name, box[0], box[1], _write_back(tile_writes[name], names)
-                            if name in tile_writes else None)
+        array = StagedArray(name, box[0], box[1], name in written)
         if used + array.bytes(dtypes[name]) <= budget:
             staged.append(array)
             used += array.bytes(dtypes[name])
     return tuple(staged)
 
 
-def _write_back(writes: isl.Map, names: list[str]) -> isl.AstNode:
-    """An AST scanning, per tile, the elements of { [W, T...] -> A[a] } (iterators pc_x<d>,
-    user nodes A(pc_x0, ...)), in the parameters and `names` for the tile's coordinates."""
-    elements = _per_tile(writes, names).range().coalesce()
-    identity = isl.Map.identity(elements.get_space().map_from_set()).intersect_domain(elements)
-    build = isl.AstBuild.from_context(isl.Set.universe(elements.params().get_space()))
-    ctx = writes.get_ctx()
-    iterators = isl.IdList.alloc(ctx, elements.dim(isl.dim_type.set))
-    for d in range(elements.dim(isl.dim_type.set)):
-        iterators = iterators.add(isl.Id(f"pc_x{d}", context=ctx))
-    build = build.set_iterators(iterators)
-    return build.node_from_schedule_map(isl.UnionMap.from_map(
-        identity.reset_tuple_id(isl.dim_type.out)))
-
-
-def _per_tile(amap: isl.Map, names: list[str]) -> isl.Map:
-    """{ [W, T...] -> A[a] } with its input dimensions made parameters named `names`."""
-    nparam = amap.dim(isl.dim_type.param)
-    n_in = amap.dim(isl.dim_type.in_)
-    per_tile = amap.move_dims(isl.dim_type.param, nparam, isl.dim_type.in_, 0, n_in)
-    for k, name in enumerate(names):
-        per_tile = per_tile.set_dim_name(isl.dim_type.param, nparam + k, name)
-    return per_tile
-
-
 def _box(amap: isl.Map, names: list[str]) -> tuple[tuple[str, ...], tuple[int, ...]] | None:
     """Offsets (C, in the parameters and `names`) and constant sizes of the bounding box of
     the range of { [W, T...] -> A[a] } per domain point; None if some size is not bounded by
     a constant."""
+    nparam = amap.dim(isl.dim_type.param)
+    n_in = amap.dim(isl.dim_type.in_)
     if amap.dim(isl.dim_type.out) == 0:
         return None
-    box = _per_tile(amap, names).range()
+    per_tile = amap.move_dims(isl.dim_type.param, nparam, isl.dim_type.in_, 0, n_in)
+    for k, name in enumerate(names):
+        per_tile = per_tile.set_dim_name(isl.dim_type.param, nparam + k, name)
+    box = per_tile.range()
     offsets, sizes = [], []
     for d in range(box.dim(isl.dim_type.set)):
         try:
