@@ -31,7 +31,7 @@ from polycuda.codegen.printer import AstPrinter, for_parts, mark_parts
 from polycuda.codegen.statements import flat_ref_printer, user_statement
 from polycuda.codegen.test_main import main_source
 from polycuda.gpu.mapping import KernelMapping
-from polycuda.gpu.staging import StagedArray, layout
+from polycuda.gpu.staging import StagedArray, layout, resident_blocks
 from polycuda.gpu.wavefront import BARRIER_MARK
 from polycuda.ir.expr import Expr, Ref, Var
 from polycuda.ir.scop import Scop
@@ -266,7 +266,12 @@ class HostPrinter(AstPrinter):
                               f"cudaFuncAttributeMaxDynamicSharedMemorySize, "
                               f"{self.shared[name]}));")
         decl = ", ".join(p[0] for p in params)
-        bound = f" __launch_bounds__({_product(kernel.block_sizes)})" if kernel.block_sizes else ""
+        bound = ""
+        if kernel.block_sizes:
+            threads = _product(kernel.block_sizes)
+            resident = resident_blocks(self.shared[name], threads)
+            bound = (f" __launch_bounds__({threads}, {resident})" if resident > 1
+                     else f" __launch_bounds__({threads})")
         self.kernel_sources.append("\n".join(
             [f"__global__ void{bound} {name}({decl}) {{"] + printer.lines + ["}"]))
         return name, params
