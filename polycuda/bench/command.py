@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -75,33 +76,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def settings_from(args: argparse.Namespace) -> Any:
     from polycuda.bench.configs import parse_configs, parse_stagings, parse_syncs, parse_tiles
     from polycuda.bench.harness import Settings
-
-    try:
-        configs = parse_configs(args.config)
-    except ValueError as err:
-        raise PolycudaError(f"--config: {err}") from None
-    try:
-        tiles = parse_tiles(args.tiles) if args.tiles is not None else ()
-    except ValueError as err:
-        raise PolycudaError(f"--tiles: {err}") from None
-    try:
-        blocks = parse_tiles(args.blocks) if args.blocks is not None else ()
-    except ValueError as err:
-        raise PolycudaError(f"--blocks: {err}") from None
-    try:
-        syncs = parse_syncs(args.sync)
-    except ValueError as err:
-        raise PolycudaError(f"--sync: {err}") from None
-    try:
-        stagings = parse_stagings(args.staging)
-    except ValueError as err:
-        raise PolycudaError(f"--staging: {err}") from None
     from polycuda.bench.sizes import parse_size
 
-    try:
-        sizes = tuple(parse_size(text) for text in args.size)
-    except ValueError as err:
-        raise PolycudaError(f"--size: {err}") from None
+    configs = _parsed("--config", parse_configs, args.config)
+    tiles = _parsed("--tiles", parse_tiles, args.tiles) if args.tiles is not None else ()
+    blocks = (_parsed("--blocks", lambda text: parse_tiles(text, "threads per block"),
+                      args.blocks) if args.blocks is not None else ())
+    syncs = _parsed("--sync", parse_syncs, args.sync)
+    stagings = _parsed("--staging", parse_stagings, args.staging)
+    sizes = _parsed("--size", lambda texts: tuple(parse_size(t) for t in texts), args.size)
     if args.repeats < 1:
         raise PolycudaError(f"--repeats must be >= 1, got {args.repeats}")
     if args.max_run is not None and args.max_run <= 0:
@@ -113,9 +96,16 @@ def settings_from(args: argparse.Namespace) -> Any:
     return Settings(kernels=tuple(args.kernels), configs=configs, mode=mode,
                     repeats=args.repeats, use_gpu=not args.cpu,
                     measure_ceilings=args.ceilings, out_dir=Path(args.out), jobs=args.jobs,
-                    seed=args.seed, dtype=args.dtype, tiles=tiles, blocks=blocks, syncs=syncs, stagings=stagings,
-                    max_run_s=args.max_run,
-                    tag=args.tag, sizes=sizes)
+                    seed=args.seed, dtype=args.dtype, tiles=tiles, blocks=blocks, syncs=syncs,
+                    stagings=stagings, max_run_s=args.max_run, tag=args.tag, sizes=sizes)
+
+
+def _parsed(flag: str, parse: Callable[[Any], Any], text: Any) -> Any:
+    """parse(text), its ValueError reported as a PolycudaError naming the flag."""
+    try:
+        return parse(text)
+    except ValueError as err:
+        raise PolycudaError(f"{flag}: {err}") from None
 
 
 def write_results(results: dict[str, Any], out_dir: Path) -> Path:

@@ -3,7 +3,7 @@ entries of a run (`Variant`: a configuration with its default tiles or a swept t
 the element types a run can compile the kernels with (`--dtype`).
 
 Example:
-    >>> Variant("intra", (16, 64)).name, Variant("intra", (16, 64), "grid", True).name
+    >>> Variant("intra", (16, 64)).name, Variant("intra", (16, 64), "grid", 48).name
     ('intra@16x64', 'intra@16x64+grid+smem')
     >>> Variant("inter").options().eliminate_false_deps
     True
@@ -78,7 +78,8 @@ class Variant:
         """The Options of this entry: CONFIG_OPTIONS[config] with its tiles, threads, order
         of wavefronts and staging."""
         return Options(**CONFIG_OPTIONS[self.config], tile_sizes=self.tiles,
-                       block_sizes=self.blocks, wavefront_sync=self.sync, shared_staging=bool(self.staging),
+                       block_sizes=self.blocks, wavefront_sync=self.sync,
+                       shared_staging=bool(self.staging),
                        shared_memory_kib=self.staging or Options().shared_memory_kib)
 
 
@@ -116,15 +117,20 @@ def _parse_names(text: str, known: tuple[str, ...], what: str) -> tuple[str, ...
     Raises:
         ValueError: no name, or one not in `known` (the message lists them).
     """
-    names = tuple(dict.fromkeys(n.strip() for n in text.split(",") if n.strip()))
+    names = _names(text)
     unknown = [n for n in names if n not in known]
     if unknown or not names:
         raise ValueError(f"unknown {what}(s) {unknown or text!r}; known: {', '.join(known)}")
     return names
 
 
-def parse_tiles(text: str) -> tuple[tuple[int, ...], ...]:
-    """"16,64;32,32;8,8,32" -> ((16, 64), (32, 32), (8, 8, 32)); duplicates dropped.
+def _names(text: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(n.strip() for n in text.split(",") if n.strip()))
+
+
+def parse_tiles(text: str, what: str = "tile sizes") -> tuple[tuple[int, ...], ...]:
+    """"16,64;32,32;8,8,32" -> ((16, 64), (32, 32), (8, 8, 32)); duplicates dropped. `what`
+    names the sizes in messages (also threads per block).
 
     Raises:
         ValueError: no candidate, or a size that is not an integer >= 1.
@@ -136,12 +142,12 @@ def parse_tiles(text: str) -> tuple[tuple[int, ...], ...]:
         try:
             sizes = tuple(int(s) for s in part.split(","))
         except ValueError:
-            raise ValueError(f"tile sizes {part.strip()!r}: expected integers like 16,64") from None
+            raise ValueError(f"{what} {part.strip()!r}: expected integers like 16,64") from None
         if any(s < 1 for s in sizes):
-            raise ValueError(f"tile sizes {part.strip()!r}: every size must be >= 1")
+            raise ValueError(f"{what} {part.strip()!r}: every size must be >= 1")
         candidates.append(sizes)
     if not candidates:
-        raise ValueError(f"no tile-size candidate in {text!r}; expected e.g. '16,64;32,32'")
+        raise ValueError(f"no candidate {what} in {text!r}; expected e.g. '16,64;32,32'")
     return tuple(dict.fromkeys(candidates))
 
 
@@ -161,9 +167,8 @@ def parse_stagings(text: str) -> tuple[int, ...]:
     Raises:
         ValueError: no name, or one other than global, smem and smem<KiB>.
     """
-    names = tuple(dict.fromkeys(n.strip() for n in text.split(",") if n.strip()))
     stagings = []
-    for name in names:
+    for name in _names(text):
         kib = name[len("smem"):]
         if name == "global":
             stagings.append(0)

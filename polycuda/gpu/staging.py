@@ -93,7 +93,8 @@ def resident_blocks(shared_bytes: int, threads: int) -> int:
     compiler for registers that let as many be resident (`__launch_bounds__(threads,
     blocks)`), so that one block's staging overlaps another's compute. H100, 2-D Jacobi in
     float, 8 x 64 x 64 tiles on 512 threads: 64 registers allow 2 blocks where shared memory
-    allows 3; asking for 3 (37 registers, no spills) ran 6% faster (60.5 -> 57.1 ms).
+    allows 3; asking for 3 (37 registers, no spills) ran 6% faster (60.5 -> 57.1 ms, entry
+    inter@8x64x64+b8x64+smem227 of bench/results/...-t1000-blocks.json and -t1000-final.json).
 
     Example:
         >>> resident_blocks(64000, 512), resident_blocks(120000, 256), resident_blocks(0, 512)
