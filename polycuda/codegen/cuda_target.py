@@ -19,6 +19,7 @@ __syncthreads(), the points of one intra-tile wavefront on its threads.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import islpy as isl
@@ -28,17 +29,15 @@ from polycuda.codegen.ast_expr import ast_expr_to_c
 from polycuda.codegen.c_expr import C_HELPERS, RefPrinter, expr_to_c
 from polycuda.codegen.c_target import array_elements
 from polycuda.codegen.printer import AstPrinter, for_parts, mark_parts
-from polycuda.codegen.statements import flat_ref_printer, user_statement
+from polycuda.codegen.statements import AfterWrite, flat_ref_printer, user_statement
 from polycuda.codegen.test_main import main_source
 from polycuda.gpu.mapping import KernelMapping
 from polycuda.gpu.staging import StagedArray, layout, resident_blocks
 from polycuda.gpu.wavefront import BARRIER_MARK
 from polycuda.ir.expr import Expr, Ref, Var
-from polycuda.ir.scop import Scop
+from polycuda.ir.scop import Scop, Statement
 
 _AXES = ("x", "y", "z")
-# statements.user_statement's after_write: a statement after a write, given its reference
-AfterWrite = Callable[[Ref, Callable[[Expr], str]], str]
 MAX_GRID = ("2147483647", "65535", "65535")
 
 
@@ -156,8 +155,6 @@ class KernelPrinter(AstPrinter):
         self.emit(inner, "}")
         self.staging = None
         if staged:
-            self.lines += [f"{'  ' * (indent + 1)}{line}"
-                           for line in _stage_out(self.scop, self.kernel, arrays)]
             self.emit(indent, "}")
 
     def mark(self, node: isl.AstNode, indent: int) -> None:
@@ -372,17 +369,15 @@ def _arrays_under(scop: Scop, node: isl.AstNode) -> set[str]:
 
 
 def _shared_declarations(scop: Scop, arrays: tuple[StagedArray, ...]) -> tuple[list[str], int]:
-    """The shared copies of staged arrays and their dirty bytes, carved out of the block's
-    dynamic shared memory; and its size in bytes (0: nothing staged)."""
+    """The shared copies of staged arrays, carved out of the block's dynamic shared memory;
+    and its size in bytes (0: nothing staged)."""
     if not arrays:
         return [], 0
     offsets, total = layout(arrays, {a.array: scop.array(a.array).dtype for a in arrays})
     lines = ["  extern __shared__ __align__(16) unsigned char pc_smem[];"]
-    for staged, (values, dirty) in zip(arrays, offsets):
+    for staged, offset in zip(arrays, offsets):
         ctype = abi.C_TYPES[scop.array(staged.array).dtype]
-        lines.append(f"  {ctype} *const pc_s_{staged.array} = ({ctype} *)(pc_smem + {values});")
-        if dirty is not None:
-            lines.append(f"  unsigned char *const pc_d_{staged.array} = pc_smem + {dirty};")
+        lines.append(f"  {ctype} *const pc_s_{staged.array} = ({ctype} *)(pc_smem + {offset});")
     return lines, total
 
 
@@ -397,8 +392,10 @@ def _local_index(staged: StagedArray, index: list[str]) -> str:
 def _staged_printers(scop: Scop, arrays: tuple[StagedArray, ...]
                      ) -> tuple[RefPrinter, AfterWrite]:
     """Statement printers inside a staged tile: staged arrays read and written in shared
-    memory, each write marking its element dirty."""
+    memory; a write that is the tile's last of its element (StagedArray.final) also stores
+    the value to global memory."""
     staged = {s.array: s for s in arrays}
+    final = {statement: condition for s in arrays for statement, condition in s.final}
     flat = flat_ref_printer(scop)
 
     def ref(r: Ref, sub: Callable[[Expr], str]) -> str:
@@ -406,10 +403,13 @@ def _staged_printers(scop: Scop, arrays: tuple[StagedArray, ...]
             return flat(r, sub)
         return f"pc_s_{r.array}[{_local_index(staged[r.array], [sub(i) for i in r.index])}]"
 
-    def after_write(r: Ref, sub: Callable[[Expr], str]) -> str:
-        if r.array not in staged:
+    def after_write(stmt: Statement, sub: Callable[[Expr], str]) -> str:
+        if stmt.lhs.array not in staged:
             return ""
-        return f"pc_d_{r.array}[{_local_index(staged[r.array], [sub(i) for i in r.index])}] = 1;"
+        condition = re.sub(r"\bpc_i(\d+)\b",
+                           lambda m: f"({sub(Var(stmt.iterators[int(m.group(1))]))})",
+                           final[stmt.name])
+        return f"if ({condition}) {flat(stmt.lhs, sub)} = {ref(stmt.lhs, sub)};"
 
     return ref, after_write
 
@@ -444,31 +444,16 @@ def _box_loop(scop: Scop, kernel: KernelMapping, staged: StagedArray,
 
 def _stage_in(scop: Scop, kernel: KernelMapping, arrays: tuple[StagedArray, ...]) -> list[str]:
     """Before a tile's intra-tile wavefronts: the box offsets, the staged elements copied to
-    shared memory (dirty bytes cleared), a barrier. The first barrier keeps the previous
-    tile's write-back reading the copies before they are overwritten."""
+    shared memory, a barrier. The first barrier keeps the previous tile's last wavefront
+    reading the copies before they are overwritten."""
     lines = ["__syncthreads();"]
     for staged in arrays:
         lines += [f"const int pc_o_{staged.array}_{d} = {offset};"
                   for d, offset in enumerate(staged.offsets)]
     for staged in arrays:
         a = staged.array
-        clear = f" pc_d_{a}[pc_e] = 0;" if staged.written else ""
-        lines += _box_loop(scop, kernel, staged,
-                           f"if (pc_in) pc_s_{a}[pc_e] = {{element}};{clear}")
+        lines += _box_loop(scop, kernel, staged, f"if (pc_in) pc_s_{a}[pc_e] = {{element}};")
     lines.append("__syncthreads();")
-    return lines
-
-
-def _stage_out(scop: Scop, kernel: KernelMapping, arrays: tuple[StagedArray, ...]
-               ) -> list[str]:
-    """After a tile's intra-tile wavefronts (the last closed by a barrier): the elements the
-    tile wrote back to global memory."""
-    lines = []
-    for staged in arrays:
-        if staged.written:
-            a = staged.array
-            lines += _box_loop(scop, kernel, staged,
-                               f"if (pc_d_{a}[pc_e]) {{element}} = pc_s_{a}[pc_e];")
     return lines
 
 

@@ -9,7 +9,11 @@ import islpy as isl
 from polycuda.codegen.ast_expr import ast_expr_to_c
 from polycuda.codegen.c_expr import RefPrinter, expr_to_c
 from polycuda.ir.expr import Expr, Ref
-from polycuda.ir.scop import Scop
+from polycuda.ir.scop import Scop, Statement
+
+# A statement after a write (user_statement's after_write), given the statement and the
+# printer of its expressions (iterators replaced by the AST's)
+AfterWrite = Callable[[Statement, Callable[[Expr], str]], str]
 
 
 def flat_ref_printer(scop: Scop) -> Callable[[Ref, Callable[[Expr], str]], str]:
@@ -28,10 +32,9 @@ def flat_ref_printer(scop: Scop) -> Callable[[Ref, Callable[[Expr], str]], str]:
 
 
 def user_statement(scop: Scop, call: isl.AstExpr, refp: RefPrinter | None = None,
-                   after_write: Callable[[Ref, Callable[[Expr], str]], str] | None = None
-                   ) -> str:
+                   after_write: AfterWrite | None = None) -> str:
     """The C statement of an AST user node `S0(e0, e1, ...)` (flat array indexing, or
-    `refp`); `after_write` may add a statement after it, given the written reference."""
+    `refp`); `after_write` may add a statement after it."""
     name = call.get_op_arg(0).get_id().get_name()
     stmt = scop.statement(name)
     env = {it: ast_expr_to_c(call.get_op_arg(k + 1)) for k, it in enumerate(stmt.iterators)}
@@ -42,5 +45,5 @@ def user_statement(scop: Scop, call: isl.AstExpr, refp: RefPrinter | None = None
 
     lhs = expr_to_c(stmt.lhs, refp, var)
     rhs = expr_to_c(stmt.rhs, refp, var)
-    extra = after_write(stmt.lhs, lambda e: expr_to_c(e, refp, var)) if after_write else ""
+    extra = after_write(stmt, lambda e: expr_to_c(e, refp, var)) if after_write else ""
     return f"{{ {lhs} {stmt.op} {rhs}; {extra} }}" if extra else f"{lhs} {stmt.op} {rhs};"

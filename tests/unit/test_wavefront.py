@@ -7,6 +7,7 @@ and the CUDA code run by the CPU emulator (every block and thread, real barriers
 are small so that every run has many tiles per wavefront and many wavefronts per tile.
 """
 
+import re
 import shutil
 
 import islpy as isl
@@ -91,14 +92,21 @@ def test_staged_tile_reads_and_writes_shared_memory_only():
     prog = _kernel_program("jacobi_1d", "pluto", (16, 64), staging=True)
     (kernel,) = [k for k in _kernels_of(prog) if k.wavefront]
     # tiles of 16 time steps x 64 points of the skewed space row: a box of 96 elements per
-    # array, with a dirty byte each (both arrays are written)
-    assert [(s.array, s.sizes, s.written) for s in kernel.staged] == [
-        ("A", (96,), True), ("B", (96,), True)]
+    # array; both arrays are written, each by one statement
+    assert [(s.array, s.sizes, [w for w, _ in s.final]) for s in kernel.staged] == [
+        ("A", (96,), ["S1"]), ("B", (96,), ["S0"])]
     source = prog.generate("cuda").source
-    body = source[source.index("for (int c2 = "):source.index("pc_d_A[pc_e]) A[pc_x0]")]
+    body = source[source.index("for (int c2 = "):source.index('extern "C"')]
     assert "pc_s_A[" in body and "pc_s_B[" in body
-    assert " A[" not in body.replace("pc_s_A[", "") and " B[" not in body.replace("pc_s_B[", "")
-    assert body.count("pc_d_A[") == 1 and body.count("pc_d_B[") == 1  # each write marks dirty
+    # global memory only for a tile's last write of each element, right after the shared one
+    stores = re.findall(r"; if \((.*?)\) ([AB])\[(.*?)\] = pc_s_\2\[", body)
+    assert sorted(array for _, array, _ in stores) == ["A", "B"]
+    rest = re.sub(r"; if \((.*?)\) ([AB])\[(.*?)\] = pc_s_\2\[", "", body)
+    assert " A[" not in rest.replace("pc_s_A[", "") and " B[" not in rest.replace("pc_s_B[", "")
+    # S0 (B = ...) at step t of a 16-step tile: last on the tile's last step or the program's
+    # or in the two columns at the tile's far edge (the next step's B write is 2 further on)
+    condition = dict(kernel.staged[1].final)["S0"]
+    assert "(pc_i0 + 1) == T" in condition and "62" in condition
     # without room (a 3-D band's middle member loops inside the threads: no fixed box)
     assert not any(k.staged for k in _kernels_of(
         _kernel_program("jacobi_3d", "intra", (2, 3, 4), staging=True)))
@@ -107,9 +115,8 @@ def test_staged_tile_reads_and_writes_shared_memory_only():
 @pytest.mark.parametrize("sync", ["kernels", "grid"])
 def test_staging_beyond_48_kib_opts_in_and_verifies(sync):
     """2-D Jacobi, tiles of 8 time steps x 40 x 40: boxes of 56 x 56 doubles per array (the
-    skewed rows 2t + i, 2t + j: 40 + 2 * 8; 24.5 KiB and 3.1 KiB of dirty bytes each). A
-    32 KiB budget stages A only; 64 KiB both, in dynamic
-    shared memory above the 48 KiB that a kernel gets without asking: the driver raises the
+    skewed rows 2t + i, 2t + j: 40 + 2 * 8; 24.5 KiB each). A 32 KiB budget stages A only;
+    64 KiB both, in dynamic shared memory above the 48 KiB that a kernel gets without asking: the driver raises the
     kernel's limit before any launch and passes the size to each (cooperative) launch."""
     def staged(kib):
         prog = _kernel_program("jacobi_2d", "inter", (8, 40, 40), sync, True, kib)
@@ -120,7 +127,7 @@ def test_staging_beyond_48_kib_opts_in_and_verifies(sync):
     prog, arrays = staged(64)
     assert arrays == [("A", (56, 56)), ("B", (56, 56))]
     source = prog.generate("cuda").source
-    size = 2 * (56 * 56 * 8 + 56 * 56)  # copies and dirty bytes, each a multiple of 16
+    size = 2 * 56 * 56 * 8  # the copies, each a multiple of 16
     assert size > 48 * 1024
     attribute = f"cudaFuncSetAttribute(kernel0, cudaFuncAttributeMaxDynamicSharedMemorySize, {size})"
     assert attribute in source
