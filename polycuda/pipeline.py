@@ -104,9 +104,12 @@ def compile_scop(scop: Scop, options: Options) -> Generated:
     kernels = mapped.kernels
     # codegen: isl AST (loop iterators named <prefix><depth>), then the target's printer
     build = isl.AstBuild.from_context(context).set_iterators(_iterator_ids(ctx, prefix))
+    # staged tiles: the leaves that make a tile's last write of an element, and their guards
+    build, handle, final_conditions = cuda_target.final_store_guards(build, kernels)
     ast = build.node_from_schedule(mapped.schedule)
+    del handle
     if options.target == "cuda":
-        source = cuda_target.generate(scop, ast, kernels)
+        source = cuda_target.generate(scop, ast, kernels, final_conditions)
     else:
         source = c_target.generate(scop, ast, kernels, openmp=options.target == "openmp",
                                    shuffle=options.shuffle_parallel)

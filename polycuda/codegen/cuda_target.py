@@ -19,7 +19,6 @@ __syncthreads(), the points of one intra-tile wavefront on its threads.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 import islpy as isl
@@ -29,7 +28,7 @@ from polycuda.codegen.ast_expr import ast_expr_to_c
 from polycuda.codegen.c_expr import C_HELPERS, RefPrinter, expr_to_c
 from polycuda.codegen.c_target import array_elements
 from polycuda.codegen.printer import AstPrinter, for_parts, mark_parts
-from polycuda.codegen.statements import AfterWrite, flat_ref_printer, user_statement
+from polycuda.codegen.statements import flat_ref_printer, user_statement
 from polycuda.codegen.test_main import main_source
 from polycuda.gpu.mapping import KernelMapping
 from polycuda.gpu.staging import StagedArray, layout, resident_blocks
@@ -39,6 +38,9 @@ from polycuda.ir.scop import Scop, Statement
 
 _AXES = ("x", "y", "z")
 MAX_GRID = ("2147483647", "65535", "65535")
+# inside a staged tile: a statement after a staged write, given the statement, the printer
+# of its expressions and the leaf's final-store condition (final_store_guards)
+FinalStore = Callable[[Statement, Callable[[Expr], str], "str | None"], str]
 
 
 def _kernel_params(scop: Scop, host_iters: list[str]) -> list[tuple[str, str]]:
@@ -63,17 +65,20 @@ class KernelPrinter(AstPrinter):
 
     scope: the names defined around the body (host iterators, an inter-tile wavefront loop
     of the kernel's own): a wavefront tile is staged in shared memory (kernel.staged) only
-    where the iterators its box offsets name are all defined.
+    where the iterators its box offsets name are all defined. final_conditions: the leaves'
+    final-store conditions by annotation (final_store_guards).
     """
 
     int_type = "int"
 
-    def __init__(self, scop: Scop, kernel: KernelMapping, scope: frozenset[str] = frozenset()):
+    def __init__(self, scop: Scop, kernel: KernelMapping, scope: frozenset[str] = frozenset(),
+                 final_conditions: dict[str, str] | None = None):
         super().__init__(scop)
         self.kernel = kernel
         self.scope = scope
+        self.final_conditions = final_conditions or {}
         # inside a staged tile: the statement printers that access the shared copies
-        self.staging: tuple[RefPrinter, AfterWrite] | None = None
+        self.staging: tuple[RefPrinter, FinalStore] | None = None
         self.declared: dict[str, StagedArray] = {}  # every array staged somewhere
         n = kernel.n
         # iterator -> (CUDA index variable, its extent); innermost mapped dimension on x
@@ -167,7 +172,13 @@ class KernelPrinter(AstPrinter):
     def user(self, node: isl.AstNode, indent: int) -> None:
         call = node.user_get_expr()
         guards = [self._owner(it, call) for it in self.axes if it not in self.consumed]
-        text = user_statement(self.scop, call, *(self.staging or ()))
+        if self.staging:
+            ref, final_store = self.staging
+            condition = self.final_conditions.get(_annotation(node))
+            text = user_statement(self.scop, call, ref,
+                                  lambda stmt, sub: final_store(stmt, sub, condition))
+        else:
+            text = user_statement(self.scop, call)
         if guards:
             text = f"if ({' && '.join(guards)}) {text}"
         self.emit(indent, text)
@@ -200,9 +211,11 @@ class HostPrinter(AstPrinter):
 
     int_type = "long long"
 
-    def __init__(self, scop: Scop, kernels: dict[str, KernelMapping]):
+    def __init__(self, scop: Scop, kernels: dict[str, KernelMapping],
+                 final_conditions: dict[str, str] | None = None):
         super().__init__(scop)
         self.kernels = kernels
+        self.final_conditions = final_conditions or {}
         self.host_iters: list[str] = []
         self.kernel_sources: list[str] = []
         self.copies: dict[str, int] = {}
@@ -244,7 +257,7 @@ class HostPrinter(AstPrinter):
         params = _kernel_params(self.scop, list(host_iters))
         scope = frozenset(host_iters) | (frozenset() if w_loop is None
                                          else {for_parts(w_loop)[0]})
-        printer = KernelPrinter(self.scop, kernel, scope)
+        printer = KernelPrinter(self.scop, kernel, scope, self.final_conditions)
         if w_loop is None:
             printer.node(body, 1)
         else:
@@ -389,13 +402,49 @@ def _local_index(staged: StagedArray, index: list[str]) -> str:
     return flat
 
 
+def _annotation(node: isl.AstNode) -> str | None:
+    """The name of the id that annotates an AST node, if any (final_store_guards)."""
+    try:
+        return node.get_annotation().get_name()
+    except isl.Error:  # none
+        return None
+
+
+def final_store_guards(build: isl.AstBuild, kernels: tuple[KernelMapping, ...]
+                       ) -> tuple[isl.AstBuild, object, dict[str, str]]:
+    """`build` set to annotate each AST leaf whose instances include a staged tile's last
+    writes (StagedArray.final) with an id naming the C condition that selects them, which
+    the third result maps. isl writes the condition in the AST's iterators, knowing the
+    leaf's loop bounds (e.g. 2-D Jacobi's B = ... on 8 x 64 x 128 tiles: on the tile's last
+    step, the program's last, or two rows or two columns from the tile's far edges).
+    The second result must outlive the AST's generation (islpy's callback handle)."""
+    finals = [a.final for k in kernels for a in k.staged if a.final is not None]
+    conditions: dict[str, str] = {}
+    if not finals:
+        return build, None, conditions
+    final = finals[0]
+    for more in finals[1:]:
+        final = final.union(more)
+
+    def at_domain(node: isl.AstNode, leaf: isl.AstBuild) -> isl.AstNode:
+        points = leaf.get_schedule().intersect_domain(final).range()
+        if points.is_empty():
+            return node
+        name = f"pc_final{len(conditions)}"
+        conditions[name] = ast_expr_to_c(leaf.expr_from_set(
+            isl.Set.from_union_set(points).coalesce()))
+        return node.set_annotation(isl.Id(name, context=node.get_ctx()))
+
+    build, handle = build.set_at_each_domain(at_domain)
+    return build, handle, conditions
+
+
 def _staged_printers(scop: Scop, arrays: tuple[StagedArray, ...]
-                     ) -> tuple[RefPrinter, AfterWrite]:
+                     ) -> tuple[RefPrinter, FinalStore]:
     """Statement printers inside a staged tile: staged arrays read and written in shared
-    memory; a write that is the tile's last of its element (StagedArray.final) also stores
-    the value to global memory."""
+    memory; a write that is the tile's last of its element (under the leaf's condition of
+    final_store_guards, None: none is) also stores the value to global memory."""
     staged = {s.array: s for s in arrays}
-    final = {statement: condition for s in arrays for statement, condition in s.final}
     flat = flat_ref_printer(scop)
 
     def ref(r: Ref, sub: Callable[[Expr], str]) -> str:
@@ -403,15 +452,13 @@ def _staged_printers(scop: Scop, arrays: tuple[StagedArray, ...]
             return flat(r, sub)
         return f"pc_s_{r.array}[{_local_index(staged[r.array], [sub(i) for i in r.index])}]"
 
-    def after_write(stmt: Statement, sub: Callable[[Expr], str]) -> str:
-        if stmt.lhs.array not in staged:
+    def final_store(stmt: Statement, sub: Callable[[Expr], str], condition: str | None) -> str:
+        if stmt.lhs.array not in staged or condition is None:
             return ""
-        condition = re.sub(r"\bpc_i(\d+)\b",
-                           lambda m: f"({sub(Var(stmt.iterators[int(m.group(1))]))})",
-                           final[stmt.name])
-        return f"if ({condition}) {flat(stmt.lhs, sub)} = {ref(stmt.lhs, sub)};"
+        store = f"{flat(stmt.lhs, sub)} = {ref(stmt.lhs, sub)};"
+        return store if condition == "1" else f"if ({condition}) {store}"
 
-    return ref, after_write
+    return ref, final_store
 
 
 def _box_loop(scop: Scop, kernel: KernelMapping, staged: StagedArray,
@@ -530,10 +577,12 @@ _PRELUDE = """\
 """
 
 
-def generate(scop: Scop, ast: isl.AstNode, kernels: tuple[KernelMapping, ...]) -> str:
+def generate(scop: Scop, ast: isl.AstNode, kernels: tuple[KernelMapping, ...],
+             final_conditions: dict[str, str] | None = None) -> str:
     """The standalone .cu text: kernels, `pc_<name>_dev`, `pc_<name>` (extern "C"), and a
-    `main` compiled only with -DPOLYCUDA_MAIN."""
-    host = HostPrinter(scop, {k.name: k for k in kernels})
+    `main` compiled only with -DPOLYCUDA_MAIN. final_conditions: of final_store_guards, for
+    the AST built with it (a staged kernel needs them)."""
+    host = HostPrinter(scop, {k.name: k for k in kernels}, final_conditions)
     host.node(ast, 1)
     parts = [_PRELUDE.format(helpers=C_HELPERS.rstrip())]
     if any(k.grid_sync for k in kernels):

@@ -28,7 +28,7 @@ intra-tile wavefront loop.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import islpy as isl
 
@@ -54,20 +54,20 @@ class StagedArray:
     """One array staged per tile: the box [offsets, offsets + sizes) of its elements.
 
     offsets: C expressions in the parameters and the iterators of the inter-tile wavefront
-    loop and the tile loops. final: per statement of the band that writes the array, the C
-    condition under which its instance makes the tile's last write of its element (then the
-    value also goes to global memory), in the same names and the statement's iterators,
-    written `pc_i0, pc_i1, ...`.
+    loop and the tile loops. writers: the statements of the band that write the array.
+    final: their instances (in the lifted space of the schedule, S[x, T, P]) that make the
+    tile's last write of their element: those also store the value to global memory.
     """
 
     array: str
     offsets: tuple[str, ...]
     sizes: tuple[int, ...]
-    final: tuple[tuple[str, str], ...] = ()
+    writers: tuple[str, ...] = ()
+    final: isl.UnionSet | None = field(default=None, compare=False, repr=False)
 
     @property
     def written(self) -> bool:
-        return bool(self.final)
+        return bool(self.writers)
 
     @property
     def elements(self) -> int:
@@ -155,37 +155,33 @@ def plan(w_band: isl.ScheduleNode, lift: isl.UnionMap, accesses: Accesses, prefi
     unlift = _unclipped(lift.intersect_range(domain)).reverse()
     band_accesses = _unclipped(reads.union(writes).intersect_domain(unlift.range()))
     footprint = tiles.reverse().apply_range(unlift.apply_range(band_accesses))
-    final = _final_writes(w_band, lift, writes, prefix)
+    final = _final_writes(w_band, lift, writes)
     staged, used = [], 0
     for amap in _maps(footprint):
         name = amap.get_tuple_name(isl.dim_type.out)
         box = _box(amap, [f"{prefix}{depth + k}" for k in range(amap.dim(isl.dim_type.in_))])
         if box is None:
             continue
-        array = StagedArray(name, box[0], box[1], final.get(name, ()))
+        writers, last = final.get(name, ((), None))
+        array = StagedArray(name, box[0], box[1], writers, last)
         if used + array.bytes(dtypes[name]) <= budget:
             staged.append(array)
             used += array.bytes(dtypes[name])
     return tuple(staged)
 
 
-def _final_writes(w_band: isl.ScheduleNode, lift: isl.UnionMap, writes: isl.UnionMap,
-                  prefix: str) -> dict[str, tuple[tuple[str, str], ...]]:
-    """Per written array, per statement of the band that writes it: the C condition under
-    which an instance makes the last write of its element in its tile (StagedArray.final).
+def _final_writes(w_band: isl.ScheduleNode, lift: isl.UnionMap, writes: isl.UnionMap
+                  ) -> dict[str, tuple[tuple[str, ...], isl.UnionSet]]:
+    """Per array that the band writes: its writers, and their instances (lifted: S[x, T, P])
+    that make the last write of their element in their tile (StagedArray.final).
 
     An instance is not last if a later instance of the same tile, in the order of the
     schedule below the inter-tile wavefront, writes the same element. Two instances of one
     intra-tile wavefront never write one element (that would be an output dependence
     inside a parallel wavefront), so the schedule's order among them does not matter.
-    The condition is simplified (isl's gist) knowing that the instance lies in the tile
-    whose coordinates the kernel's iterators hold: e.g. 2-D Jacobi's B = ... (S0) on
-    8 x 64 x 128 tiles of the balanced schedule is last on the tile's last time step, the
-    program's last, or 2 rows or 2 columns from the tile's far edges.
 
     # lift: { S[x] -> S[x, T, P] } for the band's statements (wavefront.tile_and_skew)
     """
-    depth = w_band.get_schedule_depth()
     lifted = lift.intersect_range(w_band.get_domain())
     tile_of = lifted.apply_range(w_band.band_get_partial_schedule_union_map().flat_range_product(
         w_band.child(0).band_get_partial_schedule_union_map()))  # { S[x] -> [W, T...] }
@@ -194,33 +190,15 @@ def _final_writes(w_band: isl.ScheduleNode, lift: isl.UnionMap, writes: isl.Unio
     overwritten = (order.lex_lt_union_map(order)
                    .intersect(tile_of.apply_range(tile_of.reverse()))
                    .intersect(band_writes.apply_range(band_writes.reverse()))).domain()
-    last = band_writes.domain().subtract(overwritten)
-    arrays: dict[str, list[tuple[str, str]]] = {}
+    last = lifted.intersect_domain(band_writes.domain().subtract(overwritten)).range()
+    arrays: dict[str, tuple[tuple[str, ...], isl.UnionSet]] = {}
     for write in _maps(band_writes):
+        array = write.get_tuple_name(isl.dim_type.out)
+        writers, instances = arrays.get(array, ((), isl.UnionSet.empty(last.get_space())))
         statement = write.get_tuple_name(isl.dim_type.in_)
-        # { [W, T...] -> S[x] }: the statement's instances in each tile
-        (tile_map,) = _maps(tile_of.reverse().intersect_range(isl.UnionSet(write.domain())))
-        context = _parameterized(tile_map, depth, prefix)
-        condition = _parameterized(tile_map.intersect_range(last.extract_set(
-            write.domain().get_space())), depth, prefix).gist(context).coalesce()
-        text = ast_expr_to_c(isl.AstBuild.from_context(context).expr_from_set(condition))
-        arrays.setdefault(write.get_tuple_name(isl.dim_type.out), []).append((statement, text))
-    return {array: tuple(conditions) for array, conditions in arrays.items()}
-
-
-def _parameterized(tile_map: isl.Map, depth: int, prefix: str) -> isl.Set:
-    """{ [W, T...] -> S[x] } as a set of parameters only: the tile coordinates named like the
-    kernel's iterators (`<prefix><depth + k>`), the statement's iterators `pc_i<k>`."""
-    n_tile = tile_map.dim(isl.dim_type.in_)
-    n_stmt = tile_map.dim(isl.dim_type.out)
-    nparam = tile_map.dim(isl.dim_type.param)
-    flat = tile_map.wrap().flatten()
-    flat = flat.move_dims(isl.dim_type.param, nparam, isl.dim_type.set, 0, n_tile + n_stmt)
-    for k in range(n_tile):
-        flat = flat.set_dim_name(isl.dim_type.param, nparam + k, f"{prefix}{depth + k}")
-    for k in range(n_stmt):
-        flat = flat.set_dim_name(isl.dim_type.param, nparam + n_tile + k, f"pc_i{k}")
-    return flat.params()
+        mine = last.intersect(lifted.intersect_domain(isl.UnionSet(write.domain())).range())
+        arrays[array] = ((*writers, statement), instances.union(mine))
+    return arrays
 
 
 def _box(amap: isl.Map, names: list[str]) -> tuple[tuple[str, ...], tuple[int, ...]] | None:

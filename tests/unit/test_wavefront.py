@@ -93,8 +93,8 @@ def test_staged_tile_reads_and_writes_shared_memory_only():
     (kernel,) = [k for k in _kernels_of(prog) if k.wavefront]
     # tiles of 16 time steps x 64 points of the skewed space row: a box of 96 elements per
     # array; both arrays are written, each by one statement
-    assert [(s.array, s.sizes, [w for w, _ in s.final]) for s in kernel.staged] == [
-        ("A", (96,), ["S1"]), ("B", (96,), ["S0"])]
+    assert [(s.array, s.sizes, s.writers) for s in kernel.staged] == [
+        ("A", (96,), ("S1",)), ("B", (96,), ("S0",))]
     source = prog.generate("cuda").source
     body = source[source.index("for (int c2 = "):source.index('extern "C"')]
     assert "pc_s_A[" in body and "pc_s_B[" in body
@@ -103,10 +103,11 @@ def test_staged_tile_reads_and_writes_shared_memory_only():
     assert sorted(array for _, array, _ in stores) == ["A", "B"]
     rest = re.sub(r"; if \((.*?)\) ([AB])\[(.*?)\] = pc_s_\2\[", "", body)
     assert " A[" not in rest.replace("pc_s_A[", "") and " B[" not in rest.replace("pc_s_B[", "")
-    # S0 (B = ...) at step t of a 16-step tile: last on the tile's last step or the program's
-    # or in the two columns at the tile's far edge (the next step's B write is 2 further on)
-    condition = dict(kernel.staged[1].final)["S0"]
-    assert "(pc_i0 + 1) == T" in condition and "62" in condition
+    # in the AST's iterators (c2: the step in the tile, c3: the point on the thread): last on
+    # the tile's last step, or the program's, or at the tile's far edge (B = ... at step
+    # t + 1 writes the element of point c3 + 2: past the tile's 64 points from c3 = 62)
+    condition = {array: c for c, array, _ in stores}["B"]
+    assert "(c2 == 15)" in condition and "(c3 >= 62)" in condition and "T" in condition
     # without room (a 3-D band's middle member loops inside the threads: no fixed box)
     assert not any(k.staged for k in _kernels_of(
         _kernel_program("jacobi_3d", "intra", (2, 3, 4), staging=True)))
