@@ -160,6 +160,8 @@ class KernelPrinter(AstPrinter):
         self.emit(inner, "}")
         self.staging = None
         if staged:
+            self.lines += [f"{'  ' * (indent + 1)}{line}"
+                           for line in _stage_out(self.scop, self.kernel, arrays)]
             self.emit(indent, "}")
 
     def mark(self, node: isl.AstNode, indent: int) -> None:
@@ -501,6 +503,19 @@ def _stage_in(scop: Scop, kernel: KernelMapping, arrays: tuple[StagedArray, ...]
         a = staged.array
         lines += _box_loop(scop, kernel, staged, f"if (pc_in) pc_s_{a}[pc_e] = {{element}};")
     lines.append("__syncthreads();")
+    return lines
+
+
+def _stage_out(scop: Scop, kernel: KernelMapping, arrays: tuple[StagedArray, ...]
+               ) -> list[str]:
+    """After a tile's intra-tile wavefronts (the last closed by a barrier): the write-back
+    pass of the arrays that have one (StagedArray.write_back)."""
+    lines = []
+    for staged in arrays:
+        if staged.write_back is not None:
+            a = staged.array
+            lines += _box_loop(scop, kernel, staged, f"if (pc_in && ({staged.write_back})) "
+                                                     f"{{element}} = pc_s_{a}[pc_e];")
     return lines
 
 

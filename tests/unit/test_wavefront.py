@@ -95,22 +95,66 @@ def test_staged_tile_reads_and_writes_shared_memory_only():
     # array; both arrays are written, each by one statement
     assert [(s.array, s.sizes, s.writers) for s in kernel.staged] == [
         ("A", (96,), ("S1",)), ("B", (96,), ("S0",))]
+    # a write-back pass after each tile over the hull of its write footprint, which no other
+    # tile of its wavefront writes into: not a guard per write
+    assert all(s.write_back and s.final is None for s in kernel.staged)
     source = prog.generate("cuda").source
     body = source[source.index("for (int c2 = "):source.index('extern "C"')]
     assert "pc_s_A[" in body and "pc_s_B[" in body
-    # global memory only for a tile's last write of each element, right after the shared one
-    stores = re.findall(r"; if \((.*?)\) ([AB])\[(.*?)\] = pc_s_\2\[", body)
-    assert sorted(array for _, array, _ in stores) == ["A", "B"]
-    rest = re.sub(r"; if \((.*?)\) ([AB])\[(.*?)\] = pc_s_\2\[", "", body)
-    assert " A[" not in rest.replace("pc_s_A[", "") and " B[" not in rest.replace("pc_s_B[", "")
-    # in the AST's iterators (c2: the step in the tile, c3: the point on the thread): last on
-    # the tile's last step, or the program's, or at the tile's far edge (B = ... at step
-    # t + 1 writes the element of point c3 + 2: past the tile's 64 points from c3 = 62)
-    condition = {array: c for c, array, _ in stores}["B"]
-    assert "(c2 == 15)" in condition and "(c3 >= 62)" in condition and "T" in condition
+    passes = re.findall(r"if \(pc_in && \((.*)\)\) ([AB])\[pc_x0\] = pc_s_\2\[pc_e\];", body)
+    assert sorted(array for _, array in passes) == ["A", "B"]
+    rest = re.sub(r"if \(pc_in && .*", "", body)
+    assert "pc_in" in rest  # the loads
+    loads = re.sub(r"pc_s_([AB])\[pc_e\] = \1\[pc_x0\]", "", rest)
+    assert " A[" not in loads.replace("pc_s_A[", "") and " B[" not in loads.replace("pc_s_B[", "")
     # without room (a 3-D band's middle member loops inside the threads: no fixed box)
     assert not any(k.staged for k in _kernels_of(
         _kernel_program("jacobi_3d", "intra", (2, 3, 4), staging=True)))
+
+
+# Two halves of one array updated in one band: a tile's writes are two runs 32 apart, and
+# the hull between them holds writes of other tiles of its wavefront
+HALVES = """
+void f(int T, double A[64]) {
+#pragma scop
+  for (int t = 0; t < T; t++)
+    for (int i = 1; i < 32; i++) {
+      A[i] = 0.5 * (A[i - 1] + A[i]);
+      A[i + 32] = 0.25 * (A[i + 31] + A[i + 32]) + 0.5;
+    }
+#pragma endscop
+}
+"""
+
+
+def _halves(sync: str = "kernels") -> polycuda.Program:
+    return polycuda.compile(HALVES, function="f", options=Options(
+        scheduler="pluto", tile_sizes=(4, 8), shared_staging=True, wavefront_sync=sync))
+
+
+@pytest.mark.parametrize("sync", ["kernels", "grid"])
+def test_staged_tile_without_a_safe_hull_stores_its_last_writes(sync):
+    """No write-back pass (it would overwrite other tiles' results with stale values):
+    each write that is the tile's last of its element also goes to global memory, under a
+    condition in the AST's iterators. With the pass forced, the grid-synced run fails on
+    the emulator, whose cooperative launches interleave blocks (A at 13 for T = 9); its
+    ordinary launches run blocks one after the other, which hides the race."""
+    prog = _halves(sync)
+    (kernel,) = [k for k in _kernels_of(prog) if k.wavefront]
+    (staged,) = kernel.staged
+    assert staged.writers == ("S0", "S1") and staged.write_back is None
+    source = prog.generate("cuda").source
+    body = source[source.index("__global__"):source.index('extern "C"')]
+    assert "pc_in &&" not in body
+    stores = re.findall(r"; if \((.*?)\) A\[.*?\] = pc_s_A\[", body)
+    assert len(stores) == 2 and all("c2" in c or "c3" in c for c in stores)
+    assert all(r.ok for r in prog.verify({"T": 9}, targets=("emulate",)))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("sync", ["kernels", "grid"])
+def test_staged_tile_without_a_safe_hull_verifies_on_the_gpu(sync):
+    assert all(r.ok for r in _halves(sync).verify({"T": 9}, targets=("cuda",)))
 
 
 @pytest.mark.parametrize("sync", ["kernels", "grid"])
