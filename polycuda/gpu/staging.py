@@ -196,9 +196,7 @@ def _write_back(w_band: isl.ScheduleNode, lift: isl.UnionMap, writes: isl.UnionM
 
     # unclipped_writes: { [W, T...] -> A[a] } per tile, unclipped (the footprints of plan())
     """
-    lifted = lift.intersect_range(w_band.get_domain())
-    tile_of = lifted.apply_range(w_band.band_get_partial_schedule_union_map().flat_range_product(
-        w_band.child(0).band_get_partial_schedule_union_map()))  # { S[x] -> [W, T...] }
+    lifted, tile_of = _tile_of(w_band, lift)
     mine = [m for m in _maps(unclipped_writes) if m.get_tuple_name(isl.dim_type.out) == array]
     written = [m for m in _maps(tile_of.reverse().apply_range(writes.intersect_domain(
         lifted.domain()))) if m.get_tuple_name(isl.dim_type.out) == array]
@@ -218,6 +216,15 @@ def _write_back(w_band: isl.ScheduleNode, lift: isl.UnionMap, writes: isl.UnionM
     condition = _as_parameters(hull, names)
     return ast_expr_to_c(isl.AstBuild.from_context(
         isl.Set.universe(condition.get_space())).expr_from_set(condition))
+
+
+def _tile_of(w_band: isl.ScheduleNode, lift: isl.UnionMap) -> tuple[isl.UnionMap, isl.UnionMap]:
+    """The lift restricted to the band's instances, { S[x] -> S[x, T, P] }, and each
+    instance's tile, { S[x] -> [W, T...] } (W and the enumerated tile coordinates)."""
+    lifted = lift.intersect_range(w_band.get_domain())
+    return lifted, lifted.apply_range(w_band.band_get_partial_schedule_union_map()
+                                      .flat_range_product(w_band.child(0)
+                                                          .band_get_partial_schedule_union_map()))
 
 
 def _as_parameters(tile_map: isl.Map, names: list[str]) -> isl.Set:
@@ -245,9 +252,7 @@ def _final_writes(w_band: isl.ScheduleNode, lift: isl.UnionMap, writes: isl.Unio
 
     # lift: { S[x] -> S[x, T, P] } for the band's statements (wavefront.tile_and_skew)
     """
-    lifted = lift.intersect_range(w_band.get_domain())
-    tile_of = lifted.apply_range(w_band.band_get_partial_schedule_union_map().flat_range_product(
-        w_band.child(0).band_get_partial_schedule_union_map()))  # { S[x] -> [W, T...] }
+    lifted, tile_of = _tile_of(w_band, lift)
     order = lifted.apply_range(w_band.get_subtree_schedule_union_map())
     band_writes = writes.intersect_domain(lifted.domain())  # { S[x] -> A[a] }
     overwritten = (order.lex_lt_union_map(order)
