@@ -3,11 +3,13 @@
 // polycuda/runtime/emulate.py puts this header in front of a generated .cu file and rewrites
 // every `k<<<grid, block[, shmem[, stream]]>>>(args);` into
 // `pc_emu::launch(BARRIERS, grid, block, shmem, stream, k, args);`.
-// A launch runs every block of the grid, one after the other in a seeded shuffled order, and
-// every thread of each block: in a shuffled order, one after the other, when the kernel has no
-// __syncthreads(); as fibers when it has, a ready fiber drawn at random running to its next
-// barrier at each step (threads that returned no longer count, as with bar.sync; threads
-// waiting at different __syncthreads() are an error).
+// A launch runs the blocks of the grid in a seeded shuffled order. When the kernel has no
+// __syncthreads(), one block after the other, the threads of each in a shuffled order, one
+// after the other; when it has, in waves of as many blocks as the emulated device holds at
+// once, every thread of a wave a fiber of one scheduler, a ready fiber drawn at random running
+// to its next barrier at each step (threads that returned no longer count, as with bar.sync;
+// threads waiting at different __syncthreads() are an error): the blocks of a wave interleave,
+// as resident blocks do on a GPU.
 // `cudaLaunchCooperativeKernel((void *)k, ...)` becomes `pc_emu::launch_cooperative(k, ...)`:
 // every thread of every block is a fiber of one such scheduler, so blocks interleave and drift
 // apart, and cooperative_groups' grid.sync() is a real grid-wide barrier (run_cooperative).
@@ -53,9 +55,9 @@
 #define __forceinline__ inline
 #define __constant__
 #define __managed__
-// Blocks of one launch run one after the other, so one buffer per variable suffices
-// (per host thread: two host threads may run entries of one library at once). A cooperative
-// launch, whose blocks interleave, keeps each block's contents aside while another block runs.
+// One buffer per variable (per host thread: two host threads may run entries of one library
+// at once); where blocks interleave (a wave of a launch with barriers, a cooperative launch),
+// each block's contents are kept aside while another block runs.
 #define __shared__ static thread_local
 #define __launch_bounds__(...)
 #define __align__(n) __attribute__((aligned(n)))
@@ -261,7 +263,8 @@ struct SharedVar { void *p; size_t bytes, offset; };
 struct BlockRun {
   Job job{};
   bool fibers_on = false;
-  bool cooperative = false;
+  bool cooperative = false;   // blocks interleave (fibers of one scheduler)
+  bool grid_sync = false;     // a cooperative launch: grid.sync() allowed
   bool failed = false;
   Fiber *current = nullptr;
   void *sched_sp = nullptr;
@@ -422,7 +425,7 @@ static int barrier_and(int predicate, int line) {
 // cooperative_groups' grid.sync(): waits for every thread of the grid that has not exited;
 // see release_grid for the threads that must not have exited.
 static void grid_barrier(int line) {
-  if (!tl_run.cooperative)
+  if (!tl_run.grid_sync)
     trap(cudaErrorLaunchFailure, "grid.sync() in a kernel not launched by "
          "cudaLaunchCooperativeKernel (a GPU aborts the kernel)");
   Fiber &f = *tl_run.current;
@@ -609,6 +612,10 @@ static int check_config(dim3 grid, dim3 block, size_t shmem, const void *kernel)
 
 constexpr uint64_t kMaxBlocks = 1ull << 24;  // the shuffled order is materialized
 
+static int blocks_per_sm(long long threads, size_t shmem, const void *kernel);
+static void start_cooperative(dim3 grid, dim3 block, size_t shmem, const uint64_t *ids,
+                              unsigned nblocks, Job job);
+
 static int run_grid(bool barriers, dim3 grid, dim3 block, size_t shmem, const void *kernel,
                     Job job) {
   if (tl_sticky_error) return tl_sticky_error;
@@ -633,6 +640,21 @@ static int run_grid(bool barriers, dim3 grid, dim3 block, size_t shmem, const vo
   tl_run.dynamic_base = tl_run.dynamic_shared.data();
   gridDim = grid;
   blockDim = block;
+  if (tl_run.fibers_on) {
+    // As many blocks as the emulated device holds at once run together, their threads
+    // fibers of one scheduler: blocks of one launch interleave as on a GPU, which shows
+    // races between them that one block after the other hides
+    uint64_t wave = (uint64_t)kSms * blocks_per_sm(nthreads, shmem, kernel);
+    for (uint64_t first = 0; first < nblocks; first += wave) {
+      unsigned n = (unsigned)(nblocks - first < wave ? nblocks - first : wave);
+      start_cooperative(grid, block, shmem, order.data() + first, n, job);
+      bool ok = run_fibers(n, nthreads, rng);
+      tl_run.cooperative = false;
+      tl_run.sync = &tl_run.solo_sync;
+      if (!ok) return tl_sticky_error ? tl_sticky_error : cudaErrorLaunchFailure;
+    }
+    return 0;
+  }
   for (uint64_t b : order) {
     blockIdx = unflatten(b, grid);
     ++tl_run.epoch;
@@ -679,7 +701,9 @@ static void add_coop_shared(void *p, size_t bytes) {
   memset(p, kPoison, bytes);
 }
 
-static void start_cooperative(dim3 grid, dim3 block, size_t shmem, unsigned nblocks, Job job) {
+// Blocks `ids` (flat indices; null: 0 .. nblocks - 1) as fibers of one scheduler.
+static void start_cooperative(dim3 grid, dim3 block, size_t shmem, const uint64_t *ids,
+                              unsigned nblocks, Job job) {
   tl_run.job = job;
   tl_run.fibers_on = tl_run.cooperative = true;
   tl_run.failed = false;
@@ -689,7 +713,7 @@ static void start_cooperative(dim3 grid, dim3 block, size_t shmem, unsigned nblo
   tl_run.dynamic_shared.assign(stride * nblocks, kPoison);
   tl_run.blocks.assign(nblocks, CoopBlock{});
   for (unsigned b = 0; b < nblocks; ++b) {
-    tl_run.blocks[b].idx = unflatten(b, grid);
+    tl_run.blocks[b].idx = unflatten(ids ? ids[b] : b, grid);
     tl_run.blocks[b].dynamic_shared = tl_run.dynamic_shared.data() + b * stride;
   }
   tl_run.coop_shared.clear();
@@ -722,9 +746,10 @@ static int run_cooperative(dim3 grid, dim3 block, size_t shmem, const void *kern
     return cudaErrorCooperativeLaunchTooLarge;
   }
   Rng rng = launch_rng();
-  start_cooperative(grid, block, shmem, (unsigned)nblocks, job);
+  start_cooperative(grid, block, shmem, nullptr, (unsigned)nblocks, job);
+  tl_run.grid_sync = true;
   bool ok = run_fibers((unsigned)nblocks, nthreads, rng);
-  tl_run.cooperative = false;
+  tl_run.cooperative = tl_run.grid_sync = false;
   tl_run.sync = &tl_run.solo_sync;
   return ok ? 0 : tl_sticky_error ? tl_sticky_error : cudaErrorLaunchFailure;
 }

@@ -277,6 +277,17 @@ extern "C" int pc_uninit_dev(long long n, double *A) {
   return (int)cudaGetLastError();
 }
 
+__global__ void lost_update(double *A) {
+  __shared__ double old;  /* each block adds 1 to A[0]: a race between blocks */
+  if (threadIdx.x == 0) old = A[0];
+  __syncthreads();
+  if (threadIdx.x == 0) A[0] = old + 1.0;
+}
+extern "C" int pc_lost_dev(long long n, double *A) {
+  lost_update<<<8, 2>>>(A);
+  return (int)cudaDeviceSynchronize();
+}
+
 extern "C" int pc_copy(long long n, double *A) {
   double *d;
   CHECK(cudaMalloc(&d, n * sizeof(double)));
@@ -311,6 +322,19 @@ def test_race_between_threads_without_any_barrier(misc_lib):
         kernel.set_seed(seed)
         kernel(256, A, B)
         assert not np.array_equal(B, np.roll(A.reshape(4, 64), -1, axis=1).reshape(-1))
+
+
+def test_race_between_blocks_of_an_ordinary_launch(misc_lib):
+    """Blocks that the emulated device holds at once interleave, as on a GPU: 8 blocks
+    each adding 1 to one element lose updates (block after block, they never would)."""
+    kernel = launch.load(misc_lib, one_array("lost"), "emulate", device_entry=True)
+    totals = set()
+    for seed in range(4):
+        A = np.zeros(1) + 0.5
+        kernel.set_seed(seed)
+        kernel(1, A)
+        totals.add(A[0] - 0.5)
+    assert min(totals) < 8 and totals <= set(map(float, range(1, 9)))
 
 
 def test_returned_threads_do_not_hold_a_barrier(misc_lib):

@@ -136,9 +136,8 @@ def _halves(sync: str = "kernels") -> polycuda.Program:
 def test_staged_tile_without_a_safe_hull_stores_its_last_writes(sync):
     """No write-back pass (it would overwrite other tiles' results with stale values):
     each write that is the tile's last of its element also goes to global memory, under a
-    condition in the AST's iterators. With the pass forced, the grid-synced run fails on
-    the emulator, whose cooperative launches interleave blocks (A at 13 for T = 9); its
-    ordinary launches run blocks one after the other, which hides the race."""
+    condition in the AST's iterators. With the pass forced, both runs fail on the
+    emulator, whose resident blocks interleave (A at 13 for T = 9)."""
     prog = _halves(sync)
     (kernel,) = [k for k in _kernels_of(prog) if k.wavefront]
     (staged,) = kernel.staged
