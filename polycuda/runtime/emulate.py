@@ -2,7 +2,8 @@
 
 `translate` puts cuda_emu.h in front of the source and rewrites each kernel launch into a call
 of the emulator's launcher, which runs every block of the grid (seeded shuffled order) and every
-thread of each block (as fibers with real barriers when the kernel calls __syncthreads);
+thread of each block (as fibers with real barriers when the kernel calls __syncthreads; then
+the blocks that the emulated device holds at once interleave, as resident blocks do);
 cooperative launches run all threads of the grid as fibers, with a real grid.sync(). The
 `extern "C"` entries then behave as on a GPU, on host memory: CI checks the CUDA code's
 thread mapping, barriers and shared memory without a GPU.
