@@ -19,8 +19,9 @@ results reach global memory in one of two exact ways:
   element (a condition on the instance, in the AST's iterators).
 
 A dirty byte per element, set at every write and tested by a pass over the box, did the same
-at one shared store per write: 12% of 2-D Jacobi's time on the H100 (hand-edited kernels timed
-in one run, 55.0 ms with the marks and their pass, 48.2 without).
+at one shared store per write (H100, 2-D Jacobi 4096^2 x 1000 float, best of a tiles x threads
+sweep: 54.7 ms with dirty bytes, `...-t1000-final.json`; 50.0 with the hull pass,
+`...-t1000-hull.json`; 16 x 64 x 64 tiles on 4 x 128 threads: 67.9 against 50.0).
 
 The plan is computed on the schedule tree, where the tile's coordinates are schedule
 dimensions: the offsets are C expressions in the iterators of the inter-tile wavefront loop
@@ -71,10 +72,6 @@ class StagedArray:
     writers: tuple[str, ...] = ()
     final: isl.UnionSet | None = field(default=None, compare=False, repr=False)
     write_back: str | None = None
-
-    @property
-    def written(self) -> bool:
-        return bool(self.writers)
 
     @property
     def elements(self) -> int:
@@ -157,31 +154,46 @@ def plan(w_band: isl.ScheduleNode, lift: isl.UnionMap, accesses: Accesses, prefi
     # The tiles unclipped by the iteration domain (gist: the domain's constraints dropped):
     # each a translate of one parallelogram, whose footprint's box isl bounds quickly; the
     # clipped tiles' footprints lie inside. tiles: { S[x, T, P] -> [W, T_enumerated...] }
-    tiles = _unclipped(w_band.band_get_partial_schedule_union_map().flat_range_product(
-        w_band.child(0).band_get_partial_schedule_union_map()))
+    tiles = _unclipped(_tile_schedule(w_band))
     unlift = _unclipped(lift.intersect_range(domain)).reverse()
     band_accesses = _unclipped(reads.union(writes).intersect_domain(unlift.range()))
     footprint = tiles.reverse().apply_range(unlift.apply_range(band_accesses))
-    final = _final_writes(w_band, lift, writes)
+    # each tile's writes, unclipped and as the kernel makes them: { [W, T...] -> A[a] }
+    unclipped_writes = tiles.reverse().apply_range(unlift.apply_range(
+        _unclipped(writes.intersect_domain(unlift.range()))))
+    lifted, tile_of = _tile_of(w_band, lift)
+    band_writes = writes.intersect_domain(lifted.domain())  # { S[x] -> A[a] }
+    tile_writes = tile_of.reverse().apply_range(band_writes)
+    writers: dict[str, list[str]] = {}
+    for write in _maps(band_writes):
+        writers.setdefault(write.get_tuple_name(isl.dim_type.out), []).append(
+            write.get_tuple_name(isl.dim_type.in_))
+    last: isl.UnionSet | None = None  # computed only for an array without a write-back pass
     names = [f"{prefix}{depth + k}" for k in range(1 + w_band.child(0).band_n_member())]
     staged, used = [], 0
     for amap in _maps(footprint):
         name = amap.get_tuple_name(isl.dim_type.out)
-        box = _box(amap, [f"{prefix}{depth + k}" for k in range(amap.dim(isl.dim_type.in_))])
+        box = _box(amap, names)
         if box is None:
             continue
-        writers, last = final.get(name, ((), None))
-        back = _write_back(w_band, lift, writes, tiles.reverse().apply_range(unlift.apply_range(
-            _unclipped(writes.intersect_domain(unlift.range())))), name, names) if writers else None
-        array = StagedArray(name, box[0], box[1], writers, None if back else last, back)
+        back = final = None
+        if name in writers:
+            back = _write_back(unclipped_writes, tile_writes, name, names)
+            if back is None:
+                last = _last_writes(w_band, lifted, tile_of, band_writes) if last is None else last
+                elements = isl.UnionSet(isl.Set.universe(amap.get_space().range()))
+                final = last.intersect(lifted.intersect_domain(
+                    band_writes.intersect_range(elements).domain()).range())
+        array = StagedArray(name, box[0], box[1], tuple(sorted(writers.get(name, ()))), final,
+                            back)
         if used + array.bytes(dtypes[name]) <= budget:
             staged.append(array)
             used += array.bytes(dtypes[name])
     return tuple(staged)
 
 
-def _write_back(w_band: isl.ScheduleNode, lift: isl.UnionMap, writes: isl.UnionMap,
-                unclipped_writes: isl.UnionMap, array: str, names: list[str]) -> str | None:
+def _write_back(unclipped_writes: isl.UnionMap, tile_writes: isl.UnionMap, array: str,
+                names: list[str]) -> str | None:
     """The C condition of a write-back pass for `array` after each tile: the convex hull of
     the tile's write footprint, if no other tile of its inter-tile wavefront writes an
     element in it; else None.
@@ -191,15 +203,14 @@ def _write_back(w_band: isl.ScheduleNode, lift: isl.UnionMap, writes: isl.UnionM
     the same time changes, so storing it changes nothing. One test per box element after
     the tile costs less than a guard per write: H100, 2-D Jacobi, 4096^2 x 1000 float,
     8 x 64 x 128 tiles on 4 x 128 threads: 59.5 ms with a guard per write (final-store
-    guards in the AST's iterators, `...-t1000-guards.json`), 54.7 with a dirty byte per write
-    and a pass over the box.
+    guards in the AST's iterators, `...-t1000-guards.json`), 54.1 with this pass
+    (`...-t1000-hull.json`), 54.7 with a dirty byte per write and a pass over the box.
 
     # unclipped_writes: { [W, T...] -> A[a] } per tile, unclipped (the footprints of plan())
+    # tile_writes: the same, clipped: the elements that each tile writes
     """
-    lifted, tile_of = _tile_of(w_band, lift)
     mine = [m for m in _maps(unclipped_writes) if m.get_tuple_name(isl.dim_type.out) == array]
-    written = [m for m in _maps(tile_of.reverse().apply_range(writes.intersect_domain(
-        lifted.domain()))) if m.get_tuple_name(isl.dim_type.out) == array]
+    written = [m for m in _maps(tile_writes) if m.get_tuple_name(isl.dim_type.out) == array]
     if len(mine) != 1 or len(written) != 1:
         return None
     hull = isl.Map.from_basic_map(mine[0].polyhedral_hull())
@@ -222,9 +233,13 @@ def _tile_of(w_band: isl.ScheduleNode, lift: isl.UnionMap) -> tuple[isl.UnionMap
     """The lift restricted to the band's instances, { S[x] -> S[x, T, P] }, and each
     instance's tile, { S[x] -> [W, T...] } (W and the enumerated tile coordinates)."""
     lifted = lift.intersect_range(w_band.get_domain())
-    return lifted, lifted.apply_range(w_band.band_get_partial_schedule_union_map()
-                                      .flat_range_product(w_band.child(0)
-                                                          .band_get_partial_schedule_union_map()))
+    return lifted, lifted.apply_range(_tile_schedule(w_band))
+
+
+def _tile_schedule(w_band: isl.ScheduleNode) -> isl.UnionMap:
+    """{ S[x, T, P] -> [W, T_enumerated...] }: the wavefront band's and its child's."""
+    return w_band.band_get_partial_schedule_union_map().flat_range_product(
+        w_band.child(0).band_get_partial_schedule_union_map())
 
 
 def _as_parameters(tile_map: isl.Map, names: list[str]) -> isl.Set:
@@ -240,33 +255,23 @@ def _as_parameters(tile_map: isl.Map, names: list[str]) -> isl.Set:
     return flat.params()
 
 
-def _final_writes(w_band: isl.ScheduleNode, lift: isl.UnionMap, writes: isl.UnionMap
-                  ) -> dict[str, tuple[tuple[str, ...], isl.UnionSet]]:
-    """Per array that the band writes: its writers, and their instances (lifted: S[x, T, P])
-    that make the last write of their element in their tile (StagedArray.final).
+def _last_writes(w_band: isl.ScheduleNode, lifted: isl.UnionMap, tile_of: isl.UnionMap,
+                 band_writes: isl.UnionMap) -> isl.UnionSet:
+    """The instances (lifted: S[x, T, P]) that make the last write of their element in their
+    tile (StagedArray.final).
 
     An instance is not last if a later instance of the same tile, in the order of the
     schedule below the inter-tile wavefront, writes the same element. Two instances of one
     intra-tile wavefront never write one element (that would be an output dependence
     inside a parallel wavefront), so the schedule's order among them does not matter.
 
-    # lift: { S[x] -> S[x, T, P] } for the band's statements (wavefront.tile_and_skew)
+    # lifted, tile_of: of _tile_of; band_writes: { S[x] -> A[a] } of the band's statements
     """
-    lifted, tile_of = _tile_of(w_band, lift)
     order = lifted.apply_range(w_band.get_subtree_schedule_union_map())
-    band_writes = writes.intersect_domain(lifted.domain())  # { S[x] -> A[a] }
     overwritten = (order.lex_lt_union_map(order)
                    .intersect(tile_of.apply_range(tile_of.reverse()))
                    .intersect(band_writes.apply_range(band_writes.reverse()))).domain()
-    last = lifted.intersect_domain(band_writes.domain().subtract(overwritten)).range()
-    arrays: dict[str, tuple[tuple[str, ...], isl.UnionSet]] = {}
-    for write in _maps(band_writes):
-        array = write.get_tuple_name(isl.dim_type.out)
-        writers, instances = arrays.get(array, ((), isl.UnionSet.empty(last.get_space())))
-        statement = write.get_tuple_name(isl.dim_type.in_)
-        mine = last.intersect(lifted.intersect_domain(isl.UnionSet(write.domain())).range())
-        arrays[array] = (tuple(sorted((*writers, statement))), instances.union(mine))
-    return arrays
+    return lifted.intersect_domain(band_writes.domain().subtract(overwritten)).range()
 
 
 def _box(amap: isl.Map, names: list[str]) -> tuple[tuple[str, ...], tuple[int, ...]] | None:

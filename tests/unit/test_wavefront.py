@@ -59,8 +59,13 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("name", "config", "tiles", "sizes"), CASES,
-                         ids=[f"{c[0]}-{c[1]}" for c in CASES])
+def _over_cases(cases: list) -> pytest.MarkDecorator:
+    """A test run once per case of `cases` (kernel, configuration, tile sizes, sizes)."""
+    return pytest.mark.parametrize(("name", "config", "tiles", "sizes"), cases,
+                                   ids=[f"{c[0]}-{c[1]}" for c in cases])
+
+
+@_over_cases(CASES)
 def test_wavefront_kernel_verifies(name, config, tiles, sizes):
     prog = _kernel_program(name, config, tiles)
     assert any(k.wavefront for k in _kernels_of(prog)), "expected a wavefront kernel"
@@ -73,13 +78,13 @@ def test_wavefront_kernel_verifies(name, config, tiles, sizes):
 # launch a fiber, blocks drifting apart between barriers (2 emulated SMs: few resident blocks,
 # each running several tiles of a wavefront).
 VARIANTS = [("kernels", True), ("grid", False), ("grid", True)]
+OVER_VARIANTS = pytest.mark.parametrize(
+    ("sync", "staging"), VARIANTS, ids=[f"{s}-{'smem' if st else 'global'}" for s, st in VARIANTS])
 VARIANT_CASES = [c for c in CASES if c[0] in ("sor_1d", "jacobi_2d", "fdtd_2d", "sor_2d", "gemm")]
 
 
-@pytest.mark.parametrize(("sync", "staging"), VARIANTS, ids=[f"{s}-{'smem' if st else 'global'}"
-                                                             for s, st in VARIANTS])
-@pytest.mark.parametrize(("name", "config", "tiles", "sizes"), VARIANT_CASES,
-                         ids=[f"{c[0]}-{c[1]}" for c in VARIANT_CASES])
+@OVER_VARIANTS
+@_over_cases(VARIANT_CASES)
 def test_grid_sync_and_staging_verify(name, config, tiles, sizes, sync, staging):
     prog = _kernel_program(name, config, tiles, sync, staging)
     kernels = [k for k in _kernels_of(prog) if k.wavefront]
@@ -373,18 +378,15 @@ def test_threads_race_unless_a_barrier_separates_the_statements():
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize(("name", "config", "tiles", "sizes"), CASES,
-                         ids=[f"{c[0]}-{c[1]}" for c in CASES])
+@_over_cases(CASES)
 def test_wavefront_kernel_verifies_on_the_gpu(name, config, tiles, sizes):
     prog = _kernel_program(name, config, tiles)
     assert all(r.ok for r in prog.verify(sizes, targets=("cuda",)))
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize(("sync", "staging"), VARIANTS, ids=[f"{s}-{'smem' if st else 'global'}"
-                                                             for s, st in VARIANTS])
-@pytest.mark.parametrize(("name", "config", "tiles", "sizes"), CASES,
-                         ids=[f"{c[0]}-{c[1]}" for c in CASES])
+@OVER_VARIANTS
+@_over_cases(CASES)
 def test_grid_sync_and_staging_verify_on_the_gpu(name, config, tiles, sizes, sync, staging):
     prog = _kernel_program(name, config, tiles, sync, staging)
     assert all(r.ok for r in prog.verify(sizes, targets=("cuda",)))
