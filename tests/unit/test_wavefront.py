@@ -257,6 +257,55 @@ def test_fewer_threads_than_points_stride_over_them():
     assert all(r.ok for r in prog.verify({"T": 3, "n": 13}, targets=("emulate",)))
 
 
+# a Jacobi step whose second sweep updates row 1 on its own: in a tile, the row is one point
+# along the rows (P1), which isl scans with no loop, so its thread comes from the owner guard
+ROW_STEP = """
+void f(int T, int n, double A[n][n], double B[n][n]) {
+#pragma scop
+  for (int t = 0; t < T; t++) {
+    for (int i = 1; i < n - 1; i++)
+      for (int j = 1; j < n - 1; j++)
+        B[i][j] = 0.2 * (A[i][j] + A[i - 1][j] + A[i + 1][j] + A[i][j - 1] + A[i][j + 1]);
+    for (int j = 1; j < n - 1; j++)
+      A[1][j] = 0.5 * (B[1][j] + B[2][j]);
+    for (int i = 2; i < n - 1; i++)
+      for (int j = 1; j < n - 1; j++)
+        A[i][j] = B[i][j];
+  }
+#pragma endscop
+}
+"""
+
+
+@pytest.mark.parametrize("source", ["jacobi_2d", "row_step"])
+def test_rows_of_a_box_wavefront_run_in_blocks_of_consecutive_points(source):
+    options = Options(scheduler="pluto", balanced_wavefront=True, tile_sizes=(2, 6, 4),
+                      block_sizes=(2, 4))
+    if source == "jacobi_2d":
+        kernel = suite.by_name(source)
+        prog = polycuda.compile(str(kernel.c_path), function=kernel.function, options=options)
+        sizes = {"T": 4, "n": 17}
+    else:
+        prog, sizes = polycuda.compile(ROW_STEP, function="f", options=options), {"T": 5, "n": 19}
+    text = prog.generate("cuda").source
+    # y: 2 threads over 6 rows, thread t the rows 3t .. 3t+2, unrolled; x: one column each
+    assert "#pragma unroll 3" in text and "c4 < 3 * (int)threadIdx.y + 3; c4 += 1)" in text
+    assert "pc_mod((int)threadIdx.y" not in text and "= (int)threadIdx.x;" in text
+    if source == "row_step":
+        assert ") / 3 == (int)threadIdx.y" in text  # the owner of the single row, the same
+    assert all(r.ok for r in prog.verify(sizes, targets=("emulate",)))
+
+
+def test_skewed_sum_wavefronts_stay_cyclic_over_threads():
+    # SOR's intra-tile wavefronts are diagonals of the tile: blocks would leave threads idle
+    kernel = suite.by_name("sor_2d")
+    prog = polycuda.compile(str(kernel.c_path), function=kernel.function, options=Options(
+        scheduler="pluto", tile_sizes=(2, 6, 4), block_sizes=(2, 4)))
+    assert [k.intra for k in _kernels_of(prog) if k.wavefront] == ["sum"]
+    text = prog.generate("cuda").source
+    assert "pc_mod((int)threadIdx.y" in text and "#pragma unroll" not in text
+
+
 def test_grid_sync_runs_every_wavefront_in_one_cooperative_launch():
     source = _kernel_program("sor_2d", "pluto", (2, 3, 4), "grid").generate("cuda").source
     kernel = source[source.index("__global__"):source.index('extern "C"')]
