@@ -95,9 +95,8 @@ def compile_scop(scop: Scop, options: Options) -> Generated:
     # gpu.map: tile the outermost parallel band, kernel/thread/serial marks
     prefix = iterator_prefix(scop)
     # gpu.staging: the data of each wavefront tile in shared memory (CUDA only)
-    staged = options.shared_staging and options.target == "cuda"
     mapped = mapping.map_schedule(schedule, options, context, prefix, dep_map,
-                                  _accesses(scop, ctx) if staged else None)
+                                  _accesses(scop, ctx))
     lifted_deps = mapped.lifted(dep_map)
     legality.check(mapped.schedule, lifted_deps, "tiled schedule")
     mapped.check_parallel(lifted_deps)

@@ -33,7 +33,7 @@ from polycuda.codegen.statements import flat_ref_printer, user_statement
 from polycuda.codegen.test_main import main_source
 from polycuda.gpu.mapping import KernelMapping
 from polycuda.gpu.staging import StagedArray, layout, resident_blocks
-from polycuda.gpu.wavefront import BARRIER_MARK, SUM
+from polycuda.gpu.wavefront import BARRIER_MARK
 from polycuda.ir.expr import Expr, Ref, Var
 from polycuda.ir.scop import Scop, Statement
 
@@ -53,14 +53,13 @@ def blocked_threads(kernel: KernelMapping) -> dict[str, int]:
     running the points P in [t * chunk, (t + 1) * chunk) of the loop instead of P = t mod
     blockDim.
 
-    The outer thread dimensions (y, z), when the intra-tile wavefronts are the hyperplanes of
-    phi_0: a wavefront is then a whole box of the tile, so blocks keep every thread busy, and
-    one thread's consecutive points share neighbours (a 5-point stencil's row above is the row
-    below of the previous point), which nvcc loads once in an unrolled loop. x stays cyclic:
-    consecutive points on consecutive threads coalesce. With the skewed sum (SUM) a wavefront is
-    a diagonal of the tile, which blocks would deal to few threads.
+    The outer thread dimensions (y, z) of a kernel that the mapping marks (rows_in_blocks:
+    the intra-tile wavefronts are boxes of the tile, and no statement updates an array in
+    place): one thread's consecutive points share neighbours (a 5-point stencil's row above
+    is the row below of the previous point), which nvcc loads once in an unrolled loop. x
+    stays cyclic: consecutive points on consecutive threads coalesce.
     """
-    if not kernel.wavefront or kernel.intra == SUM:
+    if not kernel.wavefront or not kernel.rows_in_blocks:
         return {}
     threads = kernel.thread_iterators()
     return {it: -(-kernel.tile_sizes[k + 1] // kernel.block_sizes[k])

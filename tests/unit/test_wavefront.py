@@ -296,14 +296,18 @@ def test_rows_of_a_box_wavefront_run_in_blocks_of_consecutive_points(source):
     assert all(r.ok for r in prog.verify(sizes, targets=("emulate",)))
 
 
-def test_skewed_sum_wavefronts_stay_cyclic_over_threads():
-    # SOR's intra-tile wavefronts are diagonals of the tile: blocks would leave threads idle
+@pytest.mark.parametrize(("config", "mode"), [("pluto", "sum"), ("intra", "hyperplane")])
+def test_diagonal_or_in_place_wavefronts_stay_cyclic_over_threads(config, mode):
+    # SOR with Pluto's hyperplanes: the intra-tile wavefronts are diagonals of the tile, which
+    # blocks would deal to few threads; with the balanced ones they are boxes, but SOR
+    # updates A in place, so consecutive points would not share loads
     kernel = suite.by_name("sor_2d")
     prog = polycuda.compile(str(kernel.c_path), function=kernel.function, options=Options(
-        scheduler="pluto", tile_sizes=(2, 6, 4), block_sizes=(2, 4)))
-    assert [k.intra for k in _kernels_of(prog) if k.wavefront] == ["sum"]
+        scheduler="pluto", tile_sizes=(2, 6, 4), block_sizes=(2, 4), **PLUTO[config]))
+    assert [k.intra for k in _kernels_of(prog) if k.wavefront] == [mode]
     text = prog.generate("cuda").source
-    assert "pc_mod((int)threadIdx.y" in text and "#pragma unroll" not in text
+    assert "(int)threadIdx.y - (" in text  # the first point congruent to the thread
+    assert "* (int)threadIdx.y" not in text and "#pragma unroll" not in text
 
 
 def test_grid_sync_runs_every_wavefront_in_one_cooperative_launch():
