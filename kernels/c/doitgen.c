@@ -7,6 +7,11 @@
 #ifndef DATA_TYPE
 #define DATA_TYPE double
 #endif
+/* Literal constants in DATA_TYPE's precision, as PolyBench writes them: the float build
+ * defines SCALAR_VAL(x)=x##f. */
+#ifndef SCALAR_VAL
+#define SCALAR_VAL(x) x
+#endif
 
 void doitgen(int nr, int nq, int nk, DATA_TYPE A[nr][nq][nk], DATA_TYPE C4[nk][nk],
              DATA_TYPE acc[nk])
@@ -16,7 +21,7 @@ void doitgen(int nr, int nq, int nk, DATA_TYPE A[nr][nq][nk], DATA_TYPE C4[nk][n
   for (r = 0; r < nr; r++)
     for (q = 0; q < nq; q++) {
       for (p = 0; p < nk; p++) {
-        acc[p] = 0.0;
+        acc[p] = SCALAR_VAL(0.0);
         for (s = 0; s < nk; s++)
           acc[p] += A[r][q][s] * C4[s][p];
       }

@@ -7,6 +7,11 @@
 #ifndef DATA_TYPE
 #define DATA_TYPE double
 #endif
+/* Literal constants in DATA_TYPE's precision, as PolyBench writes them: the float build
+ * defines SCALAR_VAL(x)=x##f. */
+#ifndef SCALAR_VAL
+#define SCALAR_VAL(x) x
+#endif
 
 void fdtd_2d(int T, int nx, int ny, DATA_TYPE ex[nx][ny], DATA_TYPE ey[nx][ny],
              DATA_TYPE hz[nx][ny], DATA_TYPE fict[T])
@@ -18,13 +23,13 @@ void fdtd_2d(int T, int nx, int ny, DATA_TYPE ex[nx][ny], DATA_TYPE ey[nx][ny],
       ey[0][j] = fict[t];
     for (i = 1; i < nx; i++)
       for (j = 0; j < ny; j++)
-        ey[i][j] = ey[i][j] - 0.5 * (hz[i][j] - hz[i - 1][j]);
+        ey[i][j] = ey[i][j] - SCALAR_VAL(0.5) * (hz[i][j] - hz[i - 1][j]);
     for (i = 0; i < nx; i++)
       for (j = 1; j < ny; j++)
-        ex[i][j] = ex[i][j] - 0.5 * (hz[i][j] - hz[i][j - 1]);
+        ex[i][j] = ex[i][j] - SCALAR_VAL(0.5) * (hz[i][j] - hz[i][j - 1]);
     for (i = 0; i < nx - 1; i++)
       for (j = 0; j < ny - 1; j++)
-        hz[i][j] = hz[i][j] - 0.7 * (ex[i][j + 1] - ex[i][j] + ey[i + 1][j] - ey[i][j]);
+        hz[i][j] = hz[i][j] - SCALAR_VAL(0.7) * (ex[i][j + 1] - ex[i][j] + ey[i + 1][j] - ey[i][j]);
   }
 #pragma endscop
 }

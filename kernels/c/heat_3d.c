@@ -6,6 +6,11 @@
 #ifndef DATA_TYPE
 #define DATA_TYPE double
 #endif
+/* Literal constants in DATA_TYPE's precision, as PolyBench writes them: the float build
+ * defines SCALAR_VAL(x)=x##f. */
+#ifndef SCALAR_VAL
+#define SCALAR_VAL(x) x
+#endif
 
 void heat_3d(int T, int n, DATA_TYPE A[n][n][n], DATA_TYPE B[n][n][n])
 {
@@ -16,14 +21,14 @@ void heat_3d(int T, int n, DATA_TYPE A[n][n][n], DATA_TYPE B[n][n][n])
       for (j = 1; j < n - 1; j++)
         for (k = 1; k < n - 1; k++)
           B[i][j][k] = A[i][j][k]
-                       + 0.125 * (A[i - 1][j][k] + A[i + 1][j][k] + A[i][j - 1][k] + A[i][j + 1][k]
-                                  + A[i][j][k - 1] + A[i][j][k + 1] - 6.0 * A[i][j][k]);
+                       + SCALAR_VAL(0.125) * (A[i - 1][j][k] + A[i + 1][j][k] + A[i][j - 1][k] + A[i][j + 1][k]
+                                  + A[i][j][k - 1] + A[i][j][k + 1] - SCALAR_VAL(6.0) * A[i][j][k]);
     for (i = 1; i < n - 1; i++)
       for (j = 1; j < n - 1; j++)
         for (k = 1; k < n - 1; k++)
           A[i][j][k] = B[i][j][k]
-                       + 0.125 * (B[i - 1][j][k] + B[i + 1][j][k] + B[i][j - 1][k] + B[i][j + 1][k]
-                                  + B[i][j][k - 1] + B[i][j][k + 1] - 6.0 * B[i][j][k]);
+                       + SCALAR_VAL(0.125) * (B[i - 1][j][k] + B[i + 1][j][k] + B[i][j - 1][k] + B[i][j + 1][k]
+                                  + B[i][j][k - 1] + B[i][j][k + 1] - SCALAR_VAL(6.0) * B[i][j][k]);
   }
 #pragma endscop
 }

@@ -7,6 +7,11 @@
 #ifndef DATA_TYPE
 #define DATA_TYPE double
 #endif
+/* Literal constants in DATA_TYPE's precision, as PolyBench writes them: the float build
+ * defines SCALAR_VAL(x)=x##f. */
+#ifndef SCALAR_VAL
+#define SCALAR_VAL(x) x
+#endif
 
 void jacobi_3d_27pt(int T, int n, DATA_TYPE A[n][n][n], DATA_TYPE B[n][n][n])
 {
@@ -16,32 +21,32 @@ void jacobi_3d_27pt(int T, int n, DATA_TYPE A[n][n][n], DATA_TYPE B[n][n][n])
     for (i = 1; i < n - 1; i++)
       for (j = 1; j < n - 1; j++)
         for (k = 1; k < n - 1; k++)
-          B[i][j][k] = 0.125 * A[i][j][k]
-              + 0.0625 * (A[i - 1][j][k] + A[i + 1][j][k] + A[i][j - 1][k]
+          B[i][j][k] = SCALAR_VAL(0.125) * A[i][j][k]
+              + SCALAR_VAL(0.0625) * (A[i - 1][j][k] + A[i + 1][j][k] + A[i][j - 1][k]
                           + A[i][j + 1][k] + A[i][j][k - 1] + A[i][j][k + 1])
-              + 0.03125 * (A[i - 1][j - 1][k] + A[i - 1][j + 1][k]
+              + SCALAR_VAL(0.03125) * (A[i - 1][j - 1][k] + A[i - 1][j + 1][k]
                            + A[i + 1][j - 1][k] + A[i + 1][j + 1][k]
                            + A[i - 1][j][k - 1] + A[i - 1][j][k + 1]
                            + A[i + 1][j][k - 1] + A[i + 1][j][k + 1]
                            + A[i][j - 1][k - 1] + A[i][j - 1][k + 1]
                            + A[i][j + 1][k - 1] + A[i][j + 1][k + 1])
-              + 0.015625 * (A[i - 1][j - 1][k - 1] + A[i - 1][j - 1][k + 1]
+              + SCALAR_VAL(0.015625) * (A[i - 1][j - 1][k - 1] + A[i - 1][j - 1][k + 1]
                             + A[i - 1][j + 1][k - 1] + A[i - 1][j + 1][k + 1]
                             + A[i + 1][j - 1][k - 1] + A[i + 1][j - 1][k + 1]
                             + A[i + 1][j + 1][k - 1] + A[i + 1][j + 1][k + 1]);
     for (i = 1; i < n - 1; i++)
       for (j = 1; j < n - 1; j++)
         for (k = 1; k < n - 1; k++)
-          A[i][j][k] = 0.125 * B[i][j][k]
-              + 0.0625 * (B[i - 1][j][k] + B[i + 1][j][k] + B[i][j - 1][k]
+          A[i][j][k] = SCALAR_VAL(0.125) * B[i][j][k]
+              + SCALAR_VAL(0.0625) * (B[i - 1][j][k] + B[i + 1][j][k] + B[i][j - 1][k]
                           + B[i][j + 1][k] + B[i][j][k - 1] + B[i][j][k + 1])
-              + 0.03125 * (B[i - 1][j - 1][k] + B[i - 1][j + 1][k]
+              + SCALAR_VAL(0.03125) * (B[i - 1][j - 1][k] + B[i - 1][j + 1][k]
                            + B[i + 1][j - 1][k] + B[i + 1][j + 1][k]
                            + B[i - 1][j][k - 1] + B[i - 1][j][k + 1]
                            + B[i + 1][j][k - 1] + B[i + 1][j][k + 1]
                            + B[i][j - 1][k - 1] + B[i][j - 1][k + 1]
                            + B[i][j + 1][k - 1] + B[i][j + 1][k + 1])
-              + 0.015625 * (B[i - 1][j - 1][k - 1] + B[i - 1][j - 1][k + 1]
+              + SCALAR_VAL(0.015625) * (B[i - 1][j - 1][k - 1] + B[i - 1][j - 1][k + 1]
                             + B[i - 1][j + 1][k - 1] + B[i - 1][j + 1][k + 1]
                             + B[i + 1][j - 1][k - 1] + B[i + 1][j - 1][k + 1]
                             + B[i + 1][j + 1][k - 1] + B[i + 1][j + 1][k + 1]);

@@ -7,6 +7,11 @@
 #ifndef DATA_TYPE
 #define DATA_TYPE double
 #endif
+/* Literal constants in DATA_TYPE's precision, as PolyBench writes them: the float build
+ * defines SCALAR_VAL(x)=x##f. */
+#ifndef SCALAR_VAL
+#define SCALAR_VAL(x) x
+#endif
 
 void sor_1d(int T, int n, DATA_TYPE omega, DATA_TYPE A[n])
 {
@@ -14,6 +19,6 @@ void sor_1d(int T, int n, DATA_TYPE omega, DATA_TYPE A[n])
 #pragma scop
   for (t = 0; t < T; t++)
     for (i = 1; i < n - 1; i++)
-      A[i] = (1.0 - omega) * A[i] + omega * 0.5 * (A[i - 1] + A[i + 1]);
+      A[i] = (SCALAR_VAL(1.0) - omega) * A[i] + omega * SCALAR_VAL(0.5) * (A[i - 1] + A[i + 1]);
 #pragma endscop
 }

@@ -5,6 +5,11 @@
 #ifndef DATA_TYPE
 #define DATA_TYPE double
 #endif
+/* Literal constants in DATA_TYPE's precision, as PolyBench writes them: the float build
+ * defines SCALAR_VAL(x)=x##f. */
+#ifndef SCALAR_VAL
+#define SCALAR_VAL(x) x
+#endif
 
 void two_mm(int ni, int nj, int nk, int nl, DATA_TYPE alpha, DATA_TYPE beta,
             DATA_TYPE tmp[ni][nj], DATA_TYPE A[ni][nk], DATA_TYPE B[nk][nj], DATA_TYPE C[nj][nl],
@@ -14,7 +19,7 @@ void two_mm(int ni, int nj, int nk, int nl, DATA_TYPE alpha, DATA_TYPE beta,
 #pragma scop
   for (i = 0; i < ni; i++)
     for (j = 0; j < nj; j++) {
-      tmp[i][j] = 0.0;
+      tmp[i][j] = SCALAR_VAL(0.0);
       for (k = 0; k < nk; k++)
         tmp[i][j] += alpha * A[i][k] * B[k][j];
     }
