@@ -9,7 +9,7 @@ from pathlib import Path
 
 from polycuda.bench import command as bench_command
 from polycuda.errors import PolycudaError
-from polycuda.options import SCHEDULERS, WAVEFRONT_SYNCS, Options
+from polycuda.options import INTRA_WAVEFRONTS, SCHEDULERS, WAVEFRONT_SYNCS, Options
 from polycuda.program import Program
 
 
@@ -43,6 +43,8 @@ def _options(args: argparse.Namespace, target: str | None = None) -> Options:
         changes["wavefront"] = False
     if args.wavefront_sync:
         changes["wavefront_sync"] = args.wavefront_sync
+    if args.intra_wavefront:
+        changes["intra_wavefront"] = args.intra_wavefront
     if args.shared_memory is not None:
         changes["shared_memory_kib"] = args.shared_memory
     return base.replace(**changes)
@@ -146,6 +148,10 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--wavefront-sync", choices=WAVEFRONT_SYNCS,
                    help="order inter-tile wavefronts by kernel launches (default) or by a "
                         "grid-wide barrier in one cooperative launch")
+    p.add_argument("--intra-wavefront", choices=INTRA_WAVEFRONTS,
+                   help="points of a wavefront tile: along the first hyperplane where Theorem 2 "
+                        "holds, else the skewed sum (auto, default), or always the skewed sum "
+                        "(sum, as PLUTO's CUDA in Di et al. 2012, Figure 5)")
     p.add_argument("--shared-staging", action="store_true",
                    help="stage each wavefront tile's data in shared memory when it fits")
     p.add_argument("--shared-memory", type=int, metavar="KIB",

@@ -14,6 +14,11 @@ SCHEDULERS = ("isl", "pluto")
 # III-C): one launch per wavefront, or one cooperative launch whose blocks loop over the
 # wavefronts with a grid-wide barrier between them.
 WAVEFRONT_SYNCS = ("kernels", "grid")
+# How the points of a wavefront tile are ordered: "auto" along the band's first hyperplane when
+# it strictly increases along every dependence inside the tile (Di et al. 2012, Theorem 2),
+# else along the skewed sum of the point coordinates; "sum" always the skewed sum, as PLUTO's
+# CUDA (Di et al. 2012, Figure 5: the baseline of their Figures 12-13).
+INTRA_WAVEFRONTS = ("auto", "sum")
 
 
 def fit_sizes(given: tuple[int, ...], default: tuple[int, ...]) -> tuple[int, ...]:
@@ -62,6 +67,8 @@ class Options:
     wavefront: bool = True
     # WAVEFRONT_SYNCS: the inter-tile wavefronts ordered by kernel boundaries or a grid barrier.
     wavefront_sync: str = "kernels"
+    # INTRA_WAVEFRONTS: the intra-tile wavefronts of a wavefront tile.
+    intra_wavefront: str = "auto"
     # Stage each wavefront tile's data in shared memory when it fits (gpu/staging.py).
     shared_staging: bool = False
     # Shared memory (KiB) that the staged tiles of one block may use. Staged copies live in
@@ -82,6 +89,9 @@ class Options:
             raise InvalidConfigError("balanced_wavefront needs scheduler='pluto'")
         if self.wavefront_sync not in WAVEFRONT_SYNCS:
             raise InvalidConfigError(f"{self.wavefront_sync=} is not one of {WAVEFRONT_SYNCS}")
+        if self.intra_wavefront not in INTRA_WAVEFRONTS:
+            raise InvalidConfigError(
+                f"{self.intra_wavefront=} is not one of {INTRA_WAVEFRONTS}")
         if not 1 <= self.shared_memory_kib <= 1024:
             raise InvalidConfigError(f"{self.shared_memory_kib=} must be 1..1024 (KiB)")
         if not 1 <= self.max_mapped_dims <= 3:

@@ -22,12 +22,16 @@ from polycuda.options import WAVEFRONT_SYNCS, Options
 CONFIG_OPTIONS: Mapping[str, Mapping[str, Any]] = {
     "isl": {"scheduler": "isl"},
     "pluto": {"scheduler": "pluto"},
+    # Di et al.'s baseline: PLUTO's CUDA orders a tile's points by the skewed sum (Figure 5)
+    "pluto-sum": {"scheduler": "pluto", "intra_wavefront": "sum"},
     "intra": {"scheduler": "pluto", "balanced_wavefront": True},
     "inter": {"scheduler": "pluto", "balanced_wavefront": True, "eliminate_false_deps": True},
 }
 CONFIG_LABELS: Mapping[str, str] = {
     "isl": "isl scheduler (PPCG-like)",
     "pluto": "Pluto hyperplanes (communication-minimal)",
+    "pluto-sum": "Pluto hyperplanes (communication-minimal), intra-tile wavefronts the skewed "
+                 "sum as PLUTO's CUDA (Di et al. Figure 5)",
     "intra": "Pluto + balanced intra-tile wavefronts (Di et al. 'intra')",
     "inter": "Pluto + balanced intra-tile wavefronts + false-dependence elimination "
              "(Di et al. 'intra+inter')",

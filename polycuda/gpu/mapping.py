@@ -266,9 +266,11 @@ class _Mapper:
         return reads.intersect(writes).is_empty()
 
     def _intra_mode(self, band: isl.ScheduleNode) -> str:
-        """wavefront.intra_mode(), or the skewed sum when no dependences were given."""
-        return (wavefront.intra_mode(band, self.dep_map) if self.dep_map is not None
-                else wavefront.SUM)
+        """wavefront.intra_mode(), or the skewed sum when no dependences were given or the
+        options ask for it (Options.intra_wavefront)."""
+        if self.dep_map is None or self.options.intra_wavefront == "sum":
+            return wavefront.SUM
+        return wavefront.intra_mode(band, self.dep_map)
 
     def _serial(self, node: isl.ScheduleNode) -> isl.ScheduleNode:
         name = self._name()

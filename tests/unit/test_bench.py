@@ -415,6 +415,7 @@ def test_config_names_map_to_options():
     expected = {
         "isl": Options(scheduler="isl"),
         "pluto": Options(scheduler="pluto"),
+        "pluto-sum": Options(scheduler="pluto", intra_wavefront="sum"),
         "intra": Options(scheduler="pluto", balanced_wavefront=True),
         "inter": Options(scheduler="pluto", balanced_wavefront=True, eliminate_false_deps=True),
     }

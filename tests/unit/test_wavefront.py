@@ -15,7 +15,7 @@ import pytest
 
 import polycuda
 from kernels import suite
-from polycuda.errors import IllegalScheduleError
+from polycuda.errors import IllegalScheduleError, InvalidConfigError
 from polycuda.gpu import wavefront
 from polycuda.options import Options
 from polycuda.schedule import legality
@@ -370,6 +370,26 @@ def test_racing_dependences_are_found():
 def test_intra_tile_wavefront_mode(name, config, mode):
     kernels = [k for k in _kernels_of(_kernel_program(name, config, (2, 3, 4))) if k.wavefront]
     assert [k.intra for k in kernels] == [mode]
+
+
+@pytest.mark.parametrize(("name", "sizes"), [
+    ("jacobi_2d", {"T": 3, "n": 10}), ("heat_2d", {"T": 2, "n": 9}),
+    # 4-member band: the skewed sum keeps the first rows on the wavefront
+    ("jacobi_3d", {"T": 3, "n": 9})])
+def test_skewed_sum_wavefronts_on_request_verify(name, sizes):
+    """Options.intra_wavefront="sum": the points of a tile ordered by the skewed sum even where
+    the first hyperplane would do (PLUTO's CUDA, Di et al. 2012, Figure 5): more, shorter
+    intra-tile wavefronts, the same results."""
+    kernel = suite.by_name(name)
+    options = Options(scheduler="pluto", tile_sizes=(2, 3, 4), intra_wavefront="sum")
+    prog = polycuda.compile(str(kernel.c_path), function=kernel.function, options=options)
+    assert [k.intra for k in _kernels_of(prog) if k.wavefront] == [wavefront.SUM]
+    assert all(r.ok for r in prog.verify(sizes, targets=TARGETS))
+
+
+def test_unknown_intra_wavefront_is_refused():
+    with pytest.raises(InvalidConfigError, match="intra_wavefront"):
+        Options(scheduler="pluto", intra_wavefront="diagonal")
 
 
 def test_wide_band_keeps_its_first_and_last_members_on_the_wavefront():
