@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import islpy as isl
 
-from polycuda.errors import UserError
+from polycuda.analysis.bounds import BoundsChecker
+from polycuda.errors import PolycudaError, UserError
 from polycuda.ir import isl_build
 from polycuda.ir.evaluate import eval_int
 from polycuda.ir.expr import Var
@@ -50,10 +51,13 @@ def _max_constant(high: isl.PwAff) -> int:
 
 def resolve_sizes(scop: Scop, given: dict[str, int] | None = None) -> dict[str, int]:
     """Values for every integer parameter: given ones, footprints for shape parameters,
-    DEFAULT_SIZE otherwise.
+    DEFAULT_SIZE otherwise -- or the largest common smaller value for the parameters not
+    given, when an access would leave its array at DEFAULT_SIZE (fixed extents such as
+    `double A[10][10]` with a loop to n).
 
     Raises:
         UserError: a given name is not a parameter, or a value breaks the region's context.
+        OutOfBoundsError: an access leaves its array at the given values (or at every default).
     """
     given = dict(given or {})
     unknown = set(given) - set(scop.params)
@@ -61,13 +65,30 @@ def resolve_sizes(scop: Scop, given: dict[str, int] | None = None) -> dict[str, 
         raise UserError(f"--size names {sorted(unknown)}, which are not integer parameters of "
                         f"'{scop.name}' (parameters: {', '.join(scop.params) or 'none'})")
     shape_params = _shape_params(scop)
-    values = {p: given.get(p, DEFAULT_SIZE) for p in scop.params if p not in shape_params}
+    defaulted = [p for p in scop.params if p not in shape_params and p not in given]
+    checker = BoundsChecker(scop)
+    first: PolycudaError | None = None
+    for default in range(DEFAULT_SIZE, 0, -1) if defaulted else (DEFAULT_SIZE,):
+        values = _values_at(scop, given, shape_params, default)
+        try:
+            _check_context(scop, values)
+            checker.check(values)
+            return values
+        except PolycudaError as err:
+            first = first or err
+    assert first is not None
+    raise first
+
+
+def _values_at(scop: Scop, given: dict[str, int], shape_params: set[str], default: int
+               ) -> dict[str, int]:
+    """Given values, `default` for the other parameters, footprints for shape parameters."""
+    values = {p: given.get(p, default) for p in scop.params if p not in shape_params}
     for arr in scop.arrays:
         for k, dim in enumerate(arr.shape):
             if isinstance(dim, Var) and dim.name in shape_params and dim.name not in values:
                 extent = given.get(dim.name) or _footprint_extent(scop, arr.name, k, values)
-                values[dim.name] = extent if extent is not None else DEFAULT_SIZE
-    _check_context(scop, values)
+                values[dim.name] = extent if extent is not None else default
     return values
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from polycuda.analysis import bounds
 from polycuda.codegen import abi
 from polycuda.errors import LaunchError
 from polycuda.ir.scop import Arg, Scop
@@ -80,6 +81,7 @@ class Kernel:
             self._host = _entry(lib, abi.entry_name(scop), scop)
         self._dev = _entry(lib, abi.entry_name(scop, "_dev"), scop) if target == "cuda" else None
         self._written = set(scop.written_arrays())
+        self._bounds: bounds.BoundsChecker | None = None
 
     def __call__(self, *args: object, **kwargs: object) -> None:
         """Run the entry in place on the arguments.
@@ -129,6 +131,7 @@ class Kernel:
         infos = {a.name: arrays.check_array(a.name, values[a.name], self.scop.array(a.name),
                                             params, written=a.name in self._written)
                  for a in self.scop.args if a.kind == "array"}
+        self._check_bounds(params)
         on_device = self._side(infos)
         check_no_overlap(infos, self._written)
         fn = self._dev if on_device else self._host
@@ -136,6 +139,13 @@ class Kernel:
                  infos[a.name].ptr if a.kind == "array" else check_scalar(a, values[a.name])
                  for a in self.scop.args]
         return PreparedCall(self, fn, cargs, infos, on_device)
+
+    def _check_bounds(self, params: dict[str, int]) -> None:
+        """Refuse parameter values for which an access leaves its array (or the region's
+        assumptions): generated code indexes raw pointers, so it would write past a buffer."""
+        if self._bounds is None:
+            self._bounds = bounds.BoundsChecker(self.scop)
+        self._bounds.check(params)
 
     def _side(self, infos: dict[str, arrays.ArrayInfo]) -> bool:
         """True when the entry gets device pointers (target cuda with GPU arrays)."""

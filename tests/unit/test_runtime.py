@@ -23,15 +23,21 @@ needs_nvcc = pytest.mark.skipif(not HAVE_NVCC, reason="nvcc (CUDA toolkit) is no
 def make_scop(name: str, args: list[tuple], written: tuple[str, ...] = ()) -> Scop:
     """A Scop with the given entry arguments (name, kind, dtype[, shape]).
 
-    Each written array gets one statement `W[0, ..] = W[0, ..]`: only the signature and the
-    set of written arrays matter to the runtime.
+    Each written array gets one statement `W[i0, ..] = W[i0, ..]` over its whole shape (so
+    that the bounds check sees in-bounds accesses): only the signature and the set of
+    written arrays matter to the runtime.
     """
     b = ScopBuilder(name)
     for arg in args:
         b.add_arg(arg[0], arg[1], arg[2], tuple(arg[3]) if len(arg) > 3 else ())
     for w in written:
-        ref = Ref(w, tuple(Const(0) for _ in b.arrays[w].shape))
+        shape = b.arrays[w].shape
+        for k, extent in enumerate(shape):
+            b.enter_loop(f"i{k}", Const(0), BinOp("-", extent, Const(1)), 1)
+        ref = Ref(w, tuple(Var(f"i{k}") for k in range(len(shape))))
         b.add_statement(ref, "=", ref)
+        for _ in shape:
+            b.exit_loop()
     return b.build()
 
 
