@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pycparser import c_ast, c_generator
 
 from polycuda.codegen import abi
-from polycuda.errors import UnsupportedConstruct, UserError
+from polycuda.errors import SourceLoc, UnsupportedConstruct, UserError
 from polycuda.frontend import c_preprocess
 from polycuda.frontend.builder import ScopBuilder
 from polycuda.frontend.c_expression import Binding, CType, ExprTranslator, c_type
@@ -58,11 +58,33 @@ def parse_file(path: str | os.PathLike, include_dirs: tuple[str, ...] = (),
                defines: tuple[str, ...] = ()) -> tuple[Scop, ...]:
     """Every region of a C file, in file order (see `parse_source`)."""
     try:
-        with open(path, newline="") as f:  # offsets refer to the file as stored (CRLF kept)
-            text = f.read()
+        with open(path, "rb") as f:
+            data = f.read()
     except OSError as err:
         raise UserError(f"cannot read C file '{path}': {err.strerror}") from None
-    return parse_source(text, str(path), include_dirs, defines)
+    # offsets refer to the file as stored (CRLF kept)
+    return parse_source(decode_source(data, str(path)), str(path), include_dirs, defines)
+
+
+def decode_source(data: bytes, path: str) -> str:
+    """The text of a source file as UTF-8 (ASCII included).
+
+    Raises:
+        UserError: at the line and column of the first byte that is not UTF-8 (a binary file,
+            or text in another encoding), or of a NUL byte.
+    """
+    try:
+        text = data.decode("utf-8")
+        bad = text.find("\0")
+        if bad < 0:
+            return text
+        start, why = len(text[:bad].encode()), "a NUL byte"
+    except UnicodeDecodeError as err:
+        start, why = err.start, f"byte 0x{data[err.start]:02x}, which is not UTF-8"
+    line = data.count(b"\n", 0, start) + 1
+    col = start - (data.rfind(b"\n", 0, start) + 1) + 1
+    raise UserError(f"'{path}' is not a C source text file ({why}; binary file?)",
+                    SourceLoc(path, line, col)) from None
 
 
 def parse_source(text: str, filename: str = "<string>", include_dirs: tuple[str, ...] = (),
