@@ -418,6 +418,10 @@ def _declare_params(tr: RegionTranslator, func: c_ast.FuncDef, outside: _Outside
     """Add every parameter as an entry argument; returns the C text of each call argument."""
     call_args = []
     params = func.decl.type.args.params if func.decl.type.args else []
+    if func.param_decls or any(isinstance(p, c_ast.ID) for p in params):
+        tr.reject(func.decl, f"old-style (K&R) definition of '{func.decl.name}': declare the "
+                             "parameters' types inside the parentheses, e.g. "
+                             "'void f(int n, double A[n])'")
     for p in params:
         if isinstance(p, c_ast.EllipsisParam):
             tr.reject(p, f"variadic function '{func.decl.name}' ('...') is not supported")

@@ -7,9 +7,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+import polycuda
 from polycuda.cli import main
+from polycuda.errors import NotAffineError, UnsupportedConstruct, UserError
+from polycuda.frontend import c as cfront
+from polycuda.options import Options
 
 OK_C = """\
 void f(int n, double A[n])
@@ -121,3 +126,110 @@ def test_show_into_a_closed_pipe_exits_quietly(ok_c):
 def _env() -> dict[str, str]:
     root = str(Path(__file__).resolve().parents[2])
     return {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
+
+
+# -- the C frontend: nothing inside a region is dropped -------------------------------------------
+def _region(body: str, signature: str = "void f(int n, int m, double A[n], double B[n])",
+            before: str = "") -> str:
+    return f"{before}{signature}\n{{\n#pragma scop\n{body}\n#pragma endscop\n}}\n"
+
+
+def _c_error(text: str, cls: type = UserError) -> UserError:
+    with pytest.raises(cls) as info:
+        cfront.parse_source(text, "t.c")
+    return info.value
+
+
+@pytest.mark.parametrize(("body", "before", "word", "where"), [
+    ("  for (int i = 0; i < n; i++) {\n    __asm__ volatile(\"nop\");\n    A[i] += 1.0;\n  }",
+     "", "__asm__", (5, 5)),
+    ("  for (int i = 0; i < n; i++) {\n    A[i] += 1.0; FENCE;\n  }",
+     "#define FENCE __asm__ __volatile__(\"\" ::: \"memory\")\n", "__asm__", (6, 18)),
+    ("  for (int i = 0; i < n; i++) {\n    double t __attribute__((aligned(16))) = A[i];\n"
+     "    B[i] = t;\n  }", "", "__attribute__", (5, 14)),
+])
+def test_gnu_extensions_inside_a_region_are_refused(body, before, word, where):
+    # regression: `__asm__ volatile("nop");` compiled with exit code 0 and vanished
+    err = _c_error(_region(body, before=before), UnsupportedConstruct)
+    assert word in err.msg and "inside a region" in err.msg
+    assert (err.loc.file, err.loc.line, err.loc.col) == ("t.c", *where)
+
+
+def test_gnu_extensions_outside_regions_are_still_accepted():
+    text = ("static inline int g(int x) { __asm__ volatile(\"nop\"); return x; }\n"
+            "double G[8] __attribute__((aligned(64)));\n"
+            + _region("  for (int i = 0; i < n; i++)\n    A[i] += 1.0;"))
+    (scop,) = cfront.parse_source(text, "t.c")
+    assert scop.name == "f"
+
+
+def test_pragma_inside_a_region_is_refused():
+    err = _c_error(_region("#pragma omp parallel for\n  for (int i = 0; i < n; i++)\n"
+                           "    A[i] += 1.0;"), UnsupportedConstruct)
+    assert "#pragma omp parallel for" in err.msg and err.loc.line == 4
+
+
+def test_k_and_r_definition_is_refused():
+    text = "void f(n, A)\nint n; double A[10];\n{\n#pragma scop\n  for (int i = 0; i < n; i++)" \
+           "\n    A[i] += 1.0;\n#pragma endscop\n}\n"
+    err = _c_error(text, UnsupportedConstruct)
+    assert "K&R" in err.msg and err.loc.line == 1
+
+
+def test_data_dependent_if_is_not_called_an_indirect_subscript():
+    err = _c_error(_region("  for (int i = 0; i < n; i++)\n    if (A[i] > 0)\n      B[i] = 1.0;"),
+                   NotAffineError)
+    assert "data-dependent condition" in err.msg and "indirect" not in err.msg
+    assert (err.loc.line, err.loc.col) == (5, 9)
+
+
+MINMAX = "#define min(a, b) ((a) < (b) ? (a) : (b))\n#define max(a, b) ((a) > (b) ? (a) : (b))\n"
+
+
+def test_min_inside_a_loop_bound_expression_compiles_and_verifies():
+    body = ("  for (int i = 0; i < n; i++)\n    for (int j = 0; j < min(i, n - 1) + 1; j++)\n"
+            "      A[j] = A[j] + B[i];\n"
+            "  for (int i = 0; i < n; i++)\n    for (int j = -min(-i, -1); j <= n - 1 - max(0, "
+            "m - i); j++)\n      B[j] = B[j] * 0.5 + A[i];")
+    prog = polycuda.compile(_region(body, before=MINMAX), filename="t.c",
+                            options=Options(target="c"))
+    for sizes in ({"n": 13, "m": 4}, {"n": 7, "m": 11}):
+        assert all(r.ok for r in prog.verify(sizes, targets=("c",)))
+
+
+def test_max_in_an_upper_bound_names_the_real_problem():
+    err = _c_error(_region("  for (int i = 0; i < n; i++)\n    for (int j = 0; j < max(i, m); j++)"
+                           "\n      A[i] += 1.0;", before=MINMAX), NotAffineError)
+    assert "upper bound of loop 'j' takes a max" in err.msg
+    assert "only supported in loop bounds" not in err.msg
+
+
+@pytest.mark.parametrize("name", ["max", "floor", "exists"])
+def test_isl_keyword_as_a_name_is_refused(name):
+    text = _region(f"  for (int i = 0; i < {name}; i++)\n    A[i] = 1.0;",
+                   signature=f"void f(int {name}, double A[{name}])")
+    err = _c_error(text, UnsupportedConstruct)
+    assert f"'{name}'" in err.msg and "keyword" in err.msg and err.loc.line == 1
+
+
+# -- the Python frontend and the jit ----------------------------------------------------------------
+def test_non_ascii_python_parameter_is_refused(tmp_path, capsys):
+    path = tmp_path / "uni.py"
+    path.write_text("def f(\u00f1, A):\n    for i in range(\u00f1):\n        A[i] = A[i] + 1.0\n",
+                    encoding="utf-8")
+    _fails(capsys, ["compile", str(path), "--target", "c"], f"{path}:1:7: error:",
+           "not an ASCII identifier")
+
+
+def test_jit_call_without_a_defaulted_argument():
+    @polycuda.jit(target="c")
+    def scale(A, n, s=2.0):
+        for i in range(n):
+            A[i] = A[i] * s
+
+    A = np.ones(6)
+    scale(A, 4)
+    np.testing.assert_array_equal(A, [2.0] * 4 + [1.0] * 2)
+    scale(A, 4, s=0.5)
+    np.testing.assert_array_equal(A, [1.0] * 6)
+    assert all(r.ok for r in scale.verify(np.ones(6), 5))
