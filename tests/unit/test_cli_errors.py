@@ -212,7 +212,7 @@ def test_isl_keyword_as_a_name_is_refused(name):
     assert f"'{name}'" in err.msg and "keyword" in err.msg and err.loc.line == 1
 
 
-# -- the Python frontend and the jit ----------------------------------------------------------------
+# -- the Python frontend and the jit ------------------------------------------------------------------------------
 def test_non_ascii_python_parameter_is_refused(tmp_path, capsys):
     path = tmp_path / "uni.py"
     path.write_text("def f(\u00f1, A):\n    for i in range(\u00f1):\n        A[i] = A[i] + 1.0\n",
@@ -233,3 +233,22 @@ def test_jit_call_without_a_defaulted_argument():
     scale(A, 4, s=0.5)
     np.testing.assert_array_equal(A, [1.0] * 6)
     assert all(r.ok for r in scale.verify(np.ones(6), 5))
+
+
+# -- block sizes: honoured or refused, never silently shrunk -------------------------------------
+@pytest.mark.parametrize(("blocks", "needle"), [
+    ("4096,4096", "block size 4096 along x"), ("2048", "block size 2048 along x"),
+    ("128,1,1", "block size 128 along z"), ("64,32", "2048 threads per block"),
+    ("1,1,1,1", "at most 3 dimensions"),
+])
+def test_block_sizes_no_gpu_launches_are_refused(capsys, ok_c, blocks, needle):
+    # regression: --block-sizes 4096,4096 compiled with exit code 0 and 8x32 threads
+    _fails(capsys, ["compile", str(ok_c), "--block-sizes", blocks], "error:", needle)
+
+
+def test_block_larger_than_its_tile_is_refused_at_mapping(capsys, ok_c):
+    _fails(capsys, ["compile", str(ok_c), "--block-sizes", "512"],
+           "block size 512 exceeds tile size 256")
+    prog = polycuda.compile(OK_C, filename="ok.c", options=Options(block_sizes=(64,)))
+    (kernel,) = prog.generate("cuda").kernels
+    assert kernel.block_sizes == (64,)  # honoured
