@@ -48,7 +48,7 @@ def _fails(capsys, argv: list[str], *needles: str, code: int = 1) -> str:
     return err
 
 
-# -- files and options ----------------------------------------------------------------------------
+# -- files and options -----------------------------------------------------------------------------
 def test_output_into_a_missing_directory(capsys, ok_c, tmp_path):
     out = tmp_path / "missing" / "x.cu"
     _fails(capsys, ["compile", str(ok_c), "-o", str(out)], "error:", "does not exist")
@@ -128,7 +128,7 @@ def _env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
 
 
-# -- the C frontend: nothing inside a region is dropped -------------------------------------------
+# -- the C frontend: nothing inside a region is dropped --------------------------------------------
 def _region(body: str, signature: str = "void f(int n, int m, double A[n], double B[n])",
             before: str = "") -> str:
     return f"{before}{signature}\n{{\n#pragma scop\n{body}\n#pragma endscop\n}}\n"
@@ -212,7 +212,7 @@ def test_isl_keyword_as_a_name_is_refused(name):
     assert f"'{name}'" in err.msg and "keyword" in err.msg and err.loc.line == 1
 
 
-# -- the Python frontend and the jit ------------------------------------------------------------------------------
+# -- the Python frontend and the jit ---------------------------------------------------------------
 def test_non_ascii_python_parameter_is_refused(tmp_path, capsys):
     path = tmp_path / "uni.py"
     path.write_text("def f(\u00f1, A):\n    for i in range(\u00f1):\n        A[i] = A[i] + 1.0\n",
@@ -235,7 +235,7 @@ def test_jit_call_without_a_defaulted_argument():
     assert all(r.ok for r in scale.verify(np.ones(6), 5))
 
 
-# -- block sizes: honoured or refused, never silently shrunk -------------------------------------
+# -- block sizes: honoured or refused, never silently shrunk ---------------------------------------
 @pytest.mark.parametrize(("blocks", "needle"), [
     ("4096,4096", "block size 4096 along x"), ("2048", "block size 2048 along x"),
     ("128,1,1", "block size 128 along z"), ("64,32", "2048 threads per block"),
