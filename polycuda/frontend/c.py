@@ -20,7 +20,7 @@ from polycuda.frontend import c_preprocess
 from polycuda.frontend.builder import ScopBuilder
 from polycuda.frontend.c_expression import Binding, CType, ExprTranslator, c_type
 from polycuda.frontend.c_preprocess import Unit
-from polycuda.frontend.c_translate import RegionTranslator, scan_region
+from polycuda.frontend.c_translate import RegionScan, RegionTranslator, scan_region
 from polycuda.ir.expr import Const, Expr, Ref, walk
 from polycuda.ir.scop import Scop, SourceInfo
 
@@ -37,6 +37,9 @@ class CSourceInfo(SourceInfo):
         "(double (*)[n])A" (casts of the flat entry arguments to the declared types).
     global_arrays: file-scope arrays the region uses (entry arguments; copied in and out).
     main_lines: first and last line of the file's `main`, left out of the reference build.
+    params_text: the function's parameter list as C text ("int n, double A[n]").
+    outer_decls: C text of the declarations outside the region (in the function) of the
+        locals the region uses, in source order: the reference runs them, then the region.
     """
 
     include_dirs: tuple[str, ...] = ()  # absolute; the file's own directory first
@@ -44,6 +47,8 @@ class CSourceInfo(SourceInfo):
     call_args: tuple[str, ...] = ()
     global_arrays: tuple[str, ...] = ()
     main_lines: tuple[int, int] | None = None
+    params_text: str = "void"
+    outer_decls: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -148,19 +153,26 @@ def rewrite_source(text: str, scops: tuple[Scop, ...] | list[Scop],
 def reference_source(scop: Scop) -> str:
     """The user's file (its `main` renamed away) plus `int pc_ref_<name>(ARGS)`.
 
-    ARGS are `abi.arg_decls(scop)`. The wrapper copies global arrays in, calls the user's
-    whole function with each flat array cast to the declared parameter type, copies global
-    arrays back and returns 0. Code of the function outside the region (and its other
-    regions) runs too: the reference is the function, not just the region. The file's `main`
-    is left out (its lines blanked, preprocessor directives kept), so that symbols only the
-    program's other files define are not needed; should that fail, `#define main` renames it.
+    ARGS are `abi.arg_decls(scop)`. The region's own code, as written, runs in
+    `pc_ref_region_<name>`: a function with the user's function's parameters whose body is the
+    declarations of the outer locals the region uses, then the region's lines. Code of the
+    function outside the region, its other regions included, does not run: region k of a
+    function is compared with region k alone. The wrapper copies global arrays in, calls it
+    with each flat array cast to the declared parameter type, copies global arrays back and
+    returns 0. The file's `main` is left out (its lines blanked, preprocessor directives kept),
+    so that symbols only the program's other files define are not needed; should that fail,
+    `#define main` renames it.
     """
     src = _c_source(scop)
     text = _without_lines(src.text, src.main_lines)
     file = src.file.replace("\\", "\\\\").replace('"', '\\"')
-    callee = _MAIN_RENAMED if src.function == "main" else src.function
+    first_line = src.text.count("\n", 0, src.start) + 1
+    region = src.text[src.start:src.end]
     parts = [f"/* polycuda: sequential reference of region '{scop.name}' (the original C) */",
-             f"#define main {_MAIN_RENAMED}", f'#line 1 "{file}"', text + "#undef main", ""]
+             f"#define main {_MAIN_RENAMED}", f'#line 1 "{file}"', text + "#undef main", "",
+             f"static void pc_ref_region_{scop.name}({src.params_text})\n{{"]
+    parts += [f"  {decl};" for decl in src.outer_decls]
+    parts += [f'#line {first_line} "{file}"', region.rstrip("\n"), "}", ""]
     for g in src.global_arrays:
         parts.append(f"static void pc_ref_copy_{g}(void *pc_arg, int pc_in)\n{{\n"
                      f"  unsigned char *pc_g = (unsigned char *){g};\n"
@@ -169,7 +181,7 @@ def reference_source(scop: Scop) -> str:
                      "    if (pc_in) pc_g[pc_k] = pc_a[pc_k]; else pc_a[pc_k] = pc_g[pc_k];\n"
                      "  }\n}\n")
     body = [f"  pc_ref_copy_{g}({g}, 1);" for g in src.global_arrays]
-    body.append(f"  {callee}({', '.join(src.call_args)});")
+    body.append(f"  pc_ref_region_{scop.name}({', '.join(src.call_args)});")
     body += [f"  pc_ref_copy_{g}({g}, 0);" for g in src.global_arrays]
     parts.append(f"int pc_ref_{scop.name}({abi.arg_decls(scop)})\n{{\n" + "\n".join(body)
                  + "\n  return 0;\n}\n")
@@ -392,14 +404,33 @@ def _build_scop(unit: Unit, scope: _FileScope, func: c_ast.FuncDef, region: _Reg
     global_arrays = _declare_globals(tr, scope, shadowing)
     _declare_outer_locals(tr, outside, func.decl.name)
     tr.translate(region.items)
+    gen = c_generator.CGenerator()
     source = CSourceInfo(unit.file, unit.text, func.decl.name,
                          unit.line_start(region.begin.coord.line),
                          unit.line_end(region.end.coord.line), _signature(unit, func),
                          include_dirs=flags[0], defines=flags[1], call_args=tuple(call_args),
                          global_arrays=global_arrays,
                          main_lines=None if func.decl.name == "main"
-                         else unit.function_lines.get("main"))
+                         else unit.function_lines.get("main"),
+                         params_text=(gen.visit(func.decl.type.args) if func.decl.type.args
+                                      else "") or "void",
+                         outer_decls=tuple(gen.visit(d) for d in _needed_decls(outside, scan)))
     return builder.build(source)
+
+
+def _needed_decls(outside: _Outside, scan: RegionScan) -> list[c_ast.Decl]:
+    """Declarations outside the region of the locals it uses, and of the locals their sizes
+    and initializers use, in source order (the reference runs them before the region)."""
+    needed: dict[str, c_ast.Decl] = {}
+    todo = sorted(scan.used & set(outside.decls))
+    while todo:
+        name = todo.pop()
+        if name in needed:
+            continue
+        needed[name] = outside.decls[name]
+        todo += [n.name for n in _walk(needed[name]) if isinstance(n, c_ast.ID)
+                 and n.name in outside.decls and n.name not in needed]
+    return sorted(needed.values(), key=lambda d: (d.coord.line, d.coord.column))
 
 
 def _signature(unit: Unit, func: c_ast.FuncDef) -> str:

@@ -252,3 +252,36 @@ def test_block_larger_than_its_tile_is_refused_at_mapping(capsys, ok_c):
     prog = polycuda.compile(OK_C, filename="ok.c", options=Options(block_sizes=(64,)))
     (kernel,) = prog.generate("cuda").kernels
     assert kernel.block_sizes == (64,)  # honoured
+
+
+# -- the oracle of a region is that region alone -------------------------------------------------
+TWO_REGIONS = """\
+void f(int n, double A[n], double B[n])
+{
+  int i;
+  double m = 3.0;
+  A[0] = 5.0;
+#pragma scop
+  for (i = 0; i < n; i++)
+    A[i] = A[i] * 2.0;
+#pragma endscop
+  B[0] = m;
+#pragma scop
+  for (i = 0; i < n; i++)
+    A[i] = A[i] + B[i];
+#pragma endscop
+}
+"""
+
+
+def test_two_regions_writing_the_same_array_verify(capsys, tmp_path):
+    # regression: the reference of each region ran the whole function (both regions and the
+    # code around them), so `verify` reported a false MISMATCH for both
+    path = tmp_path / "two.c"
+    path.write_text(TWO_REGIONS)
+    assert main(["verify", str(path), "--targets", "c,emulate", "--size", "n=9"]) == 0
+    out = capsys.readouterr().out
+    assert out.count(" ok ") == 4 and "MISMATCH" not in out
+    first, second = polycuda.compile_all(TWO_REGIONS, filename="two.c")
+    region = cfront.reference_source(first.scop).split("pc_ref_region_f(")[1]
+    assert "A[0] = 5.0" not in region and "A[i] + B[i]" not in region
