@@ -285,3 +285,65 @@ def test_two_regions_writing_the_same_array_verify(capsys, tmp_path):
     first, second = polycuda.compile_all(TWO_REGIONS, filename="two.c")
     region = cfront.reference_source(first.scop).split("pc_ref_region_f(")[1]
     assert "A[0] = 5.0" not in region and "A[i] + B[i]" not in region
+
+
+# -- run: the reference and the target are timed alike ------------------------------------------
+def test_run_times_reference_and_target_alike(monkeypatch):
+    # regression: the reference ran once, cold (library load included), the target warm, so
+    # `run` reported 3.3x for sequential generated C over the same sequential code
+    from polycuda.run import WARMUP, run_and_time
+
+    prog = polycuda.compile(OK_C, filename="ok.c", options=Options(target="c"))
+    calls = {"target": 0, "reference": 0}
+    kernel, reference = prog.kernel("c"), prog._reference
+
+    def counted_kernel(*args: object) -> None:
+        calls["target"] += 1
+        kernel(*args)
+
+    def counted_reference(args: dict[str, object]) -> None:
+        calls["reference"] += 1
+        reference(args)
+
+    monkeypatch.setattr(prog, "kernel", lambda target=None: counted_kernel)
+    monkeypatch.setattr(prog, "_reference", counted_reference)
+    report = run_and_time(prog, {"n": 100}, repeats=7)
+    assert calls == {"target": WARMUP + 7, "reference": WARMUP + 7}
+    assert len(report.times_s) == len(report.reference_times_s) == 7 and report.verified
+    text = report.render()
+    assert text.count("median") >= 3 and text.count("min-max") == 2
+    assert "7 runs after 1 warm-up" in text and "speedup" in text
+
+
+# -- verify/run: the arguments' bytes are estimated before allocating ----------------------------
+DEEP = "void f({params}, double A{dims})\n{{\n#pragma scop\n{loops}    A{subs} += 1.0;\n" \
+       "#pragma endscop\n}}\n"
+
+
+def _deep_nest(depth: int) -> str:
+    names = [f"n{k}" for k in range(depth)]
+    return DEEP.format(params=", ".join(f"int {n}" for n in names),
+                       dims="".join(f"[{n}]" for n in names),
+                       loops="".join(f"  for (int i{k} = 0; i{k} < {n}; i{k}++)\n"
+                                     for k, n in enumerate(names)),
+                       subs="".join(f"[i{k}]" for k in range(depth)))
+
+
+def test_default_sizes_of_a_deep_nest_are_refused_before_allocating(capsys, tmp_path):
+    # regression: 12^10 doubles (461 GiB) per array: numpy's _ArrayMemoryError traceback
+    path = tmp_path / "deep.c"
+    path.write_text(_deep_nest(10))
+    err = _fails(capsys, ["verify", str(path), "--targets", "c"], "461.3 GiB", "--size n0=")
+    assert "half of this machine's memory" in err
+
+
+def test_memory_estimate_suggests_sizes_that_fit():
+    from polycuda.host_memory import COPIES, argument_bytes, check_argument_bytes
+
+    prog = polycuda.compile(_deep_nest(3), filename="deep.c")
+    values = {"n0": 100, "n1": 100, "n2": 100}
+    assert argument_bytes(prog.scop, values) == {"A": 8 * 10**6}
+    check_argument_bytes(prog.scop, values, limit=COPIES * 8 * 10**6)  # fits exactly
+    with pytest.raises(UserError) as info:
+        check_argument_bytes(prog.scop, values, limit=COPIES * 8 * 10**6 - 1)
+    assert "--size n0=99 --size n1=99 --size n2=99" in info.value.msg
