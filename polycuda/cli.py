@@ -134,7 +134,7 @@ def load_programs(args: argparse.Namespace, options: Options) -> tuple[Program, 
     if path.suffix == ".py":
         from polycuda.pyfile import programs_of_file
 
-        programs = programs_of_file(path, options)
+        programs = programs_of_file(path, options, args.function)
     else:
         from polycuda.api import compile_all
 

@@ -14,8 +14,10 @@ from polycuda.options import Options
 from polycuda.program import Program
 
 
-def programs_of_file(path: Path, options: Options) -> tuple[Program, ...]:
-    """The @polycuda.jit functions of the file, or else every function it defines.
+def programs_of_file(path: Path, options: Options, function: str | None = None
+                     ) -> tuple[Program, ...]:
+    """The @polycuda.jit functions of the file, or else every function it defines; only the
+    one named `function` when given (other functions, e.g. helpers, are not parsed).
 
     Argument kinds come from `frontend.python.default_arg_specs` (annotations, else usage:
     subscripted names are double arrays, names in bounds and subscripts are integers).
@@ -27,6 +29,8 @@ def programs_of_file(path: Path, options: Options) -> tuple[Program, ...]:
     functions = [j.fn for j in jitted] or [
         v for v in vars(module).values()
         if inspect.isfunction(v) and v.__module__ == module.__name__]
+    if function is not None:
+        functions = [fn for fn in functions if fn.__name__ == function]
     programs = []
     for fn in functions:
         scop = pyfront.parse_function(fn, pyfront.default_arg_specs(fn))

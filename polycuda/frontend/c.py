@@ -404,6 +404,8 @@ def _build_scop(unit: Unit, scope: _FileScope, func: c_ast.FuncDef, region: _Reg
     global_arrays = _declare_globals(tr, scope, shadowing)
     _declare_outer_locals(tr, outside, func.decl.name)
     tr.translate(region.items)
+    if not builder.statements:
+        raise UserError(f"region '{name}' contains no statement", unit.loc(region.begin.coord))
     gen = c_generator.CGenerator()
     source = CSourceInfo(unit.file, unit.text, func.decl.name,
                          unit.line_start(region.begin.coord.line),
