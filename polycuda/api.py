@@ -87,6 +87,7 @@ class JitFunction:
         from polycuda.frontend import python as pyfront
 
         bound = inspect.signature(self.fn).bind(*args, **kwargs)
+        bound.apply_defaults()  # a defaulted argument not passed is an entry argument too
         values: dict[str, object] = dict(bound.arguments)
         values.update(pyfront.shape_values(prog.scop, values))
         return [values[a.name] for a in prog.scop.args]
@@ -100,7 +101,9 @@ class JitFunction:
         """Verify on random inputs shaped like these example arguments."""
         prog = self.program(*args, **kwargs)
         if sizes is None:
-            bound = inspect.signature(self.fn).bind(*args, **kwargs).arguments
+            call = inspect.signature(self.fn).bind(*args, **kwargs)
+            call.apply_defaults()
+            bound = call.arguments
             sizes = {a.name: int(bound[a.name]) for a in prog.scop.args
                      if a.kind == "param" and a.name in bound}
         return prog.verify(sizes=sizes)

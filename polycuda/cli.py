@@ -3,21 +3,54 @@
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import re
 import sys
 import time
 from pathlib import Path
 
 from polycuda.bench import command as bench_command
-from polycuda.errors import PolycudaError
+from polycuda.errors import InvalidConfigError, PolycudaError, SourceLoc, UserError
 from polycuda.options import INTRA_WAVEFRONTS, SCHEDULERS, WAVEFRONT_SYNCS, Options
 from polycuda.program import Program
 
+VERIFY_TARGETS = ("c", "openmp", "cuda", "emulate")
+# options whose value may start with '-' ("--tile-sizes -4,8" is a value, not an option)
+_VALUE_OPTIONS = ("--tile-sizes", "--block-sizes", "--size", "--shared-memory", "--repeat")
+_EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what a shell reports for `yes | head`
+
 
 def _ints(text: str) -> tuple[int, ...]:
+    """Comma-separated sizes, each >= 1 (tile and block sizes)."""
     try:
-        return tuple(int(x) for x in text.split(","))
+        values = tuple(int(x) for x in text.split(","))
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got '{text}'")
+        raise argparse.ArgumentTypeError(
+            f"expected comma-separated integers, got '{text}'") from None
+    bad = [v for v in values if v < 1]
+    if bad:
+        raise argparse.ArgumentTypeError(f"sizes must be >= 1, got {bad[0]} in '{text}'")
+    return values
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got '{text}'") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def _targets(text: str) -> tuple[str, ...]:
+    names = tuple(t.strip() for t in text.split(","))
+    bad = [t for t in names if t not in VERIFY_TARGETS]
+    if bad or not names:
+        raise argparse.ArgumentTypeError(
+            f"unknown target '{bad[0] if bad else text}' (choose from {', '.join(VERIFY_TARGETS)})")
+    return names
 
 
 def _size(text: str) -> tuple[str, int]:
@@ -27,8 +60,49 @@ def _size(text: str) -> tuple[str, int]:
     return name, int(value)
 
 
+def read_options_file(path: str) -> Options:
+    """Options written by --dump-options; a missing, unreadable or malformed file is a UserError
+    located at the offending line and column."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        why = err.strerror if isinstance(err, OSError) else "not a UTF-8 text file"
+        raise UserError(f"cannot read options file '{path}': {why}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as err:
+        lines = text.split("\n")
+        line = lines[err.lineno - 1] if 0 < err.lineno <= len(lines) else ""
+        raise UserError(f"options file is not JSON as written by --dump-options: {err.msg}",
+                        SourceLoc(path, err.lineno, err.colno, line)) from None
+    if not isinstance(data, dict):
+        raise UserError(f"options file '{path}' must hold a JSON object, e.g. "
+                        f"{Options().to_text()}", SourceLoc(path, 1))
+    for name, value in data.items():
+        expected = _expected_type(name, value)
+        if expected:
+            raise UserError(f"options file '{path}': '{name}' must be {expected}, got "
+                            f"{json.dumps(value)}", SourceLoc(path, 1))
+    try:
+        return Options.from_text(text)
+    except InvalidConfigError as err:
+        raise InvalidConfigError(f"options file '{path}': {err}") from None
+
+
+def _expected_type(name: str, value: object) -> str | None:
+    """What an option's JSON value should be, when `value` is not that (else None)."""
+    default = getattr(Options(), name, None)
+    if default is None:
+        return None  # Options.from_text names every unknown option
+    if isinstance(default, tuple):
+        good = isinstance(value, list) and all(
+            isinstance(v, int) and not isinstance(v, bool) for v in value)
+        return None if good else "a list of integers"
+    return None if type(value) is type(default) else type(default).__name__
+
+
 def _options(args: argparse.Namespace, target: str | None = None) -> Options:
-    base = Options.from_text(Path(args.options).read_text()) if args.options else Options()
+    base = read_options_file(args.options) if args.options else Options()
     changes: dict[str, object] = {"scheduler": args.scheduler or base.scheduler}
     if target or getattr(args, "target", None):
         changes["target"] = target or args.target
@@ -53,12 +127,14 @@ def _options(args: argparse.Namespace, target: str | None = None) -> Options:
 def load_programs(args: argparse.Namespace, options: Options) -> tuple[Program, ...]:
     """Every region of the input file (C or Python), or the one named by --function."""
     path = Path(args.file)
+    if path.is_dir():
+        raise UserError(f"{path}: is a directory, not a C or Python file")
     if not path.is_file():
-        raise PolycudaError(f"{path}: no such file")
+        raise UserError(f"{path}: no such file")
     if path.suffix == ".py":
         from polycuda.pyfile import programs_of_file
 
-        programs = programs_of_file(path, options)
+        programs = programs_of_file(path, options, args.function)
     else:
         from polycuda.api import compile_all
 
@@ -68,9 +144,9 @@ def load_programs(args: argparse.Namespace, options: Options) -> tuple[Program, 
     if args.function:
         programs = tuple(p for p in programs if p.name == args.function)
         if not programs:
-            raise PolycudaError(f"{path}: no region or function named '{args.function}'")
+            raise UserError(f"{path}: no region or function named '{args.function}'")
     if not programs:
-        raise PolycudaError(f"{path}: no loop region found (C: #pragma scop ... #pragma "
+        raise UserError(f"{path}: no loop region found (C: #pragma scop ... #pragma "
                             "endscop inside a function; Python: a function of for loops)")
     return programs
 
@@ -79,12 +155,28 @@ def cmd_compile(args: argparse.Namespace) -> int:
     from polycuda.output import write_outputs
 
     options = _options(args)
+    for out in (args.output, args.dump_options):
+        _check_writable(out)
     programs = load_programs(args, options)
     for path in write_outputs(Path(args.file), programs, options, args.output):
         print(f"wrote {path}", file=sys.stderr)
     if args.dump_options:
-        Path(args.dump_options).write_text(options.to_text() + "\n")
+        try:
+            Path(args.dump_options).write_text(options.to_text() + "\n")
+        except OSError as err:
+            raise UserError(f"cannot write '{args.dump_options}': {err.strerror}") from None
     return 0
+
+
+def _check_writable(path: str | None) -> None:
+    """Refuse an output path whose directory does not exist before compiling anything."""
+    if path is None or path == "-":
+        return
+    parent = Path(path).parent
+    if not parent.is_dir():
+        raise UserError(f"cannot write '{path}': directory '{parent}' does not exist")
+    if Path(path).is_dir():
+        raise UserError(f"cannot write '{path}': it is a directory")
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -99,8 +191,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     programs = load_programs(args, _options(args))
     failed = 0
     for prog in programs:
-        targets = tuple(args.targets.split(",")) if args.targets else None
-        results = prog.verify(sizes=dict(args.size or ()), targets=targets,
+        results = prog.verify(sizes=dict(args.size or ()), targets=args.targets,
                               raise_on_mismatch=False)
         for r in results:
             worst = max(r.worst.values(), default=0.0)
@@ -137,8 +228,12 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("-D", dest="define", action="append", metavar="NAME[=VAL]",
                    help="macro definition (C)")
     p.add_argument("--scheduler", choices=SCHEDULERS, help="isl (default, PPCG-like) or pluto")
-    p.add_argument("--tile-sizes", type=_ints, help="e.g. 8,32 (outermost first)")
-    p.add_argument("--block-sizes", type=_ints, help="threads per block, e.g. 8,32")
+    p.add_argument("--tile-sizes", type=_ints,
+                   help="e.g. 8,32 (outermost first; the last entries apply to each kernel's "
+                        "innermost mapped loops)")
+    p.add_argument("--block-sizes", type=_ints,
+                   help="threads per block, e.g. 8,32 (outermost first, as --tile-sizes; at "
+                        "most 1024 threads, z <= 64, each at most its tile size)")
     p.add_argument("--balanced-wavefront", action="store_true",
                    help="pluto: Di et al. Theorem 2 constraint (balanced intra-tile wavefronts)")
     p.add_argument("--eliminate-false-deps", action="store_true",
@@ -178,13 +273,16 @@ def parser() -> argparse.ArgumentParser:
     p = sub.add_parser("verify", help="transformed vs sequential on random inputs")
     _common(p)
     p.add_argument("--size", type=_size, action="append", metavar="N=V", help="parameter value")
-    p.add_argument("--targets", help="comma-separated: c,openmp,cuda,emulate (default: all)")
+    p.add_argument("--targets", type=_targets,
+                   help="comma-separated: c,openmp,cuda,emulate (default: c, openmp, and cuda "
+                        "on a GPU, else emulate)")
     p.set_defaults(func=cmd_verify)
     p = sub.add_parser("run", help="build, run on random data, verify and time")
     _common(p)
     p.add_argument("--target", choices=("auto", "cuda", "openmp", "c"), default="auto")
     p.add_argument("--size", type=_size, action="append", metavar="N=V", help="parameter value")
-    p.add_argument("--repeat", type=int, default=10, help="timed runs (median reported)")
+    p.add_argument("--repeat", type=_positive, default=10,
+                   help="timed runs of the target and of the reference (medians reported)")
     p.add_argument("--no-verify", action="store_true", help="skip the comparison")
     p.set_defaults(func=cmd_run)
     p = sub.add_parser("bench", help="every kernel of the suite against every baseline")
@@ -195,13 +293,43 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
+def _join_negative_values(argv: list[str]) -> list[str]:
+    """`--tile-sizes -4,8` -> `--tile-sizes=-4,8`: argparse takes a value that starts with '-'
+    for an option, and would say 'expected one argument' instead of what is wrong."""
+    out: list[str] = []
+    k = 0
+    while k < len(argv):
+        if argv[k] in _VALUE_OPTIONS and k + 1 < len(argv) and \
+                re.match(r"^-\d", argv[k + 1]):
+            out.append(f"{argv[k]}={argv[k + 1]}")
+            k += 2
+        else:
+            out.append(argv[k])
+            k += 1
+    return out
+
+
+def _quiet_broken_pipe() -> int:
+    """stdout's reader went away (`polycuda show deps F | head`): exit quietly, as Unix tools
+    do, and keep Python from complaining when it flushes stdout at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # stdout is not a file (captured in tests)
+        pass
+    return _EXIT_BROKEN_PIPE
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    args = parser().parse_args(_join_negative_values(sys.argv[1:] if argv is None else argv))
     start = time.perf_counter()
     try:
         code = args.func(args)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return _quiet_broken_pipe()
     except PolycudaError as err:
-        print(str(err), file=sys.stderr)
+        print(str(err) if isinstance(err, UserError) else f"error: {err}", file=sys.stderr)
         return 1
     if getattr(args, "verbose", False):
         print(f"done in {time.perf_counter() - start:.2f} s", file=sys.stderr)

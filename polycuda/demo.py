@@ -30,11 +30,13 @@ void jacobi_2d(int T, int n, double A[n][n], double B[n][n])
 
 def demo(target: str = "auto") -> int:
     """Compile the example for `target` (auto: the GPU if present, else OpenMP), run it on
-    random data against the sequential C, print the generated code's size and the timing."""
+    random data against the sequential C, print the generated code's size and the timings of
+    both (run.run_and_time: the same warm-up and the same number of timed runs each)."""
     prog = compile_c(EXAMPLE, filename="jacobi_2d.c", options=Options(target=target))
     resolved = prog.resolve_target(None)
+    fallback = target == "auto" and resolved != "cuda"
     print(f"polycuda demo: 2-D Jacobi, target {resolved}"
-          f"{' (no GPU found: OpenMP on the CPU)' if target == 'auto' and resolved != 'cuda' else ''}")
+          f"{' (no GPU found: OpenMP on the CPU)' if fallback else ''}")
     gen = prog.generate()
     print(f"  generated {len(gen.source.splitlines())} lines of {resolved} code "
           f"in {gen.seconds:.2f} s, {len(gen.kernels)} kernel(s)")

@@ -38,6 +38,32 @@ def fit_sizes(given: tuple[int, ...], default: tuple[int, ...]) -> tuple[int, ..
     return default[: n - len(given)] + tuple(given)
 
 
+# CUDA's limits on one block (every GPU since compute capability 2.0): threads in all, and
+# threads along x, y, z. block_sizes lists the mapped dimensions outermost first and the
+# innermost goes to x, so the limits apply to the entries from the last one backwards.
+MAX_BLOCK_THREADS = 1024
+MAX_BLOCK_DIMS = {"x": 1024, "y": 1024, "z": 64}
+
+
+def _check_block_sizes(sizes: tuple[int, ...]) -> None:
+    """Refuse a block that no GPU launches, rather than shrinking it behind the user's back."""
+    if any(b < 1 for b in sizes):
+        raise InvalidConfigError(f"block_sizes={sizes} must all be >= 1")
+    if len(sizes) > len(MAX_BLOCK_DIMS):
+        raise InvalidConfigError(f"block_sizes={sizes} has {len(sizes)} entries: a block has at "
+                                 "most 3 dimensions (z, y, x)")
+    for axis, size in zip(("x", "y", "z"), reversed(sizes)):
+        if size > MAX_BLOCK_DIMS[axis]:
+            raise InvalidConfigError(f"block size {size} along {axis} (block_sizes={sizes}) "
+                                     f"exceeds CUDA's limit of {MAX_BLOCK_DIMS[axis]}")
+    threads = 1
+    for b in sizes:
+        threads *= b
+    if threads > MAX_BLOCK_THREADS:
+        raise InvalidConfigError(f"block_sizes={sizes} is {threads} threads per block: CUDA "
+                                 f"allows at most {MAX_BLOCK_THREADS}")
+
+
 @dataclass(frozen=True)
 class Options:
     """Everything that changes the generated code.
@@ -83,8 +109,7 @@ class Options:
             raise InvalidConfigError(f"{self.scheduler=} is not one of {SCHEDULERS}")
         if any(t < 1 for t in self.tile_sizes):
             raise InvalidConfigError(f"{self.tile_sizes=} must all be >= 1")
-        if any(b < 1 for b in self.block_sizes):
-            raise InvalidConfigError(f"{self.block_sizes=} must all be >= 1")
+        _check_block_sizes(self.block_sizes)
         if self.balanced_wavefront and self.scheduler != "pluto":
             raise InvalidConfigError("balanced_wavefront needs scheduler='pluto'")
         if self.wavefront_sync not in WAVEFRONT_SYNCS:

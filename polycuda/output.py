@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from polycuda.codegen import abi
+from polycuda.errors import UserError
 from polycuda.ir.scop import Scop
 from polycuda.options import Options
 from polycuda.program import Program
@@ -66,5 +67,8 @@ def _write(path: str | None, text: str) -> str:
     if path is None or path == "-":
         sys.stdout.write(text)
         return "-"
-    Path(path).write_text(text)
+    try:
+        Path(path).write_text(text)
+    except OSError as err:
+        raise UserError(f"cannot write '{path}': {err.strerror}") from None
     return path

@@ -1,24 +1,37 @@
-"""`polycuda run`: build, run on random data, verify against the oracle, and time."""
+"""`polycuda run`: build, run on random data, verify against the oracle, and time both.
+
+The target and the reference are timed alike: the same number of warm-up calls (the first
+call of each loads its library; its result is the one verified), then the same number of
+timed calls, alternating between the two so that drift affects both, each on a fresh copy of
+the inputs (the copy is not timed). The report gives both medians, both spreads and the ratio
+of the medians.
+"""
 
 from __future__ import annotations
 
 import statistics
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from polycuda.program import Program
 from polycuda.sizes import resolve_sizes
 from polycuda.verify import compare, copy_arguments, random_arguments
 
+WARMUP = 1  # calls of each program before timing (library load, first-touch of pages)
+
 
 @dataclass
 class RunReport:
+    """Timings (seconds) of the target and the reference, and the verification result."""
+
     name: str
     target: str
     sizes: dict[str, int]
     times_s: list[float] = field(default_factory=list)
-    reference_s: float = 0.0
+    reference_times_s: list[float] = field(default_factory=list)
     reference_name: str = ""
+    warmup: int = WARMUP
     verified: bool | None = None
     message: str = ""
 
@@ -26,42 +39,80 @@ class RunReport:
     def ok(self) -> bool:
         return self.verified is not False
 
+    @property
+    def reference_s(self) -> float:
+        """Median time of the reference (0.0 when it was not timed)."""
+        return statistics.median(self.reference_times_s) if self.reference_times_s else 0.0
+
     def render(self) -> str:
-        med = statistics.median(self.times_s) if self.times_s else float("nan")
-        spread = (f"[{min(self.times_s) * 1e3:.3f}, {max(self.times_s) * 1e3:.3f}]"
-                  if self.times_s else "")
         check = {True: "verified", False: f"MISMATCH {self.message}", None: "not verified"}
+        where = ("host arrays, copies to and from the GPU included" if self.target == "cuda"
+                 else "host arrays")
         lines = [f"{self.name} on {self.target} at {self.sizes}:",
-                 (f"  {self.target:10s} median {med * 1e3:10.3f} ms  min/max {spread} ms "
-                  f"({len(self.times_s)} runs, host arrays, copies included)"),
-                 f"  reference  {self.reference_s * 1e3:10.3f} ms  ({self.reference_name})"]
-        if self.times_s and self.reference_s:
-            lines.append(f"  speedup    {self.reference_s / med:10.2f}x")
+                 _timing_line(self.target, self.times_s, self.warmup, where)]
+        if self.reference_times_s:
+            lines.append(_timing_line("reference", self.reference_times_s, self.warmup,
+                                      self.reference_name))
+        else:
+            lines.append("  reference  not run (--no-verify)")
+        if self.times_s and self.reference_times_s:
+            ratio = self.reference_s / statistics.median(self.times_s)
+            lines.append(f"  speedup    {ratio:10.2f}x  (reference median / {self.target} "
+                         "median)")
         lines.append(f"  result     {check[self.verified]}")
         return "\n".join(lines)
 
 
+def _timing_line(label: str, times: list[float], warmup: int, note: str) -> str:
+    if not times:
+        return f"  {label:10s} not timed"
+    return (f"  {label:10s} median {statistics.median(times) * 1e3:10.3f} ms  "
+            f"min-max [{min(times) * 1e3:.3f}, {max(times) * 1e3:.3f}] ms  "
+            f"({len(times)} runs after {warmup} warm-up; {note})")
+
+
 def run_and_time(prog: Program, sizes: dict[str, int], repeats: int = 10,
                  verify: bool = True, seed: int = 0) -> RunReport:
-    """One reference run and `repeats` timed runs of the target (after one warm-up run)."""
+    """Verify the target against the reference, then time both (`repeats` runs each after
+    WARMUP untimed runs). With verify=False the reference neither runs nor is timed."""
     values = resolve_sizes(prog.scop, sizes)
     target = prog.resolve_target(None)
     report = RunReport(prog.name, target, values, reference_name=prog.reference_name)
     inputs = random_arguments(prog.scop, values, seed)
     kernel = prog.kernel(target)
     ordered = [a.name for a in prog.scop.args]
-    actual = copy_arguments(inputs)
-    kernel(*[actual[n] for n in ordered])  # warm-up, and the run that is verified
-    if verify:
-        expected = copy_arguments(inputs)
-        start = time.perf_counter()
-        prog._reference(expected)
-        report.reference_s = time.perf_counter() - start
-        result = compare(prog.scop, target, expected, actual)
-        report.verified, report.message = result.ok, result.message
-    for _ in range(repeats):
-        args = copy_arguments(inputs)
-        start = time.perf_counter()
+
+    def run_target(args: dict[str, object]) -> None:
         kernel(*[args[n] for n in ordered])
-        report.times_s.append(time.perf_counter() - start)
+
+    programs: dict[str, Callable[[dict[str, object]], None]] = {"target": run_target}
+    if verify:
+        programs["reference"] = prog._reference
+    results = {name: _warm_up(run, inputs) for name, run in programs.items()}
+    if verify:
+        result = compare(prog.scop, target, results["reference"], results["target"])
+        report.verified, report.message = result.ok, result.message
+    times: dict[str, list[float]] = {name: [] for name in programs}
+    for _ in range(repeats):
+        for name, run in programs.items():
+            times[name].append(_timed(run, inputs))
+    report.times_s = times["target"]
+    report.reference_times_s = times.get("reference", [])
     return report
+
+
+def _warm_up(run: Callable[[dict[str, object]], None], inputs: dict[str, object]
+             ) -> dict[str, object]:
+    """WARMUP untimed calls, each on a fresh copy of the inputs; returns the first's result."""
+    first = copy_arguments(inputs)
+    run(first)
+    for _ in range(WARMUP - 1):
+        run(copy_arguments(inputs))
+    return first
+
+
+def _timed(run: Callable[[dict[str, object]], None], inputs: dict[str, object]) -> float:
+    args = copy_arguments(inputs)
+    start = time.perf_counter()
+    run(args)
+    return time.perf_counter() - start

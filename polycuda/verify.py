@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from polycuda.host_memory import check_argument_bytes
 from polycuda.ir.scop import Scop
 from polycuda.sizes import array_shape
 
@@ -21,7 +22,12 @@ Runner = Callable[[dict[str, object]], None]  # runs one program in place on nam
 
 
 def random_arguments(scop: Scop, values: dict[str, int], seed: int = 0) -> dict[str, object]:
-    """Named entry arguments: parameter values, random scalars and arrays (never zeros)."""
+    """Named entry arguments: parameter values, random scalars and arrays (never zeros).
+
+    Raises:
+        UserError: the arrays would not fit in memory (host_memory.check_argument_bytes).
+    """
+    check_argument_bytes(scop, values)
     rng = np.random.default_rng(seed)
     args: dict[str, object] = {}
     for arg in scop.args:

@@ -16,11 +16,12 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from polycuda.errors import NotAffineError, SourceLoc, UnsupportedConstruct, UserError
 from polycuda.ir.affine import affine_text, bound_terms, condition_text
-from polycuda.ir.expr import DTYPES, Expr, Ref, UnaryOp, refs
+from polycuda.ir.expr import DTYPES, BinOp, Cast, Const, Expr, Ref, UnaryOp, refs, walk
 from polycuda.ir.scop import ASSIGN_OPS, Arg, Array, Scop, SourceInfo, Statement
 
 
@@ -57,6 +58,7 @@ class ScopBuilder:
                                        f"(supported: {', '.join(DTYPES)})", loc)
         if any(a.name == name for a in self.args):
             raise UserError(f"argument '{name}' declared twice", loc)
+        check_name(name, "argument", loc)
         self.args.append(Arg(name, kind, dtype))
         if kind == "array":
             self.arrays[name] = Array(name, dtype, tuple(shape))
@@ -68,6 +70,7 @@ class ScopBuilder:
             raise UserError(f"'{name}' is declared twice", loc)
         if dtype not in DTYPES:
             raise UnsupportedConstruct(f"type '{dtype}' of '{name}' is not supported", loc)
+        check_name(name, "variable", loc)
         self.arrays[name] = Array(name, dtype, tuple(shape), local=True)
 
     def retype_local(self, name: str, dtype: str) -> None:
@@ -101,11 +104,12 @@ class ScopBuilder:
         if iterator in self._names():
             raise UnsupportedConstruct(
                 f"loop iterator '{iterator}' shadows a parameter or an outer iterator", loc)
-        names = self._names() | {iterator}
-        cons = [f"{iterator} >= {affine_text(t, names - {iterator}, 'loop bound')}"
-                for t in bound_terms(lower, "max")]
-        cons += [f"{iterator} <= {affine_text(t, names - {iterator}, 'loop bound')}"
-                 for t in bound_terms(upper, "min")]
+        check_name(iterator, "loop iterator", loc)
+        names = self._names()
+        cons = [f"{iterator} >= {_bound_text(t, names, 'lower', iterator)}"
+                for t in bound_terms(hoist_min_max(lower), "max")]
+        cons += [f"{iterator} <= {_bound_text(t, names, 'upper', iterator)}"
+                 for t in bound_terms(hoist_min_max(upper), "min")]
         self._loops.append(_Loop(iterator, cons, direction, self._take_position()))
         self._next_pos.append(0)
 
@@ -115,7 +119,19 @@ class ScopBuilder:
         self._conds = [c for c in self._conds if c[0] <= len(self._loops)]
 
     def enter_if(self, cond: Expr, loc: SourceLoc | None = None) -> None:
-        """An affine condition guarding the statements added until `exit_if`."""
+        """An affine condition guarding the statements added until `exit_if`.
+
+        Raises:
+            NotAffineError: the condition reads an array element (a branch on data), or is not
+                affine in the iterators and parameters.
+        """
+        for e in walk(cond):
+            if isinstance(e, Ref):
+                raise NotAffineError(
+                    f"data-dependent condition: it reads '{e.array}' (an array element); "
+                    "conditions must be affine in the loop iterators and integer parameters "
+                    "(write a choice on data as 'c ? x : y' in the assigned value)",
+                    e.loc or loc)
         self._conds.append((len(self._loops), condition_text(cond, self._names())))
 
     def enter_else(self, cond: Expr, loc: SourceLoc | None = None) -> None:
@@ -182,3 +198,93 @@ class ScopBuilder:
         return Scop(self.name, tuple(self.args), tuple(self.arrays.values()),
                     tuple(self.statements), context_text, source)
 
+
+
+# -- names ----------------------------------------------------------------------------------------
+# Words of isl's input syntax: a parameter, iterator or array of these names breaks the isl text
+# of every domain and access (isl_stream.c keywords).
+ISL_KEYWORDS = frozenset((
+    "exists", "and", "or", "implies", "not", "infty", "NaN", "min", "max", "rat", "true",
+    "false", "ceild", "floord", "mod", "ceil", "floor"))
+
+
+def check_name(name: str, what: str, loc: SourceLoc | None = None) -> None:
+    """Names reach isl text and generated C: ASCII identifiers that are not isl keywords.
+
+    Raises:
+        UnsupportedConstruct: a non-ASCII name, or one of ISL_KEYWORDS (rename it).
+    """
+    if not (name.isascii() and name.isidentifier()):
+        raise UnsupportedConstruct(f"{what} name '{name}' is not an ASCII identifier (isl and "
+                                   "the generated C need ASCII names): rename it", loc)
+    if name in ISL_KEYWORDS:
+        raise UnsupportedConstruct(f"{what} name '{name}' is a keyword of isl's syntax, which "
+                                   "polycuda uses for every domain: rename it", loc)
+
+
+# -- loop bounds ----------------------------------------------------------------------------------
+_FLIP = {"min": "max", "max": "min"}
+
+
+def hoist_min_max(expr: Expr) -> Expr:
+    """`expr` with min/max moved to the top through + - * by a constant, unary minus and
+    floor/ceil division by a positive constant, so that a bound splits into affine terms:
+    min(i, n - 1) + 1 -> min(i + 1, n - 1 + 1); n - max(a, b) -> min(n - a, n - b).
+
+    Example:
+        hoist_min_max(BinOp("+", BinOp("min", Var("i"), Var("n")), Const(1)))
+        # BinOp("min", i + 1, n + 1)
+    """
+    if isinstance(expr, BinOp) and expr.op in _FLIP:
+        return BinOp(expr.op, hoist_min_max(expr.lhs), hoist_min_max(expr.rhs), expr.loc)
+    if isinstance(expr, UnaryOp) and expr.op == "-":
+        return _distribute(hoist_min_max(expr.operand), -1,
+                           lambda e: UnaryOp("-", e, expr.loc)) or expr
+    if isinstance(expr, Cast) and expr.dtype in ("int", "long"):
+        return _distribute(hoist_min_max(expr.operand), 1,
+                           lambda e: Cast(expr.dtype, e, expr.loc)) or expr
+    if not isinstance(expr, BinOp) or expr.op not in ("+", "-", "*", "floordiv", "ceildiv", "/"):
+        return expr
+    lhs, rhs = hoist_min_max(expr.lhs), hoist_min_max(expr.rhs)
+    if expr.op in ("+", "-"):
+        sign = 1 if expr.op == "+" else -1
+        return (_distribute(lhs, 1, lambda e: BinOp(expr.op, e, rhs, expr.loc))
+                or _distribute(rhs, sign, lambda e: BinOp(expr.op, lhs, e, expr.loc))
+                or BinOp(expr.op, lhs, rhs, expr.loc))
+    factor = _constant(rhs)
+    if expr.op == "*" and factor is None and _constant(lhs) is not None:
+        factor, lhs, rhs = _constant(lhs), rhs, lhs
+    if factor is None or factor == 0 or expr.op != "*" and factor < 0:
+        return BinOp(expr.op, lhs, rhs, expr.loc)
+    return (_distribute(lhs, 1 if factor > 0 else -1,
+                        lambda e: BinOp(expr.op, e, rhs, expr.loc))
+            or BinOp(expr.op, lhs, rhs, expr.loc))
+
+
+def _distribute(expr: Expr, sign: int, wrap: Callable[[Expr], Expr]) -> Expr | None:
+    """wrap(min(a, b)) as min(wrap(a), wrap(b)) (max when `sign` < 0: wrap decreases); None
+    when `expr` is not a min/max."""
+    if not (isinstance(expr, BinOp) and expr.op in _FLIP):
+        return None
+    op = expr.op if sign > 0 else _FLIP[expr.op]
+    return BinOp(op, hoist_min_max(wrap(expr.lhs)), hoist_min_max(wrap(expr.rhs)), expr.loc)
+
+
+def _constant(expr: Expr) -> int | None:
+    if isinstance(expr, Const) and isinstance(expr.value, int):
+        return expr.value
+    if isinstance(expr, UnaryOp) and expr.op == "-":
+        inner = _constant(expr.operand)
+        return None if inner is None else -inner
+    return None
+
+
+def _bound_text(term: Expr, names: set[str], side: str, iterator: str) -> str:
+    """isl text of one term of a loop bound; a min in a lower bound or a max in an upper bound
+    (a non-convex loop) gets its own message."""
+    wrong = "min" if side == "lower" else "max"
+    if any(isinstance(e, BinOp) and e.op == wrong for e in walk(term)):
+        raise NotAffineError(f"{side} bound of loop '{iterator}' takes a {wrong}(...): the "
+                             f"loop would not be convex (only max in lower and min in upper "
+                             "bounds are supported)", term.loc)
+    return affine_text(term, names, "loop bound")

@@ -15,12 +15,12 @@ from dataclasses import dataclass
 from pycparser import c_ast, c_generator
 
 from polycuda.codegen import abi
-from polycuda.errors import UnsupportedConstruct, UserError
+from polycuda.errors import SourceLoc, UnsupportedConstruct, UserError
 from polycuda.frontend import c_preprocess
 from polycuda.frontend.builder import ScopBuilder
 from polycuda.frontend.c_expression import Binding, CType, ExprTranslator, c_type
 from polycuda.frontend.c_preprocess import Unit
-from polycuda.frontend.c_translate import RegionTranslator, scan_region
+from polycuda.frontend.c_translate import RegionScan, RegionTranslator, scan_region
 from polycuda.ir.expr import Const, Expr, Ref, walk
 from polycuda.ir.scop import Scop, SourceInfo
 
@@ -37,6 +37,9 @@ class CSourceInfo(SourceInfo):
         "(double (*)[n])A" (casts of the flat entry arguments to the declared types).
     global_arrays: file-scope arrays the region uses (entry arguments; copied in and out).
     main_lines: first and last line of the file's `main`, left out of the reference build.
+    params_text: the function's parameter list as C text ("int n, double A[n]").
+    outer_decls: C text of the declarations outside the region (in the function) of the
+        locals the region uses, in source order: the reference runs them, then the region.
     """
 
     include_dirs: tuple[str, ...] = ()  # absolute; the file's own directory first
@@ -44,6 +47,8 @@ class CSourceInfo(SourceInfo):
     call_args: tuple[str, ...] = ()
     global_arrays: tuple[str, ...] = ()
     main_lines: tuple[int, int] | None = None
+    params_text: str = "void"
+    outer_decls: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -58,11 +63,33 @@ def parse_file(path: str | os.PathLike, include_dirs: tuple[str, ...] = (),
                defines: tuple[str, ...] = ()) -> tuple[Scop, ...]:
     """Every region of a C file, in file order (see `parse_source`)."""
     try:
-        with open(path, newline="") as f:  # offsets refer to the file as stored (CRLF kept)
-            text = f.read()
+        with open(path, "rb") as f:
+            data = f.read()
     except OSError as err:
         raise UserError(f"cannot read C file '{path}': {err.strerror}") from None
-    return parse_source(text, str(path), include_dirs, defines)
+    # offsets refer to the file as stored (CRLF kept)
+    return parse_source(decode_source(data, str(path)), str(path), include_dirs, defines)
+
+
+def decode_source(data: bytes, path: str) -> str:
+    """The text of a source file as UTF-8 (ASCII included).
+
+    Raises:
+        UserError: at the line and column of the first byte that is not UTF-8 (a binary file,
+            or text in another encoding), or of a NUL byte.
+    """
+    try:
+        text = data.decode("utf-8")
+        bad = text.find("\0")
+        if bad < 0:
+            return text
+        start, why = len(text[:bad].encode()), "a NUL byte"
+    except UnicodeDecodeError as err:
+        start, why = err.start, f"byte 0x{data[err.start]:02x}, which is not UTF-8"
+    line = data.count(b"\n", 0, start) + 1
+    col = start - (data.rfind(b"\n", 0, start) + 1) + 1
+    raise UserError(f"'{path}' is not a C source text file ({why}; binary file?)",
+                    SourceLoc(path, line, col)) from None
 
 
 def parse_source(text: str, filename: str = "<string>", include_dirs: tuple[str, ...] = (),
@@ -126,19 +153,26 @@ def rewrite_source(text: str, scops: tuple[Scop, ...] | list[Scop],
 def reference_source(scop: Scop) -> str:
     """The user's file (its `main` renamed away) plus `int pc_ref_<name>(ARGS)`.
 
-    ARGS are `abi.arg_decls(scop)`. The wrapper copies global arrays in, calls the user's
-    whole function with each flat array cast to the declared parameter type, copies global
-    arrays back and returns 0. Code of the function outside the region (and its other
-    regions) runs too: the reference is the function, not just the region. The file's `main`
-    is left out (its lines blanked, preprocessor directives kept), so that symbols only the
-    program's other files define are not needed; should that fail, `#define main` renames it.
+    ARGS are `abi.arg_decls(scop)`. The region's own code, as written, runs in
+    `pc_ref_region_<name>`: a function with the user's function's parameters whose body is the
+    declarations of the outer locals the region uses, then the region's lines. Code of the
+    function outside the region, its other regions included, does not run: region k of a
+    function is compared with region k alone. The wrapper copies global arrays in, calls it
+    with each flat array cast to the declared parameter type, copies global arrays back and
+    returns 0. The file's `main` is left out (its lines blanked, preprocessor directives kept),
+    so that symbols only the program's other files define are not needed; should that fail,
+    `#define main` renames it.
     """
     src = _c_source(scop)
     text = _without_lines(src.text, src.main_lines)
     file = src.file.replace("\\", "\\\\").replace('"', '\\"')
-    callee = _MAIN_RENAMED if src.function == "main" else src.function
+    first_line = src.text.count("\n", 0, src.start) + 1
+    region = src.text[src.start:src.end]
     parts = [f"/* polycuda: sequential reference of region '{scop.name}' (the original C) */",
-             f"#define main {_MAIN_RENAMED}", f'#line 1 "{file}"', text + "#undef main", ""]
+             f"#define main {_MAIN_RENAMED}", f'#line 1 "{file}"', text + "#undef main", "",
+             f"static void pc_ref_region_{scop.name}({src.params_text})\n{{"]
+    parts += [f"  {decl};" for decl in src.outer_decls]
+    parts += [f'#line {first_line} "{file}"', region.rstrip("\n"), "}", ""]
     for g in src.global_arrays:
         parts.append(f"static void pc_ref_copy_{g}(void *pc_arg, int pc_in)\n{{\n"
                      f"  unsigned char *pc_g = (unsigned char *){g};\n"
@@ -147,7 +181,7 @@ def reference_source(scop: Scop) -> str:
                      "    if (pc_in) pc_g[pc_k] = pc_a[pc_k]; else pc_a[pc_k] = pc_g[pc_k];\n"
                      "  }\n}\n")
     body = [f"  pc_ref_copy_{g}({g}, 1);" for g in src.global_arrays]
-    body.append(f"  {callee}({', '.join(src.call_args)});")
+    body.append(f"  pc_ref_region_{scop.name}({', '.join(src.call_args)});")
     body += [f"  pc_ref_copy_{g}({g}, 0);" for g in src.global_arrays]
     parts.append(f"int pc_ref_{scop.name}({abi.arg_decls(scop)})\n{{\n" + "\n".join(body)
                  + "\n  return 0;\n}\n")
@@ -370,14 +404,35 @@ def _build_scop(unit: Unit, scope: _FileScope, func: c_ast.FuncDef, region: _Reg
     global_arrays = _declare_globals(tr, scope, shadowing)
     _declare_outer_locals(tr, outside, func.decl.name)
     tr.translate(region.items)
+    if not builder.statements:
+        raise UserError(f"region '{name}' contains no statement", unit.loc(region.begin.coord))
+    gen = c_generator.CGenerator()
     source = CSourceInfo(unit.file, unit.text, func.decl.name,
                          unit.line_start(region.begin.coord.line),
                          unit.line_end(region.end.coord.line), _signature(unit, func),
                          include_dirs=flags[0], defines=flags[1], call_args=tuple(call_args),
                          global_arrays=global_arrays,
                          main_lines=None if func.decl.name == "main"
-                         else unit.function_lines.get("main"))
+                         else unit.function_lines.get("main"),
+                         params_text=(gen.visit(func.decl.type.args) if func.decl.type.args
+                                      else "") or "void",
+                         outer_decls=tuple(gen.visit(d) for d in _needed_decls(outside, scan)))
     return builder.build(source)
+
+
+def _needed_decls(outside: _Outside, scan: RegionScan) -> list[c_ast.Decl]:
+    """Declarations outside the region of the locals it uses, and of the locals their sizes
+    and initializers use, in source order (the reference runs them before the region)."""
+    needed: dict[str, c_ast.Decl] = {}
+    todo = sorted(scan.used & set(outside.decls))
+    while todo:
+        name = todo.pop()
+        if name in needed:
+            continue
+        needed[name] = outside.decls[name]
+        todo += [n.name for n in _walk(needed[name]) if isinstance(n, c_ast.ID)
+                 and n.name in outside.decls and n.name not in needed]
+    return sorted(needed.values(), key=lambda d: (d.coord.line, d.coord.column))
 
 
 def _signature(unit: Unit, func: c_ast.FuncDef) -> str:
@@ -396,6 +451,10 @@ def _declare_params(tr: RegionTranslator, func: c_ast.FuncDef, outside: _Outside
     """Add every parameter as an entry argument; returns the C text of each call argument."""
     call_args = []
     params = func.decl.type.args.params if func.decl.type.args else []
+    if func.param_decls or any(isinstance(p, c_ast.ID) for p in params):
+        tr.reject(func.decl, f"old-style (K&R) definition of '{func.decl.name}': declare the "
+                             "parameters' types inside the parentheses, e.g. "
+                             "'void f(int n, double A[n])'")
     for p in params:
         if isinstance(p, c_ast.EllipsisParam):
             tr.reject(p, f"variadic function '{func.decl.name}' ('...') is not supported")

@@ -21,7 +21,12 @@ from pathlib import Path
 
 from pycparser import c_ast, c_parser
 
-from polycuda.errors import SourceLoc, ToolNotFoundError, UserError
+from polycuda.errors import (
+    SourceLoc,
+    ToolNotFoundError,
+    UnsupportedConstruct,
+    UserError,
+)
 
 _MARKER = re.compile(r'^#\s*(\d+)\s+"((?:\\.|[^"\\])*)"((?:\s+\d+)*)\s*$')
 _PRAGMA_REGION = re.compile(r"^\s*#\s*pragma\s+(scop|endscop)\b")
@@ -295,6 +300,32 @@ def strip_gnu(lines: list[_Line]) -> list[_Line]:
     return [_Line(ln.file, ln.line, t) for ln, t in zip(lines, text.split("\n"))]
 
 
+_EXTENSION = re.compile(r"\b(__attribute__|__attribute|__asm__|__asm|__declspec)\b")
+
+
+def reject_extensions_in_regions(lines: list[_Line], unit: Unit) -> None:
+    """strip_gnu blanks inline assembly and attributes; inside a region that would drop code
+    (or a declaration's meaning) silently, so there they are errors.
+
+    Raises:
+        UnsupportedConstruct: at the first such word inside a `#pragma scop` region.
+    """
+    inside = False
+    for ln in lines:
+        m = _PRAGMA_REGION.match(ln.text)
+        if m:
+            inside = m.group(1) == "scop"
+            continue
+        found = _EXTENSION.search(ln.text) if inside else None
+        if found:
+            word = found.group(1)
+            what = "inline assembly" if "asm" in word else "an attribute"
+            coord = c_parser.Coord(ln.file, ln.line, found.start() + 1)
+            raise UnsupportedConstruct(f"'{word}' ({what}) inside a region: it is not "
+                                       "translated; move it out of the region",
+                                       unit.loc(coord))
+
+
 def _padded(repl: str) -> Callable[[re.Match[str]], str]:
     """A re.sub replacement: `repl` padded with spaces to the matched length."""
     return lambda m: repl.ljust(len(m.group()))
@@ -400,11 +431,12 @@ def parse_unit(text: str, filename: str = "<string>", include_dirs: tuple[str, .
             `#pragma scop` / `#pragma endscop` stands outside any function.
     """
     user, system = split_output(run_cpp(text, filename, include_dirs, defines), filename)
-    user = strip_gnu(user)
     pp_lines: dict[tuple[str, int], str] = {}
-    for ln in user:
+    for ln in user:  # before strip_gnu, which keeps columns: more tokens match the original
         pp_lines.setdefault((ln.file, ln.line), ln.text)
     unit = Unit(filename, text, c_ast.FileAST([]), pp_lines)
+    reject_extensions_in_regions(user, unit)
+    user = strip_gnu(user)
     used = {tok for ln in user for tok in _TOKEN.findall(ln.text)}
     prelude = f'# 1 "{_SYSTEM_FILE}"\n' + "".join(
         f"typedef int {name};\n" for name in sorted(system_typedef_names(system) & used))

@@ -173,6 +173,10 @@ class RegionTranslator(ExprTranslator):
         text = node.string if isinstance(node.string, str) else str(node.string.value)
         if text.strip().strip('"').split()[:1] in (["scop"], ["endscop"]):
             self.reject(node, f"'#pragma {text.strip()}' inside a region (regions do not nest)")
+        # dropping it would change nothing polycuda computes, but the user asked for something
+        self.reject(node, f"'#pragma {text.strip()}' inside a region is not translated "
+                          "(polycuda decides parallelism and unrolling itself): move it out of "
+                          "the region or remove it")
 
     def _s_FuncCall(self, node: c_ast.FuncCall) -> None:
         name = node.name.name if isinstance(node.name, c_ast.ID) else "a function pointer"

@@ -120,9 +120,11 @@ def default_arg_specs(fn: Callable) -> dict[str, ArgSpec]:
     specs = {}
     for name, param in inspect.signature(fn).parameters.items():
         note = param.annotation
-        if note in (int, "int") or (name in ints and name not in ndims):
+        if note in (float, "float"):  # the annotation wins over usage: range(s) is an error
+            specs[name] = ArgSpec("scalar", "double")
+        elif note in (int, "int") or (name in ints and name not in ndims):
             specs[name] = ArgSpec("param", "int")
-        elif note in (float, "float") or name not in ndims:
+        elif name not in ndims:
             specs[name] = ArgSpec("scalar", "double")
         else:
             specs[name] = ArgSpec("array", "double", ndims[name])

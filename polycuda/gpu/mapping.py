@@ -17,7 +17,8 @@ import islpy as isl
 
 from polycuda.gpu import staging, wavefront
 from polycuda.ir import isl_build
-from polycuda.options import Options, fit_sizes
+from polycuda.errors import InvalidConfigError
+from polycuda.options import MAX_BLOCK_DIMS, MAX_BLOCK_THREADS, Options, fit_sizes
 from polycuda.schedule import legality
 
 DEFAULT_TILES = {1: (256,), 2: (8, 32), 3: (4, 4, 32)}
@@ -103,17 +104,33 @@ def tile_sizes_for(n: int, options: Options) -> tuple[int, ...]:
     return fit_sizes(options.tile_sizes, DEFAULT_TILES[n])
 
 
-# CUDA's limit on the threads of one block (every GPU since compute capability 2.0)
-MAX_BLOCK_THREADS = 1024
+def block_sizes_for(tiles: tuple[int, ...], options: Options, kernel: str = ""
+                    ) -> tuple[int, ...]:
+    """Threads per point loop: Options.block_sizes (its last entries apply to the innermost
+    loops), padded on the outside with the tile sizes. Derived (padded) sizes are halved to
+    CUDA's per-axis limits (MAX_BLOCK_DIMS) and then, outer first, while the block would exceed
+    MAX_BLOCK_THREADS (tiles 4x16x32 run on 2x16x32 threads, each thread striding over its
+    point loops), so every tile size launches.
 
-
-def block_sizes_for(tiles: tuple[int, ...], options: Options) -> tuple[int, ...]:
-    """Threads per point loop: the tile sizes, or Options.block_sizes (last entries, padded
-    with the tile sizes), each at most its tile size. Outer sizes are halved while the block
-    would exceed MAX_BLOCK_THREADS (tiles 4x16x32 run on 2x16x32 threads, each thread
-    striding over its point loops), so every tile size launches."""
+    Raises:
+        InvalidConfigError: a given block size exceeds the tile size of its loop (the extra
+            threads would have no point to run): the mapping refuses rather than shrink it.
+    """
+    given = options.block_sizes[-len(tiles):] if options.block_sizes else ()
+    for k, (b, t) in enumerate(zip(given, tiles[len(tiles) - len(given):])):
+        if b > t:
+            raise InvalidConfigError(
+                f"block size {b} exceeds tile size {t} of mapped loop "
+                f"{len(tiles) - len(given) + k} of {kernel or 'a kernel'} "
+                f"(block_sizes={options.block_sizes}, tile sizes {tiles}): pass block sizes "
+                "at most the tile sizes, or larger --tile-sizes")
     blocks = [min(b, t) for b, t in zip(fit_sizes(options.block_sizes, tiles), tiles)]
-    for k in range(len(blocks)):
+    derived = range(len(blocks) - len(given))
+    for k in derived:  # per axis: innermost is x (a tile of 100 along z runs on 50 threads)
+        axis = ("x", "y", "z")[min(len(blocks) - 1 - k, 2)]
+        while blocks[k] > MAX_BLOCK_DIMS[axis]:
+            blocks[k] = (blocks[k] + 1) // 2
+    for k in derived:
         while math.prod(blocks) > MAX_BLOCK_THREADS and blocks[k] > 1:
             blocks[k] = (blocks[k] + 1) // 2
     return tuple(blocks)
@@ -187,7 +204,7 @@ class _Mapper:
         node = node.band_tile(sizes)  # tile band; its child is the point band
         name = self._name()
         self.kernels.append(KernelMapping(name, depth, tiles,
-                                          block_sizes_for(tiles, self.options),
+                                          block_sizes_for(tiles, self.options, name),
                                           tile_counts=_tile_counts(node, self.context),
                                           prefix=self.prefix))
         node = node.child(0).insert_mark(isl.Id(f"thread:{name}", context=node.get_ctx()))
@@ -236,7 +253,7 @@ class _Mapper:
             lambda: _per_wavefront_extents(node, self.context, f"{self.prefix}{depth}"),
             lambda: band_counts)
         self.kernels.append(KernelMapping(name, depth + 1, tiles,
-                                          block_sizes_for(tiles[1:], self.options),
+                                          block_sizes_for(tiles[1:], self.options, name),
                                           tile_counts=counts, prefix=self.prefix,
                                           wavefront=True, band_tile_counts=band_counts,
                                           tile_dims=tuple(k for k in range(m) if k != implied),

@@ -4,7 +4,7 @@ import islpy as isl
 import pytest
 
 from polycuda.analysis import dependences
-from polycuda.errors import IllegalScheduleError
+from polycuda.errors import IllegalScheduleError, InvalidConfigError
 from polycuda.gpu import mapping
 from polycuda.ir import isl_build
 from polycuda.options import Options
@@ -77,8 +77,14 @@ def test_tile_and_block_sizes_from_options():
     assert mapping.tile_sizes_for(3, Options(tile_sizes=(16, 64))) == (4, 16, 64)
     tiles = (16, 64)
     assert mapping.block_sizes_for(tiles, Options(block_sizes=(4, 32))) == (4, 32)
-    assert mapping.block_sizes_for(tiles, Options(block_sizes=(128,))) == (16, 64)
+    assert mapping.block_sizes_for(tiles, Options(block_sizes=(32,))) == (16, 32)
+    # a given block size larger than its tile is refused, not shrunk to the tile (issue 14)
+    with pytest.raises(InvalidConfigError, match="block size 128 exceeds tile size 64"):
+        mapping.block_sizes_for(tiles, Options(block_sizes=(128,)))
     # at most 1024 threads: the outer sizes are halved first (x stays whole for coalescing)
     assert mapping.block_sizes_for((4, 16, 32), Options()) == (2, 16, 32)
     assert mapping.block_sizes_for((64, 64), Options()) == (16, 64)
     assert mapping.block_sizes_for((1, 2048), Options()) == (1, 1024)
+    # derived sizes keep CUDA's per-axis limits: z at most 64
+    assert mapping.block_sizes_for((100, 1, 1), Options()) == (50, 1, 1)
+    assert mapping.block_sizes_for((100, 1, 8), Options(block_sizes=(1, 8))) == (50, 1, 8)
