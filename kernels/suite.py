@@ -111,11 +111,42 @@ def _sor(dim: int, flops_per_point: int) -> dict:
     }
 
 
+def _lu_flops(n: int) -> int:
+    """Right-looking LU of an n x n matrix: a division per multiplier, a multiply-subtract per
+    trailing entry."""
+    return n * (n - 1) // 2 + (n - 1) * n * (2 * n - 1) // 3
+
+
 def _dominant_diagonal(arrays: Mapping[str, object], params: Mapping[str, int]) -> None:
     """Adds n to L's diagonal: forward substitution with random entries in [0.5, 1.5) grows like
     2^n (overflow beyond n ~ 1000); a dominant diagonal keeps x of the order of b / n."""
     n = params["n"]
     arrays["L"].reshape(-1)[:: n + 1] += n
+
+
+def _dominant_diagonal_of(name: str) -> Callable[[Mapping[str, object], Mapping[str, int]], None]:
+    """prepare_inputs adding 2 n to the diagonal of the n x n array `name`: with off-diagonal
+    entries in [0.5, 1.5) it is then strictly diagonally dominant, so elimination without
+    pivoting meets no small pivot and its entries stay of the order of the input."""
+    def prepare(arrays: Mapping[str, object], params: Mapping[str, int]) -> None:
+        n = params["n"]
+        arrays[name].reshape(-1)[:: n + 1] += 2 * n
+    return prepare
+
+
+def _positive_definite(arrays: Mapping[str, object], params: Mapping[str, int]) -> None:
+    """Makes A symmetric and strictly diagonally dominant with a positive diagonal, hence
+    positive definite: Cholesky's square roots are then of positive numbers."""
+    a, n = arrays["A"], params["n"]
+    a[...] = (a + a.T) / 2
+    a.reshape(-1)[:: n + 1] += 2 * n
+
+
+def _toeplitz_positive_definite(arrays: Mapping[str, object], params: Mapping[str, int]) -> None:
+    """Scales r by 1 / (3 n): every row of the unit-diagonal Toeplitz matrix then has off-diagonal
+    entries summing below 1, so it is positive definite and Durbin's pivots beta stay in (0, 1]
+    (with entries in [0.5, 1.5) it is indefinite: y is finite but solves no well-posed system)."""
+    arrays["r"] /= 3 * params["n"]
 
 
 _AB = {"alpha": 1.5, "beta": 1.2}
@@ -251,6 +282,84 @@ KERNELS: tuple[Kernel, ...] = (
            category="triangular", memory_bound=True, scalars={"alpha": 1.5}, cupy_naive="syr",
            bytes_per_run=lambda p, w=8: (2 * _tri(p["n"]) + p["n"]) * w,
            flops_per_run=lambda p: 2 * _tri(p["n"])),
+    # PolyBench/C 4.2.1 kernels written from their math; bench sizes are PolyBench's LARGE ones
+    Kernel("symm", "symm.c", "symm", "symm",
+           small={"m": 10, "n": 12}, bench={"m": 1000, "n": 1200},
+           category="triangular", memory_bound=False, scalars=_AB,
+           bytes_per_run=lambda p, w=8: (_tri(p["m"]) + 3 * p["m"] * p["n"]) * w,
+           flops_per_run=lambda p: p["m"] * p["n"] * (2 * p["m"] + 2)),
+    Kernel("trmm", "trmm.c", "trmm", "trmm",
+           small={"m": 10, "n": 12}, bench={"m": 1000, "n": 1200},
+           category="triangular", memory_bound=False, scalars={"alpha": 1.5},
+           bytes_per_run=lambda p, w=8: (_tri(p["m"] - 1) + 2 * p["m"] * p["n"]) * w,
+           flops_per_run=lambda p: p["m"] ** 2 * p["n"]),
+    Kernel("syrk", "syrk.c", "syrk", "syrk",
+           small={"n": 12, "m": 10}, bench={"n": 1200, "m": 1000},
+           category="triangular", memory_bound=False, scalars=_AB,
+           bytes_per_run=lambda p, w=8: (2 * _tri(p["n"]) + p["n"] * p["m"]) * w,
+           flops_per_run=lambda p: _tri(p["n"]) * (2 * p["m"] + 2)),
+    # means n m + m, deviations 3 n m + m, standardization 2 n m + m, products m (m - 1) n
+    Kernel("correlation", "correlation.c", "correlation", "correlation",
+           small={"n": 14, "m": 12}, bench={"n": 1400, "m": 1200},
+           category="triangular", memory_bound=False,
+           bytes_per_run=lambda p, w=8: (2 * p["n"] * p["m"] + 2 * p["m"] + p["m"] ** 2) * w,
+           flops_per_run=lambda p: (6 * p["n"] * p["m"] + 3 * p["m"]
+                                    + p["m"] * (p["m"] - 1) * p["n"])),
+    Kernel("lu", "lu.c", "lu", "lu",
+           small={"n": 12}, bench={"n": 2000},
+           category="triangular", memory_bound=False, prepare_inputs=_dominant_diagonal_of("A"),
+           bytes_per_run=lambda p, w=8: 2 * p["n"] ** 2 * w,
+           flops_per_run=lambda p: _lu_flops(p["n"])),
+    Kernel("cholesky", "cholesky.c", "cholesky", "cholesky",
+           small={"n": 12}, bench={"n": 2000},
+           category="triangular", memory_bound=False, prepare_inputs=_positive_definite,
+           bytes_per_run=lambda p, w=8: 2 * _tri(p["n"]) * w,
+           flops_per_run=lambda p: (p["n"] - 1) * p["n"] * (2 * p["n"] - 1) // 6
+           + p["n"] * (p["n"] - 1)),
+    # per step k: 3 for beta, 2 k + 2 for alpha, 2 k for z
+    Kernel("durbin", "durbin.c", "durbin", "durbin",
+           small={"n": 16}, bench={"n": 2000},
+           category="triangular", memory_bound=False, prepare_inputs=_toeplitz_positive_definite,
+           bytes_per_run=lambda p, w=8: 3 * p["n"] * w,
+           flops_per_run=lambda p: 2 * p["n"] * (p["n"] - 1) + 5 * (p["n"] - 1)),
+    # full column rank needs m >= n: at the LARGE sizes (m < n) the columns k >= m are round-off
+    Kernel("gramschmidt", "gramschmidt.c", "gramschmidt", "gramschmidt",
+           small={"m": 14, "n": 10}, bench={"m": 1000, "n": 1200},
+           category="triangular", memory_bound=False,
+           bytes_per_run=lambda p, w=8: (3 * p["m"] * p["n"] + _tri(p["n"])) * w,
+           flops_per_run=lambda p: 3 * p["m"] * p["n"] + 2 * p["m"] * p["n"] * (p["n"] - 1)),
+    Kernel("ludcmp", "ludcmp.c", "ludcmp", "ludcmp",
+           small={"n": 12}, bench={"n": 2000},
+           category="triangular", memory_bound=False, prepare_inputs=_dominant_diagonal_of("A"),
+           bytes_per_run=lambda p, w=8: (2 * p["n"] ** 2 + 3 * p["n"]) * w,
+           flops_per_run=lambda p: _lu_flops(p["n"]) + 2 * p["n"] * (p["n"] - 1) + p["n"]),
+    # n^3 additions (comparisons not counted); compulsory traffic as for linear algebra
+    Kernel("floyd_warshall", "floyd_warshall.c", "floyd_warshall", "floyd_warshall",
+           small={"n": 12}, bench={"n": 2800},
+           category="linalg", memory_bound=False,
+           bytes_per_run=lambda p, w=8: 2 * p["n"] ** 2 * w,
+           flops_per_run=lambda p: p["n"] ** 3),
+    # per pass and point: 4 multiplications and 3 additions in each recursion, 1 addition to sum
+    # them (the boundary's few saved operations are ignored); imgIn read, the rest written once
+    Kernel("deriche", "deriche.c", "deriche", "deriche",
+           small={"w": 10, "h": 12}, bench={"w": 4096, "h": 2160},
+           category="doacross", memory_bound=True, scalars={"alpha": 0.25},
+           bytes_per_run=lambda p, w=8: 4 * p["w"] * p["h"] * w,
+           flops_per_run=lambda p: 30 * p["w"] * p["h"]),
+    # per half step and interior point: 3 flops for p, 8 for q, 2 for the back substitution;
+    # each half step reads its source, writes its target and writes and reads back p and q.
+    # Memory-bound in the math, but the LARGE arrays (8 MB) fit the 50 MB L2: no DRAM ceiling
+    Kernel("adi", "adi.c", "adi", "adi",
+           small={"T": 2, "n": 10}, bench={"T": 500, "n": 1000},
+           category="doacross", memory_bound=False,
+           bytes_per_run=lambda p, w=8: 12 * p["T"] * p["n"] ** 2 * w,
+           flops_per_run=lambda p: 26 * p["T"] * (p["n"] - 2) ** 2),
+    # Shirako et al. 2017, Figure 1; as for adi, the LARGE arrays (13.5 MB) fit the L2
+    Kernel("jacobi_2d_alt", "jacobi_2d_alt.c", "jacobi_2d_alt", "jacobi_2d_alt",
+           small={"T": 3, "n": 14}, bench={"T": 500, "n": 1300},
+           category="stencil", memory_bound=False, scalars={"fact": 0.5},
+           bytes_per_run=lambda p, w=8: 4 * p["T"] * p["n"] ** 2 * w,
+           flops_per_run=lambda p: 2 * p["T"] * (p["n"] - 2) ** 2),
 )
 
 

@@ -4,6 +4,9 @@ C kernels: against the user's own C compiled by gcc; targets c and openmp (paral
 shuffled order) and the generated CUDA executed by the CPU emulator (all blocks and threads).
 Python kernels: against the Python function itself. On a GPU (`pytest -m gpu`) the CUDA
 code runs on the device, with NumPy arrays (copies) and with CuPy arrays (in place).
+A kernel whose math needs prepared inputs (kernel.prepare_inputs: a positive-definite matrix for
+cholesky, a dominant diagonal for lu) is verified on those, as Program.verify draws its own
+unprepared ones (cholesky's oracle would take square roots of negative numbers).
 """
 
 import numpy as np
@@ -12,6 +15,8 @@ import pytest
 import polycuda
 from kernels import suite
 from polycuda.options import Options
+from polycuda.program import CPU_TARGETS
+from polycuda.verify import Comparison, compare, copy_arguments
 
 C_KERNELS = [k.name for k in suite.KERNELS]
 PY_KERNELS = [k.name for k in suite.KERNELS if k.python_module]
@@ -23,11 +28,36 @@ def _c_program(name: str, **options) -> polycuda.Program:
                             options=Options(**options))
 
 
+def _verify_on(prog: polycuda.Program, named: dict[str, object], targets: tuple[str, ...]
+               ) -> list[Comparison]:
+    """Program.verify on the given inputs (named as prog.scop.args): the oracle and each target
+    on copies, parallel loops shuffled on the CPU targets; the oracle's results must be finite
+    (the comparison takes NaN as equal to NaN)."""
+    expected = copy_arguments(named)
+    prog._reference(expected)
+    for name in prog.scop.written_arrays():
+        if not prog.scop.array(name).local:
+            assert np.all(np.isfinite(expected[name])), f"the oracle's {name} is not finite"
+    results = []
+    for target in targets:
+        actual = copy_arguments(named)
+        kernel = prog.kernel(target, shuffle_parallel=target in CPU_TARGETS)
+        kernel(*[actual[a.name] for a in prog.scop.args])
+        results.append(compare(prog.scop, target, expected, actual))
+    return results
+
+
 @pytest.mark.parametrize("name", C_KERNELS)
 def test_c_kernel_verifies_on_cpu_targets_and_emulated_cuda(name):
-    prog = _c_program(name)
-    results = prog.verify(dict(suite.by_name(name).small), targets=("c", "openmp", "emulate"))
-    assert len(results) == 3 and all(r.ok for r in results)
+    prog, kernel = _c_program(name), suite.by_name(name)
+    targets = ("c", "openmp", "emulate")
+    if kernel.prepare_inputs is None:
+        results = prog.verify(dict(kernel.small), targets=targets)
+    else:
+        args = suite.random_args(kernel, kernel.small, np.random.default_rng(1))
+        named = {a.name: v for a, v in zip(suite.c_args(kernel), args)}
+        results = _verify_on(prog, named, targets)
+    assert len(results) == 3 and all(r.ok for r in results), [r.message for r in results]
 
 
 @pytest.mark.parametrize("name", PY_KERNELS)
@@ -36,8 +66,13 @@ def test_python_kernel_verifies(name):
     fn = polycuda.jit(suite.python_function(kernel), target="openmp")
     args = suite.random_args(kernel, kernel.small, np.random.default_rng(1))
     prog = fn.program(*args)
-    results = prog.verify(sizes=dict(kernel.small), targets=("openmp", "emulate"))
-    assert all(r.ok for r in results)
+    targets = ("openmp", "emulate")
+    if kernel.prepare_inputs is None:
+        results = prog.verify(sizes=dict(kernel.small), targets=targets)
+    else:
+        entry = fn.entry_arguments(prog, tuple(args), {})
+        results = _verify_on(prog, {a.name: v for a, v in zip(prog.scop.args, entry)}, targets)
+    assert len(results) == 2 and all(r.ok for r in results), [r.message for r in results]
 
 
 def test_python_kernel_call_runs_in_place():
