@@ -38,6 +38,8 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--minimise", action="store_true",
                     help="shrink wrong results and new crashes before printing them")
     ap.add_argument("--print-source", action="store_true", help="print each program")
+    ap.add_argument("--minutes", type=float, default=0.0,
+                    help="stop starting programs after this many minutes (0: no limit)")
     return ap.parse_args(argv)
 
 
@@ -105,16 +107,23 @@ def main(argv: list[str] | None = None) -> int:
     configs, targets = tuple(args.configs), tuple(args.targets)
     tally = Tally()
     start = time.perf_counter()
+    done = 0
     for seed in range(args.seed, args.seed + args.count):
+        if args.minutes and time.perf_counter() - start > 60 * args.minutes:
+            break
         prog = generate(seed, args.profile)
         if args.print_source:
             print(f"--- seed {seed}\n{prog.source}")
         pair = (configs, targets) if args.long else rotation(seed, configs, targets)
         for out in run_program(prog, *pair, time_limit_s=args.time_limit):
             tally.add(prog, out)
+            if out.status != "ok":  # as it happens: a long run cut short still tells
+                print(f"seed {seed}: {out.config} / {out.target}: {out.status} "
+                      f"{out.crash_class}", flush=True)
+        done += 1
     elapsed = time.perf_counter() - start
-    print(f"{args.count} programs (profile {args.profile}, seeds {args.seed}.."
-          f"{args.seed + args.count - 1}, {'all pairs' if args.long else 'rotated'}), "
+    print(f"{done} programs (profile {args.profile}, seeds {args.seed}.."
+          f"{args.seed + done - 1}, {'all pairs' if args.long else 'rotated'}), "
           f"{sum(tally.runs.values())} runs in {elapsed:.0f} s\n{tally.table()}\n")
     for cls, n in tally.classes.most_common():
         prog, out = tally.smallest[cls]

@@ -34,12 +34,15 @@ CRASH_CLASSES = (
     ("tiled-illegal", r"tiled schedule violates dependences"),
     ("schedule-illegal", r"schedule violates dependences"),
     ("parallel-race", r"runs dependent instances in parallel"),
+    ("pluto-no-hyperplane", r"pluto: no legal hyperplane"),
     ("timeout", r"^timeout after"),
     ("build-error", r"^build failed"),
     ("frontend-rejects", r"error: "),
 )
+# Scheduler limitations being fixed now (Pluto's parity dependences, legality refusals after
+# tiling, scheduling time) and Pluto's refusal to schedule (a clear error, not wrong code).
 KNOWN_CLASSES = frozenset({"pluto-local-vars", "tiled-illegal", "schedule-illegal",
-                           "parallel-race", "timeout"})
+                           "parallel-race", "timeout", "pluto-no-hyperplane"})
 
 
 @dataclass(frozen=True)
