@@ -129,6 +129,6 @@ def report(prog: FuzzProgram, outcome: Outcome) -> str:
     return (f"seed {prog.seed}: {outcome.config} / {outcome.target}: {outcome.status}"
             f"{' (' + outcome.crash_class + ')' if outcome.crash_class else ''}\n"
             f"{outcome.message.strip()}\n"
-            f"reproduce: python -m tests.fuzz --profile {prog.profile} --seed {prog.seed} --count 1 "
-            f"--configs {outcome.config} --targets {outcome.target}\n"
+            f"reproduce: python -m tests.fuzz --profile {prog.profile} --seed {prog.seed} "
+            f"--count 1 --configs {outcome.config} --targets {outcome.target}\n"
             f"sizes: {prog.sizes}\n{prog.source}")
