@@ -1,0 +1,143 @@
+"""`python -m tests.fuzz --count N --seed S [--long]`: differential fuzzing of polycuda.
+
+Default: program `seed + k` runs one (configuration, target) pair, rotated by seed as in the CI
+test; --long runs every program through every pair. Prints per pair: programs run, wrong
+results, crashes (known classes apart) and the slowest compile; then one smallest reproducer
+per crash class, and every wrong result and new crash in full (seed and source).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import Counter, defaultdict
+
+from tests.fuzz.generator import PROFILES, generate
+from tests.fuzz.harness import CONFIGS, TARGETS, Outcome, report, run_program
+from tests.fuzz.reduce import minimise, size
+from tests.fuzz.tree import FuzzProgram
+
+
+def rotation(seed: int, configs: tuple[str, ...], targets: tuple[str, ...]
+             ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The one (configuration, target) pair that program `seed` runs outside --long."""
+    return (configs[seed % len(configs)],), (targets[(seed // len(configs)) % len(targets)],)
+
+
+def _parse(argv: list[str] | None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(prog="python -m tests.fuzz", description=__doc__)
+    ap.add_argument("--count", type=int, default=100, help="programs to generate")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the first program")
+    ap.add_argument("--long", action="store_true", help="every configuration and target")
+    ap.add_argument("--profile", choices=sorted(PROFILES), default="full")
+    ap.add_argument("--configs", nargs="+", choices=sorted(CONFIGS), default=list(CONFIGS))
+    ap.add_argument("--targets", nargs="+", choices=TARGETS, default=list(TARGETS))
+    ap.add_argument("--time-limit", type=float, default=60.0,
+                    help="seconds per (program, configuration, target) before 'timeout'")
+    ap.add_argument("--minimise", action="store_true",
+                    help="shrink wrong results and new crashes before printing them")
+    ap.add_argument("--print-source", action="store_true", help="print each program")
+    ap.add_argument("--minutes", type=float, default=0.0,
+                    help="stop starting programs after this many minutes (0: no limit)")
+    return ap.parse_args(argv)
+
+
+class Tally:
+    """Counts per (configuration, target) and crash class, with the smallest reproducers."""
+
+    def __init__(self) -> None:
+        self.runs: Counter[tuple[str, str]] = Counter()
+        self.bad: Counter[tuple[str, str, str]] = Counter()  # (config, target, kind)
+        self.slowest: dict[tuple[str, str], tuple[float, int]] = {}
+        self.classes: Counter[str] = Counter()
+        self.smallest: dict[str, tuple[FuzzProgram, Outcome]] = {}
+        self.failures: list[tuple[FuzzProgram, Outcome]] = []
+
+    def add(self, prog: FuzzProgram, out: Outcome) -> None:
+        key = (out.config, out.target)
+        self.runs[key] += 1
+        if out.compile_s > self.slowest.get(key, (-1.0, 0))[0]:
+            self.slowest[key] = (out.compile_s, prog.seed)
+        if out.status == "ok":
+            return
+        kind = "mismatch" if out.status == "mismatch" else (
+            "known crash" if out.known else "new crash")
+        self.bad[(*key, kind)] += 1
+        cls = "WRONG RESULT" if out.status == "mismatch" else out.crash_class
+        self.classes[cls] += 1
+        best = self.smallest.get(cls)
+        if best is None or len(prog.source) < len(best[0].source):
+            self.smallest[cls] = (prog, out)
+        if not out.known:
+            self.failures.append((prog, out))
+
+    def table(self) -> str:
+        head = (f"{'configuration':<16}{'target':<9}{'programs':>9}{'wrong':>7}"
+                f"{'new crash':>11}{'known crash':>13}{'slowest compile':>22}")
+        rows = [head]
+        for (config, target), n in sorted(self.runs.items()):
+            s, seed = self.slowest[(config, target)]
+            rows.append(f"{config:<16}{target:<9}{n:>9}"
+                        f"{self.bad[(config, target, 'mismatch')]:>7}"
+                        f"{self.bad[(config, target, 'new crash')]:>11}"
+                        f"{self.bad[(config, target, 'known crash')]:>13}"
+                        f"{f'{s:.2f} s (seed {seed})':>22}")
+        return "\n".join(rows)
+
+
+def _shrink(prog: FuzzProgram, out: Outcome, time_limit: float
+            ) -> tuple[FuzzProgram, Outcome]:
+    """The smallest program found that fails the same way, and its outcome."""
+    last = {"out": out}
+
+    def still_fails(candidate: FuzzProgram) -> bool:
+        (again,) = run_program(candidate, (out.config,), (out.target,), time_limit)
+        if again.status == out.status and again.crash_class == out.crash_class:
+            last["out"] = again
+            return True
+        return False
+
+    small = minimise(prog, still_fails)
+    return small, (last["out"] if small is not prog else out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parse(argv)
+    configs, targets = tuple(args.configs), tuple(args.targets)
+    tally = Tally()
+    start = time.perf_counter()
+    done = 0
+    for seed in range(args.seed, args.seed + args.count):
+        if args.minutes and time.perf_counter() - start > 60 * args.minutes:
+            break
+        prog = generate(seed, args.profile)
+        if args.print_source:
+            print(f"--- seed {seed}\n{prog.source}")
+        pair = (configs, targets) if args.long else rotation(seed, configs, targets)
+        for out in run_program(prog, *pair, time_limit_s=args.time_limit):
+            tally.add(prog, out)
+            if out.status != "ok":  # as it happens: a long run cut short still tells
+                print(f"seed {seed}: {out.config} / {out.target}: {out.status} "
+                      f"{out.crash_class}", flush=True)
+        done += 1
+    elapsed = time.perf_counter() - start
+    print(f"{done} programs (profile {args.profile}, seeds {args.seed}.."
+          f"{args.seed + done - 1}, {'all pairs' if args.long else 'rotated'}), "
+          f"{sum(tally.runs.values())} runs in {elapsed:.0f} s\n{tally.table()}\n")
+    for cls, n in tally.classes.most_common():
+        prog, out = tally.smallest[cls]
+        if args.minimise:
+            prog, out = _shrink(prog, out, args.time_limit)
+        print(f"== {cls}: {n} runs; smallest reproducer (seed {prog.seed}, size {size(prog)}"
+              f"{', minimised' if args.minimise else ''}):")
+        print(report(prog, out) + "\n")
+    for prog, out in tally.failures:
+        if args.minimise:
+            prog, out = _shrink(prog, out, args.time_limit)
+        print("== FAILURE " + report(prog, out) + "\n")
+    return 1 if tally.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

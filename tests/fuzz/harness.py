@@ -1,0 +1,134 @@
+"""Run a generated program through scheduler configurations and targets; classify outcomes.
+
+Each (configuration, target) pair compiles the program with polycuda and compares it with
+the original C (Program.verify: random inputs, parallel loops shuffled on c and openmp, the
+CUDA code emulated on the CPU). A crash is classified by its message, so that known scheduler
+limitations are counted apart from new failures.
+"""
+
+from __future__ import annotations
+
+import re
+import signal
+import time
+import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import polycuda
+from polycuda.options import Options
+from tests.fuzz.tree import FuzzProgram
+
+CONFIGS: dict[str, Options] = {
+    "isl": Options(scheduler="isl"),
+    "pluto": Options(scheduler="pluto"),
+    "pluto-balanced": Options(scheduler="pluto", balanced_wavefront=True),
+    "false-deps": Options(eliminate_false_deps=True),
+}
+TARGETS = ("c", "openmp", "emulate")
+
+# (class, pattern of the message): the first match names a crash; known ones are expected now
+CRASH_CLASSES = (
+    ("pluto-local-vars", r"isl_set_coefficients failed: input set not allowed to have local"),
+    ("tiled-illegal", r"tiled schedule violates dependences"),
+    ("schedule-illegal", r"schedule violates dependences"),
+    ("parallel-race", r"runs dependent instances in parallel"),
+    ("pluto-no-hyperplane", r"pluto: no legal hyperplane"),
+    ("timeout", r"^timeout after"),
+    ("build-error", r"^build failed"),
+    ("frontend-rejects", r"error: "),
+)
+# Scheduler limitations being fixed now (Pluto's parity dependences, legality refusals after
+# tiling, scheduling time) and Pluto's refusal to schedule (a clear error, not wrong code).
+KNOWN_CLASSES = frozenset({"pluto-local-vars", "tiled-illegal", "schedule-illegal",
+                           "parallel-race", "timeout", "pluto-no-hyperplane"})
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One (program, configuration, target) run: "ok", "mismatch" or "crash"."""
+
+    seed: int
+    config: str
+    target: str
+    status: str
+    crash_class: str = ""
+    message: str = ""
+    compile_s: float = 0.0  # polycuda's own time (frontend to generated text), no compiler
+
+    @property
+    def known(self) -> bool:
+        return self.status == "crash" and self.crash_class in KNOWN_CLASSES
+
+
+class Timeout(Exception):
+    """Raised inside a run that passed its time limit."""
+
+
+@contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    """Raise Timeout after `seconds` (SIGALRM: main thread only; interrupts Python code only)."""
+    def fire(signum: int, frame: object) -> None:
+        raise Timeout(f"timeout after {seconds:g} s")
+
+    old = signal.signal(signal.SIGALRM, fire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def classify(exc: BaseException) -> str:
+    """The crash class of an exception, by its message ("other: <type>" when none matches)."""
+    text = str(exc)
+    for name, pattern in CRASH_CLASSES:
+        if re.search(pattern, text, re.MULTILINE):
+            return name
+    return f"other: {type(exc).__name__}"
+
+
+def run_program(prog: FuzzProgram, configs: tuple[str, ...], targets: tuple[str, ...],
+                time_limit_s: float = 60.0) -> list[Outcome]:
+    """Every (configuration, target) outcome of `prog`, configuration-major."""
+    outcomes = []
+    for config in configs:
+        program = polycuda.compile(prog.source, options=CONFIGS[config], filename="fuzz.c")
+        for target in targets:
+            outcomes.append(_run_one(prog, program, config, target, time_limit_s))
+    return outcomes
+
+
+def _run_one(prog: FuzzProgram, program: polycuda.Program, config: str, target: str,
+             time_limit_s: float) -> Outcome:
+    base = dict(seed=prog.seed, config=config, target=target)
+    start = time.perf_counter()
+    try:
+        with time_limit(time_limit_s):
+            program.generate(target)
+            compile_s = time.perf_counter() - start
+            results = program.verify(prog.sizes, targets=(target,), seed=prog.seed,
+                                     raise_on_mismatch=False)
+    except Timeout as exc:
+        return Outcome(**base, status="crash", crash_class="timeout", message=str(exc),
+                       compile_s=time.perf_counter() - start)
+    except Exception as exc:  # noqa: BLE001 -- every crash is an outcome to count
+        message = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=-3)}"
+        return Outcome(**base, status="crash", crash_class=classify(exc), message=message,
+                       compile_s=time.perf_counter() - start)
+    bad = [r for r in results if not r.ok]
+    if bad:
+        return Outcome(**base, status="mismatch", message=bad[0].message, compile_s=compile_s)
+    return Outcome(**base, status="ok", compile_s=compile_s)
+
+
+def report(prog: FuzzProgram, outcome: Outcome) -> str:
+    """A failure with what reproduces it: seed, configuration, target, sizes and the source."""
+    return (f"seed {prog.seed}: {outcome.config} / {outcome.target}: {outcome.status}"
+            f"{' (' + outcome.crash_class + ')' if outcome.crash_class else ''}\n"
+            f"{outcome.message.strip()}\n"
+            f"reproduce: python -m tests.fuzz --profile {prog.profile} --seed {prog.seed} "
+            f"--count 1 --configs {outcome.config} --targets {outcome.target}\n"
+            f"sizes: {prog.sizes}\n{prog.source}")

@@ -1,0 +1,47 @@
+#include <math.h>
+#include <stdlib.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+#define PC_FN template <typename A, typename B> __host__ __device__ static inline auto
+PC_FN pc_floord(A n, B d) -> decltype(n + d) { return n < 0 ? -((-n + d - 1) / d) : n / d; }
+PC_FN pc_ceild(A n, B d) -> decltype(n + d) { return pc_floord(n + d - 1, d); }
+PC_FN pc_min(A a, B b) -> decltype(a + b) { return a < b ? a : b; }
+PC_FN pc_max(A a, B b) -> decltype(a + b) { return a > b ? a : b; }
+PC_FN pc_mod(A a, B m) -> decltype(a + m) { return ((a % m) + m) % m; }
+#undef PC_FN
+#else
+static inline long long pc_floord(long long n, long long d)
+{ return n < 0 ? -((-n + d - 1) / d) : n / d; }
+static inline long long pc_ceild(long long n, long long d) { return pc_floord(n + d - 1, d); }
+static inline long long pc_min(long long a, long long b) { return a < b ? a : b; }
+static inline long long pc_max(long long a, long long b) { return a > b ? a : b; }
+static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) % m; }
+#endif
+#define PC_SHUFFLE_PRIME 1000003L
+
+int pc_fdtd_2d(long long T, long long nx, long long ny, double *ex, double *ey, double *hz, double *fict) {
+  for (long c0 = 0; (c0 < T); c0 += 1) {
+    for (long c1 = 0; (c1 <= pc_floord((nx - 1), 8)); c1 += 1) {
+      for (long c2 = 0; (c2 <= pc_floord((ny - 1), 32)); c2 += 1) {
+        for (long c3 = 0; (c3 <= pc_min(7, ((nx - (8 * c1)) - 1))); c3 += 1) {
+          for (long c4 = pc_max(0, (((-32) * c2) + 1)); (c4 <= pc_min(31, ((ny - (32 * c2)) - 1))); c4 += 1) {
+            ex[(((8 * c1) + c3)) * (ny) + (((32 * c2) + c4))] = (ex[(((8 * c1) + c3)) * (ny) + (((32 * c2) + c4))] - (0.5 * (hz[(((8 * c1) + c3)) * (ny) + (((32 * c2) + c4))] - hz[(((8 * c1) + c3)) * (ny) + ((((32 * c2) + c4) - 1))])));
+          }
+        }
+      }
+    }
+    for (long c1 = 0; (c1 <= pc_floord((ny - 1), 256)); c1 += 1) {
+      for (long c2 = 0; (c2 <= pc_min(255, ((ny - (256 * c1)) - 1))); c2 += 1) {
+        ey[(0) * (ny) + (((256 * c1) + c2))] = fict[c0];
+        for (long c3 = 1; (c3 < nx); c3 += 1) {
+          ey[(c3) * (ny) + (((256 * c1) + c2))] = (ey[(c3) * (ny) + (((256 * c1) + c2))] - (0.5 * (hz[(c3) * (ny) + (((256 * c1) + c2))] - hz[((c3 - 1)) * (ny) + (((256 * c1) + c2))])));
+          if ((ny >= (((256 * c1) + c2) + 2))) {
+            hz[((c3 - 1)) * (ny) + (((256 * c1) + c2))] = (hz[((c3 - 1)) * (ny) + (((256 * c1) + c2))] - (0.7 * (((ex[((c3 - 1)) * (ny) + ((((256 * c1) + c2) + 1))] - ex[((c3 - 1)) * (ny) + (((256 * c1) + c2))]) + ey[(((c3 - 1) + 1)) * (ny) + (((256 * c1) + c2))]) - ey[((c3 - 1)) * (ny) + (((256 * c1) + c2))])));
+          }
+        }
+      }
+    }
+  }
+  return 0;
+}

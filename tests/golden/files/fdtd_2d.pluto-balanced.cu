@@ -1,0 +1,318 @@
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#ifdef __cplusplus
+#define PC_FN template <typename A, typename B> __host__ __device__ static inline auto
+PC_FN pc_floord(A n, B d) -> decltype(n + d) { return n < 0 ? -((-n + d - 1) / d) : n / d; }
+PC_FN pc_ceild(A n, B d) -> decltype(n + d) { return pc_floord(n + d - 1, d); }
+PC_FN pc_min(A a, B b) -> decltype(a + b) { return a < b ? a : b; }
+PC_FN pc_max(A a, B b) -> decltype(a + b) { return a > b ? a : b; }
+PC_FN pc_mod(A a, B m) -> decltype(a + m) { return ((a % m) + m) % m; }
+#undef PC_FN
+#else
+static inline long long pc_floord(long long n, long long d)
+{ return n < 0 ? -((-n + d - 1) / d) : n / d; }
+static inline long long pc_ceild(long long n, long long d) { return pc_floord(n + d - 1, d); }
+static inline long long pc_min(long long a, long long b) { return a < b ? a : b; }
+static inline long long pc_max(long long a, long long b) { return a > b ? a : b; }
+static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) % m; }
+#endif
+#define PC_CHECK(call) do { cudaError_t pc_e = (call); \
+    if (pc_e != cudaSuccess) return (int)pc_e; } while (0)
+
+__global__ void __launch_bounds__(64) kernel0(int T, int nx, int ny, double *__restrict__ ex, double *__restrict__ ey, double *__restrict__ hz, double *__restrict__ fict, int c0) {
+  if (((nx >= 1) && ((nx + ny) >= 3))) {
+    for (int c1 = pc_max(pc_max(0, ((c0 - (((((2 * T) + nx) + ny) + 4) / 8)) + 1)), pc_floord(((((-nx) - ny) + (8 * c0)) + 11), 24)) + pc_mod((int)blockIdx.y - (pc_max(pc_max(0, ((c0 - (((((2 * T) + nx) + ny) + 4) / 8)) + 1)), pc_floord(((((-nx) - ny) + (8 * c0)) + 11), 24))), (int)gridDim.y); (c1 <= pc_floord(((((-T) - ny) + (8 * c0)) + 1), 16)); c1 += (int)gridDim.y) {
+      for (int c2 = pc_max((((c0 - c1) + pc_floord((((-T) - ny) + 1), 8)) + 1), ((c0 - (2 * c1)) + pc_floord(((-ny) + 1), 8))) + pc_mod((int)blockIdx.x - (pc_max((((c0 - c1) + pc_floord((((-T) - ny) + 1), 8)) + 1), ((c0 - (2 * c1)) + pc_floord(((-ny) + 1), 8)))), (int)gridDim.x); (c2 <= pc_min(pc_min((c0 - (2 * c1)), (c1 + ((nx + 6) / 8))), (((T + nx) - 2) / 8))); c2 += (int)gridDim.x) {
+        for (int c3 = pc_max(pc_max(0, ((((-nx) - (8 * c1)) + (8 * c2)) + 1)), (((((-ny) + (8 * c0)) - (16 * c1)) - (8 * c2)) + 1)); (c3 <= pc_min(7, ((T - (8 * c1)) - 1))); c3 += 1) {
+          __syncthreads();
+          if ((int)threadIdx.y >= pc_max(0, (((((-8) * c0) + (16 * c1)) + (8 * c2)) + c3))) {
+            const int c4 = (int)threadIdx.y;
+            if ((c4 <= pc_min(7, (((((ny - (8 * c0)) + (16 * c1)) + (8 * c2)) + c3) - 1)))) {
+              if ((int)threadIdx.x >= 0) {
+                const int c5 = (int)threadIdx.x;
+                if ((c5 <= pc_min(7, ((((nx + (8 * c1)) - (8 * c2)) + c3) - 1)))) {
+                  ey[((((((-8) * c1) + (8 * c2)) - c3) + c5)) * (ny) + ((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4))] = (ey[((((((-8) * c1) + (8 * c2)) - c3) + c5)) * (ny) + ((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4))] - (0.5 * (hz[((((((-8) * c1) + (8 * c2)) - c3) + c5)) * (ny) + ((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4))] - hz[(((((((-8) * c1) + (8 * c2)) - c3) + c5) - 1)) * (ny) + ((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4))])));
+                }
+              }
+            }
+          }
+          __syncthreads();
+          if ((int)threadIdx.y >= pc_max(0, ((((((-8) * c0) + (16 * c1)) + (8 * c2)) + c3) + 1))) {
+            const int c4 = (int)threadIdx.y;
+            if ((c4 <= pc_min(7, (((((ny - (8 * c0)) + (16 * c1)) + (8 * c2)) + c3) - 1)))) {
+              if ((int)threadIdx.x >= 0) {
+                const int c5 = (int)threadIdx.x;
+                if ((c5 <= pc_min(7, ((((nx + (8 * c1)) - (8 * c2)) + c3) - 1)))) {
+                  ex[((((((-8) * c1) + (8 * c2)) - c3) + c5)) * (ny) + ((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4))] = (ex[((((((-8) * c1) + (8 * c2)) - c3) + c5)) * (ny) + ((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4))] - (0.5 * (hz[((((((-8) * c1) + (8 * c2)) - c3) + c5)) * (ny) + ((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4))] - hz[((((((-8) * c1) + (8 * c2)) - c3) + c5)) * (ny) + (((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4) - 1))])));
+                }
+              }
+            }
+          }
+          __syncthreads();
+          if ((int)threadIdx.y >= pc_max(0, ((((((-8) * c0) + (16 * c1)) + (8 * c2)) + c3) + 1))) {
+            const int c4 = (int)threadIdx.y;
+            if ((c4 <= pc_min(7, (((((ny - (8 * c0)) + (16 * c1)) + (8 * c2)) + c3) - 1)))) {
+              if ((int)threadIdx.x >= 0) {
+                const int c5 = (int)threadIdx.x;
+                if ((c5 <= pc_min(7, ((((nx + (8 * c1)) - (8 * c2)) + c3) - 1)))) {
+                  hz[(((((((-8) * c1) + (8 * c2)) - c3) + c5) - 1)) * (ny) + (((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4) - 1))] = (hz[(((((((-8) * c1) + (8 * c2)) - c3) + c5) - 1)) * (ny) + (((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4) - 1))] - (0.7 * (((ex[(((((((-8) * c1) + (8 * c2)) - c3) + c5) - 1)) * (ny) + ((((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4) - 1) + 1))] - ex[(((((((-8) * c1) + (8 * c2)) - c3) + c5) - 1)) * (ny) + (((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4) - 1))]) + ey[((((((((-8) * c1) + (8 * c2)) - c3) + c5) - 1) + 1)) * (ny) + (((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4) - 1))]) - ey[(((((((-8) * c1) + (8 * c2)) - c3) + c5) - 1)) * (ny) + (((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4) - 1))])));
+                }
+              }
+            }
+          }
+          __syncthreads();
+        }
+      }
+    }
+    for (int c1 = pc_max(pc_max(0, (pc_floord(((((-T) - ny) + (8 * c0)) + 1), 16) + 1)), pc_floord(((((-nx) - ny) + (8 * c0)) + 11), 24)) + pc_mod((int)blockIdx.y - (pc_max(pc_max(0, (pc_floord(((((-T) - ny) + (8 * c0)) + 1), 16) + 1)), pc_floord(((((-nx) - ny) + (8 * c0)) + 11), 24))), (int)gridDim.y); (c1 <= pc_floord((((-ny) + (8 * c0)) - 7), 24)); c1 += (int)gridDim.y) {
+      for (int c2 = ((c0 - (2 * c1)) + pc_floord(((-ny) + 1), 8)) + pc_mod((int)blockIdx.x - (((c0 - (2 * c1)) + pc_floord(((-ny) + 1), 8))), (int)gridDim.x); (c2 <= pc_min((c0 - (2 * c1)), (c1 + ((nx + 6) / 8)))); c2 += (int)gridDim.x) {
+        for (int c3 = pc_max(pc_max(0, ((((-nx) - (8 * c1)) + (8 * c2)) + 1)), (((((-ny) + (8 * c0)) - (16 * c1)) - (8 * c2)) + 1)); (c3 <= 7); c3 += 1) {
+          __syncthreads();
+          if ((int)threadIdx.y >= pc_max(0, (((((-8) * c0) + (16 * c1)) + (8 * c2)) + c3))) {
+            const int c4 = (int)threadIdx.y;
+            if ((c4 <= pc_min(7, (((((ny - (8 * c0)) + (16 * c1)) + (8 * c2)) + c3) - 1)))) {
+              if ((int)threadIdx.x >= 0) {
+                const int c5 = (int)threadIdx.x;
+                if ((c5 <= pc_min(7, ((((nx + (8 * c1)) - (8 * c2)) + c3) - 1)))) {
+                  ey[((((((-8) * c1) + (8 * c2)) - c3) + c5)) * (ny) + ((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4))] = (ey[((((((-8) * c1) + (8 * c2)) - c3) + c5)) * (ny) + ((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4))] - (0.5 * (hz[((((((-8) * c1) + (8 * c2)) - c3) + c5)) * (ny) + ((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4))] - hz[(((((((-8) * c1) + (8 * c2)) - c3) + c5) - 1)) * (ny) + ((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4))])));
+                }
+              }
+            }
+          }
+          __syncthreads();
+          if ((int)threadIdx.y >= pc_max(0, ((((((-8) * c0) + (16 * c1)) + (8 * c2)) + c3) + 1))) {
+            const int c4 = (int)threadIdx.y;
+            if ((c4 <= pc_min(7, (((((ny - (8 * c0)) + (16 * c1)) + (8 * c2)) + c3) - 1)))) {
+              if ((int)threadIdx.x >= 0) {
+                const int c5 = (int)threadIdx.x;
+                if ((c5 <= pc_min(7, ((((nx + (8 * c1)) - (8 * c2)) + c3) - 1)))) {
+                  ex[((((((-8) * c1) + (8 * c2)) - c3) + c5)) * (ny) + ((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4))] = (ex[((((((-8) * c1) + (8 * c2)) - c3) + c5)) * (ny) + ((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4))] - (0.5 * (hz[((((((-8) * c1) + (8 * c2)) - c3) + c5)) * (ny) + ((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4))] - hz[((((((-8) * c1) + (8 * c2)) - c3) + c5)) * (ny) + (((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4) - 1))])));
+                }
+              }
+            }
+          }
+          __syncthreads();
+          if ((int)threadIdx.y >= pc_max(0, ((((((-8) * c0) + (16 * c1)) + (8 * c2)) + c3) + 1))) {
+            const int c4 = (int)threadIdx.y;
+            if ((c4 <= pc_min(7, (((((ny - (8 * c0)) + (16 * c1)) + (8 * c2)) + c3) - 1)))) {
+              if ((int)threadIdx.x >= 0) {
+                const int c5 = (int)threadIdx.x;
+                if ((c5 <= pc_min(7, ((((nx + (8 * c1)) - (8 * c2)) + c3) - 1)))) {
+                  hz[(((((((-8) * c1) + (8 * c2)) - c3) + c5) - 1)) * (ny) + (((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4) - 1))] = (hz[(((((((-8) * c1) + (8 * c2)) - c3) + c5) - 1)) * (ny) + (((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4) - 1))] - (0.7 * (((ex[(((((((-8) * c1) + (8 * c2)) - c3) + c5) - 1)) * (ny) + ((((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4) - 1) + 1))] - ex[(((((((-8) * c1) + (8 * c2)) - c3) + c5) - 1)) * (ny) + (((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4) - 1))]) + ey[((((((((-8) * c1) + (8 * c2)) - c3) + c5) - 1) + 1)) * (ny) + (((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4) - 1))]) - ey[(((((((-8) * c1) + (8 * c2)) - c3) + c5) - 1)) * (ny) + (((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4) - 1))])));
+                }
+              }
+            }
+          }
+          __syncthreads();
+        }
+      }
+    }
+  }
+  for (int c1 = pc_max(pc_max(0, (pc_floord(((((-T) - ny) + (8 * c0)) + 1), 16) + 1)), (pc_floord((((-ny) + (8 * c0)) - 7), 24) + 1)) + pc_mod((int)blockIdx.y - (pc_max(pc_max(0, (pc_floord(((((-T) - ny) + (8 * c0)) + 1), 16) + 1)), (pc_floord((((-ny) + (8 * c0)) - 7), 24) + 1))), (int)gridDim.y); (c1 <= pc_min(pc_floord((T - 1), 8), (c0 / 3))); c1 += (int)gridDim.y) {
+    if ((nx <= 0)) {
+      for (int c3 = pc_max(0, ((((-ny) + (8 * c0)) - (24 * c1)) + 1)); (c3 <= pc_min(7, ((T - (8 * c1)) - 1))); c3 += 1) {
+        if ((int)threadIdx.y >= pc_max(0, ((((-8) * c0) + (24 * c1)) + c3))) {
+          const int c4 = (int)threadIdx.y;
+          if ((c4 <= pc_min(7, ((((ny - (8 * c0)) + (24 * c1)) + c3) - 1)))) {
+            if (pc_mod(c3, (int)8) == (int)threadIdx.x && pc_mod(c1, (int)gridDim.x) == (int)blockIdx.x) ey[(0) * (ny) + (((((8 * c0) - (24 * c1)) - c3) + c4))] = fict[((8 * c1) + c3)];
+          }
+        }
+        __syncthreads();
+      }
+    } else {
+      if (((nx + ny) >= 3)) {
+        for (int c2 = c1 + pc_mod((int)blockIdx.x - (c1), (int)gridDim.x); (c2 <= pc_min(pc_min((c0 - (2 * c1)), (c1 + ((nx + 6) / 8))), (((T + nx) - 2) / 8))); c2 += (int)gridDim.x) {
+          for (int c3 = pc_max(pc_max(0, ((((-nx) - (8 * c1)) + (8 * c2)) + 1)), (((((-ny) + (8 * c0)) - (16 * c1)) - (8 * c2)) + 1)); (c3 <= pc_min(7, ((T - (8 * c1)) - 1))); c3 += 1) {
+            if ((c2 == c1)) {
+              if ((int)threadIdx.y >= pc_max(0, ((((-8) * c0) + (24 * c1)) + c3))) {
+                const int c4 = (int)threadIdx.y;
+                if ((c4 <= pc_min(7, ((((ny - (8 * c0)) + (24 * c1)) + c3) - 1)))) {
+                  if (pc_mod(c3, (int)8) == (int)threadIdx.x) ey[(0) * (ny) + (((((8 * c0) - (24 * c1)) - c3) + c4))] = fict[((8 * c1) + c3)];
+                }
+              }
+            }
+            __syncthreads();
+            if ((int)threadIdx.y >= pc_max(0, (((((-8) * c0) + (16 * c1)) + (8 * c2)) + c3))) {
+              const int c4 = (int)threadIdx.y;
+              if ((c4 <= pc_min(7, (((((ny - (8 * c0)) + (16 * c1)) + (8 * c2)) + c3) - 1)))) {
+                if ((int)threadIdx.x >= pc_max(0, ((((8 * c1) - (8 * c2)) + c3) + 1))) {
+                  const int c5 = (int)threadIdx.x;
+                  if ((c5 <= pc_min(7, ((((nx + (8 * c1)) - (8 * c2)) + c3) - 1)))) {
+                    ey[((((((-8) * c1) + (8 * c2)) - c3) + c5)) * (ny) + ((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4))] = (ey[((((((-8) * c1) + (8 * c2)) - c3) + c5)) * (ny) + ((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4))] - (0.5 * (hz[((((((-8) * c1) + (8 * c2)) - c3) + c5)) * (ny) + ((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4))] - hz[(((((((-8) * c1) + (8 * c2)) - c3) + c5) - 1)) * (ny) + ((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4))])));
+                  }
+                }
+              }
+            }
+            __syncthreads();
+            if ((int)threadIdx.y >= pc_max(0, ((((((-8) * c0) + (16 * c1)) + (8 * c2)) + c3) + 1))) {
+              const int c4 = (int)threadIdx.y;
+              if ((c4 <= pc_min(7, (((((ny - (8 * c0)) + (16 * c1)) + (8 * c2)) + c3) - 1)))) {
+                if ((int)threadIdx.x >= pc_max(0, (((8 * c1) - (8 * c2)) + c3))) {
+                  const int c5 = (int)threadIdx.x;
+                  if ((c5 <= pc_min(7, ((((nx + (8 * c1)) - (8 * c2)) + c3) - 1)))) {
+                    ex[((((((-8) * c1) + (8 * c2)) - c3) + c5)) * (ny) + ((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4))] = (ex[((((((-8) * c1) + (8 * c2)) - c3) + c5)) * (ny) + ((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4))] - (0.5 * (hz[((((((-8) * c1) + (8 * c2)) - c3) + c5)) * (ny) + ((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4))] - hz[((((((-8) * c1) + (8 * c2)) - c3) + c5)) * (ny) + (((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4) - 1))])));
+                  }
+                }
+              }
+            }
+            __syncthreads();
+            if ((int)threadIdx.y >= pc_max(0, ((((((-8) * c0) + (16 * c1)) + (8 * c2)) + c3) + 1))) {
+              const int c4 = (int)threadIdx.y;
+              if ((c4 <= pc_min(7, (((((ny - (8 * c0)) + (16 * c1)) + (8 * c2)) + c3) - 1)))) {
+                if ((int)threadIdx.x >= pc_max(0, ((((8 * c1) - (8 * c2)) + c3) + 1))) {
+                  const int c5 = (int)threadIdx.x;
+                  if ((c5 <= pc_min(7, ((((nx + (8 * c1)) - (8 * c2)) + c3) - 1)))) {
+                    hz[(((((((-8) * c1) + (8 * c2)) - c3) + c5) - 1)) * (ny) + (((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4) - 1))] = (hz[(((((((-8) * c1) + (8 * c2)) - c3) + c5) - 1)) * (ny) + (((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4) - 1))] - (0.7 * (((ex[(((((((-8) * c1) + (8 * c2)) - c3) + c5) - 1)) * (ny) + ((((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4) - 1) + 1))] - ex[(((((((-8) * c1) + (8 * c2)) - c3) + c5) - 1)) * (ny) + (((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4) - 1))]) + ey[((((((((-8) * c1) + (8 * c2)) - c3) + c5) - 1) + 1)) * (ny) + (((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4) - 1))]) - ey[(((((((-8) * c1) + (8 * c2)) - c3) + c5) - 1)) * (ny) + (((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4) - 1))])));
+                  }
+                }
+              }
+            }
+            __syncthreads();
+          }
+        }
+      } else {
+        for (int c3 = 0; (c3 <= pc_min(7, (((((-8) * c0) / 3) + T) - 1))); c3 += 1) {
+          if (pc_mod(c3, (int)8) == (int)threadIdx.y && pc_mod(c3, (int)8) == (int)threadIdx.x && pc_mod((c0 / 3), (int)gridDim.x) == (int)blockIdx.x) ey[(0) * (ny) + (0)] = fict[(((8 * c0) / 3) + c3)];
+          __syncthreads();
+        }
+      }
+    }
+  }
+}
+
+__global__ void __launch_bounds__(64) kernel0_1(int T, int nx, int ny, double *__restrict__ ex, double *__restrict__ ey, double *__restrict__ hz, double *__restrict__ fict, int c0) {
+  for (int c1 = pc_max(pc_max(0, ((c0 + pc_floord((((((-2) * T) - nx) - ny) + 3), 8)) + 1)), pc_floord(((((-nx) - ny) + (8 * c0)) + 11), 24)) + pc_mod((int)blockIdx.y - (pc_max(pc_max(0, ((c0 + pc_floord((((((-2) * T) - nx) - ny) + 3), 8)) + 1)), pc_floord(((((-nx) - ny) + (8 * c0)) + 11), 24))), (int)gridDim.y); (c1 <= pc_floord((T - 1), 8)); c1 += (int)gridDim.y) {
+    for (int c2 = pc_max((((c0 - c1) + pc_floord((((-T) - ny) + 1), 8)) + 1), ((c0 - (2 * c1)) + pc_floord(((-ny) + 1), 8))) + pc_mod((int)blockIdx.x - (pc_max((((c0 - c1) + pc_floord((((-T) - ny) + 1), 8)) + 1), ((c0 - (2 * c1)) + pc_floord(((-ny) + 1), 8)))), (int)gridDim.x); (c2 <= pc_min(pc_min((c0 - (2 * c1)), ((c1 + ((nx - 2) / 8)) + 1)), (((T + nx) - 2) / 8))); c2 += (int)gridDim.x) {
+      for (int c3 = pc_max(pc_max(0, ((((-nx) - (8 * c1)) + (8 * c2)) + 1)), (((((-ny) + (8 * c0)) - (16 * c1)) - (8 * c2)) + 1)); (c3 <= pc_min(7, ((T - (8 * c1)) - 1))); c3 += 1) {
+        __syncthreads();
+        if ((int)threadIdx.y >= pc_max(0, (((((-8) * c0) + (16 * c1)) + (8 * c2)) + c3))) {
+          const int c4 = (int)threadIdx.y;
+          if ((c4 <= pc_min(7, (((((ny - (8 * c0)) + (16 * c1)) + (8 * c2)) + c3) - 1)))) {
+            if ((int)threadIdx.x >= 0) {
+              const int c5 = (int)threadIdx.x;
+              if ((c5 <= pc_min(7, ((((nx + (8 * c1)) - (8 * c2)) + c3) - 1)))) {
+                ey[((((((-8) * c1) + (8 * c2)) - c3) + c5)) * (ny) + ((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4))] = (ey[((((((-8) * c1) + (8 * c2)) - c3) + c5)) * (ny) + ((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4))] - (0.5 * (hz[((((((-8) * c1) + (8 * c2)) - c3) + c5)) * (ny) + ((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4))] - hz[(((((((-8) * c1) + (8 * c2)) - c3) + c5) - 1)) * (ny) + ((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4))])));
+              }
+            }
+          }
+        }
+        __syncthreads();
+        if ((int)threadIdx.y >= pc_max(0, ((((((-8) * c0) + (16 * c1)) + (8 * c2)) + c3) + 1))) {
+          const int c4 = (int)threadIdx.y;
+          if ((c4 <= pc_min(7, (((((ny - (8 * c0)) + (16 * c1)) + (8 * c2)) + c3) - 1)))) {
+            if ((int)threadIdx.x >= 0) {
+              const int c5 = (int)threadIdx.x;
+              if ((c5 <= pc_min(7, ((((nx + (8 * c1)) - (8 * c2)) + c3) - 1)))) {
+                ex[((((((-8) * c1) + (8 * c2)) - c3) + c5)) * (ny) + ((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4))] = (ex[((((((-8) * c1) + (8 * c2)) - c3) + c5)) * (ny) + ((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4))] - (0.5 * (hz[((((((-8) * c1) + (8 * c2)) - c3) + c5)) * (ny) + ((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4))] - hz[((((((-8) * c1) + (8 * c2)) - c3) + c5)) * (ny) + (((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4) - 1))])));
+              }
+            }
+          }
+        }
+        __syncthreads();
+        if ((int)threadIdx.y >= pc_max(0, ((((((-8) * c0) + (16 * c1)) + (8 * c2)) + c3) + 1))) {
+          const int c4 = (int)threadIdx.y;
+          if ((c4 <= pc_min(7, (((((ny - (8 * c0)) + (16 * c1)) + (8 * c2)) + c3) - 1)))) {
+            if ((int)threadIdx.x >= 0) {
+              const int c5 = (int)threadIdx.x;
+              if ((c5 <= pc_min(7, ((((nx + (8 * c1)) - (8 * c2)) + c3) - 1)))) {
+                hz[(((((((-8) * c1) + (8 * c2)) - c3) + c5) - 1)) * (ny) + (((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4) - 1))] = (hz[(((((((-8) * c1) + (8 * c2)) - c3) + c5) - 1)) * (ny) + (((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4) - 1))] - (0.7 * (((ex[(((((((-8) * c1) + (8 * c2)) - c3) + c5) - 1)) * (ny) + ((((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4) - 1) + 1))] - ex[(((((((-8) * c1) + (8 * c2)) - c3) + c5) - 1)) * (ny) + (((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4) - 1))]) + ey[((((((((-8) * c1) + (8 * c2)) - c3) + c5) - 1) + 1)) * (ny) + (((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4) - 1))]) - ey[(((((((-8) * c1) + (8 * c2)) - c3) + c5) - 1)) * (ny) + (((((((8 * c0) - (16 * c1)) - (8 * c2)) - c3) + c4) - 1))])));
+              }
+            }
+          }
+        }
+        __syncthreads();
+      }
+    }
+  }
+}
+
+extern "C" int pc_fdtd_2d_dev(long long T, long long nx, long long ny, double *ex, double *ey, double *hz, double *fict) {
+  if (((T >= 1) && (ny >= 1))) {
+    for (long long c0 = 0; (c0 < ((((3 * T) + ny) + 4) / 8)); c0 += 1) {
+      kernel0<<<dim3((unsigned)pc_min(pc_max((((((nx <= 0) && ((T + ny) >= ((8 * c0) + 2))) && (((8 * c0) + 2) >= (3 * T))) && ((ny + 6) >= (8 * c0))) ? ((T + 7) / 8) : (((((T + nx) >= ((8 * c0) + 2)) && (((8 * c0) + 3) >= ((3 * T) + ny))) && ((nx + 6) >= (8 * c0))) ? ((((2 * T) + ny) + 5) / 8) : (((((nx >= 1) && (((3 * T) + nx) >= ((8 * c0) + 19))) && ((8 * c0) >= (nx + 7))) && ((ny + 6) >= (8 * c0))) ? ((((nx + (4 * c0)) + 6) / 12) + 1) : (((((nx >= 1) && (((3 * T) + ny) >= ((8 * c0) + 19))) && ((8 * c0) >= (ny + 7))) && (((8 * c0) + 18) >= ((3 * T) + nx))) ? (((-c0) + (((T + nx) + 6) / 8)) + (((ny + (16 * c0)) + 6) / 24)) : ((((((3 * T) + nx) >= ((8 * c0) + 19)) && ((8 * c0) >= (nx + 7))) && (((8 * c0) + 3) >= ((3 * T) + ny))) ? (((-c0) + ((((2 * T) + ny) + 5) / 8)) + (((nx + (4 * c0)) + 6) / 12)) : (((((((3 * T) + nx) >= ((8 * c0) + 19)) && ((8 * c0) >= (nx + 7))) && (((3 * T) + ny) >= ((8 * c0) + 4))) && (((8 * c0) + 18) >= ((3 * T) + ny))) ? (((-c0) + (((nx + (4 * c0)) + 6) / 12)) + ((((T + ny) + (8 * c0)) + 14) / 16)) : (((((((nx >= 1) && ((nx + ny) >= 3)) && (((3 * T) + ny) >= ((8 * c0) + 19))) && (((3 * T) + nx) >= ((8 * c0) + 19))) && ((8 * c0) >= (nx + 7))) && ((8 * c0) >= (ny + 7))) ? ((((-c0) + (((nx + (4 * c0)) + 6) / 12)) + (((ny + (16 * c0)) + 6) / 24)) + 1) : (((((((nx >= 1) && ((nx + ny) >= 3)) && (T >= ((8 * c0) + 9))) && ((ny + 6) >= (8 * c0))) && ((nx + 6) >= (8 * c0))) || (((((((nx >= 1) && ((nx + ny) >= 3)) && ((T + ny) >= ((8 * c0) + 2))) && ((T + nx) >= ((8 * c0) + 2))) && ((ny + 6) >= (8 * c0))) && ((nx + 6) >= (8 * c0))) && (((8 * c0) + 8) >= T))) ? (c0 + 1) : ((((((nx >= 1) && ((T + ny) >= ((8 * c0) + 2))) && ((ny + 6) >= (8 * c0))) && (((8 * (c0 / 3)) + 1) >= (T + nx))) || ((((((nx >= 1) && ((T + ny) >= ((8 * c0) + 2))) && (((8 * c0) + 1) >= (T + nx))) && ((ny + 6) >= (8 * c0))) && (((8 * c0) + 18) >= ((3 * T) + nx))) && ((T + nx) >= ((8 * (c0 / 3)) + 2)))) ? (((T + nx) + 6) / 8) : ((((((nx <= 0) && ((3 * T) >= ((8 * c0) + 3))) && ((T + ny) >= ((8 * c0) + 2))) && ((ny + 6) >= (8 * c0))) || (((nx == 1) && (ny == 1)) && (c0 == 0))) ? ((c0 / 3) + 1) : ((((((((3 * T) + ny) >= ((8 * c0) + 4)) && ((T + nx) >= ((8 * c0) + 2))) && ((nx + 6) >= (8 * c0))) && ((ny + (16 * c0)) >= ((24 * ((((T + ny) + (8 * c0)) - 2) / 16)) + 18))) || ((((((((3 * T) + ny) >= ((8 * c0) + 4)) && ((T + nx) >= ((8 * c0) + 2))) && (((8 * c0) + 1) >= (T + ny))) && ((nx + 6) >= (8 * c0))) && (((8 * c0) + 18) >= ((3 * T) + ny))) && ((T + ny) >= (((8 * c0) - (16 * ((((-ny) + (8 * c0)) + 17) / 24))) + 2)))) ? ((((T + ny) + (8 * c0)) + 14) / 16) : (((((T >= ((8 * c0) + 9)) && ((8 * c0) >= (ny + 7))) && ((nx + 6) >= (8 * c0))) || ((((((3 * T) + ny) >= ((8 * c0) + 19)) && ((8 * c0) >= (ny + 7))) && ((nx + 6) >= (8 * c0))) && (((8 * c0) + 8) >= T))) ? ((((ny + (16 * c0)) + 6) / 24) + 1) : ((((((nx <= 0) && (((3 * T) + ny) >= ((8 * c0) + 19))) && ((8 * c0) >= (ny + 7))) && (((8 * c0) + 2) >= (3 * T))) || (((((nx <= 0) && (((8 * c0) + 1) >= (T + ny))) && (((8 * c0) + 2) >= (3 * T))) && (((8 * c0) + 18) >= ((3 * T) + ny))) && ((T + (8 * ((((T + ny) + (8 * c0)) - 2) / 16))) >= ((8 * c0) + 1)))) ? (((-c0) + ((T + 7) / 8)) + (((ny + (16 * c0)) + 6) / 24)) : (((((((8 * c0) + 3) >= ((3 * T) + ny)) && (((8 * (c0 / 3)) + 1) >= (T + nx))) && ((((3 * T) + nx) + ny) >= ((((((2 * T) + ny) - 3) % 8) + (8 * c0)) + 5))) || (((((((8 * c0) + 1) >= (T + nx)) && (((8 * c0) + 3) >= ((3 * T) + ny))) && (((8 * c0) + 18) >= ((3 * T) + nx))) && ((T + nx) >= ((8 * (c0 / 3)) + 2))) && ((((3 * T) + nx) + ny) >= ((((((2 * T) + ny) - 3) % 8) + (8 * c0)) + 5)))) ? ((((-c0) + (((T + nx) + 6) / 8)) + ((((2 * T) + ny) + 5) / 8)) - 1) : ((((((((nx <= 0) && ((3 * T) >= ((8 * c0) + 3))) && (((8 * c0) + 1) >= (T + ny))) && (((8 * c0) + 18) >= ((3 * T) + ny))) && ((3 * ((((T + ny) + (8 * c0)) - 2) / 16)) >= (2 * c0))) || (((((nx <= 0) && (((3 * T) + ny) >= ((8 * c0) + 19))) && ((8 * c0) >= (ny + 7))) && ((3 * T) >= ((8 * c0) + 3))) && ((c0 - (3 * ((((-ny) + (8 * c0)) + 17) / 24))) >= 0))) || (((((nx == 1) && (ny == 1)) && (c0 >= 3)) && ((3 * T) >= ((8 * c0) + 3))) && ((c0 % 3) == 0))) ? ((((-c0) + (c0 / 3)) + (((ny + (16 * c0)) + 6) / 24)) + 1) : ((((-c0) + (((T + nx) + 6) / 8)) + ((((T + ny) + (8 * c0)) + 14) / 16)) - 1)))))))))))))))), 1LL), 2147483647LL), (unsigned)pc_min(pc_max(((((((nx <= 0) && ((8 * c0) >= (ny + 7))) && ((T + ny) >= ((8 * c0) + 2))) && (((8 * c0) + 2) >= (3 * T))) || ((((nx <= 0) && (((8 * c0) + 1) >= (T + ny))) && (((8 * c0) + 2) >= (3 * T))) && ((T + (8 * ((((T + ny) + (8 * c0)) - 2) / 16))) >= ((8 * c0) + 1)))) ? (((-c0) + ((T + 7) / 8)) + (((ny + (16 * c0)) + 6) / 24)) : ((((((nx >= 1) && ((8 * c0) >= ((nx + ny) + 13))) && ((((2 * T) + nx) + ny) >= ((8 * c0) + 4))) && (((8 * c0) + 2) >= (3 * T))) || ((((nx >= 1) && (((8 * c0) + 2) >= (3 * T))) && (((8 * c0) + 3) >= (((2 * T) + nx) + ny))) && ((((3 * T) + nx) + ny) >= (((((((2 * T) + nx) + ny) + 4) % 8) + (8 * c0)) + 5)))) ? (((-c0) + ((T + 7) / 8)) + ((((nx + ny) + (16 * c0)) + 12) / 24)) : ((((((((nx >= 1) && ((nx + ny) >= 3)) && ((3 * T) >= ((8 * c0) + 3))) && (((8 * c0) + 3) >= (((2 * T) + nx) + ny))) && (((8 * c0) + 12) >= (((3 * T) + nx) + ny))) && ((3 * (((((2 * T) + nx) + ny) + 4) / 8)) >= ((2 * c0) + 3))) || ((((((nx >= 1) && ((nx + ny) >= 3)) && ((8 * c0) >= ((nx + ny) + 13))) && ((((3 * T) + nx) + ny) >= ((8 * c0) + 13))) && ((3 * T) >= ((8 * c0) + 3))) && ((c0 - (3 * (((((-nx) - ny) + (8 * c0)) + 11) / 24))) >= 0))) ? ((((-c0) + (c0 / 3)) + ((((nx + ny) + (16 * c0)) + 12) / 24)) + 1) : ((((((nx >= 1) && (ny >= ((8 * c0) + 18))) && (((8 * c0) + 2) >= (3 * T))) || ((((nx <= 0) && ((T + ny) >= ((8 * c0) + 2))) && (((8 * c0) + 2) >= (3 * T))) && ((ny + 6) >= (8 * c0)))) || (((((nx >= 1) && ((((2 * T) + nx) + ny) >= ((8 * c0) + 4))) && (((8 * c0) + 2) >= (3 * T))) && (((nx + ny) + 12) >= (8 * c0))) && (((8 * c0) + 17) >= ny))) ? ((T + 7) / 8) : ((((((((nx <= 0) && ((3 * T) >= ((8 * c0) + 3))) && (((8 * c0) + 1) >= (T + ny))) && (((8 * c0) + 18) >= ((3 * T) + ny))) && ((3 * ((((T + ny) + (8 * c0)) - 2) / 16)) >= (2 * c0))) || (((((nx <= 0) && (((3 * T) + ny) >= ((8 * c0) + 19))) && ((8 * c0) >= (ny + 7))) && ((3 * T) >= ((8 * c0) + 3))) && ((c0 - (3 * ((((-ny) + (8 * c0)) + 17) / 24))) >= 0))) || (((((nx == 1) && (ny == 1)) && (c0 >= 3)) && ((3 * T) >= ((8 * c0) + 3))) && ((c0 % 3) == 0))) ? ((((-c0) + (c0 / 3)) + (((ny + (16 * c0)) + 6) / 24)) + 1) : ((c0 / 3) + 1)))))), 1LL), 65535LL)), dim3(8, 8)>>>((int)T, (int)nx, (int)ny, ex, ey, hz, fict, (int)c0);
+    }
+  }
+  for (long long c0 = pc_floord((((3 * T) + ny) + 4), 8); (c0 < pc_floord(((((3 * T) + nx) + ny) + 3), 8)); c0 += 1) {
+    kernel0_1<<<dim3((unsigned)pc_min(pc_max((((((nx <= 0) && ((T + ny) >= ((8 * c0) + 2))) && (((8 * c0) + 2) >= (3 * T))) && ((ny + 6) >= (8 * c0))) ? ((T + 7) / 8) : (((((T + nx) >= ((8 * c0) + 2)) && (((8 * c0) + 3) >= ((3 * T) + ny))) && ((nx + 6) >= (8 * c0))) ? ((((2 * T) + ny) + 5) / 8) : (((((nx >= 1) && (((3 * T) + nx) >= ((8 * c0) + 19))) && ((8 * c0) >= (nx + 7))) && ((ny + 6) >= (8 * c0))) ? ((((nx + (4 * c0)) + 6) / 12) + 1) : (((((nx >= 1) && (((3 * T) + ny) >= ((8 * c0) + 19))) && ((8 * c0) >= (ny + 7))) && (((8 * c0) + 18) >= ((3 * T) + nx))) ? (((-c0) + (((T + nx) + 6) / 8)) + (((ny + (16 * c0)) + 6) / 24)) : ((((((3 * T) + nx) >= ((8 * c0) + 19)) && ((8 * c0) >= (nx + 7))) && (((8 * c0) + 3) >= ((3 * T) + ny))) ? (((-c0) + ((((2 * T) + ny) + 5) / 8)) + (((nx + (4 * c0)) + 6) / 12)) : (((((((3 * T) + nx) >= ((8 * c0) + 19)) && ((8 * c0) >= (nx + 7))) && (((3 * T) + ny) >= ((8 * c0) + 4))) && (((8 * c0) + 18) >= ((3 * T) + ny))) ? (((-c0) + (((nx + (4 * c0)) + 6) / 12)) + ((((T + ny) + (8 * c0)) + 14) / 16)) : (((((((nx >= 1) && ((nx + ny) >= 3)) && (((3 * T) + ny) >= ((8 * c0) + 19))) && (((3 * T) + nx) >= ((8 * c0) + 19))) && ((8 * c0) >= (nx + 7))) && ((8 * c0) >= (ny + 7))) ? ((((-c0) + (((nx + (4 * c0)) + 6) / 12)) + (((ny + (16 * c0)) + 6) / 24)) + 1) : (((((((nx >= 1) && ((nx + ny) >= 3)) && (T >= ((8 * c0) + 9))) && ((ny + 6) >= (8 * c0))) && ((nx + 6) >= (8 * c0))) || (((((((nx >= 1) && ((nx + ny) >= 3)) && ((T + ny) >= ((8 * c0) + 2))) && ((T + nx) >= ((8 * c0) + 2))) && ((ny + 6) >= (8 * c0))) && ((nx + 6) >= (8 * c0))) && (((8 * c0) + 8) >= T))) ? (c0 + 1) : ((((((nx >= 1) && ((T + ny) >= ((8 * c0) + 2))) && ((ny + 6) >= (8 * c0))) && (((8 * (c0 / 3)) + 1) >= (T + nx))) || ((((((nx >= 1) && ((T + ny) >= ((8 * c0) + 2))) && (((8 * c0) + 1) >= (T + nx))) && ((ny + 6) >= (8 * c0))) && (((8 * c0) + 18) >= ((3 * T) + nx))) && ((T + nx) >= ((8 * (c0 / 3)) + 2)))) ? (((T + nx) + 6) / 8) : ((((((nx <= 0) && ((3 * T) >= ((8 * c0) + 3))) && ((T + ny) >= ((8 * c0) + 2))) && ((ny + 6) >= (8 * c0))) || (((nx == 1) && (ny == 1)) && (c0 == 0))) ? ((c0 / 3) + 1) : ((((((((3 * T) + ny) >= ((8 * c0) + 4)) && ((T + nx) >= ((8 * c0) + 2))) && ((nx + 6) >= (8 * c0))) && ((ny + (16 * c0)) >= ((24 * ((((T + ny) + (8 * c0)) - 2) / 16)) + 18))) || ((((((((3 * T) + ny) >= ((8 * c0) + 4)) && ((T + nx) >= ((8 * c0) + 2))) && (((8 * c0) + 1) >= (T + ny))) && ((nx + 6) >= (8 * c0))) && (((8 * c0) + 18) >= ((3 * T) + ny))) && ((T + ny) >= (((8 * c0) - (16 * ((((-ny) + (8 * c0)) + 17) / 24))) + 2)))) ? ((((T + ny) + (8 * c0)) + 14) / 16) : (((((T >= ((8 * c0) + 9)) && ((8 * c0) >= (ny + 7))) && ((nx + 6) >= (8 * c0))) || ((((((3 * T) + ny) >= ((8 * c0) + 19)) && ((8 * c0) >= (ny + 7))) && ((nx + 6) >= (8 * c0))) && (((8 * c0) + 8) >= T))) ? ((((ny + (16 * c0)) + 6) / 24) + 1) : ((((((nx <= 0) && (((3 * T) + ny) >= ((8 * c0) + 19))) && ((8 * c0) >= (ny + 7))) && (((8 * c0) + 2) >= (3 * T))) || (((((nx <= 0) && (((8 * c0) + 1) >= (T + ny))) && (((8 * c0) + 2) >= (3 * T))) && (((8 * c0) + 18) >= ((3 * T) + ny))) && ((T + (8 * ((((T + ny) + (8 * c0)) - 2) / 16))) >= ((8 * c0) + 1)))) ? (((-c0) + ((T + 7) / 8)) + (((ny + (16 * c0)) + 6) / 24)) : (((((((8 * c0) + 3) >= ((3 * T) + ny)) && (((8 * (c0 / 3)) + 1) >= (T + nx))) && ((((3 * T) + nx) + ny) >= ((((((2 * T) + ny) - 3) % 8) + (8 * c0)) + 5))) || (((((((8 * c0) + 1) >= (T + nx)) && (((8 * c0) + 3) >= ((3 * T) + ny))) && (((8 * c0) + 18) >= ((3 * T) + nx))) && ((T + nx) >= ((8 * (c0 / 3)) + 2))) && ((((3 * T) + nx) + ny) >= ((((((2 * T) + ny) - 3) % 8) + (8 * c0)) + 5)))) ? ((((-c0) + (((T + nx) + 6) / 8)) + ((((2 * T) + ny) + 5) / 8)) - 1) : ((((((((nx <= 0) && ((3 * T) >= ((8 * c0) + 3))) && (((8 * c0) + 1) >= (T + ny))) && (((8 * c0) + 18) >= ((3 * T) + ny))) && ((3 * ((((T + ny) + (8 * c0)) - 2) / 16)) >= (2 * c0))) || (((((nx <= 0) && (((3 * T) + ny) >= ((8 * c0) + 19))) && ((8 * c0) >= (ny + 7))) && ((3 * T) >= ((8 * c0) + 3))) && ((c0 - (3 * ((((-ny) + (8 * c0)) + 17) / 24))) >= 0))) || (((((nx == 1) && (ny == 1)) && (c0 >= 3)) && ((3 * T) >= ((8 * c0) + 3))) && ((c0 % 3) == 0))) ? ((((-c0) + (c0 / 3)) + (((ny + (16 * c0)) + 6) / 24)) + 1) : ((((-c0) + (((T + nx) + 6) / 8)) + ((((T + ny) + (8 * c0)) + 14) / 16)) - 1)))))))))))))))), 1LL), 2147483647LL), (unsigned)pc_min(pc_max(((((((nx <= 0) && ((8 * c0) >= (ny + 7))) && ((T + ny) >= ((8 * c0) + 2))) && (((8 * c0) + 2) >= (3 * T))) || ((((nx <= 0) && (((8 * c0) + 1) >= (T + ny))) && (((8 * c0) + 2) >= (3 * T))) && ((T + (8 * ((((T + ny) + (8 * c0)) - 2) / 16))) >= ((8 * c0) + 1)))) ? (((-c0) + ((T + 7) / 8)) + (((ny + (16 * c0)) + 6) / 24)) : ((((((nx >= 1) && ((8 * c0) >= ((nx + ny) + 13))) && ((((2 * T) + nx) + ny) >= ((8 * c0) + 4))) && (((8 * c0) + 2) >= (3 * T))) || ((((nx >= 1) && (((8 * c0) + 2) >= (3 * T))) && (((8 * c0) + 3) >= (((2 * T) + nx) + ny))) && ((((3 * T) + nx) + ny) >= (((((((2 * T) + nx) + ny) + 4) % 8) + (8 * c0)) + 5)))) ? (((-c0) + ((T + 7) / 8)) + ((((nx + ny) + (16 * c0)) + 12) / 24)) : ((((((((nx >= 1) && ((nx + ny) >= 3)) && ((3 * T) >= ((8 * c0) + 3))) && (((8 * c0) + 3) >= (((2 * T) + nx) + ny))) && (((8 * c0) + 12) >= (((3 * T) + nx) + ny))) && ((3 * (((((2 * T) + nx) + ny) + 4) / 8)) >= ((2 * c0) + 3))) || ((((((nx >= 1) && ((nx + ny) >= 3)) && ((8 * c0) >= ((nx + ny) + 13))) && ((((3 * T) + nx) + ny) >= ((8 * c0) + 13))) && ((3 * T) >= ((8 * c0) + 3))) && ((c0 - (3 * (((((-nx) - ny) + (8 * c0)) + 11) / 24))) >= 0))) ? ((((-c0) + (c0 / 3)) + ((((nx + ny) + (16 * c0)) + 12) / 24)) + 1) : ((((((nx >= 1) && (ny >= ((8 * c0) + 18))) && (((8 * c0) + 2) >= (3 * T))) || ((((nx <= 0) && ((T + ny) >= ((8 * c0) + 2))) && (((8 * c0) + 2) >= (3 * T))) && ((ny + 6) >= (8 * c0)))) || (((((nx >= 1) && ((((2 * T) + nx) + ny) >= ((8 * c0) + 4))) && (((8 * c0) + 2) >= (3 * T))) && (((nx + ny) + 12) >= (8 * c0))) && (((8 * c0) + 17) >= ny))) ? ((T + 7) / 8) : ((((((((nx <= 0) && ((3 * T) >= ((8 * c0) + 3))) && (((8 * c0) + 1) >= (T + ny))) && (((8 * c0) + 18) >= ((3 * T) + ny))) && ((3 * ((((T + ny) + (8 * c0)) - 2) / 16)) >= (2 * c0))) || (((((nx <= 0) && (((3 * T) + ny) >= ((8 * c0) + 19))) && ((8 * c0) >= (ny + 7))) && ((3 * T) >= ((8 * c0) + 3))) && ((c0 - (3 * ((((-ny) + (8 * c0)) + 17) / 24))) >= 0))) || (((((nx == 1) && (ny == 1)) && (c0 >= 3)) && ((3 * T) >= ((8 * c0) + 3))) && ((c0 % 3) == 0))) ? ((((-c0) + (c0 / 3)) + (((ny + (16 * c0)) + 6) / 24)) + 1) : ((c0 / 3) + 1)))))), 1LL), 65535LL)), dim3(8, 8)>>>((int)T, (int)nx, (int)ny, ex, ey, hz, fict, (int)c0);
+  }
+  PC_CHECK(cudaGetLastError());
+  PC_CHECK(cudaDeviceSynchronize());
+  return 0;
+}
+
+extern "C" int pc_fdtd_2d(long long T, long long nx, long long ny, double *ex, double *ey, double *hz, double *fict) {
+  int err = 0;
+  double *d_ex = NULL;
+  PC_CHECK(cudaMalloc((void **)&d_ex, (size_t)(nx) * (size_t)(ny) * sizeof(double)));
+  PC_CHECK(cudaMemcpy(d_ex, ex, (size_t)(nx) * (size_t)(ny) * sizeof(double), cudaMemcpyHostToDevice));
+  double *d_ey = NULL;
+  PC_CHECK(cudaMalloc((void **)&d_ey, (size_t)(nx) * (size_t)(ny) * sizeof(double)));
+  PC_CHECK(cudaMemcpy(d_ey, ey, (size_t)(nx) * (size_t)(ny) * sizeof(double), cudaMemcpyHostToDevice));
+  double *d_hz = NULL;
+  PC_CHECK(cudaMalloc((void **)&d_hz, (size_t)(nx) * (size_t)(ny) * sizeof(double)));
+  PC_CHECK(cudaMemcpy(d_hz, hz, (size_t)(nx) * (size_t)(ny) * sizeof(double), cudaMemcpyHostToDevice));
+  double *d_fict = NULL;
+  PC_CHECK(cudaMalloc((void **)&d_fict, (size_t)(T) * sizeof(double)));
+  PC_CHECK(cudaMemcpy(d_fict, fict, (size_t)(T) * sizeof(double), cudaMemcpyHostToDevice));
+  err = pc_fdtd_2d_dev(T, nx, ny, d_ex, d_ey, d_hz, d_fict);
+  if (!err) err = (int)cudaMemcpy(ex, d_ex, (size_t)(nx) * (size_t)(ny) * sizeof(double), cudaMemcpyDeviceToHost);
+  if (!err) err = (int)cudaMemcpy(ey, d_ey, (size_t)(nx) * (size_t)(ny) * sizeof(double), cudaMemcpyDeviceToHost);
+  if (!err) err = (int)cudaMemcpy(hz, d_hz, (size_t)(nx) * (size_t)(ny) * sizeof(double), cudaMemcpyDeviceToHost);
+  cudaFree(d_ex);
+  cudaFree(d_ey);
+  cudaFree(d_hz);
+  cudaFree(d_fict);
+  return err;
+}
+
+#ifdef POLYCUDA_MAIN
+#include <string.h>
+#include <time.h>
+
+int main(int argc, char **argv) {
+  long long T = 64;
+  long long nx = 64;
+  long long ny = 64;
+  for (int a = 1; a < argc; a++) {
+    if (strncmp(argv[a], "T=", 2) == 0) T = atoll(argv[a] + 2);
+    if (strncmp(argv[a], "nx=", 3) == 0) nx = atoll(argv[a] + 3);
+    if (strncmp(argv[a], "ny=", 3) == 0) ny = atoll(argv[a] + 3);
+  }
+  unsigned long long seed = 88172645463325252ULL;
+  size_t n_ex = (size_t)(nx) * (size_t)(ny);
+  double *ex = (double *)malloc(n_ex * sizeof(double));
+  for (size_t k = 0; k < n_ex; k++) { seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17; ex[k] = (double)(0.5 + (seed >> 11) * (1.0 / 9007199254740992.0)); }
+  size_t n_ey = (size_t)(nx) * (size_t)(ny);
+  double *ey = (double *)malloc(n_ey * sizeof(double));
+  for (size_t k = 0; k < n_ey; k++) { seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17; ey[k] = (double)(0.5 + (seed >> 11) * (1.0 / 9007199254740992.0)); }
+  size_t n_hz = (size_t)(nx) * (size_t)(ny);
+  double *hz = (double *)malloc(n_hz * sizeof(double));
+  for (size_t k = 0; k < n_hz; k++) { seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17; hz[k] = (double)(0.5 + (seed >> 11) * (1.0 / 9007199254740992.0)); }
+  size_t n_fict = (size_t)(T);
+  double *fict = (double *)malloc(n_fict * sizeof(double));
+  for (size_t k = 0; k < n_fict; k++) { seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17; fict[k] = (double)(0.5 + (seed >> 11) * (1.0 / 9007199254740992.0)); }
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  int err = pc_fdtd_2d(T, nx, ny, ex, ey, hz, fict);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  if (err) { fprintf(stderr, "error %d: %s\n", err, cudaGetErrorString((cudaError_t)err)); return 1; }
+  printf("time_ms %.3f\n", (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6);
+  double sum_ey = 0;
+  for (size_t k = 0; k < n_ey; k++) sum_ey += (double)ey[k];
+  printf("checksum ey %.17g\n", sum_ey);
+  double sum_ex = 0;
+  for (size_t k = 0; k < n_ex; k++) sum_ex += (double)ex[k];
+  printf("checksum ex %.17g\n", sum_ex);
+  double sum_hz = 0;
+  for (size_t k = 0; k < n_hz; k++) sum_hz += (double)hz[k];
+  printf("checksum hz %.17g\n", sum_hz);
+  free(ex);
+  free(ey);
+  free(hz);
+  free(fict);
+  return 0;
+}
+#endif

@@ -1,0 +1,202 @@
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#ifdef __cplusplus
+#define PC_FN template <typename A, typename B> __host__ __device__ static inline auto
+PC_FN pc_floord(A n, B d) -> decltype(n + d) { return n < 0 ? -((-n + d - 1) / d) : n / d; }
+PC_FN pc_ceild(A n, B d) -> decltype(n + d) { return pc_floord(n + d - 1, d); }
+PC_FN pc_min(A a, B b) -> decltype(a + b) { return a < b ? a : b; }
+PC_FN pc_max(A a, B b) -> decltype(a + b) { return a > b ? a : b; }
+PC_FN pc_mod(A a, B m) -> decltype(a + m) { return ((a % m) + m) % m; }
+#undef PC_FN
+#else
+static inline long long pc_floord(long long n, long long d)
+{ return n < 0 ? -((-n + d - 1) / d) : n / d; }
+static inline long long pc_ceild(long long n, long long d) { return pc_floord(n + d - 1, d); }
+static inline long long pc_min(long long a, long long b) { return a < b ? a : b; }
+static inline long long pc_max(long long a, long long b) { return a > b ? a : b; }
+static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) % m; }
+#endif
+#define PC_CHECK(call) do { cudaError_t pc_e = (call); \
+    if (pc_e != cudaSuccess) return (int)pc_e; } while (0)
+
+__global__ void __launch_bounds__(256) kernel0(int ni, int nj, int nk, double alpha, double beta, double *__restrict__ C, double *__restrict__ A, double *__restrict__ B, int c0) {
+  for (int c1 = pc_max(0, ((c0 + pc_floord(((((-3) * ni) - (4 * nk)) + 6), 32)) + 1)) + pc_mod((int)blockIdx.y - (pc_max(0, ((c0 + pc_floord(((((-3) * ni) - (4 * nk)) + 6), 32)) + 1))), (int)gridDim.y); (c1 <= (c0 + pc_floord((((-3) * ni) + 2), 32))); c1 += (int)gridDim.y) {
+    for (int c2 = pc_max(pc_floord(((-ni) + 1), 32), (((c0 - c1) + pc_floord((((-ni) - nk) + 1), 8)) + 1)) + pc_mod((int)blockIdx.x - (pc_max(pc_floord(((-ni) + 1), 32), (((c0 - c1) + pc_floord((((-ni) - nk) + 1), 8)) + 1))), (int)gridDim.x); (c2 <= pc_min(0, pc_floord((((nk - (8 * c0)) + (8 * c1)) - 1), 24))); c2 += (int)gridDim.x) {
+      for (int c3 = 0; (c3 <= pc_min(pc_min(7, (((((ni + nk) - (8 * c0)) + (8 * c1)) + (8 * c2)) - 2)), ((((nk - (8 * c0)) + (8 * c1)) - (24 * c2)) - 1))); c3 += 1) {
+        __syncthreads();
+        if ((int)threadIdx.y >= 0) {
+          const int c4 = (int)threadIdx.y;
+          if ((c4 <= pc_min(7, ((nj - (8 * c1)) - 1)))) {
+            if ((int)threadIdx.x >= pc_max(0, (((-ni) - (32 * c2)) + 1))) {
+              const int c5 = (int)threadIdx.x;
+              if ((c5 <= pc_min(pc_min(31, ((-32) * c2)), (((((nk - (8 * c0)) + (8 * c1)) - (24 * c2)) - c3) - 1)))) {
+                C[((((-32) * c2) - c5)) * (nj) + (((8 * c1) + c4))] += ((alpha * A[((((-32) * c2) - c5)) * (nk) + ((((((8 * c0) - (8 * c1)) + (24 * c2)) + c3) + c5))]) * B[((((((8 * c0) - (8 * c1)) + (24 * c2)) + c3) + c5)) * (nj) + (((8 * c1) + c4))]);
+              }
+            }
+          }
+        }
+        __syncthreads();
+      }
+    }
+  }
+  for (int c1 = pc_max(0, ((c0 + pc_floord((((-3) * ni) + 2), 32)) + 1)) + pc_mod((int)blockIdx.y - (pc_max(0, ((c0 + pc_floord((((-3) * ni) + 2), 32)) + 1))), (int)gridDim.y); (c1 <= pc_min(pc_min((c0 + 1), ((c0 + pc_floord((ni - 2), 32)) + 1)), pc_floord((nj - 1), 8))); c1 += (int)gridDim.y) {
+    if (((((((3 * ni) + (4 * nk)) + (32 * c1)) >= ((32 * c0) + 39)) && (((8 * c0) + (8 * ((ni + 30) / 32))) >= (ni + (8 * c1)))) || ((((32 * c0) + 38) >= (((3 * ni) + (4 * nk)) + (32 * c1))) && ((((ni - 1) % 8) + nk) >= 9)))) {
+      for (int c3 = 0; (c3 <= pc_min(7, ((((ni + 7) % 8) + nk) - 9))); c3 += 1) {
+        __syncthreads();
+        if ((int)threadIdx.y >= 0) {
+          const int c4 = (int)threadIdx.y;
+          if ((c4 <= pc_min(7, ((nj - (8 * c1)) - 1)))) {
+            if ((int)threadIdx.x >= ((-((ni - 2) % 32)) + 31)) {
+              const int c5 = (int)threadIdx.x;
+              if ((c5 <= pc_min(31, (((((nk - (8 * c0)) + (8 * c1)) - c3) + (24 * ((ni - 2) / 32))) + 23)))) {
+                if (pc_mod((-((ni + 30) / 32)), (int)gridDim.x) == (int)blockIdx.x) C[(((((-((ni + 30) % 32)) + ni) - c5) + 30)) * (nj) + (((8 * c1) + c4))] += ((alpha * A[(((((-((ni + 30) % 32)) + ni) - c5) + 30)) * (nk) + ((((((8 * c0) - (8 * c1)) + c3) + c5) - (24 * ((ni + 30) / 32))))]) * B[((((((8 * c0) - (8 * c1)) + c3) + c5) - (24 * ((ni + 30) / 32)))) * (nj) + (((8 * c1) + c4))]);
+              }
+            }
+          }
+        }
+        __syncthreads();
+      }
+    }
+    for (int c2 = pc_max(pc_max((((c0 - c1) - ((ni + 7) / 8)) + 1), (-((ni + 30) / 32))), ((-(((c0 - c1) + 1) / 3)) - 1)) + pc_mod((int)blockIdx.x - (pc_max(pc_max((((c0 - c1) - ((ni + 7) / 8)) + 1), (-((ni + 30) / 32))), ((-(((c0 - c1) + 1) / 3)) - 1))), (int)gridDim.x); (c2 <= pc_min((c0 - c1), (-(((c0 - c1) + 2) / 3)))); c2 += (int)gridDim.x) {
+      for (int c3 = pc_max(0, (((((-8) * c0) + (8 * c1)) - (24 * c2)) - 31)); (c3 <= 7); c3 += 1) {
+        if (((((ni + (8 * c1)) + (8 * c2)) >= (((8 * c0) + c3) + 1)) && ((8 * c1) >= (((8 * c0) + (24 * c2)) + c3)))) {
+          if ((int)threadIdx.y >= 0) {
+            const int c4 = (int)threadIdx.y;
+            if ((c4 <= pc_min(7, ((nj - (8 * c1)) - 1)))) {
+              if (pc_mod((((((-8) * c0) + (8 * c1)) - (24 * c2)) - c3), (int)32) == (int)threadIdx.x) C[(((((8 * c0) - (8 * c1)) - (8 * c2)) + c3)) * (nj) + (((8 * c1) + c4))] *= beta;
+            }
+          }
+        }
+        __syncthreads();
+        if ((int)threadIdx.y >= 0) {
+          const int c4 = (int)threadIdx.y;
+          if ((c4 <= pc_min(7, ((nj - (8 * c1)) - 1)))) {
+            if ((int)threadIdx.x >= pc_max(pc_max(0, (((-ni) - (32 * c2)) + 1)), (((((-8) * c0) + (8 * c1)) - (24 * c2)) - c3))) {
+              const int c5 = (int)threadIdx.x;
+              if ((c5 <= pc_min(pc_min(31, ((-32) * c2)), (((((nk - (8 * c0)) + (8 * c1)) - (24 * c2)) - c3) - 1)))) {
+                C[((((-32) * c2) - c5)) * (nj) + (((8 * c1) + c4))] += ((alpha * A[((((-32) * c2) - c5)) * (nk) + ((((((8 * c0) - (8 * c1)) + (24 * c2)) + c3) + c5))]) * B[((((((8 * c0) - (8 * c1)) + (24 * c2)) + c3) + c5)) * (nj) + (((8 * c1) + c4))]);
+              }
+            }
+          }
+        }
+        __syncthreads();
+      }
+    }
+    for (int c2 = ((-(((c0 - c1) + 2) / 3)) + 1) + pc_mod((int)blockIdx.x - (((-(((c0 - c1) + 2) / 3)) + 1)), (int)gridDim.x); (c2 <= pc_min(0, pc_floord((((nk - (8 * c0)) + (8 * c1)) - 1), 24))); c2 += (int)gridDim.x) {
+      for (int c3 = 0; (c3 <= pc_min(7, ((((nk - (8 * c0)) + (8 * c1)) - (24 * c2)) - 1))); c3 += 1) {
+        __syncthreads();
+        if ((int)threadIdx.y >= 0) {
+          const int c4 = (int)threadIdx.y;
+          if ((c4 <= pc_min(7, ((nj - (8 * c1)) - 1)))) {
+            if ((int)threadIdx.x >= 0) {
+              const int c5 = (int)threadIdx.x;
+              if ((c5 <= pc_min(pc_min(31, ((-32) * c2)), (((((nk - (8 * c0)) + (8 * c1)) - (24 * c2)) - c3) - 1)))) {
+                C[((((-32) * c2) - c5)) * (nj) + (((8 * c1) + c4))] += ((alpha * A[((((-32) * c2) - c5)) * (nk) + ((((((8 * c0) - (8 * c1)) + (24 * c2)) + c3) + c5))]) * B[((((((8 * c0) - (8 * c1)) + (24 * c2)) + c3) + c5)) * (nj) + (((8 * c1) + c4))]);
+              }
+            }
+          }
+        }
+        __syncthreads();
+      }
+    }
+  }
+}
+
+__global__ void __launch_bounds__(256) kernel0_1(int ni, int nj, int nk, double alpha, double beta, double *__restrict__ C, double *__restrict__ A, double *__restrict__ B, int c0) {
+  for (int c1 = pc_max(0, ((c0 + pc_floord(((((-3) * ni) - (4 * nk)) + 6), 32)) + 1)) + pc_mod((int)blockIdx.y - (pc_max(0, ((c0 + pc_floord(((((-3) * ni) - (4 * nk)) + 6), 32)) + 1))), (int)gridDim.y); (c1 <= pc_floord((nj - 1), 8)); c1 += (int)gridDim.y) {
+    for (int c2 = pc_max(pc_floord(((-ni) + 1), 32), (((c0 - c1) + pc_floord((((-ni) - nk) + 1), 8)) + 1)) + pc_mod((int)blockIdx.x - (pc_max(pc_floord(((-ni) + 1), 32), (((c0 - c1) + pc_floord((((-ni) - nk) + 1), 8)) + 1))), (int)gridDim.x); (c2 <= pc_min(0, pc_floord((((nk - (8 * c0)) + (8 * c1)) - 1), 24))); c2 += (int)gridDim.x) {
+      for (int c3 = 0; (c3 <= pc_min(pc_min(7, (((((ni + nk) - (8 * c0)) + (8 * c1)) + (8 * c2)) - 2)), ((((nk - (8 * c0)) + (8 * c1)) - (24 * c2)) - 1))); c3 += 1) {
+        __syncthreads();
+        if ((int)threadIdx.y >= 0) {
+          const int c4 = (int)threadIdx.y;
+          if ((c4 <= pc_min(7, ((nj - (8 * c1)) - 1)))) {
+            if ((int)threadIdx.x >= pc_max(0, (((-ni) - (32 * c2)) + 1))) {
+              const int c5 = (int)threadIdx.x;
+              if ((c5 <= pc_min(pc_min(31, ((-32) * c2)), (((((nk - (8 * c0)) + (8 * c1)) - (24 * c2)) - c3) - 1)))) {
+                C[((((-32) * c2) - c5)) * (nj) + (((8 * c1) + c4))] += ((alpha * A[((((-32) * c2) - c5)) * (nk) + ((((((8 * c0) - (8 * c1)) + (24 * c2)) + c3) + c5))]) * B[((((((8 * c0) - (8 * c1)) + (24 * c2)) + c3) + c5)) * (nj) + (((8 * c1) + c4))]);
+              }
+            }
+          }
+        }
+        __syncthreads();
+      }
+    }
+  }
+}
+
+extern "C" int pc_gemm_dev(long long ni, long long nj, long long nk, double alpha, double beta, double *C, double *A, double *B) {
+  if ((nj >= 1)) {
+    for (long long c0 = pc_max((-1), pc_floord(((-ni) + 1), 32)); (c0 <= pc_floord((((3 * ni) + (4 * nj)) - 7), 32)); c0 += 1) {
+      kernel0<<<dim3((unsigned)pc_min(pc_max(((c0 == (-1)) ? 1 : ((((nk <= 0) && (nj >= ((8 * c0) + 1))) && (((32 * c0) + 37) >= ((3 * ni) + (4 * nj)))) ? ((-c0) + (((ni + nj) + 6) / 8)) : ((((nk >= 1) && ((nj + nk) >= ((8 * c0) + 2))) && (((32 * c0) + 41) >= (((3 * ni) + (4 * nj)) + (4 * nk)))) ? ((-c0) + ((((ni + nj) + nk) + 5) / 8)) : (((((nk >= 1) && (((8 * c0) + 1) >= (nj + nk))) && ((((3 * ni) + (4 * nj)) + (4 * nk)) >= ((32 * c0) + 42))) && (((32 * c0) + 37) >= (3 * ni))) ? (((-c0) + ((ni + 30) / 32)) + ((((nj + nk) + (16 * c0)) + 22) / 24)) : (((((nk <= 0) && ((8 * c0) >= nj)) && (((3 * ni) + (4 * nj)) >= ((32 * c0) + 38))) && (((32 * c0) + 37) >= (3 * ni))) ? (((-c0) + ((ni + 30) / 32)) + (((nj + (16 * c0)) + 23) / 24)) : (((((nk <= 0) && ((8 * c0) >= nj)) && (((32 * c0) + 37) >= ((3 * ni) + (4 * nj)))) && (((3 * ni) + (4 * nj)) >= (((3 * (((ni + nj) - 2) % 8)) + (32 * c0)) + 7))) ? (((((-2) * c0) + (((ni + nj) + 6) / 8)) + (((nj + (16 * c0)) + 23) / 24)) - 1) : (((((nk >= 1) && (((8 * c0) + 1) >= (nj + nk))) && (((32 * c0) + 41) >= (((3 * ni) + (4 * nj)) + (4 * nk)))) && ((((3 * ni) + (4 * nj)) + (4 * nk)) >= (((3 * ((((ni + nj) + nk) - 3) % 8)) + (32 * c0)) + 11))) ? (((((-2) * c0) + ((((ni + nj) + nk) + 5) / 8)) + ((((nj + nk) + (16 * c0)) + 22) / 24)) - 1) : ((((nk >= 1) && (((8 * c0) + 1) >= (nj + nk))) && ((3 * ni) >= ((32 * c0) + 38))) ? ((((-c0) + ((c0 + 1) / 3)) + ((((nj + nk) + (16 * c0)) + 22) / 24)) + 1) : ((((nk <= 0) && ((8 * c0) >= nj)) && ((3 * ni) >= ((32 * c0) + 38))) ? ((((-c0) + ((c0 + 1) / 3)) + (((nj + (16 * c0)) + 23) / 24)) + 1) : ((((((nk >= 1) && (c0 >= 0)) && ((nj + nk) >= ((8 * c0) + 2))) && ((3 * ni) >= ((32 * c0) + 38))) || ((((nk <= 0) && (c0 >= 0)) && (nj >= ((8 * c0) + 1))) && ((3 * ni) >= ((32 * c0) + 38)))) ? (((c0 + 1) / 3) + 2) : (((ni + 30) / 32) + 1))))))))))), 1LL), 2147483647LL), (unsigned)pc_min(pc_max((((((ni == 1) && (nk <= 0)) && (c0 >= 1)) && (nj >= ((8 * c0) + 9))) ? 1 : (((((ni >= 2) && (nk <= 0)) && (nj >= ((8 * c0) + 9))) && (((32 * c0) + 2) >= (3 * ni))) ? ((((3 * ni) + 29) / 32) + 1) : (((((ni == 1) && (nk >= 1)) && (nj >= ((8 * c0) + 9))) && ((8 * c0) >= nk)) ? ((nk + 7) / 8) : (((((ni >= 2) && (nk >= 1)) && (nj >= ((8 * c0) + 9))) && (((32 * c0) + 6) >= ((3 * ni) + (4 * nk)))) ? (((((3 * ni) + (4 * nk)) + 25) / 32) + 1) : (((((nk <= 0) && (((8 * c0) + 8) >= nj)) && (((32 * c0) + 2) >= (3 * ni))) && ((nj + (8 * (((3 * ni) - 3) / 32))) >= ((8 * c0) + 1))) ? ((((-c0) + (((3 * ni) + 29) / 32)) + ((nj + 7) / 8)) - 1) : (((((nk >= 1) && (((8 * c0) + 8) >= nj)) && (((32 * c0) + 6) >= ((3 * ni) + (4 * nk)))) && ((nj + (8 * ((((3 * ni) + (4 * nk)) - 7) / 32))) >= ((8 * c0) + 1))) ? ((((-c0) + ((nj + 7) / 8)) + ((((3 * ni) + (4 * nk)) + 25) / 32)) - 1) : (((((ni == 1) && (nj >= ((8 * c0) + 9))) && (nk >= ((8 * c0) + 1))) || ((((ni == 1) && (nj >= 9)) && (nk <= 0)) && (c0 == 0))) ? (c0 + 1) : (((((nk >= 1) && (((8 * c0) + 8) >= nj)) && (((3 * ni) + (4 * nk)) >= ((32 * c0) + 7))) || (((nk <= 0) && (((8 * c0) + 8) >= nj)) && ((3 * ni) >= ((32 * c0) + 3)))) ? ((nj + 7) / 8) : (c0 + 2))))))))), 1LL), 65535LL)), dim3(32, 8)>>>((int)ni, (int)nj, (int)nk, alpha, beta, C, A, B, (int)c0);
+    }
+  }
+  for (long long c0 = (pc_floord((((3 * ni) + (4 * nj)) - 7), 32) + 1); (c0 <= pc_floord(((((3 * ni) + (4 * nj)) + (4 * nk)) - 11), 32)); c0 += 1) {
+    kernel0_1<<<dim3((unsigned)pc_min(pc_max(((c0 == (-1)) ? 1 : ((((nk <= 0) && (nj >= ((8 * c0) + 1))) && (((32 * c0) + 37) >= ((3 * ni) + (4 * nj)))) ? ((-c0) + (((ni + nj) + 6) / 8)) : ((((nk >= 1) && ((nj + nk) >= ((8 * c0) + 2))) && (((32 * c0) + 41) >= (((3 * ni) + (4 * nj)) + (4 * nk)))) ? ((-c0) + ((((ni + nj) + nk) + 5) / 8)) : (((((nk >= 1) && (((8 * c0) + 1) >= (nj + nk))) && ((((3 * ni) + (4 * nj)) + (4 * nk)) >= ((32 * c0) + 42))) && (((32 * c0) + 37) >= (3 * ni))) ? (((-c0) + ((ni + 30) / 32)) + ((((nj + nk) + (16 * c0)) + 22) / 24)) : (((((nk <= 0) && ((8 * c0) >= nj)) && (((3 * ni) + (4 * nj)) >= ((32 * c0) + 38))) && (((32 * c0) + 37) >= (3 * ni))) ? (((-c0) + ((ni + 30) / 32)) + (((nj + (16 * c0)) + 23) / 24)) : (((((nk <= 0) && ((8 * c0) >= nj)) && (((32 * c0) + 37) >= ((3 * ni) + (4 * nj)))) && (((3 * ni) + (4 * nj)) >= (((3 * (((ni + nj) - 2) % 8)) + (32 * c0)) + 7))) ? (((((-2) * c0) + (((ni + nj) + 6) / 8)) + (((nj + (16 * c0)) + 23) / 24)) - 1) : (((((nk >= 1) && (((8 * c0) + 1) >= (nj + nk))) && (((32 * c0) + 41) >= (((3 * ni) + (4 * nj)) + (4 * nk)))) && ((((3 * ni) + (4 * nj)) + (4 * nk)) >= (((3 * ((((ni + nj) + nk) - 3) % 8)) + (32 * c0)) + 11))) ? (((((-2) * c0) + ((((ni + nj) + nk) + 5) / 8)) + ((((nj + nk) + (16 * c0)) + 22) / 24)) - 1) : ((((nk >= 1) && (((8 * c0) + 1) >= (nj + nk))) && ((3 * ni) >= ((32 * c0) + 38))) ? ((((-c0) + ((c0 + 1) / 3)) + ((((nj + nk) + (16 * c0)) + 22) / 24)) + 1) : ((((nk <= 0) && ((8 * c0) >= nj)) && ((3 * ni) >= ((32 * c0) + 38))) ? ((((-c0) + ((c0 + 1) / 3)) + (((nj + (16 * c0)) + 23) / 24)) + 1) : ((((((nk >= 1) && (c0 >= 0)) && ((nj + nk) >= ((8 * c0) + 2))) && ((3 * ni) >= ((32 * c0) + 38))) || ((((nk <= 0) && (c0 >= 0)) && (nj >= ((8 * c0) + 1))) && ((3 * ni) >= ((32 * c0) + 38)))) ? (((c0 + 1) / 3) + 2) : (((ni + 30) / 32) + 1))))))))))), 1LL), 2147483647LL), (unsigned)pc_min(pc_max((((((ni == 1) && (nk <= 0)) && (c0 >= 1)) && (nj >= ((8 * c0) + 9))) ? 1 : (((((ni >= 2) && (nk <= 0)) && (nj >= ((8 * c0) + 9))) && (((32 * c0) + 2) >= (3 * ni))) ? ((((3 * ni) + 29) / 32) + 1) : (((((ni == 1) && (nk >= 1)) && (nj >= ((8 * c0) + 9))) && ((8 * c0) >= nk)) ? ((nk + 7) / 8) : (((((ni >= 2) && (nk >= 1)) && (nj >= ((8 * c0) + 9))) && (((32 * c0) + 6) >= ((3 * ni) + (4 * nk)))) ? (((((3 * ni) + (4 * nk)) + 25) / 32) + 1) : (((((nk <= 0) && (((8 * c0) + 8) >= nj)) && (((32 * c0) + 2) >= (3 * ni))) && ((nj + (8 * (((3 * ni) - 3) / 32))) >= ((8 * c0) + 1))) ? ((((-c0) + (((3 * ni) + 29) / 32)) + ((nj + 7) / 8)) - 1) : (((((nk >= 1) && (((8 * c0) + 8) >= nj)) && (((32 * c0) + 6) >= ((3 * ni) + (4 * nk)))) && ((nj + (8 * ((((3 * ni) + (4 * nk)) - 7) / 32))) >= ((8 * c0) + 1))) ? ((((-c0) + ((nj + 7) / 8)) + ((((3 * ni) + (4 * nk)) + 25) / 32)) - 1) : (((((ni == 1) && (nj >= ((8 * c0) + 9))) && (nk >= ((8 * c0) + 1))) || ((((ni == 1) && (nj >= 9)) && (nk <= 0)) && (c0 == 0))) ? (c0 + 1) : (((((nk >= 1) && (((8 * c0) + 8) >= nj)) && (((3 * ni) + (4 * nk)) >= ((32 * c0) + 7))) || (((nk <= 0) && (((8 * c0) + 8) >= nj)) && ((3 * ni) >= ((32 * c0) + 3)))) ? ((nj + 7) / 8) : (c0 + 2))))))))), 1LL), 65535LL)), dim3(32, 8)>>>((int)ni, (int)nj, (int)nk, alpha, beta, C, A, B, (int)c0);
+  }
+  PC_CHECK(cudaGetLastError());
+  PC_CHECK(cudaDeviceSynchronize());
+  return 0;
+}
+
+extern "C" int pc_gemm(long long ni, long long nj, long long nk, double alpha, double beta, double *C, double *A, double *B) {
+  int err = 0;
+  double *d_C = NULL;
+  PC_CHECK(cudaMalloc((void **)&d_C, (size_t)(ni) * (size_t)(nj) * sizeof(double)));
+  PC_CHECK(cudaMemcpy(d_C, C, (size_t)(ni) * (size_t)(nj) * sizeof(double), cudaMemcpyHostToDevice));
+  double *d_A = NULL;
+  PC_CHECK(cudaMalloc((void **)&d_A, (size_t)(ni) * (size_t)(nk) * sizeof(double)));
+  PC_CHECK(cudaMemcpy(d_A, A, (size_t)(ni) * (size_t)(nk) * sizeof(double), cudaMemcpyHostToDevice));
+  double *d_B = NULL;
+  PC_CHECK(cudaMalloc((void **)&d_B, (size_t)(nk) * (size_t)(nj) * sizeof(double)));
+  PC_CHECK(cudaMemcpy(d_B, B, (size_t)(nk) * (size_t)(nj) * sizeof(double), cudaMemcpyHostToDevice));
+  err = pc_gemm_dev(ni, nj, nk, alpha, beta, d_C, d_A, d_B);
+  if (!err) err = (int)cudaMemcpy(C, d_C, (size_t)(ni) * (size_t)(nj) * sizeof(double), cudaMemcpyDeviceToHost);
+  cudaFree(d_C);
+  cudaFree(d_A);
+  cudaFree(d_B);
+  return err;
+}
+
+#ifdef POLYCUDA_MAIN
+#include <string.h>
+#include <time.h>
+
+int main(int argc, char **argv) {
+  long long ni = 64;
+  long long nj = 64;
+  long long nk = 64;
+  double alpha = 1.5;
+  double beta = 1.5;
+  for (int a = 1; a < argc; a++) {
+    if (strncmp(argv[a], "ni=", 3) == 0) ni = atoll(argv[a] + 3);
+    if (strncmp(argv[a], "nj=", 3) == 0) nj = atoll(argv[a] + 3);
+    if (strncmp(argv[a], "nk=", 3) == 0) nk = atoll(argv[a] + 3);
+  }
+  unsigned long long seed = 88172645463325252ULL;
+  size_t n_C = (size_t)(ni) * (size_t)(nj);
+  double *C = (double *)malloc(n_C * sizeof(double));
+  for (size_t k = 0; k < n_C; k++) { seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17; C[k] = (double)(0.5 + (seed >> 11) * (1.0 / 9007199254740992.0)); }
+  size_t n_A = (size_t)(ni) * (size_t)(nk);
+  double *A = (double *)malloc(n_A * sizeof(double));
+  for (size_t k = 0; k < n_A; k++) { seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17; A[k] = (double)(0.5 + (seed >> 11) * (1.0 / 9007199254740992.0)); }
+  size_t n_B = (size_t)(nk) * (size_t)(nj);
+  double *B = (double *)malloc(n_B * sizeof(double));
+  for (size_t k = 0; k < n_B; k++) { seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17; B[k] = (double)(0.5 + (seed >> 11) * (1.0 / 9007199254740992.0)); }
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  int err = pc_gemm(ni, nj, nk, alpha, beta, C, A, B);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  if (err) { fprintf(stderr, "error %d: %s\n", err, cudaGetErrorString((cudaError_t)err)); return 1; }
+  printf("time_ms %.3f\n", (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6);
+  double sum_C = 0;
+  for (size_t k = 0; k < n_C; k++) sum_C += (double)C[k];
+  printf("checksum C %.17g\n", sum_C);
+  free(C);
+  free(A);
+  free(B);
+  return 0;
+}
+#endif

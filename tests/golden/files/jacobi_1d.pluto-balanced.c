@@ -1,0 +1,37 @@
+#include <math.h>
+#include <stdlib.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+#define PC_FN template <typename A, typename B> __host__ __device__ static inline auto
+PC_FN pc_floord(A n, B d) -> decltype(n + d) { return n < 0 ? -((-n + d - 1) / d) : n / d; }
+PC_FN pc_ceild(A n, B d) -> decltype(n + d) { return pc_floord(n + d - 1, d); }
+PC_FN pc_min(A a, B b) -> decltype(a + b) { return a < b ? a : b; }
+PC_FN pc_max(A a, B b) -> decltype(a + b) { return a > b ? a : b; }
+PC_FN pc_mod(A a, B m) -> decltype(a + m) { return ((a % m) + m) % m; }
+#undef PC_FN
+#else
+static inline long long pc_floord(long long n, long long d)
+{ return n < 0 ? -((-n + d - 1) / d) : n / d; }
+static inline long long pc_ceild(long long n, long long d) { return pc_floord(n + d - 1, d); }
+static inline long long pc_min(long long a, long long b) { return a < b ? a : b; }
+static inline long long pc_max(long long a, long long b) { return a > b ? a : b; }
+static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) % m; }
+#endif
+#define PC_SHUFFLE_PRIME 1000003L
+
+int pc_jacobi_1d(long long T, long long n, double *A, double *B) {
+  for (long c0 = 0; (c0 <= pc_floord((((6 * T) + n) - 7), 64)); c0 += 1) {
+    for (long c1 = pc_max(((c0 + pc_floord((-T), 16)) + 1), ((c0 + 1) / 3)); (c1 <= pc_min(pc_min(c0, pc_floord((((2 * T) + n) - 3), 64)), pc_floord(((n + (32 * c0)) + 29), 96))); c1 += 1) {
+      for (long c2 = pc_max(0, (((((-n) - (16 * c0)) + (48 * c1)) + pc_floord(n, 2)) + 1)); (c2 <= pc_min(15, (((T - (16 * c0)) + (16 * c1)) - 1))); c2 += 1) {
+        for (long c3 = pc_max(0, ((((32 * c0) - (96 * c1)) + (2 * c2)) + 1)); (c3 <= pc_min(63, ((((n + (32 * c0)) - (96 * c1)) + (2 * c2)) - 2))); c3 += 1) {
+          B[(((((-32) * c0) + (96 * c1)) - (2 * c2)) + c3)] = (((A[((((((-32) * c0) + (96 * c1)) - (2 * c2)) + c3) - 1)] + A[(((((-32) * c0) + (96 * c1)) - (2 * c2)) + c3)]) + A[((((((-32) * c0) + (96 * c1)) - (2 * c2)) + c3) + 1)]) / 3.0);
+        }
+        for (long c3 = pc_max(0, ((((32 * c0) - (96 * c1)) + (2 * c2)) + 2)); (c3 <= pc_min(63, ((((n + (32 * c0)) - (96 * c1)) + (2 * c2)) - 1))); c3 += 1) {
+          A[((((((-32) * c0) + (96 * c1)) - (2 * c2)) + c3) - 1)] = (((B[(((((((-32) * c0) + (96 * c1)) - (2 * c2)) + c3) - 1) - 1)] + B[((((((-32) * c0) + (96 * c1)) - (2 * c2)) + c3) - 1)]) + B[(((((((-32) * c0) + (96 * c1)) - (2 * c2)) + c3) - 1) + 1)]) / 3.0);
+        }
+      }
+    }
+  }
+  return 0;
+}

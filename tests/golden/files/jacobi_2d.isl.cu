@@ -1,0 +1,109 @@
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#ifdef __cplusplus
+#define PC_FN template <typename A, typename B> __host__ __device__ static inline auto
+PC_FN pc_floord(A n, B d) -> decltype(n + d) { return n < 0 ? -((-n + d - 1) / d) : n / d; }
+PC_FN pc_ceild(A n, B d) -> decltype(n + d) { return pc_floord(n + d - 1, d); }
+PC_FN pc_min(A a, B b) -> decltype(a + b) { return a < b ? a : b; }
+PC_FN pc_max(A a, B b) -> decltype(a + b) { return a > b ? a : b; }
+PC_FN pc_mod(A a, B m) -> decltype(a + m) { return ((a % m) + m) % m; }
+#undef PC_FN
+#else
+static inline long long pc_floord(long long n, long long d)
+{ return n < 0 ? -((-n + d - 1) / d) : n / d; }
+static inline long long pc_ceild(long long n, long long d) { return pc_floord(n + d - 1, d); }
+static inline long long pc_min(long long a, long long b) { return a < b ? a : b; }
+static inline long long pc_max(long long a, long long b) { return a > b ? a : b; }
+static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) % m; }
+#endif
+#define PC_CHECK(call) do { cudaError_t pc_e = (call); \
+    if (pc_e != cudaSuccess) return (int)pc_e; } while (0)
+
+__global__ void __launch_bounds__(256) kernel0(int T, int n, double *__restrict__ A, double *__restrict__ B, int c0) {
+  for (int c1 = 0 + blockIdx.y * 1; (c1 <= pc_floord((n - 2), 8)); c1 += gridDim.y * 1) {
+    for (int c2 = 0 + blockIdx.x * 1; (c2 <= ((n - 2) / 32)); c2 += gridDim.x * 1) {
+      for (int c3 = pc_max(0, (((-8) * c1) + 1)) + threadIdx.y * 1; (c3 <= pc_min(7, ((n - (8 * c1)) - 2))); c3 += blockDim.y * 1) {
+        for (int c4 = pc_max(0, (((-32) * c2) + 1)) + threadIdx.x * 1; (c4 <= pc_min(31, ((n - (32 * c2)) - 2))); c4 += blockDim.x * 1) {
+          B[(((8 * c1) + c3)) * (n) + (((32 * c2) + c4))] = (0.2 * ((((A[(((8 * c1) + c3)) * (n) + (((32 * c2) + c4))] + A[((((8 * c1) + c3) - 1)) * (n) + (((32 * c2) + c4))]) + A[((((8 * c1) + c3) + 1)) * (n) + (((32 * c2) + c4))]) + A[(((8 * c1) + c3)) * (n) + ((((32 * c2) + c4) - 1))]) + A[(((8 * c1) + c3)) * (n) + ((((32 * c2) + c4) + 1))]));
+        }
+      }
+    }
+  }
+}
+
+__global__ void __launch_bounds__(256) kernel1(int T, int n, double *__restrict__ A, double *__restrict__ B, int c0) {
+  for (int c1 = 0 + blockIdx.y * 1; (c1 <= pc_floord((n - 2), 8)); c1 += gridDim.y * 1) {
+    for (int c2 = 0 + blockIdx.x * 1; (c2 <= ((n - 2) / 32)); c2 += gridDim.x * 1) {
+      for (int c3 = pc_max(0, (((-8) * c1) + 1)) + threadIdx.y * 1; (c3 <= pc_min(7, ((n - (8 * c1)) - 2))); c3 += blockDim.y * 1) {
+        for (int c4 = pc_max(0, (((-32) * c2) + 1)) + threadIdx.x * 1; (c4 <= pc_min(31, ((n - (32 * c2)) - 2))); c4 += blockDim.x * 1) {
+          A[(((8 * c1) + c3)) * (n) + (((32 * c2) + c4))] = (0.2 * ((((B[(((8 * c1) + c3)) * (n) + (((32 * c2) + c4))] + B[((((8 * c1) + c3) - 1)) * (n) + (((32 * c2) + c4))]) + B[((((8 * c1) + c3) + 1)) * (n) + (((32 * c2) + c4))]) + B[(((8 * c1) + c3)) * (n) + ((((32 * c2) + c4) - 1))]) + B[(((8 * c1) + c3)) * (n) + ((((32 * c2) + c4) + 1))]));
+        }
+      }
+    }
+  }
+}
+
+extern "C" int pc_jacobi_2d_dev(long long T, long long n, double *A, double *B) {
+  for (long long c0 = 0; (c0 < T); c0 += 1) {
+    kernel0<<<dim3((unsigned)pc_min(pc_max(((n + 30) / 32), 1LL), 2147483647LL), (unsigned)pc_min(pc_max(((n + 6) / 8), 1LL), 65535LL)), dim3(32, 8)>>>((int)T, (int)n, A, B, (int)c0);
+    kernel1<<<dim3((unsigned)pc_min(pc_max(((n + 30) / 32), 1LL), 2147483647LL), (unsigned)pc_min(pc_max(((n + 6) / 8), 1LL), 65535LL)), dim3(32, 8)>>>((int)T, (int)n, A, B, (int)c0);
+  }
+  PC_CHECK(cudaGetLastError());
+  PC_CHECK(cudaDeviceSynchronize());
+  return 0;
+}
+
+extern "C" int pc_jacobi_2d(long long T, long long n, double *A, double *B) {
+  int err = 0;
+  double *d_A = NULL;
+  PC_CHECK(cudaMalloc((void **)&d_A, (size_t)(n) * (size_t)(n) * sizeof(double)));
+  PC_CHECK(cudaMemcpy(d_A, A, (size_t)(n) * (size_t)(n) * sizeof(double), cudaMemcpyHostToDevice));
+  double *d_B = NULL;
+  PC_CHECK(cudaMalloc((void **)&d_B, (size_t)(n) * (size_t)(n) * sizeof(double)));
+  PC_CHECK(cudaMemcpy(d_B, B, (size_t)(n) * (size_t)(n) * sizeof(double), cudaMemcpyHostToDevice));
+  err = pc_jacobi_2d_dev(T, n, d_A, d_B);
+  if (!err) err = (int)cudaMemcpy(A, d_A, (size_t)(n) * (size_t)(n) * sizeof(double), cudaMemcpyDeviceToHost);
+  if (!err) err = (int)cudaMemcpy(B, d_B, (size_t)(n) * (size_t)(n) * sizeof(double), cudaMemcpyDeviceToHost);
+  cudaFree(d_A);
+  cudaFree(d_B);
+  return err;
+}
+
+#ifdef POLYCUDA_MAIN
+#include <string.h>
+#include <time.h>
+
+int main(int argc, char **argv) {
+  long long T = 64;
+  long long n = 64;
+  for (int a = 1; a < argc; a++) {
+    if (strncmp(argv[a], "T=", 2) == 0) T = atoll(argv[a] + 2);
+    if (strncmp(argv[a], "n=", 2) == 0) n = atoll(argv[a] + 2);
+  }
+  unsigned long long seed = 88172645463325252ULL;
+  size_t n_A = (size_t)(n) * (size_t)(n);
+  double *A = (double *)malloc(n_A * sizeof(double));
+  for (size_t k = 0; k < n_A; k++) { seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17; A[k] = (double)(0.5 + (seed >> 11) * (1.0 / 9007199254740992.0)); }
+  size_t n_B = (size_t)(n) * (size_t)(n);
+  double *B = (double *)malloc(n_B * sizeof(double));
+  for (size_t k = 0; k < n_B; k++) { seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17; B[k] = (double)(0.5 + (seed >> 11) * (1.0 / 9007199254740992.0)); }
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  int err = pc_jacobi_2d(T, n, A, B);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  if (err) { fprintf(stderr, "error %d: %s\n", err, cudaGetErrorString((cudaError_t)err)); return 1; }
+  printf("time_ms %.3f\n", (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6);
+  double sum_B = 0;
+  for (size_t k = 0; k < n_B; k++) sum_B += (double)B[k];
+  printf("checksum B %.17g\n", sum_B);
+  double sum_A = 0;
+  for (size_t k = 0; k < n_A; k++) sum_A += (double)A[k];
+  printf("checksum A %.17g\n", sum_A);
+  free(A);
+  free(B);
+  return 0;
+}
+#endif

@@ -1,0 +1,43 @@
+#include <math.h>
+#include <stdlib.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+#define PC_FN template <typename A, typename B> __host__ __device__ static inline auto
+PC_FN pc_floord(A n, B d) -> decltype(n + d) { return n < 0 ? -((-n + d - 1) / d) : n / d; }
+PC_FN pc_ceild(A n, B d) -> decltype(n + d) { return pc_floord(n + d - 1, d); }
+PC_FN pc_min(A a, B b) -> decltype(a + b) { return a < b ? a : b; }
+PC_FN pc_max(A a, B b) -> decltype(a + b) { return a > b ? a : b; }
+PC_FN pc_mod(A a, B m) -> decltype(a + m) { return ((a % m) + m) % m; }
+#undef PC_FN
+#else
+static inline long long pc_floord(long long n, long long d)
+{ return n < 0 ? -((-n + d - 1) / d) : n / d; }
+static inline long long pc_ceild(long long n, long long d) { return pc_floord(n + d - 1, d); }
+static inline long long pc_min(long long a, long long b) { return a < b ? a : b; }
+static inline long long pc_max(long long a, long long b) { return a > b ? a : b; }
+static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) % m; }
+#endif
+#define PC_SHUFFLE_PRIME 1000003L
+
+int pc_jacobi_2d(long long T, long long n, double *A, double *B) {
+  for (long c0 = 0; (c0 < pc_floord((((14 * T) + (5 * n)) + 13), 32)); c0 += 1) {
+    for (long c1 = pc_max(pc_max(0, ((c0 + pc_floord(((((-10) * T) - (5 * n)) + 14), 32)) + 1)), pc_floord(((((-5) * n) + (32 * c0)) + 46), 112)); (c1 <= pc_min(pc_floord((T - 1), 8), (((2 * c0) + 1) / 7))); c1 += 1) {
+      for (long c2 = pc_max(pc_max(pc_max((((c0 - c1) - ((((2 * T) + n) + 5) / 8)) + 1), (((c0 - (3 * c1)) + pc_floord(((-n) + 2), 8)) - 1)), (c1 / 2)), ((-c1) + pc_floord(((((-n) + (8 * c0)) + (8 * c1)) + 3), 24))); (c2 <= pc_min(pc_min(pc_min((c0 - (3 * c1)), ((((2 * T) + n) - 3) / 32)), (((n + (16 * c1)) + 13) / 32)), pc_floord((((n + (8 * c0)) - (8 * c1)) + 4), 40))); c2 += 1) {
+        for (long c3 = pc_max(pc_max(0, (((((-n) - (8 * c1)) + (16 * c2)) + pc_floord(n, 2)) + 1)), ((((((-n) + (4 * c0)) - (12 * c1)) - (4 * c2)) + pc_floord(n, 2)) + 1)); (c3 <= pc_min(pc_min(7, ((T - (8 * c1)) - 1)), ((((4 * c0) - (12 * c1)) - (4 * c2)) + 3))); c3 += 1) {
+          for (long c4 = pc_max(0, ((((((-8) * c0) + (24 * c1)) + (8 * c2)) + (2 * c3)) + 1)); (c4 <= pc_min(7, (((((n - (8 * c0)) + (24 * c1)) + (8 * c2)) + (2 * c3)) - 2))); c4 += 1) {
+            for (long c5 = pc_max(0, ((((16 * c1) - (32 * c2)) + (2 * c3)) + 1)); (c5 <= pc_min(31, ((((n + (16 * c1)) - (32 * c2)) + (2 * c3)) - 2))); c5 += 1) {
+              B[((((((8 * c0) - (24 * c1)) - (8 * c2)) - (2 * c3)) + c4)) * (n) + ((((((-16) * c1) + (32 * c2)) - (2 * c3)) + c5))] = (0.2 * ((((A[((((((8 * c0) - (24 * c1)) - (8 * c2)) - (2 * c3)) + c4)) * (n) + ((((((-16) * c1) + (32 * c2)) - (2 * c3)) + c5))] + A[(((((((8 * c0) - (24 * c1)) - (8 * c2)) - (2 * c3)) + c4) - 1)) * (n) + ((((((-16) * c1) + (32 * c2)) - (2 * c3)) + c5))]) + A[(((((((8 * c0) - (24 * c1)) - (8 * c2)) - (2 * c3)) + c4) + 1)) * (n) + ((((((-16) * c1) + (32 * c2)) - (2 * c3)) + c5))]) + A[((((((8 * c0) - (24 * c1)) - (8 * c2)) - (2 * c3)) + c4)) * (n) + (((((((-16) * c1) + (32 * c2)) - (2 * c3)) + c5) - 1))]) + A[((((((8 * c0) - (24 * c1)) - (8 * c2)) - (2 * c3)) + c4)) * (n) + (((((((-16) * c1) + (32 * c2)) - (2 * c3)) + c5) + 1))]));
+            }
+          }
+          for (long c4 = pc_max(0, ((((((-8) * c0) + (24 * c1)) + (8 * c2)) + (2 * c3)) + 2)); (c4 <= pc_min(7, (((((n - (8 * c0)) + (24 * c1)) + (8 * c2)) + (2 * c3)) - 1))); c4 += 1) {
+            for (long c5 = pc_max(0, ((((16 * c1) - (32 * c2)) + (2 * c3)) + 2)); (c5 <= pc_min(31, ((((n + (16 * c1)) - (32 * c2)) + (2 * c3)) - 1))); c5 += 1) {
+              A[(((((((8 * c0) - (24 * c1)) - (8 * c2)) - (2 * c3)) + c4) - 1)) * (n) + (((((((-16) * c1) + (32 * c2)) - (2 * c3)) + c5) - 1))] = (0.2 * ((((B[(((((((8 * c0) - (24 * c1)) - (8 * c2)) - (2 * c3)) + c4) - 1)) * (n) + (((((((-16) * c1) + (32 * c2)) - (2 * c3)) + c5) - 1))] + B[((((((((8 * c0) - (24 * c1)) - (8 * c2)) - (2 * c3)) + c4) - 1) - 1)) * (n) + (((((((-16) * c1) + (32 * c2)) - (2 * c3)) + c5) - 1))]) + B[((((((((8 * c0) - (24 * c1)) - (8 * c2)) - (2 * c3)) + c4) - 1) + 1)) * (n) + (((((((-16) * c1) + (32 * c2)) - (2 * c3)) + c5) - 1))]) + B[(((((((8 * c0) - (24 * c1)) - (8 * c2)) - (2 * c3)) + c4) - 1)) * (n) + ((((((((-16) * c1) + (32 * c2)) - (2 * c3)) + c5) - 1) - 1))]) + B[(((((((8 * c0) - (24 * c1)) - (8 * c2)) - (2 * c3)) + c4) - 1)) * (n) + ((((((((-16) * c1) + (32 * c2)) - (2 * c3)) + c5) - 1) + 1))]));
+            }
+          }
+        }
+      }
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,36 @@
+#include <math.h>
+#include <stdlib.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+#define PC_FN template <typename A, typename B> __host__ __device__ static inline auto
+PC_FN pc_floord(A n, B d) -> decltype(n + d) { return n < 0 ? -((-n + d - 1) / d) : n / d; }
+PC_FN pc_ceild(A n, B d) -> decltype(n + d) { return pc_floord(n + d - 1, d); }
+PC_FN pc_min(A a, B b) -> decltype(a + b) { return a < b ? a : b; }
+PC_FN pc_max(A a, B b) -> decltype(a + b) { return a > b ? a : b; }
+PC_FN pc_mod(A a, B m) -> decltype(a + m) { return ((a % m) + m) % m; }
+#undef PC_FN
+#else
+static inline long long pc_floord(long long n, long long d)
+{ return n < 0 ? -((-n + d - 1) / d) : n / d; }
+static inline long long pc_ceild(long long n, long long d) { return pc_floord(n + d - 1, d); }
+static inline long long pc_min(long long a, long long b) { return a < b ? a : b; }
+static inline long long pc_max(long long a, long long b) { return a > b ? a : b; }
+static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) % m; }
+#endif
+#define PC_SHUFFLE_PRIME 1000003L
+
+int pc_sor_2d(long long T, long long n, double omega, double *A) {
+  for (long c0 = 2; (c0 < (((2 * T) + (2 * n)) - 5)); c0 += 1) {
+    for (long c1 = pc_max(0, pc_floord(((((-2) * n) + c0) + 5), 16)); (c1 <= pc_min(pc_floord((T - 1), 8), ((c0 - 2) / 16))); c1 += 1) {
+      for (long c2 = pc_max(pc_max(0, pc_floord((((((-2) * T) - n) + c0) + 4), 32)), ((-c1) + pc_floord(((((-n) + c0) + (16 * c1)) - 12), 32))); (c2 <= pc_min(pc_floord((n - 2), 32), ((-c1) + (((c0 + (16 * c1)) - 1) / 32)))); c2 += 1) {
+        for (long c3 = pc_max(pc_max(0, (((((-n) - (8 * c1)) - (16 * c2)) + ((n + c0) / 2)) - 14)), ((((-n) - (8 * c1)) + ((c0 + 1) / 2)) + 2)); (c3 <= pc_min(pc_min(pc_min(7, ((T - (8 * c1)) - 1)), ((((-8) * c1) + (c0 / 2)) - 1)), (((((-8) * c1) - (16 * c2)) + ((c0 + 1) / 2)) - 1))); c3 += 1) {
+          for (long c4 = pc_max(pc_max(0, (((-32) * c2) + 1)), ((((((-n) + c0) - (16 * c1)) - (32 * c2)) - (2 * c3)) + 2)); (c4 <= pc_min(pc_min(31, ((n - (32 * c2)) - 2)), ((((c0 - (16 * c1)) - (32 * c2)) - (2 * c3)) - 1))); c4 += 1) {
+            A[(((32 * c2) + c4)) * (n) + (((((c0 - (16 * c1)) - (32 * c2)) - (2 * c3)) - c4))] = (((1.0 - omega) * A[(((32 * c2) + c4)) * (n) + (((((c0 - (16 * c1)) - (32 * c2)) - (2 * c3)) - c4))]) + ((omega * 0.25) * (((A[((((32 * c2) + c4) - 1)) * (n) + (((((c0 - (16 * c1)) - (32 * c2)) - (2 * c3)) - c4))] + A[((((32 * c2) + c4) + 1)) * (n) + (((((c0 - (16 * c1)) - (32 * c2)) - (2 * c3)) - c4))]) + A[(((32 * c2) + c4)) * (n) + ((((((c0 - (16 * c1)) - (32 * c2)) - (2 * c3)) - c4) - 1))]) + A[(((32 * c2) + c4)) * (n) + ((((((c0 - (16 * c1)) - (32 * c2)) - (2 * c3)) - c4) + 1))])));
+          }
+        }
+      }
+    }
+  }
+  return 0;
+}
