@@ -79,3 +79,9 @@ class LaunchError(PolycudaError):
 
 class VerificationError(PolycudaError):
     """The transformed program's result differs from the sequential reference."""
+
+
+class PolycudaWarning(UserWarning):
+    """polycuda gave something up and still generated correct code: a scheduler or AST build
+    ran out of its budget (Options.schedule_budget_s, the isl operation quota) or its result
+    was refused, and a simpler one was used. The message says what was given up and why."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from dataclasses import dataclass
 
 from polycuda.errors import InvalidConfigError
@@ -101,6 +102,12 @@ class Options:
     # dynamic shared memory; above 48 KiB the kernel opts in (cudaFuncSetAttribute), which
     # the GPU must allow (H100: 227 KiB, A100: 163 KiB), else the launch reports an error.
     shared_memory_kib: int = 48
+    # Wall-clock seconds of each bounded solver call: the requested scheduler and the false-
+    # dependence elimination get all of it, each fallback scheduler a quarter, the AST build
+    # twice (schedule/fallback.py, pipeline.py). When one runs out, a simpler schedule is used
+    # with a PolycudaWarning; a compile that stays within its budgets is deterministic, one
+    # that falls back depends on the machine's speed.
+    schedule_budget_s: float = 4.0
 
     def __post_init__(self) -> None:
         if self.target not in TARGETS:
@@ -119,6 +126,9 @@ class Options:
                 f"{self.intra_wavefront=} is not one of {INTRA_WAVEFRONTS}")
         if not 1 <= self.shared_memory_kib <= 1024:
             raise InvalidConfigError(f"{self.shared_memory_kib=} must be 1..1024 (KiB)")
+        if not 0 < self.schedule_budget_s < math.inf:
+            raise InvalidConfigError(f"{self.schedule_budget_s=} must be > 0 and finite "
+                                     "(seconds)")
         if not 1 <= self.max_mapped_dims <= 3:
             raise InvalidConfigError(f"{self.max_mapped_dims=} must be 1, 2 or 3")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from polycuda import progress
 from polycuda.codegen import abi
 from polycuda.errors import UserError
 from polycuda.ir.scop import Scop
@@ -48,7 +49,9 @@ def write_outputs(input_path: Path, programs: tuple[Program, ...], options: Opti
     entries) and OUT's stem + "_host.c" (the input file with the regions replaced by calls),
     which the user's program compiles and links as before. Python input: the generated source.
     """
-    generated = [p.generate(options.target).source for p in programs]
+    # per-region progress on stderr once the file has compiled for 2 s (progress.py)
+    generated = [p.generate(options.target).source
+                 for p in progress.regions(programs, lambda p: p.name)]
     is_c = input_path.suffix != ".py"
     if options.target == "cuda" or not is_c:
         main_text = "\n".join(generated)

@@ -9,12 +9,13 @@ import islpy as isl
 
 from polycuda.analysis import dependences
 from polycuda.codegen import c_target, cuda_target
-from polycuda.errors import InvalidConfigError
+from polycuda import progress
+from polycuda.errors import IllegalScheduleError, InvalidConfigError, PolycudaError
 from polycuda.gpu import mapping, staging
 from polycuda.ir import isl_build
 from polycuda.ir.scop import Scop
 from polycuda.options import Options
-from polycuda.schedule import false_deps, isl_scheduler, legality
+from polycuda.schedule import budget, fallback, false_deps, isl_scheduler, legality
 
 
 @dataclass(frozen=True)
@@ -30,26 +31,35 @@ class Generated:
 
 
 def transform_scop(scop: Scop, options: Options) -> Scop:
-    """The Scop that is scheduled: with array copies when eliminate_false_deps is set."""
-    return false_deps.eliminate_false_deps(scop) if options.eliminate_false_deps else scop
+    """The Scop that is scheduled: with array copies when eliminate_false_deps is set (within
+    the schedule budget; else unchanged, with a PolycudaWarning)."""
+    if not options.eliminate_false_deps:
+        return scop
+    try:
+        return budget.run_bounded(lambda: false_deps.eliminate_false_deps(scop),
+                                  options.schedule_budget_s, "false-dependence elimination",
+                                  give_up_on=(PolycudaError,))
+    except budget.SolverGaveUp as gave_up:
+        fallback.give_up(scop, gave_up.what, gave_up.reason)
+        return scop
 
 
 def schedule_scop(scop: Scop, options: Options, ctx: isl.Context,
                   dep_map: isl.UnionMap | None = None) -> isl.Schedule:
-    """Run the chosen scheduler and check the result against every dependence.
+    """The first legal schedule of the fallback chain: the chosen scheduler's, unless it ran out
+    of its budget or failed (then a simpler one, with a PolycudaWarning; schedule/fallback.py).
 
     # dep_map: { S[i] -> T[j] }, all flow/anti/output dependences (computed when not given)
     """
     if dep_map is None:
-        dep_map = dependences.untagged_union(scop, ctx)
-    if options.scheduler == "isl":
-        schedule = isl_scheduler.isl_schedule(scop, ctx, dep_map)
-    else:
-        from polycuda.schedule import pluto
+        dep_map = _dependences(scop, ctx)
+    return next(fallback.schedules(scop, options, ctx, dep_map))[1]
 
-        schedule = pluto.pluto_schedule(scop, balanced=options.balanced_wavefront, ctx=ctx)
-    legality.check(schedule, dep_map, f"{options.scheduler} schedule")
-    return schedule
+
+def _dependences(scop: Scop, ctx: isl.Context) -> isl.UnionMap:
+    # { S[i] -> T[j] } within the context: instances outside it never run (e.g. the negative
+    # array extents of a Python region), so no schedule needs to order them
+    return dependences.untagged_union(scop, ctx).intersect_params(isl_build.context_set(scop, ctx))
 
 
 def iterator_prefix(scop: Scop) -> str:
@@ -62,6 +72,9 @@ def iterator_prefix(scop: Scop) -> str:
     return prefix
 
 
+# The AST build's budget, in Options.schedule_budget_s: tiled wavefront kernels with several
+# statements (three_mm, balanced wavefronts) legitimately take seconds in isl's AST build.
+AST_BUDGET_SHARE = 2.0
 MAX_SCHEDULE_DEPTH = 64  # names for deeper loops than any tiled nest of ours reaches
 
 
@@ -80,37 +93,91 @@ def _accesses(scop: Scop, ctx: isl.Context) -> staging.Accesses:
 
 
 def compile_scop(scop: Scop, options: Options) -> Generated:
-    """Scop -> source text of `options.target` (pure: same input, same text)."""
+    """Scop -> source text of `options.target` (pure: same input, same text, as long as no
+    budget runs out; schedule/fallback.py says what happens when one does)."""
     if options.target == "auto":
         raise InvalidConfigError("resolve target 'auto' (Program.resolve_target) before codegen")
     start = time.perf_counter()
+    timer = progress.PassTimer(scop.name)
     # schedule.false_deps: optional array copies (Di et al. 2012, Algorithm 2), Scop -> Scop
-    scop = transform_scop(scop, options)
+    with timer.step("false dependences"):
+        scop = transform_scop(scop, options)
     ctx = isl_scheduler.new_context()
     context = isl_build.context_set(scop, ctx)
     # analysis.dependences: flow (value-based), anti, output
-    dep_map = dependences.untagged_union(scop, ctx)
-    # schedule: isl (PPCG-like) or pluto, checked legal against every dependence
-    schedule = schedule_scop(scop, options, ctx, dep_map)
-    # gpu.map: tile the outermost parallel band, kernel/thread/serial marks
-    prefix = iterator_prefix(scop)
-    # gpu.staging: the data of each wavefront tile in shared memory (CUDA only)
-    mapped = mapping.map_schedule(schedule, options, context, prefix, dep_map,
+    with timer.step("dependences"):
+        dep_map = _dependences(scop, ctx)
+    # schedule (isl | pluto, bounded, else the fallback chain) and gpu.map (tile, kernel/thread
+    # marks, staging), both checked legal: the first schedule of the chain that maps legally
+    schedule, mapped = _schedule_and_map(scop, options, ctx, dep_map, timer)
+    # codegen: isl AST (bounded, else the original order's), then the target's printer
+    with timer.step("codegen"):
+        source, mapped = _bounded_source(scop, options, ctx, dep_map, mapped)
+    return Generated(scop, options, source, str(schedule), mapped.kernels,
+                     time.perf_counter() - start)
+
+
+def _map_checked(scop: Scop, schedule: isl.Schedule, options: Options, ctx: isl.Context,
+                 dep_map: isl.UnionMap) -> mapping.MappedSchedule:
+    """gpu.map of `schedule`, its tiled schedule and parallel loops checked against every
+    dependence (IllegalScheduleError when they are not legal)."""
+    context = isl_build.context_set(scop, ctx)
+    mapped = mapping.map_schedule(schedule, options, context, iterator_prefix(scop), dep_map,
                                   _accesses(scop, ctx))
     lifted_deps = mapped.lifted(dep_map)
     legality.check(mapped.schedule, lifted_deps, "tiled schedule")
     mapped.check_parallel(lifted_deps)
-    kernels = mapped.kernels
-    # codegen: isl AST (loop iterators named <prefix><depth>), then the target's printer
-    build = isl.AstBuild.from_context(context).set_iterators(_iterator_ids(ctx, prefix))
+    return mapped
+
+
+def _schedule_and_map(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl.UnionMap,
+                      timer: progress.PassTimer) -> tuple[isl.Schedule, mapping.MappedSchedule]:
+    """The first schedule of the fallback chain whose mapping is legal, and that mapping; a
+    refused mapping is reported (PolycudaWarning) and the next schedule tried. The chain ends
+    with the original order, whose sequential mapping is always legal."""
+    chain = fallback.schedules(scop, options, ctx, dep_map)
+    while True:
+        with timer.step("schedule"):
+            name, schedule = next(chain)
+        try:
+            with timer.step(f"map ({name})"):
+                return schedule, _map_checked(scop, schedule, options, ctx, dep_map)
+        except IllegalScheduleError as err:
+            if name == fallback.ORIGINAL_ORDER:
+                raise  # an internal error: the original order is legal by construction
+            fallback.refused(scop, name, err)
+
+
+def _source(scop: Scop, options: Options, ctx: isl.Context, mapped: mapping.MappedSchedule
+            ) -> str:
+    """The isl AST of the mapped schedule (loop iterators named <prefix><depth>), printed by
+    the target's printer."""
+    build = isl.AstBuild.from_context(isl_build.context_set(scop, ctx))
+    build = build.set_iterators(_iterator_ids(ctx, iterator_prefix(scop)))
     # staged tiles: the leaves that make a tile's last write of an element, and their guards
-    build, handle, final_conditions = cuda_target.final_store_guards(build, kernels)
+    build, handle, final_conditions = cuda_target.final_store_guards(build, mapped.kernels)
     ast = build.node_from_schedule(mapped.schedule)
     del handle
     if options.target == "cuda":
-        source = cuda_target.generate(scop, ast, kernels, final_conditions)
-    else:
-        source = c_target.generate(scop, ast, kernels, openmp=options.target == "openmp",
-                                   shuffle=options.shuffle_parallel)
-    return Generated(scop, options, source, str(schedule), kernels,
-                     time.perf_counter() - start)
+        return cuda_target.generate(scop, ast, mapped.kernels, final_conditions)
+    return c_target.generate(scop, ast, mapped.kernels, openmp=options.target == "openmp",
+                             shuffle=options.shuffle_parallel)
+
+
+def _bounded_source(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl.UnionMap,
+                    mapped: mapping.MappedSchedule) -> tuple[str, mapping.MappedSchedule]:
+    """_source() within AST_BUDGET_SHARE x the budget; else, with a PolycudaWarning, the
+    original order's code (unbounded: the last resort; its AST is the simplest one).
+    Returns the source and the mapping it was generated from."""
+    def build() -> str:
+        budget.bounded_context(ctx)
+        return _source(scop, options, ctx, mapped)
+
+    seconds = options.schedule_budget_s * AST_BUDGET_SHARE
+    try:
+        return budget.run_bounded(build, seconds, "the AST build"), mapped
+    except budget.SolverGaveUp as gave_up:
+        fallback.give_up(scop, gave_up.what, gave_up.reason)
+    original = isl_scheduler.original_schedule_tree(scop, ctx)
+    mapped = _map_checked(scop, original, options, ctx, dep_map)
+    return _source(scop, options, ctx, mapped), mapped

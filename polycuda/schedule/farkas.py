@@ -62,7 +62,14 @@ def dual_rows(dep_map: isl.BasicMap) -> tuple[DualRow, ...]:
     #         c_cst + c_par.n + c_src.s + c_snk.t >= 0 for all (s, t) in dep_map
     isl's coefficients() computes this set exactly over the rational points of the
     polyhedron (the affine form of Farkas' lemma), as Pluto does.
+
+    A dependence with local variables (a divisibility or parity condition, e.g. `A[2 * i]`
+    against `A[n - i]`) is first over-approximated without them (remove_divs projects them out
+    over the rationals), since coefficients() refuses divs. The dual of a superset is a subset:
+    every form non-negative on the larger polyhedron is non-negative on the real dependence, so
+    a schedule built from these rows stays legal (it may lose some parallelism or fusion).
     """
+    dep_map = dep_map.remove_divs() if dep_map.dim(isl.dim_type.div) else dep_map
     n_par = dep_map.dim(isl.dim_type.param)
     n_src = dep_map.dim(isl.dim_type.in_)
     n_snk = dep_map.dim(isl.dim_type.out)

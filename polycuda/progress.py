@@ -1,0 +1,70 @@
+"""Progress of long compiles on stderr: each pass's name and time, and which region of a file
+is compiling, shown only once the work has run for QUIET_S seconds (fast compiles print
+nothing)."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from typing import TextIO, TypeVar
+
+QUIET_S = 2.0  # nothing is printed before a compile (or a file's regions) has run this long
+
+T = TypeVar("T")
+
+
+class PassTimer:
+    """Times the named passes of one region's compile.
+
+    Once the compile has run for more than `quiet_s` seconds, every pass that ends prints
+    `polycuda: <region>: <pass> <s> s (<total> s)` on `stream`; the passes that ended before
+    are printed then too, so the log shows the whole compile.
+
+    Example:
+        timer = PassTimer("jacobi_2d")
+        with timer.step("dependences"):
+            dep_map = dependences.untagged_union(scop, ctx)
+    """
+
+    def __init__(self, region: str, stream: TextIO | None = None, quiet_s: float = QUIET_S):
+        self.region = region
+        self.stream = stream
+        self.quiet_s = quiet_s
+        self.start = time.perf_counter()
+        self.passes: list[tuple[str, float]] = []
+        self._shown = 0
+
+    @contextmanager
+    def step(self, name: str) -> Iterator[None]:
+        """Time the pass `name` (the body of the with statement)."""
+        begin = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.passes.append((name, time.perf_counter() - begin))
+            self._show()
+
+    def _show(self) -> None:
+        total = time.perf_counter() - self.start
+        if total <= self.quiet_s:
+            return
+        stream = self.stream or sys.stderr
+        for name, seconds in self.passes[self._shown:]:
+            print(f"polycuda: {self.region}: {name} {seconds:.2f} s ({total:.2f} s)",
+                  file=stream, flush=True)
+        self._shown = len(self.passes)
+
+
+def regions(items: Iterable[T], name_of, stream: TextIO | None = None,
+            quiet_s: float = QUIET_S) -> Iterator[T]:
+    """Yield `items` (a file's regions); once more than `quiet_s` seconds have passed since the
+    first, print `polycuda: region k/N <name>` on `stream` before each further one."""
+    items = list(items)
+    start = time.perf_counter()
+    for k, item in enumerate(items, 1):
+        if time.perf_counter() - start > quiet_s:
+            print(f"polycuda: region {k}/{len(items)} {name_of(item)}",
+                  file=stream or sys.stderr, flush=True)
+        yield item
