@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import polycuda
 from polycuda.options import Options
+from polycuda.program import CPU_TARGETS
 from tests.fuzz.tree import FuzzProgram
 
 CONFIGS: dict[str, Options] = {
@@ -27,6 +28,7 @@ CONFIGS: dict[str, Options] = {
     "false-deps": Options(eliminate_false_deps=True),
 }
 TARGETS = ("c", "openmp", "emulate")
+RUN_LIMIT_S = 300.0  # building and running one target (gcc/g++ and the emulator)
 
 # (class, pattern of the message): the first match names a crash; known ones are expected now
 CRASH_CLASSES = (
@@ -55,7 +57,7 @@ class Outcome:
     status: str
     crash_class: str = ""
     message: str = ""
-    compile_s: float = 0.0  # polycuda's own time (frontend to generated text), no compiler
+    compile_s: float = 0.0  # polycuda's own time (schedule to generated text), no compiler
 
     @property
     def known(self) -> bool:
@@ -105,14 +107,18 @@ def _run_one(prog: FuzzProgram, program: polycuda.Program, config: str, target: 
              time_limit_s: float) -> Outcome:
     base = dict(seed=prog.seed, config=config, target=target)
     start = time.perf_counter()
+    compile_s = 0.0
     try:
+        # the limit is on polycuda's own time; the same Options as verify's (cached there)
         with time_limit(time_limit_s):
-            program.generate(target)
-            compile_s = time.perf_counter() - start
+            program.generate(target, shuffle_parallel=target in CPU_TARGETS)
+        compile_s = time.perf_counter() - start
+        with time_limit(RUN_LIMIT_S):  # builds and runs: a hang here is a finding
             results = program.verify(prog.sizes, targets=(target,), seed=prog.seed,
                                      raise_on_mismatch=False)
     except Timeout as exc:
-        return Outcome(**base, status="crash", crash_class="timeout", message=str(exc),
+        cls = "timeout" if not compile_s else "run-timeout"
+        return Outcome(**base, status="crash", crash_class=cls, message=str(exc),
                        compile_s=time.perf_counter() - start)
     except Exception as exc:  # noqa: BLE001 -- every crash is an outcome to count
         message = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=-3)}"
