@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import dataclasses
 from dataclasses import dataclass, field
 
 import islpy as isl
@@ -28,6 +29,18 @@ class Generated:
     schedule: str  # the scheduler's isl schedule tree, as text
     kernels: tuple[mapping.KernelMapping, ...]
     seconds: float = field(default=0.0, compare=False)  # frontend excluded, compiler excluded
+
+
+def drop_empty_statements(scop: Scop) -> Scop:
+    """The Scop without statements that never run (a domain empty within the context, e.g.
+    `if (j >= 2 * i + 2)` inside `j < i + 2`): exact, and no band downstream is empty."""
+    ctx = isl.Context()
+    context = isl_build.context_set(scop, ctx)
+    kept = tuple(stmt for stmt in scop.statements
+                 if not isl_build.domain_set(stmt, ctx).intersect_params(context).is_empty())
+    if len(kept) == len(scop.statements) or not kept:
+        return scop
+    return dataclasses.replace(scop, statements=kept)
 
 
 def transform_scop(scop: Scop, options: Options) -> Scop:
@@ -99,6 +112,8 @@ def compile_scop(scop: Scop, options: Options) -> Generated:
         raise InvalidConfigError("resolve target 'auto' (Program.resolve_target) before codegen")
     start = time.perf_counter()
     timer = progress.PassTimer(scop.name)
+    # statements whose domain is empty never run: dropped, so that no band is empty
+    scop = drop_empty_statements(scop)
     # schedule.false_deps: optional array copies (Di et al. 2012, Algorithm 2), Scop -> Scop
     with timer.step("false dependences"):
         scop = transform_scop(scop, options)

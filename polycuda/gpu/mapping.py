@@ -301,7 +301,7 @@ def _tile_counts(node: isl.ScheduleNode, context: isl.Set) -> tuple[str, ...]:
     instances (params only)."""
     # tiles: { [t0, ..., tn-1] } over every statement instance reaching the band
     tiles_uset = node.get_domain().apply(node.band_get_partial_schedule_union_map())
-    return _extents(_as_set(tiles_uset).intersect_params(context))
+    return _extents(_as_set(tiles_uset, node.band_get_space()).intersect_params(context))
 
 
 # isl steps allowed for the per-wavefront grid extents (jacobi-2d needs ~1e5; 3mm's balanced
@@ -319,7 +319,9 @@ def _per_wavefront_extents(node: isl.ScheduleNode, context: isl.Set, w_name: str
     """
     schedule = node.band_get_partial_schedule_union_map().flat_range_product(
         node.child(0).band_get_partial_schedule_union_map())
-    tiles = _as_set(node.get_domain().apply(schedule))  # { [W, T1, ..., Tm-1] }
+    space = node.band_get_partial_schedule().flat_range_product(
+        node.child(0).band_get_partial_schedule()).get_space()
+    tiles = _as_set(node.get_domain().apply(schedule), space)  # { [W, T1, ..., Tm-1] }
     nparam = tiles.dim(isl.dim_type.param)
     tiles = tiles.move_dims(isl.dim_type.param, nparam, isl.dim_type.set, 0, 1)
     tiles = tiles.set_dim_name(isl.dim_type.param, nparam, w_name)
@@ -348,13 +350,17 @@ def _band_extents(node: isl.ScheduleNode, context: isl.Set) -> tuple[str, ...]:
     node: the [W] band, its child the [T1, ..., Tm-1] band.
     """
     t_map = node.child(0).band_get_partial_schedule_union_map()  # { S[x, T] -> [T1, ...] }
-    tiles = _as_set(node.get_domain().apply(t_map))
+    tiles = _as_set(node.get_domain().apply(t_map), node.child(0).band_get_space())
     return _relaxed_extents(tiles.intersect_params(context.align_params(tiles.get_space())))
 
 
-def _as_set(uset: isl.UnionSet) -> isl.Set:
+def _as_set(uset: isl.UnionSet, space: isl.Space) -> isl.Set:
+    """The one set of `uset` (its sets united), or the empty set of `space` when no statement
+    instance reaches the band."""
     sets: list[isl.Set] = []
     uset.foreach_set(sets.append)
+    if not sets:
+        return isl.Set.empty(space)
     result = sets[0]
     for extra in sets[1:]:
         result = result.union(extra)
@@ -362,7 +368,10 @@ def _as_set(uset: isl.UnionSet) -> isl.Set:
 
 
 def _extents(tile_set: isl.Set) -> tuple[str, ...]:
-    """C expressions (in tile_set's parameters) of max - min + 1 along each dimension."""
+    """C expressions (in tile_set's parameters) of max - min + 1 along each dimension ("0"
+    for an empty set: no instance reaches the band)."""
+    if tile_set.is_empty():
+        return ("0",) * tile_set.dim(isl.dim_type.set)
     counts = []
     for k in range(tile_set.dim(isl.dim_type.set)):
         extent = tile_set.dim_max(k).sub(tile_set.dim_min(k)).add_constant_val(
