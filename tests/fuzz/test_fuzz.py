@@ -21,19 +21,12 @@ from tests.fuzz.harness import CONFIGS, TARGETS, classify, report, run_program
 from tests.fuzz.reduce import minimise, size
 from tests.fuzz.tree import Access, Aff, Assign, FuzzProgram, Loop
 
-CI_PROFILE = "ci"
+CI_PROFILE = "full"
 CI_SEEDS = range(150)
 # Seeds of CI_SEEDS that hit a scheduler limitation being fixed now, with the class each
 # hits (python -m tests.fuzz --profile ci --seed S --count 1 shows it); run them again once
 # the fixes are merged. Every other seed must verify.
-DEFERRED = {
-    1: "pluto-local-vars",
-    57: "tiled-illegal",
-    74: "timeout",
-    77: "timeout",
-    106: "pluto-no-hyperplane",
-    146: "timeout",
-}
+DEFERRED: dict[int, str] = {}
 
 
 @pytest.mark.parametrize("seed", CI_SEEDS)
