@@ -19,8 +19,9 @@ class PassTimer:
     """Times the named passes of one region's compile.
 
     Once the compile has run for more than `quiet_s` seconds, every pass that ends prints
-    `polycuda: <region>: <pass> <s> s (<total> s)` on `stream`; the passes that ended before
-    are printed then too, so the log shows the whole compile.
+    `polycuda: <region>: <pass> <s> s (<total> s)` on `stream`, and every pass that starts
+    prints `polycuda: <region>: <pass> ...`; the passes that ended before are printed then too,
+    so the log shows the whole compile.
 
     Example:
         timer = PassTimer("jacobi_2d")
@@ -40,6 +41,10 @@ class PassTimer:
     def step(self, name: str) -> Iterator[None]:
         """Time the pass `name` (the body of the with statement)."""
         begin = time.perf_counter()
+        if begin - self.start > self.quiet_s:  # already long: say what runs now
+            self._show()
+            print(f"polycuda: {self.region}: {name} ...", file=self.stream or sys.stderr,
+                  flush=True)
         try:
             yield
         finally:

@@ -175,6 +175,9 @@ def test_pass_timer_prints_every_pass_once_past_the_threshold():
     lines = out.getvalue().splitlines()
     assert [line.split()[2] for line in lines] == ["fast", "slow"]
     assert lines[0].startswith("polycuda: r: fast ")
+    with timer.step("next"):  # past the threshold: announced when it starts, then timed
+        assert out.getvalue().splitlines()[-1] == "polycuda: r: next ..."
+    assert out.getvalue().splitlines()[-1].startswith("polycuda: r: next 0.")
 
 
 def test_regions_are_announced_only_after_the_threshold():
