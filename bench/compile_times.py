@@ -12,13 +12,16 @@ import json
 import os
 import platform
 import statistics
+import subprocess
 import sys
 import time
+import warnings
 
 import islpy as isl
 
 from kernels import suite
 from polycuda.analysis import dependences
+from polycuda.errors import PolycudaWarning
 from polycuda.frontend import c as cfront
 from polycuda.options import Options
 from polycuda.pipeline import compile_scop, schedule_scop, transform_scop
@@ -49,21 +52,39 @@ def _median_time(fn, repeats: int = 3) -> float:
     return statistics.median(times)
 
 
+def _inputs():
+    """(name, C file or source text, function) of every suite kernel, then the 20-statement
+    5-deep random region that isl's scheduler did not finish before budgets existed."""
+    for kernel in suite.KERNELS:
+        yield kernel.name, str(kernel.c_path), kernel.function
+    from tests.unit.random_c import random_region
+
+    yield "random-20x5 (tests/unit/random_c.py seed 1)", random_region(1), None
+
+
+def _parse(source: str):
+    return (cfront.parse_file(source) if "\n" not in source else
+            cfront.parse_source(source, filename="random.c"))
+
+
 def measure() -> dict:
     rows = {}
-    for kernel in suite.KERNELS:
-        path = str(kernel.c_path)
-        scop = next(s for s in cfront.parse_file(path) if s.name == kernel.function)
-        row = {"frontend_s": _median_time(lambda p=path: cfront.parse_file(p))}
+    for label, source, function in _inputs():
+        scop = next(s for s in _parse(source) if function in (None, s.name))
+        row = {"frontend_s": _median_time(lambda p=source: _parse(p))}
         for name, options in CONFIGS.items():
             try:
-                row[name + "_s"] = _median_time(lambda s=scop, o=options: compile_scop(s, o))
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always", PolycudaWarning)
+                    row[name + "_s"] = _median_time(lambda s=scop, o=options: compile_scop(s, o))
+                if caught:  # a budget ran out or a mapping was refused: what was given up
+                    row[name + "_fallback"] = sorted({str(w.message)[:200] for w in caught})
                 row[name.removesuffix("-cuda") + "-schedule_s"] = _schedule_time(scop, options)
             except Exception as err:  # noqa: BLE001 (a failing configuration is reported)
                 row[name + "_s"] = None
                 row[name + "_error"] = f"{type(err).__name__}: {err}"[:300]
-        rows[kernel.name] = row
-        print(kernel.name, {k: (round(v, 3) if isinstance(v, float) else v)
+        rows[label] = row
+        print(label, {k: (round(v, 3) if isinstance(v, float) else v)
                             for k, v in row.items()}, file=sys.stderr)
     return rows
 
@@ -76,8 +97,10 @@ def main() -> None:
     for key in keys:
         values = [(r[key], k) for k, r in rows.items() if r.get(key) is not None]
         slowest[key] = max(values)
-    result = {"date": datetime.date.today().isoformat(), "host": platform.processor() or
-              platform.machine(), "cores": os.cpu_count(), "python": platform.python_version(),
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True, check=False).stdout.strip()
+    result = {"date": datetime.date.today().isoformat(), "commit": commit,
+              "host": platform.processor() or platform.machine(), "cores": os.cpu_count(), "python": platform.python_version(),
               "what": "median of 3 runs; frontend = C parse of the file; *_s = Scop to source "
                       "text (dependences, scheduling, legality, mapping, AST, printing); "
                       "*-schedule_s = the scheduler and its legality check alone",
