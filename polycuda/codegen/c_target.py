@@ -10,6 +10,8 @@ from polycuda.codegen.printer import AstPrinter, for_parts, mark_parts, simple_u
 from polycuda.gpu.mapping import KernelMapping
 from polycuda.ir.scop import Array, Scop
 
+_T = isl.ast_node_type
+
 # Verification builds visit parallel loops in the order k * PC_SHUFFLE_PRIME mod n: a bijection
 # (the prime is larger than any trip count we verify with) that is far from sequential order.
 SHUFFLE_HELPERS = """\
@@ -27,10 +29,19 @@ def mapped_iterators(kernel: KernelMapping) -> tuple[str, ...]:
 
 
 class CPrinter(AstPrinter):
-    """Plain C; with `openmp`, the outermost mapped loop of each kernel gets `omp parallel for`
+    """Plain C; with `openmp`, the outermost mapped loop of each kernel is a worksharing loop
     (for a wavefront kernel: the outermost loop over the tiles of one wavefront, the points of
     each tile run sequentially); with `shuffle`, every mapped loop runs in a permuted order
-    (verification)."""
+    (verification).
+
+    OpenMP regions: a parallel loop outside any sequential loop gets `omp parallel for`. A
+    sequential loop (time loop, the row loop of a triangular solve) around parallel loops runs
+    inside ONE `omp parallel` region opened outside it: every thread runs the sequential loop
+    (its iterators are declared inside the region, so private; arrays stay shared), the parallel
+    loops inside are `omp for`, and code between them is `omp single`. The implicit barriers at
+    the end of each `omp for` and `omp single` order the steps, and every thread meets the same
+    constructs because loop bounds and `if` conditions are affine in parameters and iterators.
+    """
 
     def __init__(self, scop: Scop, kernels: dict[str, KernelMapping], openmp: bool,
                  shuffle: bool):
@@ -39,7 +50,85 @@ class CPrinter(AstPrinter):
         self.openmp = openmp
         self.shuffle = shuffle
         self.mapped: frozenset[str] = frozenset()
+        self.in_parallel = False  # inside a parallel loop or `omp single`: one thread runs it
+        self.region = False  # inside `omp parallel` (every thread runs what is not shared out)
+
+    def node(self, node: isl.AstNode, indent: int) -> None:
+        if not self.openmp or self.in_parallel:
+            return super().node(node, indent)
+        if self.region:
+            return self._region_node(node, indent)
+        kind = node.get_type()
+        if (kind == _T.for_ and not self._parallel_loop(node, self.mapped)
+                and self._has_parallel(node, self.mapped)):
+            self.emit(indent, "#pragma omp parallel")
+            self.emit(indent, "{")
+            self.region = True
+            super().node(node, indent + 1)
+            self.region = False
+            return self.emit(indent, "}")
+        return super().node(node, indent)
+
+    def _region_node(self, node: isl.AstNode, indent: int) -> None:
+        """`node` inside a region, run by every thread: parallel loops become `omp for`,
+        sequential loops around them run in every thread, the rest is `omp single`."""
+        if node.get_type() != _T.block:
+            if self._has_parallel(node, self.mapped):
+                return super().node(node, indent)
+            return self._single([node], indent)
+        children = node.block_get_children()
+        run: list[isl.AstNode] = []  # consecutive children with no parallel loop: one single
+        for k in range(children.n_ast_node()):
+            child = children.get_at(k)
+            if self._has_parallel(child, self.mapped):
+                self._single(run, indent)
+                run = []
+                super().node(child, indent)
+            else:
+                run.append(child)
+        self._single(run, indent)
+
+    def _single(self, nodes: list[isl.AstNode], indent: int) -> None:
+        if not nodes:
+            return
+        self.emit(indent, "#pragma omp single")
+        self.emit(indent, "{")
+        self.in_parallel = True
+        for child in nodes:
+            self.node(child, indent + 1)
         self.in_parallel = False
+        self.emit(indent, "}")
+
+    def _parallel_loop(self, node: isl.AstNode, mapped: frozenset[str]) -> bool:
+        """Whether `node` is a mapped loop that this printer runs in parallel (or shuffled)."""
+        if node.get_type() != _T.for_ or node.for_is_degenerate():
+            return False
+        if for_parts(node)[0] not in mapped or simple_upper_bound(node) is None:
+            return False
+        return not self.shuffle or for_parts(node)[3] == "1"
+
+    def _has_parallel(self, node: isl.AstNode, mapped: frozenset[str]) -> bool:
+        """Whether the subtree of `node` holds a loop that `for_` would make parallel; the
+        loops nested in a mapped loop never are."""
+        kind = node.get_type()
+        if kind == _T.for_:
+            if for_parts(node)[0] in mapped and not node.for_is_degenerate():
+                return self._parallel_loop(node, mapped)
+            return self._has_parallel(node.for_get_body(), mapped)
+        if kind == _T.if_:
+            return (self._has_parallel(node.if_get_then_node(), mapped)
+                    or (node.if_has_else_node()
+                        and self._has_parallel(node.if_get_else_node(), mapped)))
+        if kind == _T.block:
+            children = node.block_get_children()
+            return any(self._has_parallel(children.get_at(k), mapped)
+                       for k in range(children.n_ast_node()))
+        if kind == _T.mark:
+            mark_kind, name = mark_parts(node)
+            if mark_kind == "kernel":
+                mapped = frozenset(mapped_iterators(self.kernels[name]))
+            return self._has_parallel(node.mark_get_node(), mapped)
+        return False
 
     def mark(self, node: isl.AstNode, indent: int) -> None:
         kind, name = mark_parts(node)
@@ -58,14 +147,15 @@ class CPrinter(AstPrinter):
         self.in_parallel = True
         ub = simple_upper_bound(node)
         unit = for_parts(node)[3] == "1"
+        pragma = "#pragma omp for" if self.region else "#pragma omp parallel for"
         if self.shuffle and ub is not None and unit:
             if self.openmp and outermost:
-                self.emit(indent, "#pragma omp parallel for schedule(static)")
+                self.emit(indent, f"{pragma} schedule(static)")
             self._shuffled_for(node, indent, ub)
         elif self.openmp and outermost and ub is not None:
             # OpenMP wants the canonical form `it <= bound` (no parentheses around it)
             it, init, _, inc = for_parts(node)
-            self.emit(indent, "#pragma omp parallel for schedule(static)")
+            self.emit(indent, f"{pragma} schedule(static)")
             self.emit(indent, f"for (long {it} = {init}; {it} <= {ub}; {it} += {inc}) {{")
             self.node(node.for_get_body(), indent + 1)
             self.emit(indent, "}")
