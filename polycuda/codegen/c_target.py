@@ -12,6 +12,16 @@ from polycuda.ir.scop import Array, Scop
 
 _T = isl.ast_node_type
 
+# A region runs in one thread (`omp parallel if(...)`) unless its parallel loops hold at least
+# this many points per barrier (counted by a dry run of its sequential loops): below it the
+# barriers of the steps cost more than a second thread saves (trisolv, bench/results/2026-11-24-openmp-vs-c-cpu.json). Override with
+# -DPC_OMP_MIN_POINTS=... when building the generated C.
+REGION_HELPERS = """\
+#ifndef PC_OMP_MIN_POINTS
+#define PC_OMP_MIN_POINTS 32768.0
+#endif
+"""
+
 # Verification builds visit parallel loops in the order k * PC_SHUFFLE_PRIME mod n: a bijection
 # (the prime is larger than any trip count we verify with) that is far from sequential order.
 SHUFFLE_HELPERS = """\
@@ -50,6 +60,7 @@ class CPrinter(AstPrinter):
         self.openmp = openmp
         self.shuffle = shuffle
         self.mapped: frozenset[str] = frozenset()
+        self.kernel_name = ""  # of the innermost kernel mark around the node being printed
         self.in_parallel = False  # inside a parallel loop or `omp single`: one thread runs it
         self.region = False  # inside `omp parallel` (every thread runs what is not shared out)
 
@@ -61,13 +72,29 @@ class CPrinter(AstPrinter):
         kind = node.get_type()
         if (kind == _T.for_ and not self._parallel_loop(node, self.mapped)
                 and self._has_parallel(node, self.mapped)):
-            self.emit(indent, "#pragma omp parallel")
-            self.emit(indent, "{")
-            self.region = True
-            super().node(node, indent + 1)
-            self.region = False
-            return self.emit(indent, "}")
+            return self._region(node, indent)
         return super().node(node, indent)
+
+    def _region(self, node: isl.AstNode, indent: int) -> None:
+        """`omp parallel` around the sequential loop `node`. Outside verification builds, a
+        dry run of its sequential loops first counts the points of its parallel loops (whole
+        tiles) and its barriers, and `if` keeps the region in one thread
+        when there are fewer than PC_OMP_MIN_POINTS points per barrier."""
+        self.emit(indent, "{")
+        pragma = "#pragma omp parallel"
+        if not self.shuffle:
+            counter = _BarrierCounter(self.scop, self.kernels, self.mapped, self.kernel_name)
+            counter.node(node, indent + 1)
+            self.emit(indent + 1, "double pc_points = 0.0, pc_barriers = 0.0;")
+            self.lines += counter.lines
+            pragma += " if (pc_points >= PC_OMP_MIN_POINTS * pc_barriers)"
+        self.emit(indent + 1, pragma)
+        self.emit(indent + 1, "{")
+        self.region = True
+        super().node(node, indent + 2)
+        self.region = False
+        self.emit(indent + 1, "}")
+        self.emit(indent, "}")
 
     def _region_node(self, node: isl.AstNode, indent: int) -> None:
         """`node` inside a region, run by every thread: parallel loops become `omp for`,
@@ -134,10 +161,11 @@ class CPrinter(AstPrinter):
         kind, name = mark_parts(node)
         if kind != "kernel":
             return super().mark(node, indent)
-        saved = self.mapped
+        saved = self.mapped, self.kernel_name
         self.mapped = frozenset(mapped_iterators(self.kernels[name]))
+        self.kernel_name = name
         super().mark(node, indent)
-        self.mapped = saved
+        self.mapped, self.kernel_name = saved
 
     def for_(self, node: isl.AstNode, indent: int) -> None:
         it = for_parts(node)[0]
@@ -173,6 +201,53 @@ class CPrinter(AstPrinter):
         self.emit(indent, "}")
 
 
+class _BarrierCounter(CPrinter):
+    """The dry run of a region (CPrinter._region): its sequential loops and conditions as
+    they are; each `omp single` counts one barrier, each `omp for` one barrier and the points
+    of its tiles (its tile loops run, each tile adds the points of a full tile)."""
+
+    def __init__(self, scop: Scop, kernels: dict[str, KernelMapping], mapped: frozenset[str],
+                 kernel_name: str):
+        super().__init__(scop, kernels, openmp=True, shuffle=False)
+        self.region, self.mapped, self.kernel_name = True, mapped, kernel_name
+
+    def node(self, node: isl.AstNode, indent: int) -> None:
+        if not self.in_parallel:
+            return super().node(node, indent)
+        kind = node.get_type()  # inside a parallel loop: run the tile loops only
+        blocks = self.kernels[self.kernel_name].block_iterators()
+        if kind in (_T.block, _T.if_, _T.mark) or (
+                kind == _T.for_ and (node.for_is_degenerate() or for_parts(node)[0] in blocks)):
+            return AstPrinter.node(self, node, indent)
+        self.emit(indent, f"pc_points += {_product(self.kernels[self.kernel_name].tile_sizes)};")
+
+    def _single(self, nodes: list[isl.AstNode], indent: int) -> None:
+        if nodes:
+            self.emit(indent, "pc_barriers += 1.0;")
+
+    def for_(self, node: isl.AstNode, indent: int) -> None:
+        if self.in_parallel or not self._parallel_loop(node, self.mapped):
+            return AstPrinter.for_(self, node, indent)
+        self.emit(indent, "pc_barriers += 1.0;")
+        it, init, _, inc = for_parts(node)
+        if it in self.kernels[self.kernel_name].block_iterators():
+            self.in_parallel = True
+            AstPrinter.for_(self, node, indent)
+            self.in_parallel = False
+            return
+        ub = simple_upper_bound(node)  # a loop over the points of a tile
+        trip = f"(double)((({ub}) - ({init})) / ({inc}) + 1)"
+        points = _product(self.kernels[self.kernel_name].tile_sizes[1:])
+        self.emit(indent, f"if (({ub}) >= ({init})) pc_points += {trip} * {points};")
+
+
+def _product(values: tuple[int, ...]) -> int:
+    result = 1
+    for v in values:
+        result *= v
+    return result
+
+
 def array_elements(arr: Array) -> str:
     """C expression of the number of elements of `arr` (1 for a scalar cell)."""
     if not arr.shape:
@@ -189,7 +264,10 @@ def generate(scop: Scop, ast: isl.AstNode, kernels: tuple[KernelMapping, ...], o
     lines = ["#include <math.h>", "#include <stdlib.h>", "#include <stddef.h>"]
     if openmp:
         lines.append("#include <omp.h>")
-    lines += ["", C_HELPERS.rstrip(), SHUFFLE_HELPERS.rstrip(), ""]
+    lines += ["", C_HELPERS.rstrip(), SHUFFLE_HELPERS.rstrip()]
+    if openmp:
+        lines.append(REGION_HELPERS.rstrip())
+    lines.append("")
     lines.append(f"int {abi.entry_name(scop)}({abi.arg_decls(scop)}) {{")
     for arr in locals_:
         ctype = abi.C_TYPES[arr.dtype]

@@ -10,6 +10,7 @@ from kernels import suite
 from polycuda.options import Options
 from polycuda.pipeline import compile_scop
 from polycuda.program import _named_runner
+from polycuda.runtime import build, launch
 from polycuda.sizes import resolve_sizes
 from polycuda.verify import check_against
 from tests.unit import hand_scops
@@ -42,22 +43,27 @@ def _pragmas(source: str) -> list[str]:
 
 
 def _verify_plain_and_shuffled(prog: polycuda.Program, sizes: dict[str, int]) -> None:
-    """Shuffled (verify) and in the compiled order, on the OpenMP target."""
+    """Shuffled (verify), and in the compiled order both as built and with every region
+    forced onto all threads (PC_OMP_MIN_POINTS=0: small sizes would run in one thread)."""
     assert all(r.ok for r in prog.verify(sizes, targets=("c", "openmp")))
     values = resolve_sizes(prog.scop, sizes)
-    plain = _named_runner(prog.scop, prog.kernel("openmp"))
+    source = prog.generate("openmp").source
+    runners = {"omp": _named_runner(prog.scop, prog.kernel("openmp"))}
+    forced = build.build_shared(source, "openmp", flags=("-DPC_OMP_MIN_POINTS=0",))
+    runners["omp_forced"] = _named_runner(prog.scop, launch.load(forced, prog.scop, "openmp"))
     for seed in (1, 2):
-        assert all(r.ok for r in check_against(prog.scop, prog._reference, {"omp": plain},
-                                                values, seed))
+        results = check_against(prog.scop, prog._reference, runners, values, seed)
+        assert len(results) == 2 and all(r.ok for r in results)
 
 
 def test_time_loop_runs_in_one_region_with_worksharing_loops():
     source = compile_scop(hand_scops.jacobi_2d(), Options(target="openmp")).source
     body = source[source.index("int pc_jacobi_2d("):]
-    assert _pragmas(body) == ["#pragma omp parallel", "#pragma omp for schedule",
+    assert _pragmas(body) == ["#pragma omp parallel if ", "#pragma omp for schedule",
                               "#pragma omp for schedule"]
     lines = body.splitlines()
-    region = next(k for k, ln in enumerate(lines) if ln.strip() == "#pragma omp parallel")
+    region = next(k for k, ln in enumerate(lines) if ln.strip().startswith("#pragma omp par"))
+    assert lines[region].strip().endswith(" if (pc_points >= PC_OMP_MIN_POINTS * pc_barriers)")
     assert lines[region + 1].strip() == "{"
     assert lines[region + 2].strip().startswith("for (long c0 = 0; (c0 < T)")
 
@@ -74,7 +80,7 @@ def test_statements_between_parallel_loops_run_once_in_single():
     kernel = suite.by_name("trisolv")
     prog = polycuda.compile(str(kernel.c_path), function=kernel.function,
                             options=Options(target="openmp"))
-    body = prog.generate().source.split("#pragma omp parallel\n", 1)[1]
+    body = prog.generate().source.split("#pragma omp parallel if", 1)[1]
     single = body.index("#pragma omp single")
     assert "x[c0] /= L[" in body[single:body.index("#pragma omp for")]
     _verify_plain_and_shuffled(prog, {"n": 300})
@@ -93,11 +99,24 @@ def test_verification_build_shuffles_worksharing_loops():
     lines = [ln.strip() for ln in source.splitlines()]
     loops = [lines[k + 1] for k, ln in enumerate(lines) if ln.startswith("#pragma omp for")]
     assert len(loops) == 2 and all(ln.startswith("for (long pc_k_c1 = 0;") for ln in loops)
+    assert "#pragma omp parallel\n" in source and "pc_points" not in source  # no `if`
+
+
+def test_dry_run_counts_the_tiles_and_barriers_of_each_step():
+    # trisolv: per step, one `omp single` and one `omp for` over the 256-point tiles of x
+    # below the diagonal; the region stays in one thread unless they hold enough points
+    kernel = suite.by_name("trisolv")
+    prog = polycuda.compile(str(kernel.c_path), function=kernel.function,
+                            options=Options(target="openmp"))
+    source = prog.generate().source
+    dry = source[source.index("double pc_points = 0.0"):source.index("#pragma omp parallel if")]
+    assert dry.count("pc_barriers += 1.0;") == 2 and dry.count("pc_points += 256;") == 1
+    assert "x[" not in dry
 
 
 def test_region_result_is_the_sequential_one_with_many_steps():
     kernel = suite.by_name("sor_2d")  # a wavefront loop of many short parallel steps
     prog = polycuda.compile(str(kernel.c_path), function=kernel.function,
                             options=Options(target="openmp"))
-    assert "#pragma omp parallel\n" in prog.generate().source
+    assert "#pragma omp parallel if" in prog.generate().source
     _verify_plain_and_shuffled(prog, {"T": 6, "n": 70})
