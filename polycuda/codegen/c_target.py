@@ -14,8 +14,8 @@ _T = isl.ast_node_type
 
 # A region runs in one thread (`omp parallel if(...)`) unless its parallel loops hold at least
 # this many points per barrier (counted by a dry run of its sequential loops): below it the
-# barriers of the steps cost more than a second thread saves (trisolv, bench/results/2026-11-24-openmp-vs-c-cpu.json). Override with
-# -DPC_OMP_MIN_POINTS=... when building the generated C.
+# barriers of the steps cost more than a second thread saves (trisolv, sor_1d in
+# bench/results/2026-11-24-openmp-vs-c-cpu.json). Override: -DPC_OMP_MIN_POINTS=... .
 REGION_HELPERS = """\
 #ifndef PC_OMP_MIN_POINTS
 #define PC_OMP_MIN_POINTS 32768.0
