@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import islpy as isl
 
 from polycuda.codegen import abi
@@ -12,9 +14,10 @@ from polycuda.ir.scop import Array, Scop
 
 _T = isl.ast_node_type
 
-# A region runs in one thread (`omp parallel if(...)`) unless its parallel loops hold at least
-# this many points per barrier (counted by a dry run of its sequential loops): below it the
-# barriers of the steps cost more than a second thread saves (trisolv, sor_1d in
+# Parallel code runs only where its parallel loops hold at least this many points per barrier
+# (counted by a dry run of its sequential loops), else the sequential code: below it the
+# barriers (and, in a region run by one thread, the OpenMP calls of each step) cost more than a
+# second thread saves (trisolv, sor_1d in
 # bench/results/2026-11-24-openmp-vs-c-cpu.json). Override: -DPC_OMP_MIN_POINTS=... .
 REGION_HELPERS = """\
 #ifndef PC_OMP_MIN_POINTS
@@ -69,31 +72,44 @@ class CPrinter(AstPrinter):
             return super().node(node, indent)
         if self.region:
             return self._region_node(node, indent)
-        kind = node.get_type()
-        if (kind == _T.for_ and not self._parallel_loop(node, self.mapped)
-                and self._has_parallel(node, self.mapped)):
-            return self._region(node, indent)
+        if node.get_type() != _T.for_:
+            return super().node(node, indent)
+        if self._parallel_loop(node, self.mapped):
+            return self._guarded(node, indent, lambda at: super(CPrinter, self).node(node, at))
+        if self._has_parallel(node, self.mapped):
+            return self._guarded(node, indent, lambda at: self._region(node, at))
         return super().node(node, indent)
 
-    def _region(self, node: isl.AstNode, indent: int) -> None:
-        """`omp parallel` around the sequential loop `node`. Outside verification builds, a
-        dry run of its sequential loops first counts the points of its parallel loops (whole
-        tiles) and its barriers, and `if` keeps the region in one thread
-        when there are fewer than PC_OMP_MIN_POINTS points per barrier."""
+    def _guarded(self, node: isl.AstNode, indent: int, parallel: Callable[[int], None]
+                 ) -> None:
+        """The parallel code of `node` (printed by `parallel(indent)`). Outside verification
+        builds, a dry run first counts its barriers and the points of its parallel loops
+        (_BarrierCounter), and with fewer than PC_OMP_MIN_POINTS points per barrier the plain
+        sequential code of `node` runs instead."""
+        if self.shuffle:
+            return parallel(indent)
+        counter = _BarrierCounter(self.scop, self.kernels, self.mapped, self.kernel_name)
+        counter.node(node, indent + 1)
+        sequential = CPrinter(self.scop, self.kernels, openmp=False, shuffle=False)
+        sequential.mapped, sequential.kernel_name = self.mapped, self.kernel_name
+        sequential.node(node, indent + 2)
         self.emit(indent, "{")
-        pragma = "#pragma omp parallel"
-        if not self.shuffle:
-            counter = _BarrierCounter(self.scop, self.kernels, self.mapped, self.kernel_name)
-            counter.node(node, indent + 1)
-            self.emit(indent + 1, "double pc_points = 0.0, pc_barriers = 0.0;")
-            self.lines += counter.lines
-            pragma += " if (pc_points >= PC_OMP_MIN_POINTS * pc_barriers)"
-        self.emit(indent + 1, pragma)
-        self.emit(indent + 1, "{")
-        self.region = True
-        super().node(node, indent + 2)
-        self.region = False
+        self.emit(indent + 1, "double pc_points = 0.0, pc_barriers = 0.0;")
+        self.lines += counter.lines
+        self.emit(indent + 1, "if (pc_points >= PC_OMP_MIN_POINTS * pc_barriers) {")
+        parallel(indent + 2)
+        self.emit(indent + 1, "} else {")
+        self.lines += sequential.lines
         self.emit(indent + 1, "}")
+        self.emit(indent, "}")
+
+    def _region(self, node: isl.AstNode, indent: int) -> None:
+        """`omp parallel` around the sequential loop `node`."""
+        self.emit(indent, "#pragma omp parallel")
+        self.emit(indent, "{")
+        self.region = True
+        super().node(node, indent + 1)
+        self.region = False
         self.emit(indent, "}")
 
     def _region_node(self, node: isl.AstNode, indent: int) -> None:
@@ -202,8 +218,8 @@ class CPrinter(AstPrinter):
 
 
 class _BarrierCounter(CPrinter):
-    """The dry run of a region (CPrinter._region): its sequential loops and conditions as
-    they are; each `omp single` counts one barrier, each `omp for` one barrier and the points
+    """The dry run of parallel code (CPrinter._guarded): its sequential loops and conditions
+    as they are; each `omp single` counts one barrier, each `omp for` one barrier and the points
     of its tiles (its tile loops run, each tile adds the points of a full tile)."""
 
     def __init__(self, scop: Scop, kernels: dict[str, KernelMapping], mapped: frozenset[str],

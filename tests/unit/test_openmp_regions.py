@@ -59,13 +59,16 @@ def _verify_plain_and_shuffled(prog: polycuda.Program, sizes: dict[str, int]) ->
 def test_time_loop_runs_in_one_region_with_worksharing_loops():
     source = compile_scop(hand_scops.jacobi_2d(), Options(target="openmp")).source
     body = source[source.index("int pc_jacobi_2d("):]
-    assert _pragmas(body) == ["#pragma omp parallel if ", "#pragma omp for schedule",
+    assert _pragmas(body) == ["#pragma omp parallel", "#pragma omp for schedule",
                               "#pragma omp for schedule"]
     lines = body.splitlines()
-    region = next(k for k, ln in enumerate(lines) if ln.strip().startswith("#pragma omp par"))
-    assert lines[region].strip().endswith(" if (pc_points >= PC_OMP_MIN_POINTS * pc_barriers)")
+    region = next(k for k, ln in enumerate(lines) if ln.strip() == "#pragma omp parallel")
+    assert lines[region - 1].strip() == "if (pc_points >= PC_OMP_MIN_POINTS * pc_barriers) {"
     assert lines[region + 1].strip() == "{"
     assert lines[region + 2].strip().startswith("for (long c0 = 0; (c0 < T)")
+    # below the threshold: the sequential code, without OpenMP calls
+    sequential = body[body.index("} else {"):]
+    assert "#pragma" not in sequential and "for (long c0 = 0; (c0 < T)" in sequential
 
 
 def test_parallel_loop_outside_sequential_loops_keeps_parallel_for():
@@ -80,7 +83,7 @@ def test_statements_between_parallel_loops_run_once_in_single():
     kernel = suite.by_name("trisolv")
     prog = polycuda.compile(str(kernel.c_path), function=kernel.function,
                             options=Options(target="openmp"))
-    body = prog.generate().source.split("#pragma omp parallel if", 1)[1]
+    body = prog.generate().source.split("#pragma omp parallel\n", 1)[1]
     single = body.index("#pragma omp single")
     assert "x[c0] /= L[" in body[single:body.index("#pragma omp for")]
     _verify_plain_and_shuffled(prog, {"n": 300})
@@ -104,12 +107,12 @@ def test_verification_build_shuffles_worksharing_loops():
 
 def test_dry_run_counts_the_tiles_and_barriers_of_each_step():
     # trisolv: per step, one `omp single` and one `omp for` over the 256-point tiles of x
-    # below the diagonal; the region stays in one thread unless they hold enough points
+    # below the diagonal; the sequential code runs unless they hold enough points
     kernel = suite.by_name("trisolv")
     prog = polycuda.compile(str(kernel.c_path), function=kernel.function,
                             options=Options(target="openmp"))
     source = prog.generate().source
-    dry = source[source.index("double pc_points = 0.0"):source.index("#pragma omp parallel if")]
+    dry = source[source.rindex("double pc_points = 0.0"):source.rindex("#pragma omp parallel")]
     assert dry.count("pc_barriers += 1.0;") == 2 and dry.count("pc_points += 256;") == 1
     assert "x[" not in dry
 
@@ -118,5 +121,5 @@ def test_region_result_is_the_sequential_one_with_many_steps():
     kernel = suite.by_name("sor_2d")  # a wavefront loop of many short parallel steps
     prog = polycuda.compile(str(kernel.c_path), function=kernel.function,
                             options=Options(target="openmp"))
-    assert "#pragma omp parallel if" in prog.generate().source
+    assert "#pragma omp parallel\n" in prog.generate().source
     _verify_plain_and_shuffled(prog, {"T": 6, "n": 70})
