@@ -20,10 +20,18 @@ _T = isl.ast_node_type
 # second thread saves (trisolv, sor_1d in
 # bench/results/2026-11-24-openmp-vs-c-cpu.json). Override: -DPC_OMP_MIN_POINTS=... .
 REGION_HELPERS = """\
+#if defined(__GNUC__)
+#define PC_NOINLINE __attribute__((noinline))
+#else
+#define PC_NOINLINE
+#endif
 #ifndef PC_OMP_MIN_POINTS
 #define PC_OMP_MIN_POINTS 32768.0
 #endif
 """
+
+# Iterations of the outermost sequential loop that the dry run of parallel code visits.
+DRY_RUN_STEPS = 1024
 
 # Verification builds visit parallel loops in the order k * PC_SHUFFLE_PRIME mod n: a bijection
 # (the prime is larger than any trip count we verify with) that is far from sequential order.
@@ -64,6 +72,8 @@ class CPrinter(AstPrinter):
         self.shuffle = shuffle
         self.mapped: frozenset[str] = frozenset()
         self.kernel_name = ""  # of the innermost kernel mark around the node being printed
+        self.scope: list[str] = []  # iterators of the loops around the node being printed
+        self.functions: list[str] = []  # helper functions that the printed code calls
         self.in_parallel = False  # inside a parallel loop or `omp single`: one thread runs it
         self.region = False  # inside `omp parallel` (every thread runs what is not shared out)
 
@@ -85,23 +95,38 @@ class CPrinter(AstPrinter):
         """The parallel code of `node` (printed by `parallel(indent)`). Outside verification
         builds, a dry run first counts its barriers and the points of its parallel loops
         (_BarrierCounter), and with fewer than PC_OMP_MIN_POINTS points per barrier the plain
-        sequential code of `node` runs instead."""
+        sequential code of `node` runs instead (_sequential_function)."""
         if self.shuffle:
             return parallel(indent)
         counter = _BarrierCounter(self.scop, self.kernels, self.mapped, self.kernel_name)
         counter.node(node, indent + 1)
-        sequential = CPrinter(self.scop, self.kernels, openmp=False, shuffle=False)
-        sequential.mapped, sequential.kernel_name = self.mapped, self.kernel_name
-        sequential.node(node, indent + 2)
+        call = self._sequential_function(node)
         self.emit(indent, "{")
         self.emit(indent + 1, "double pc_points = 0.0, pc_barriers = 0.0;")
         self.lines += counter.lines
         self.emit(indent + 1, "if (pc_points >= PC_OMP_MIN_POINTS * pc_barriers) {")
         parallel(indent + 2)
         self.emit(indent + 1, "} else {")
-        self.lines += sequential.lines
+        self.emit(indent + 2, call)
         self.emit(indent + 1, "}")
         self.emit(indent, "}")
+
+    def _sequential_function(self, node: isl.AstNode) -> str:
+        """Adds a static function running `node` sequentially (as the c target); returns the
+        C call. A function of its own, not inlined: in a function that holds an OpenMP
+        region, gcc -fopenmp compiled the same loops 30% slower (doitgen)."""
+        name = f"{abi.entry_name(self.scop)}_seq{len(self.functions)}"
+        locals_ = [a for a in self.scop.arrays if a.local]
+        params = ([abi.arg_decl(a) for a in self.scop.args]
+                  + [f"{abi.C_TYPES[a.dtype]} *{a.name}" for a in locals_]
+                  + [f"long {it}" for it in self.scope])
+        sequential = CPrinter(self.scop, self.kernels, openmp=False, shuffle=False)
+        sequential.mapped, sequential.kernel_name = self.mapped, self.kernel_name
+        sequential.node(node, 1)
+        self.functions += [f"static PC_NOINLINE void {name}({', '.join(params) or 'void'}) {{",
+                           *sequential.lines, "}", ""]
+        names = [a.name for a in self.scop.args] + [a.name for a in locals_] + self.scope
+        return f"{name}({', '.join(names)});"
 
     def _region(self, node: isl.AstNode, indent: int) -> None:
         """`omp parallel` around the sequential loop `node`."""
@@ -184,6 +209,11 @@ class CPrinter(AstPrinter):
         self.mapped, self.kernel_name = saved
 
     def for_(self, node: isl.AstNode, indent: int) -> None:
+        self.scope.append(for_parts(node)[0])
+        self._for(node, indent)
+        self.scope.pop()
+
+    def _for(self, node: isl.AstNode, indent: int) -> None:
         it = for_parts(node)[0]
         if it not in self.mapped or node.for_is_degenerate():
             return super().for_(node, indent)
@@ -220,12 +250,15 @@ class CPrinter(AstPrinter):
 class _BarrierCounter(CPrinter):
     """The dry run of parallel code (CPrinter._guarded): its sequential loops and conditions
     as they are; each `omp single` counts one barrier, each `omp for` one barrier and the points
-    of its tiles (its tile loops run, each tile adds the points of a full tile)."""
+    of its tiles (its tile loops run, each tile adds the points of a full tile). Only the ratio
+    of the two counts matters, so the outermost sequential loop visits at most about
+    DRY_RUN_STEPS of its iterations, evenly spread (sor_1d: 200k steps of one tile each)."""
 
     def __init__(self, scop: Scop, kernels: dict[str, KernelMapping], mapped: frozenset[str],
                  kernel_name: str):
         super().__init__(scop, kernels, openmp=True, shuffle=False)
         self.region, self.mapped, self.kernel_name = True, mapped, kernel_name
+        self.sampled = False  # whether the outermost sequential loop was printed
 
     def node(self, node: isl.AstNode, indent: int) -> None:
         if not self.in_parallel:
@@ -243,7 +276,7 @@ class _BarrierCounter(CPrinter):
 
     def for_(self, node: isl.AstNode, indent: int) -> None:
         if self.in_parallel or not self._parallel_loop(node, self.mapped):
-            return AstPrinter.for_(self, node, indent)
+            return self._sequential_for(node, indent)
         self.emit(indent, "pc_barriers += 1.0;")
         it, init, _, inc = for_parts(node)
         if it in self.kernels[self.kernel_name].block_iterators():
@@ -255,6 +288,19 @@ class _BarrierCounter(CPrinter):
         trip = f"(double)((({ub}) - ({init})) / ({inc}) + 1)"
         points = _product(self.kernels[self.kernel_name].tile_sizes[1:])
         self.emit(indent, f"if (({ub}) >= ({init})) pc_points += {trip} * {points};")
+
+
+    def _sequential_for(self, node: isl.AstNode, indent: int) -> None:
+        ub = simple_upper_bound(node)
+        if self.sampled or self.in_parallel or node.for_is_degenerate() or ub is None:
+            return AstPrinter.for_(self, node, indent)
+        self.sampled = True
+        it, init, _, inc = for_parts(node)
+        steps = f"((({ub}) - ({init})) / ({inc}) / {DRY_RUN_STEPS})"
+        self.emit(indent, f"{{ const long pc_stride = {steps} > 0 ? 1 + {steps} : 1;")
+        self.emit(indent, f"for (long {it} = {init}; {it} <= {ub}; {it} += ({inc}) * pc_stride) {{")
+        self.node(node.for_get_body(), indent + 1)
+        self.emit(indent, "} }")
 
 
 def _product(values: tuple[int, ...]) -> int:
@@ -284,6 +330,7 @@ def generate(scop: Scop, ast: isl.AstNode, kernels: tuple[KernelMapping, ...], o
     if openmp:
         lines.append(REGION_HELPERS.rstrip())
     lines.append("")
+    lines += printer.functions
     lines.append(f"int {abi.entry_name(scop)}({abi.arg_decls(scop)}) {{")
     for arr in locals_:
         ctype = abi.C_TYPES[arr.dtype]
