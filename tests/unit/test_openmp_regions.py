@@ -80,6 +80,18 @@ def test_parallel_loop_outside_sequential_loops_keeps_parallel_for():
                             options=Options(target="openmp"))
     pragmas = _pragmas(prog.generate().source)
     assert pragmas and set(pragmas) == {"#pragma omp parallel for schedule"}
+    assert "pc_points" not in prog.generate().source  # one fork each: no dry run, no guard
+
+
+def test_dry_run_counts_the_loops_inside_the_points():
+    # doitgen: each point of the first loop sums over nk (regression: counted as one point,
+    # the guard also kept atax's matrix-vector loops sequential, 1.9x -> 1.0x)
+    kernel = suite.by_name("doitgen")
+    prog = polycuda.compile(str(kernel.c_path), function=kernel.function,
+                            options=Options(target="openmp"))
+    source = prog.generate().source
+    assert "pc_points += 256 * pc_trip(0, (nk - 1), 1);" in source
+    assert "pc_points += 256;" in source  # the copy-back loop: one statement per point
 
 
 def test_statements_between_parallel_loops_run_once_in_single():
