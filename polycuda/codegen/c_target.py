@@ -272,8 +272,8 @@ class _BarrierCounter(CPrinter):
         if kind in (_T.block, _T.if_, _T.mark) or (
                 kind == _T.for_ and (node.for_is_degenerate() or for_parts(node)[0] in blocks)):
             return AstPrinter.node(self, node, indent)
-        tile = _product(self.kernels[self.kernel_name].tile_sizes)
-        factors = [str(tile), *_inner_trips(node, self.mapped)]
+        factors = _point_trips(node, self.kernels[self.kernel_name]) + _inner_trips(node,
+                                                                                  self.mapped)
         self.emit(indent, f"pc_points += {' * '.join(factors)};")
 
     def _single(self, nodes: list[isl.AstNode], indent: int) -> None:
@@ -326,21 +326,37 @@ def _loops(node: isl.AstNode) -> list[isl.AstNode]:
     return []
 
 
+def _evaluable(loop: isl.AstNode, inner: set[str]) -> str | None:
+    """pc_trip(...) of `loop` if its bounds name none of the iterators `inner`, else None."""
+    _, init, _, inc = for_parts(loop)
+    ub = simple_upper_bound(loop)
+    if ub is None or set(re.findall(r"[A-Za-z_]\w*", f"{init} {ub} {inc}")) & inner:
+        return None
+    return f"pc_trip({init}, {ub}, {inc})"
+
+
+def _point_trips(node: isl.AstNode, kernel: KernelMapping) -> list[str]:
+    """Factors of the points of the tile below `node`: each point loop's trip count where the
+    dry run can evaluate it (a tile cut by a wavefront step: sor_3d), else its tile size."""
+    loops = [loop for loop in _loops(node) if not loop.for_is_degenerate()]
+    inner = {for_parts(loop)[0] for loop in loops}
+    threads = kernel.thread_iterators()
+    factors = []
+    for loop in loops:
+        it = for_parts(loop)[0]
+        if it in threads:
+            factors.append(_evaluable(loop, inner) or str(kernel.tile_sizes[threads.index(it)]))
+    return factors or ["1"]
+
+
 def _inner_trips(node: isl.AstNode, mapped: frozenset[str]) -> list[str]:
     """C trip counts (double) of the loops inside a tile's points (the k loop of a matrix-vector
     product) whose bounds name no iterator of the subtree, so that the dry run can evaluate
     them; loops with other bounds (triangular) count once."""
     loops = [loop for loop in _loops(node) if not loop.for_is_degenerate()]
     inner = {for_parts(loop)[0] for loop in loops}
-    loops = [loop for loop in loops if for_parts(loop)[0] not in mapped]
-    trips = []
-    for loop in loops:
-        _, init, _, inc = for_parts(loop)
-        ub = simple_upper_bound(loop)
-        words = set(re.findall(r"[A-Za-z_]\w*", f"{init} {ub} {inc}"))
-        if ub is not None and not words & inner:
-            trips.append(f"pc_trip({init}, {ub}, {inc})")
-    return trips
+    trips = [_evaluable(loop, inner) for loop in loops if for_parts(loop)[0] not in mapped]
+    return [trip for trip in trips if trip is not None]
 
 
 def _product(values: tuple[int, ...]) -> int:

@@ -90,8 +90,9 @@ def test_dry_run_counts_the_loops_inside_the_points():
     prog = polycuda.compile(str(kernel.c_path), function=kernel.function,
                             options=Options(target="openmp"))
     source = prog.generate().source
-    assert "pc_points += 256 * pc_trip(0, (nk - 1), 1);" in source
-    assert "pc_points += 256;" in source  # the copy-back loop: one statement per point
+    points = "pc_points += pc_trip(0, pc_min(255, ((nk - (256 * c2)) - 1)), 1)"
+    assert f"{points} * pc_trip(0, (nk - 1), 1);" in source
+    assert f"{points};" in source  # the copy-back loop: one statement per point
 
 
 def test_statements_between_parallel_loops_run_once_in_single():
@@ -121,14 +122,14 @@ def test_verification_build_shuffles_worksharing_loops():
 
 
 def test_dry_run_counts_the_tiles_and_barriers_of_each_step():
-    # trisolv: per step, one `omp single` and one `omp for` over the 256-point tiles of x
-    # below the diagonal; the sequential code runs unless they hold enough points
+    # trisolv: per step, one `omp single` and one `omp for` over the tiles of x below the
+    # diagonal (the points of each counted with its bounds); the sequential code runs unless they hold enough points
     kernel = suite.by_name("trisolv")
     prog = polycuda.compile(str(kernel.c_path), function=kernel.function,
                             options=Options(target="openmp"))
     source = prog.generate().source
     dry = source[source.rindex("double pc_points = 0.0"):source.rindex("#pragma omp parallel")]
-    assert dry.count("pc_barriers += 1.0;") == 2 and dry.count("pc_points += 256;") == 1
+    assert dry.count("pc_barriers += 1.0;") == 2 and dry.count("pc_points += pc_trip(") == 1
     assert "x[" not in dry
     assert "c0 += (1) * pc_stride" in dry  # about 1024 of the n row steps are visited
 
