@@ -13,8 +13,14 @@ from polycuda.options import Options
 from polycuda.program import Program
 
 
-def call_text(scop: Scop) -> str:
-    """C text that replaces a region: declare the generated entry and call it."""
+def call_text(scop: Scop, cuda: bool = False) -> str:
+    """C text that replaces a region: declare the generated entry and call it.
+
+    With `cuda`, the call checks the entry's cudaError_t: on an error, pc_<name>_fail (in the
+    .cu file) prints the entry's name, the error number, name and message on stderr and ends
+    the program with exit(EXIT_FAILURE), so that it never continues on arrays left untouched.
+    The c and openmp entries cannot fail (they return 0).
+    """
     decl = abi.arg_decls(scop)
     args = []
     for a in scop.args:
@@ -25,18 +31,27 @@ def call_text(scop: Scop) -> str:
         else:
             args.append(a.name)
     name = abi.entry_name(scop)
-    return (f"{{ /* polycuda: this region runs in {name} */\n"
+    call = f"{name}({', '.join(args)})"
+    if not cuda:
+        return (f"{{ /* polycuda: this region runs in {name} */\n"
+                f"    extern int {name}({decl});\n"
+                f"    {call};\n  }}\n")
+    fail = abi.entry_name(scop, "_fail")
+    return (f"{{ /* polycuda: this region runs in {name} (CUDA); on an error, {fail} reports "
+            "it on stderr and exits */\n"
             f"    extern int {name}({decl});\n"
-            f"    {name}({', '.join(args)});\n  }}\n")
+            f"    extern void {fail}(int err);\n"
+            f"    int pc_err = {call};\n"
+            f"    if (pc_err != 0) {fail}(pc_err);\n  }}\n")
 
 
-def _rewritten_c(programs: tuple[Program, ...], extra: str) -> str:
+def _rewritten_c(programs: tuple[Program, ...], extra: str, cuda: bool = False) -> str:
     from polycuda.frontend import c as cfront
 
     source = programs[0].scop.source
     assert source is not None
     scops = [p.scop for p in programs]
-    text = cfront.rewrite_source(source.text, scops, {s.name: call_text(s) for s in scops})
+    text = cfront.rewrite_source(source.text, scops, {s.name: call_text(s, cuda) for s in scops})
     return text + extra
 
 
@@ -47,7 +62,8 @@ def write_outputs(input_path: Path, programs: tuple[Program, ...], options: Opti
     C input, targets c/openmp: the input file with each region replaced by a call, and the
     generated entries appended. C input, target cuda: OUT (.cu: kernels and extern "C"
     entries) and OUT's stem + "_host.c" (the input file with the regions replaced by calls),
-    which the user's program compiles and links as before. Python input: the generated source.
+    which the user's program compiles and links as before; a failing CUDA entry ends the
+    program with its error on stderr (call_text). Python input: the generated source.
     """
     # per-region progress on stderr once the file has compiled for 2 s (progress.py)
     generated = [p.generate(options.target).source
@@ -62,7 +78,7 @@ def write_outputs(input_path: Path, programs: tuple[Program, ...], options: Opti
     if is_c and options.target == "cuda":
         host_path = (Path(output).with_name(Path(output).stem + "_host.c") if output
                      else input_path.with_name(input_path.stem + "_host.c"))
-        written.append(_write(str(host_path), _rewritten_c(programs, "")))
+        written.append(_write(str(host_path), _rewritten_c(programs, "", cuda=True)))
     return written
 
 

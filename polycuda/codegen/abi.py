@@ -5,6 +5,10 @@ Every generated source (targets c, openmp, cuda) defines one entry per region:
     int pc_<scop.name>(ARGS)        host pointers; returns 0 on success
     int pc_<scop.name>_dev(ARGS)    CUDA only: device pointers, runs in place; returns the
                                     cudaError_t as int (0 = success)
+    void pc_<scop.name>_fail(int err)  CUDA only: prints the entry's name and the CUDA error
+                                    (number, name, message) on stderr, then exit(EXIT_FAILURE);
+                                    the rewritten C of `polycuda compile --target cuda` calls
+                                    it when pc_<scop.name> returns non-zero
 
 ARGS follow `scop.args` in order: a "param" is `long long name`, a "scalar" is passed by value
 with its C type, an "array" is `T *name`: flat, row-major, contiguous, with the sizes of

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+
 import islpy as isl
 
 from polycuda.codegen import abi
@@ -9,6 +12,28 @@ from polycuda.codegen.c_expr import C_HELPERS, expr_to_c
 from polycuda.codegen.printer import AstPrinter, for_parts, mark_parts, simple_upper_bound
 from polycuda.gpu.mapping import KernelMapping
 from polycuda.ir.scop import Array, Scop
+
+_T = isl.ast_node_type
+
+# Parallel code runs only where its parallel loops hold at least this many points per barrier
+# (counted by a dry run of its sequential loops), else the sequential code: below it the
+# barriers (and, in a region run by one thread, the OpenMP calls of each step) cost more than a
+# second thread saves (trisolv, sor_1d in
+# bench/results/2026-11-24-openmp-vs-c-cpu.json). Override: -DPC_OMP_MIN_POINTS=... .
+REGION_HELPERS = """\
+#if defined(__GNUC__)
+#define PC_NOINLINE __attribute__((noinline))
+#else
+#define PC_NOINLINE
+#endif
+#define pc_trip(lo, hi, step) ((hi) >= (lo) ? (double)(((hi) - (lo)) / (step) + 1) : 0.0)
+#ifndef PC_OMP_MIN_POINTS
+#define PC_OMP_MIN_POINTS 32768.0
+#endif
+"""
+
+# Iterations of the outermost sequential loop that the dry run of parallel code visits.
+DRY_RUN_STEPS = 1024
 
 # Verification builds visit parallel loops in the order k * PC_SHUFFLE_PRIME mod n: a bijection
 # (the prime is larger than any trip count we verify with) that is far from sequential order.
@@ -27,10 +52,19 @@ def mapped_iterators(kernel: KernelMapping) -> tuple[str, ...]:
 
 
 class CPrinter(AstPrinter):
-    """Plain C; with `openmp`, the outermost mapped loop of each kernel gets `omp parallel for`
+    """Plain C; with `openmp`, the outermost mapped loop of each kernel is a worksharing loop
     (for a wavefront kernel: the outermost loop over the tiles of one wavefront, the points of
     each tile run sequentially); with `shuffle`, every mapped loop runs in a permuted order
-    (verification)."""
+    (verification).
+
+    OpenMP regions: a parallel loop outside any sequential loop gets `omp parallel for`. A
+    sequential loop (time loop, the row loop of a triangular solve) around parallel loops runs
+    inside ONE `omp parallel` region opened outside it: every thread runs the sequential loop
+    (its iterators are declared inside the region, so private; arrays stay shared), the parallel
+    loops inside are `omp for`, and code between them is `omp single`. The implicit barriers at
+    the end of each `omp for` and `omp single` order the steps, and every thread meets the same
+    constructs because loop bounds and `if` conditions are affine in parameters and iterators.
+    """
 
     def __init__(self, scop: Scop, kernels: dict[str, KernelMapping], openmp: bool,
                  shuffle: bool):
@@ -39,18 +73,151 @@ class CPrinter(AstPrinter):
         self.openmp = openmp
         self.shuffle = shuffle
         self.mapped: frozenset[str] = frozenset()
+        self.kernel_name = ""  # of the innermost kernel mark around the node being printed
+        self.scope: list[str] = []  # iterators of the loops around the node being printed
+        self.functions: list[str] = []  # helper functions that the printed code calls
+        self.in_parallel = False  # inside a parallel loop or `omp single`: one thread runs it
+        self.region = False  # inside `omp parallel` (every thread runs what is not shared out)
+
+    def node(self, node: isl.AstNode, indent: int) -> None:
+        if not self.openmp or self.in_parallel:
+            return super().node(node, indent)
+        if self.region:
+            return self._region_node(node, indent)
+        if node.get_type() != _T.for_:
+            return super().node(node, indent)
+        # a parallel loop outside sequential loops: one fork, no guard (the dry run would not
+        # see the work of the loops inside its points everywhere: atax fell to 1.0x)
+        if self._parallel_loop(node, self.mapped):
+            return super().node(node, indent)
+        if self._has_parallel(node, self.mapped):
+            return self._guarded(node, indent, lambda at: self._region(node, at))
+        return super().node(node, indent)
+
+    def _guarded(self, node: isl.AstNode, indent: int, parallel: Callable[[int], None]
+                 ) -> None:
+        """The parallel code of `node` (printed by `parallel(indent)`). Outside verification
+        builds, a dry run first counts its barriers and the points of its parallel loops
+        (_BarrierCounter), and with fewer than PC_OMP_MIN_POINTS points per barrier the plain
+        sequential code of `node` runs instead (_sequential_function)."""
+        if self.shuffle:
+            return parallel(indent)
+        counter = _BarrierCounter(self.scop, self.kernels, self.mapped, self.kernel_name)
+        counter.node(node, indent + 1)
+        call = self._sequential_function(node)
+        self.emit(indent, "{")
+        self.emit(indent + 1, "double pc_points = 0.0, pc_barriers = 0.0;")
+        self.lines += counter.lines
+        self.emit(indent + 1, "if (pc_points >= PC_OMP_MIN_POINTS * pc_barriers) {")
+        parallel(indent + 2)
+        self.emit(indent + 1, "} else {")
+        self.emit(indent + 2, call)
+        self.emit(indent + 1, "}")
+        self.emit(indent, "}")
+
+    def _sequential_function(self, node: isl.AstNode) -> str:
+        """Adds a static function running `node` sequentially (as the c target); returns the
+        C call. A function of its own, not inlined: in a function that holds an OpenMP
+        region, gcc -fopenmp compiled the same loops 30% slower (doitgen)."""
+        name = f"{abi.entry_name(self.scop)}_seq{len(self.functions)}"
+        locals_ = [a for a in self.scop.arrays if a.local]
+        params = ([abi.arg_decl(a) for a in self.scop.args]
+                  + [f"{abi.C_TYPES[a.dtype]} *{a.name}" for a in locals_]
+                  + [f"long {it}" for it in self.scope])
+        sequential = CPrinter(self.scop, self.kernels, openmp=False, shuffle=False)
+        sequential.mapped, sequential.kernel_name = self.mapped, self.kernel_name
+        sequential.node(node, 1)
+        self.functions += [f"static PC_NOINLINE void {name}({', '.join(params) or 'void'}) {{",
+                           *sequential.lines, "}", ""]
+        names = [a.name for a in self.scop.args] + [a.name for a in locals_] + self.scope
+        return f"{name}({', '.join(names)});"
+
+    def _region(self, node: isl.AstNode, indent: int) -> None:
+        """`omp parallel` around the sequential loop `node`."""
+        self.emit(indent, "#pragma omp parallel")
+        self.emit(indent, "{")
+        self.region = True
+        super().node(node, indent + 1)
+        self.region = False
+        self.emit(indent, "}")
+
+    def _region_node(self, node: isl.AstNode, indent: int) -> None:
+        """`node` inside a region, run by every thread: parallel loops become `omp for`,
+        sequential loops around them run in every thread, the rest is `omp single`."""
+        if node.get_type() != _T.block:
+            if self._has_parallel(node, self.mapped):
+                return super().node(node, indent)
+            return self._single([node], indent)
+        children = node.block_get_children()
+        run: list[isl.AstNode] = []  # consecutive children with no parallel loop: one single
+        for k in range(children.n_ast_node()):
+            child = children.get_at(k)
+            if self._has_parallel(child, self.mapped):
+                self._single(run, indent)
+                run = []
+                super().node(child, indent)
+            else:
+                run.append(child)
+        self._single(run, indent)
+
+    def _single(self, nodes: list[isl.AstNode], indent: int) -> None:
+        if not nodes:
+            return
+        self.emit(indent, "#pragma omp single")
+        self.emit(indent, "{")
+        self.in_parallel = True
+        for child in nodes:
+            self.node(child, indent + 1)
         self.in_parallel = False
+        self.emit(indent, "}")
+
+    def _parallel_loop(self, node: isl.AstNode, mapped: frozenset[str]) -> bool:
+        """Whether `node` is a mapped loop that this printer runs in parallel (or shuffled)."""
+        if node.get_type() != _T.for_ or node.for_is_degenerate():
+            return False
+        if for_parts(node)[0] not in mapped or simple_upper_bound(node) is None:
+            return False
+        return not self.shuffle or for_parts(node)[3] == "1"
+
+    def _has_parallel(self, node: isl.AstNode, mapped: frozenset[str]) -> bool:
+        """Whether the subtree of `node` holds a loop that `for_` would make parallel; the
+        loops nested in a mapped loop never are."""
+        kind = node.get_type()
+        if kind == _T.for_:
+            if for_parts(node)[0] in mapped and not node.for_is_degenerate():
+                return self._parallel_loop(node, mapped)
+            return self._has_parallel(node.for_get_body(), mapped)
+        if kind == _T.if_:
+            return (self._has_parallel(node.if_get_then_node(), mapped)
+                    or (node.if_has_else_node()
+                        and self._has_parallel(node.if_get_else_node(), mapped)))
+        if kind == _T.block:
+            children = node.block_get_children()
+            return any(self._has_parallel(children.get_at(k), mapped)
+                       for k in range(children.n_ast_node()))
+        if kind == _T.mark:
+            mark_kind, name = mark_parts(node)
+            if mark_kind == "kernel":
+                mapped = frozenset(mapped_iterators(self.kernels[name]))
+            return self._has_parallel(node.mark_get_node(), mapped)
+        return False
 
     def mark(self, node: isl.AstNode, indent: int) -> None:
         kind, name = mark_parts(node)
         if kind != "kernel":
             return super().mark(node, indent)
-        saved = self.mapped
+        saved = self.mapped, self.kernel_name
         self.mapped = frozenset(mapped_iterators(self.kernels[name]))
+        self.kernel_name = name
         super().mark(node, indent)
-        self.mapped = saved
+        self.mapped, self.kernel_name = saved
 
     def for_(self, node: isl.AstNode, indent: int) -> None:
+        self.scope.append(for_parts(node)[0])
+        self._for(node, indent)
+        self.scope.pop()
+
+    def _for(self, node: isl.AstNode, indent: int) -> None:
         it = for_parts(node)[0]
         if it not in self.mapped or node.for_is_degenerate():
             return super().for_(node, indent)
@@ -58,14 +225,15 @@ class CPrinter(AstPrinter):
         self.in_parallel = True
         ub = simple_upper_bound(node)
         unit = for_parts(node)[3] == "1"
+        pragma = "#pragma omp for" if self.region else "#pragma omp parallel for"
         if self.shuffle and ub is not None and unit:
             if self.openmp and outermost:
-                self.emit(indent, "#pragma omp parallel for schedule(static)")
+                self.emit(indent, f"{pragma} schedule(static)")
             self._shuffled_for(node, indent, ub)
         elif self.openmp and outermost and ub is not None:
             # OpenMP wants the canonical form `it <= bound` (no parentheses around it)
             it, init, _, inc = for_parts(node)
-            self.emit(indent, "#pragma omp parallel for schedule(static)")
+            self.emit(indent, f"{pragma} schedule(static)")
             self.emit(indent, f"for (long {it} = {init}; {it} <= {ub}; {it} += {inc}) {{")
             self.node(node.for_get_body(), indent + 1)
             self.emit(indent, "}")
@@ -81,6 +249,121 @@ class CPrinter(AstPrinter):
                               f"(pc_k_{it} * PC_SHUFFLE_PRIME) % {trip};")
         self.node(node.for_get_body(), indent + 1)
         self.emit(indent, "}")
+
+
+class _BarrierCounter(CPrinter):
+    """The dry run of parallel code (CPrinter._guarded): its sequential loops and conditions
+    as they are; each `omp single` counts one barrier, each `omp for` one barrier and the points
+    of its tiles (its tile loops run, each tile adds the points of a full tile). Only the ratio
+    of the two counts matters, so the outermost sequential loop visits at most about
+    DRY_RUN_STEPS of its iterations, evenly spread (sor_1d: 200k steps of one tile each)."""
+
+    def __init__(self, scop: Scop, kernels: dict[str, KernelMapping], mapped: frozenset[str],
+                 kernel_name: str):
+        super().__init__(scop, kernels, openmp=True, shuffle=False)
+        self.region, self.mapped, self.kernel_name = True, mapped, kernel_name
+        self.sampled = False  # whether the outermost sequential loop was printed
+
+    def node(self, node: isl.AstNode, indent: int) -> None:
+        if not self.in_parallel:
+            return super().node(node, indent)
+        kind = node.get_type()  # inside a parallel loop: run the tile loops only
+        blocks = self.kernels[self.kernel_name].block_iterators()
+        if kind in (_T.block, _T.if_, _T.mark) or (
+                kind == _T.for_ and (node.for_is_degenerate() or for_parts(node)[0] in blocks)):
+            return AstPrinter.node(self, node, indent)
+        factors = _point_trips(node, self.kernels[self.kernel_name]) + _inner_trips(node,
+                                                                                  self.mapped)
+        self.emit(indent, f"pc_points += {' * '.join(factors)};")
+
+    def _single(self, nodes: list[isl.AstNode], indent: int) -> None:
+        if nodes:
+            self.emit(indent, "pc_barriers += 1.0;")
+
+    def for_(self, node: isl.AstNode, indent: int) -> None:
+        if self.in_parallel or not self._parallel_loop(node, self.mapped):
+            return self._sequential_for(node, indent)
+        self.emit(indent, "pc_barriers += 1.0;")
+        it, init, _, inc = for_parts(node)
+        if it in self.kernels[self.kernel_name].block_iterators():
+            self.in_parallel = True
+            AstPrinter.for_(self, node, indent)
+            self.in_parallel = False
+            return
+        ub = simple_upper_bound(node)  # a loop over the points of a tile
+        trip = f"(double)((({ub}) - ({init})) / ({inc}) + 1)"
+        points = _product(self.kernels[self.kernel_name].tile_sizes[1:])
+        self.emit(indent, f"if (({ub}) >= ({init})) pc_points += {trip} * {points};")
+
+
+    def _sequential_for(self, node: isl.AstNode, indent: int) -> None:
+        ub = simple_upper_bound(node)
+        if self.sampled or self.in_parallel or node.for_is_degenerate() or ub is None:
+            return AstPrinter.for_(self, node, indent)
+        self.sampled = True
+        it, init, _, inc = for_parts(node)
+        steps = f"((({ub}) - ({init})) / ({inc}) / {DRY_RUN_STEPS})"
+        self.emit(indent, f"{{ const long pc_stride = {steps} > 0 ? 1 + {steps} : 1;")
+        self.emit(indent, f"for (long {it} = {init}; {it} <= {ub}; {it} += ({inc}) * pc_stride) {{")
+        self.node(node.for_get_body(), indent + 1)
+        self.emit(indent, "} }")
+
+
+def _loops(node: isl.AstNode) -> list[isl.AstNode]:
+    """The for nodes of the subtree of `node`, outermost first."""
+    kind = node.get_type()
+    if kind == _T.for_:
+        return [node, *_loops(node.for_get_body())]
+    if kind == _T.if_:
+        return _loops(node.if_get_then_node()) + (
+            _loops(node.if_get_else_node()) if node.if_has_else_node() else [])
+    if kind == _T.block:
+        children = node.block_get_children()
+        return [loop for k in range(children.n_ast_node())
+                for loop in _loops(children.get_at(k))]
+    if kind == _T.mark:
+        return _loops(node.mark_get_node())
+    return []
+
+
+def _evaluable(loop: isl.AstNode, inner: set[str]) -> str | None:
+    """pc_trip(...) of `loop` if its bounds name none of the iterators `inner`, else None."""
+    _, init, _, inc = for_parts(loop)
+    ub = simple_upper_bound(loop)
+    if ub is None or set(re.findall(r"[A-Za-z_]\w*", f"{init} {ub} {inc}")) & inner:
+        return None
+    return f"pc_trip({init}, {ub}, {inc})"
+
+
+def _point_trips(node: isl.AstNode, kernel: KernelMapping) -> list[str]:
+    """Factors of the points of the tile below `node`: each point loop's trip count where the
+    dry run can evaluate it (a tile cut by a wavefront step: sor_3d), else its tile size."""
+    loops = [loop for loop in _loops(node) if not loop.for_is_degenerate()]
+    inner = {for_parts(loop)[0] for loop in loops}
+    threads = kernel.thread_iterators()
+    factors = []
+    for loop in loops:
+        it = for_parts(loop)[0]
+        if it in threads:
+            factors.append(_evaluable(loop, inner) or str(kernel.tile_sizes[threads.index(it)]))
+    return factors or ["1"]
+
+
+def _inner_trips(node: isl.AstNode, mapped: frozenset[str]) -> list[str]:
+    """C trip counts (double) of the loops inside a tile's points (the k loop of a matrix-vector
+    product) whose bounds name no iterator of the subtree, so that the dry run can evaluate
+    them; loops with other bounds (triangular) count once."""
+    loops = [loop for loop in _loops(node) if not loop.for_is_degenerate()]
+    inner = {for_parts(loop)[0] for loop in loops}
+    trips = [_evaluable(loop, inner) for loop in loops if for_parts(loop)[0] not in mapped]
+    return [trip for trip in trips if trip is not None]
+
+
+def _product(values: tuple[int, ...]) -> int:
+    result = 1
+    for v in values:
+        result *= v
+    return result
 
 
 def array_elements(arr: Array) -> str:
@@ -99,7 +382,11 @@ def generate(scop: Scop, ast: isl.AstNode, kernels: tuple[KernelMapping, ...], o
     lines = ["#include <math.h>", "#include <stdlib.h>", "#include <stddef.h>"]
     if openmp:
         lines.append("#include <omp.h>")
-    lines += ["", C_HELPERS.rstrip(), SHUFFLE_HELPERS.rstrip(), ""]
+    lines += ["", C_HELPERS.rstrip(), SHUFFLE_HELPERS.rstrip()]
+    if openmp:
+        lines.append(REGION_HELPERS.rstrip())
+    lines.append("")
+    lines += printer.functions
     lines.append(f"int {abi.entry_name(scop)}({abi.arg_decls(scop)}) {{")
     for arr in locals_:
         ctype = abi.C_TYPES[arr.dtype]

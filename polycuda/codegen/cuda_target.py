@@ -622,6 +622,16 @@ def _host_entry(scop: Scop) -> list[str]:
     return lines
 
 
+def _fail_function(scop: Scop) -> list[str]:
+    """pc_<name>_fail(err): reports the error code of pc_<name> on stderr and exits; the
+    rewritten C of `polycuda compile --target cuda` calls it when the entry fails."""
+    name = abi.entry_name(scop)
+    return [f'extern "C" void {abi.entry_name(scop, "_fail")}(int err) {{',
+            f'  fprintf(stderr, "polycuda: {name} failed: CUDA error %d (%s): %s\\n", err,',
+            "          cudaGetErrorName((cudaError_t)err), cudaGetErrorString((cudaError_t)err));",
+            "  exit(EXIT_FAILURE);", "}"]
+
+
 _PRELUDE = """\
 #include <cuda_runtime.h>
 #include <math.h>
@@ -647,5 +657,6 @@ def generate(scop: Scop, ast: isl.AstNode, kernels: tuple[KernelMapping, ...],
     parts += [src + "\n" for src in host.kernel_sources]
     parts.append("\n".join(_dev_entry(scop, host)) + "\n")
     parts.append("\n".join(_host_entry(scop)) + "\n")
+    parts.append("\n".join(_fail_function(scop)) + "\n")
     parts.append(main_source(scop))
     return "\n".join(parts)
