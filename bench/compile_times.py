@@ -100,7 +100,8 @@ def main() -> None:
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True, check=False).stdout.strip()
     result = {"date": datetime.date.today().isoformat(), "commit": commit,
-              "host": platform.processor() or platform.machine(), "cores": os.cpu_count(), "python": platform.python_version(),
+              "host": platform.processor() or platform.machine(), "cores": os.cpu_count(),
+              "python": platform.python_version(),
               "what": "median of 3 runs; frontend = C parse of the file; *_s = Scop to source "
                       "text (dependences, scheduling, legality, mapping, AST, printing); "
                       "*-schedule_s = the scheduler and its legality check alone",
