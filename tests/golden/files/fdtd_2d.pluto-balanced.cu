@@ -268,6 +268,12 @@ extern "C" int pc_fdtd_2d(long long T, long long nx, long long ny, double *ex, d
   return err;
 }
 
+extern "C" void pc_fdtd_2d_fail(int err) {
+  fprintf(stderr, "polycuda: pc_fdtd_2d failed: CUDA error %d (%s): %s\n", err,
+          cudaGetErrorName((cudaError_t)err), cudaGetErrorString((cudaError_t)err));
+  exit(EXIT_FAILURE);
+}
+
 #ifdef POLYCUDA_MAIN
 #include <string.h>
 #include <time.h>

@@ -63,6 +63,12 @@ extern "C" int pc_gemm(long long ni, long long nj, long long nk, double alpha, d
   return err;
 }
 
+extern "C" void pc_gemm_fail(int err) {
+  fprintf(stderr, "polycuda: pc_gemm failed: CUDA error %d (%s): %s\n", err,
+          cudaGetErrorName((cudaError_t)err), cudaGetErrorString((cudaError_t)err));
+  exit(EXIT_FAILURE);
+}
+
 #ifdef POLYCUDA_MAIN
 #include <string.h>
 #include <time.h>

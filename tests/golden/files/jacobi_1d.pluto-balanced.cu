@@ -68,6 +68,12 @@ extern "C" int pc_jacobi_1d(long long T, long long n, double *A, double *B) {
   return err;
 }
 
+extern "C" void pc_jacobi_1d_fail(int err) {
+  fprintf(stderr, "polycuda: pc_jacobi_1d failed: CUDA error %d (%s): %s\n", err,
+          cudaGetErrorName((cudaError_t)err), cudaGetErrorString((cudaError_t)err));
+  exit(EXIT_FAILURE);
+}
+
 #ifdef POLYCUDA_MAIN
 #include <string.h>
 #include <time.h>

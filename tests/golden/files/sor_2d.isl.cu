@@ -54,6 +54,12 @@ extern "C" int pc_sor_2d(long long T, long long n, double omega, double *A) {
   return err;
 }
 
+extern "C" void pc_sor_2d_fail(int err) {
+  fprintf(stderr, "polycuda: pc_sor_2d failed: CUDA error %d (%s): %s\n", err,
+          cudaGetErrorName((cudaError_t)err), cudaGetErrorString((cudaError_t)err));
+  exit(EXIT_FAILURE);
+}
+
 #ifdef POLYCUDA_MAIN
 #include <string.h>
 #include <time.h>
