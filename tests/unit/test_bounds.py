@@ -133,3 +133,17 @@ def test_given_size_that_overruns_a_fixed_extent_is_named(tmp_path, capsys):
     err = capsys.readouterr().err
     assert f"{path}:9:" in err and "S0 writes 'B' at index 1..12" in err
     assert "shape (10, 10, 10)" in err
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("n", [8, 100000])
+def test_cuda_call_on_device_arrays_past_their_end_is_refused(n):
+    cupy = pytest.importorskip("cupy")
+    fn = polycuda.jit(add1, target="cuda")
+    A, B = cupy.asarray(np.random.default_rng(4).random(4)), cupy.ones(4)
+    before = cupy.asnumpy(A)
+    with pytest.raises(OutOfBoundsError, match=r"S0 writes 'A' at index 0\.\.%d" % (n - 1)):
+        fn(n, A, B)
+    np.testing.assert_array_equal(cupy.asnumpy(A), before)
+    fn(4, A, B)  # in bounds: runs on the device, in place
+    np.testing.assert_array_equal(cupy.asnumpy(A), np.full(4, 2.0))

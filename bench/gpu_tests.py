@@ -1,0 +1,73 @@
+"""Runs the GPU tests (`pytest -m gpu tests`), then every test of the given files (those that
+take a GPU path when one is present, e.g. tests/unit/test_cuda_host_errors.py), and writes
+their outcomes as JSON with the GPU's name, the date and the commit: the evidence of a GPU run.
+
+    python bench/gpu_tests.py OUT.json [TEST_FILE ...]
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+
+def _gpu_name() -> str:
+    try:
+        run = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version",
+                              "--format=csv,noheader"], capture_output=True, text=True,
+                             check=False)
+    except FileNotFoundError:
+        return "no GPU (no nvidia-smi)"
+    return run.stdout.strip() or f"no GPU (nvidia-smi: {run.stderr.strip()[:100]})"
+
+
+def _outcomes(xml_path: Path) -> list[dict]:
+    tests = []
+    for case in ET.parse(xml_path).getroot().iter("testcase"):
+        outcome = "passed"
+        for child in case:
+            if child.tag in ("failure", "error", "skipped"):
+                outcome = {"failure": "failed", "error": "error"}.get(child.tag, child.tag)
+                message = (child.get("message") or "")[:300]
+                break
+        else:
+            message = ""
+        tests.append({"test": f"{case.get('classname')}::{case.get('name')}",
+                      "outcome": outcome, "seconds": round(float(case.get("time", 0)), 3),
+                      **({"message": message} if message else {})})
+    return tests
+
+
+def main(argv: list[str]) -> int:
+    if not argv:
+        print(__doc__, file=sys.stderr)
+        return 2
+    out, files = Path(argv[0]), argv[1:]
+    runs = [["-m", "gpu", "tests"]] + ([["-m", "gpu or not gpu", *files]] if files else [])
+    tests, rc, commands = [], 0, []
+    with tempfile.TemporaryDirectory() as tmp:
+        for k, selection in enumerate(runs):
+            xml_path = Path(tmp) / f"junit{k}.xml"
+            command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                       f"--junitxml={xml_path}", *selection]
+            commands.append(" ".join(command[1:]))
+            rc = max(rc, subprocess.run(command, check=False).returncode)
+            tests += _outcomes(xml_path) if xml_path.exists() else []
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True, check=False).stdout.strip()
+    counts = {k: sum(t["outcome"] == k for t in tests)
+              for k in ("passed", "failed", "error", "skipped")}
+    result = {"date": datetime.date.today().isoformat(), "gpu": _gpu_name(), "commit": commit,
+              "commands": commands, "pytest_rc": rc, **counts, "tests": tests}
+    out.write_text(json.dumps(result, indent=1) + "\n")
+    print(json.dumps(counts), file=sys.stderr)
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
