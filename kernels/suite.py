@@ -288,6 +288,12 @@ KERNELS: tuple[Kernel, ...] = (
            category="triangular", memory_bound=False, scalars=_AB,
            bytes_per_run=lambda p, w=8: (_tri(p["m"]) + 3 * p["m"] * p["n"]) * w,
            flops_per_run=lambda p: p["m"] * p["n"] * (2 * p["m"] + 2)),
+    # the same product in PolyBench's scatter order, with its scalar temporary temp2
+    Kernel("symm_scatter", "symm_scatter.c", "symm_scatter", None,
+           small={"m": 10, "n": 12}, bench={"m": 1000, "n": 1200},
+           category="triangular", memory_bound=False, scalars=_AB,
+           bytes_per_run=lambda p, w=8: (_tri(p["m"]) + 3 * p["m"] * p["n"]) * w,
+           flops_per_run=lambda p: p["m"] * p["n"] * (2 * p["m"] + 2)),
     Kernel("trmm", "trmm.c", "trmm", "trmm",
            small={"m": 10, "n": 12}, bench={"m": 1000, "n": 1200},
            category="triangular", memory_bound=False, scalars={"alpha": 1.5},

@@ -115,6 +115,8 @@ def _options(args: argparse.Namespace, target: str | None = None) -> Options:
             changes[flag] = True
     if args.no_wavefront:
         changes["wavefront"] = False
+    if args.no_expand_scalars:
+        changes["expand_scalars"] = False
     if args.wavefront_sync:
         changes["wavefront_sync"] = args.wavefront_sync
     if args.intra_wavefront:
@@ -227,7 +229,10 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("-I", dest="include", action="append", metavar="DIR", help="include dir (C)")
     p.add_argument("-D", dest="define", action="append", metavar="NAME[=VAL]",
                    help="macro definition (C)")
-    p.add_argument("--scheduler", choices=SCHEDULERS, help="isl (default, PPCG-like) or pluto")
+    p.add_argument("--scheduler", choices=SCHEDULERS,
+                   help="auto (default: on cuda, whichever of isl and pluto maps with the "
+                        "fewest sequential loops of parametric length; isl on c and openmp), "
+                        "isl (PPCG-like) or pluto")
     p.add_argument("--tile-sizes", type=_ints,
                    help="e.g. 8,32 (outermost first; the last entries apply to each kernel's "
                         "innermost mapped loops)")
@@ -240,6 +245,10 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="copy arrays to remove parallelism-hindering false dependences")
     p.add_argument("--no-wavefront", action="store_true",
                    help="do not tile sequential permutable bands into two-level wavefronts")
+    p.add_argument("--no-expand-scalars", action="store_true",
+                   help="keep one cell for each region-local scalar (by default, a scalar set "
+                        "and read in each iteration of its loops gets a cell per iteration, so "
+                        "that they can run in parallel)")
     p.add_argument("--wavefront-sync", choices=WAVEFRONT_SYNCS,
                    help="order inter-tile wavefronts by kernel launches (default) or by a "
                         "grid-wide barrier in one cooperative launch")

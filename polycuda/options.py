@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from polycuda.errors import InvalidConfigError
 
 TARGETS = ("auto", "c", "openmp", "cuda")  # auto: cuda when a GPU is present, else openmp
-SCHEDULERS = ("isl", "pluto")
+SCHEDULERS = ("auto", "isl", "pluto")
 # How the inter-tile wavefronts of a wavefront kernel are ordered (Di et al. 2012, Section
 # III-C): one launch per wavefront, or one cooperative launch whose blocks loop over the
 # wavefronts with a grid-wide barrier between them.
@@ -71,11 +71,14 @@ class Options:
 
     Example:
         >>> Options(target="cuda", tile_sizes=(32, 32)).to_text()
-        '{"scheduler": "isl", "target": "cuda", "tile_sizes": [32, 32]}'
+        '{"scheduler": "auto", "target": "cuda", "tile_sizes": [32, 32]}'
     """
 
     target: str = "auto"
-    scheduler: str = "isl"
+    # "isl" (isl's scheduler, PPCG's), "pluto" (Farkas ILP, schedule/pluto.py) or "auto": on
+    # the cuda target both, and the one whose mapping has the fewest loops of parametric
+    # length outside blocks and threads (gpu/cost.py; ties: isl); on c and openmp, isl.
+    scheduler: str = "auto"
     # Tile sizes of the mapped band, outermost first; () picks the defaults of gpu.mapping.
     tile_sizes: tuple[int, ...] = ()
     # Threads per block along each mapped dimension, outermost first; () derives from tiles.
@@ -89,6 +92,9 @@ class Options:
     balanced_wavefront: bool = False
     # Di et al. 2012 Algorithm 2: copy arrays to remove parallelism-hindering false deps.
     eliminate_false_deps: bool = False
+    # Give region-local scalars written and read in one iteration of their loops a cell per
+    # iteration (schedule/expand.py), so that those loops can run in parallel.
+    expand_scalars: bool = True
     # Tile permutable bands that have no parallel member and run them as two-level wavefronts
     # (tiles of one wavefront on blocks, points of one intra-tile wavefront on threads).
     wavefront: bool = True

@@ -12,11 +12,11 @@ from polycuda.analysis import dependences
 from polycuda.codegen import c_target, cuda_target
 from polycuda import progress
 from polycuda.errors import IllegalScheduleError, InvalidConfigError, PolycudaError
-from polycuda.gpu import mapping, staging
+from polycuda.gpu import cost, mapping, staging
 from polycuda.ir import isl_build
 from polycuda.ir.scop import Scop
 from polycuda.options import Options
-from polycuda.schedule import budget, fallback, false_deps, isl_scheduler, legality
+from polycuda.schedule import budget, expand, fallback, false_deps, isl_scheduler, legality
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,7 @@ class Generated:
     schedule: str  # the scheduler's isl schedule tree, as text
     kernels: tuple[mapping.KernelMapping, ...]
     seconds: float = field(default=0.0, compare=False)  # frontend excluded, compiler excluded
+    choice: str = ""  # the scheduler used and why (Choice.reason)
 
 
 def drop_empty_statements(scop: Scop) -> Scop:
@@ -43,33 +44,92 @@ def drop_empty_statements(scop: Scop) -> Scop:
     return dataclasses.replace(scop, statements=kept)
 
 
-def transform_scop(scop: Scop, options: Options) -> Scop:
-    """The Scop that is scheduled: with array copies when eliminate_false_deps is set (within
-    the schedule budget; else unchanged, with a PolycudaWarning)."""
+def transform_scop(scop: Scop, options: Options, timer: progress.PassTimer | None = None
+                   ) -> Scop:
+    """The Scop that is scheduled (Scop -> Scop passes): statements that never run dropped;
+    local scalars expanded (expand_scalars); array copies when eliminate_false_deps is set
+    (within the schedule budget; else unchanged, with a PolycudaWarning)."""
+    timer = timer or progress.PassTimer(scop.name)
+    # statements whose domain is empty never run: dropped, so that no band is empty
+    scop = drop_empty_statements(scop)
+    # schedule.expand: a cell per iteration for local scalars (temp2 -> temp2_x[i][j])
+    if options.expand_scalars:
+        with timer.step("scalar expansion"):
+            scop = expand.expand_scalars(scop)
     if not options.eliminate_false_deps:
         return scop
-    try:
-        return budget.run_bounded(lambda: false_deps.eliminate_false_deps(scop),
-                                  options.schedule_budget_s, "false-dependence elimination",
-                                  give_up_on=(PolycudaError,))
-    except budget.SolverGaveUp as gave_up:
-        fallback.give_up(scop, gave_up.what, gave_up.reason)
-        return scop
+    # schedule.false_deps: array copies (Di et al. 2012, Algorithm 2)
+    with timer.step("false dependences"):
+        try:
+            return budget.run_bounded(lambda: false_deps.eliminate_false_deps(scop),
+                                      options.schedule_budget_s,
+                                      "false-dependence elimination",
+                                      give_up_on=(PolycudaError,))
+        except budget.SolverGaveUp as gave_up:
+            fallback.give_up(scop, gave_up.what, gave_up.reason)
+            return scop
 
 
 def schedule_scop(scop: Scop, options: Options, ctx: isl.Context,
                   dep_map: isl.UnionMap | None = None) -> isl.Schedule:
     """The first legal schedule of the fallback chain: the chosen scheduler's, unless it ran out
     of its budget or failed (then a simpler one, with a PolycudaWarning; schedule/fallback.py).
+    With scheduler "auto": the schedule that choose_schedule() picks.
 
     # dep_map: { S[i] -> T[j] }, all flow/anti/output dependences (computed when not given)
     """
     if dep_map is None:
-        dep_map = _dependences(scop, ctx)
+        dep_map = dependence_map(scop, ctx)
+    if options.scheduler == "auto":
+        return choose_schedule(scop, options, ctx, dep_map).schedule
     return next(fallback.schedules(scop, options, ctx, dep_map))[1]
 
 
-def _dependences(scop: Scop, ctx: isl.Context) -> isl.UnionMap:
+# Options.scheduler "auto": the schedulers compared per target (gpu/cost.py), the first one
+# winning ties. On the CPU targets isl's alone: the OpenMP printer runs the outermost parallel
+# loop of each nest, and no measurement shows Pluto's fused nests faster there.
+AUTO_SCHEDULERS = {"cuda": ("isl", "pluto")}
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The schedule compile_scop uses, its mapping, the scheduler that made it, and why."""
+
+    scheduler: str
+    schedule: isl.Schedule
+    mapped: mapping.MappedSchedule
+    reason: str
+
+
+def choose_schedule(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl.UnionMap,
+                    timer: progress.PassTimer | None = None) -> Choice:
+    """The requested scheduler's legal mapped schedule (fallback chain); with "auto", each of
+    AUTO_SCHEDULERS[target]'s, and the one of least gpu.cost.Cost (ties: the first).
+
+    # dep_map: { S[i] -> T[j] }, all dependences within the context
+    """
+    timer = timer or progress.PassTimer(scop.name)
+    if options.scheduler != "auto":
+        schedule, mapped = _schedule_and_map(scop, options, ctx, dep_map, timer)
+        return Choice(options.scheduler, schedule, mapped, f"{options.scheduler} (requested)")
+    names = AUTO_SCHEDULERS.get(options.target, ("isl",))
+    found = []
+    for order, name in enumerate(names):
+        schedule, mapped = _schedule_and_map(scop, options.replace(scheduler=name), ctx,
+                                             dep_map, timer)
+        found.append((cost.cost(mapped), order, name, schedule, mapped))
+    best = min(found, key=lambda f: (f[0], f[1]))
+    if len(found) == 1:
+        return Choice(best[2], best[3], best[4], f"auto: {best[2]} (the only candidate on "
+                      f"target {options.target})")
+    compared = ", ".join(f"{f[2]} {f[0]}" for f in found)
+    return Choice(best[2], best[3], best[4],
+                  f"auto: {best[2]}, the least cost of {compared} (loops of parametric length "
+                  f"in one-thread kernels / on the longest path outside blocks and threads; "
+                  f"ties: {names[0]})")
+
+
+def dependence_map(scop: Scop, ctx: isl.Context) -> isl.UnionMap:
     # { S[i] -> T[j] } within the context: instances outside it never run (e.g. the negative
     # array extents of a Python region), so no schedule needs to order them
     return dependences.untagged_union(scop, ctx).intersect_params(isl_build.context_set(scop, ctx))
@@ -112,24 +172,23 @@ def compile_scop(scop: Scop, options: Options) -> Generated:
         raise InvalidConfigError("resolve target 'auto' (Program.resolve_target) before codegen")
     start = time.perf_counter()
     timer = progress.PassTimer(scop.name)
-    # statements whose domain is empty never run: dropped, so that no band is empty
-    scop = drop_empty_statements(scop)
-    # schedule.false_deps: optional array copies (Di et al. 2012, Algorithm 2), Scop -> Scop
-    with timer.step("false dependences"):
-        scop = transform_scop(scop, options)
+    # Scop -> Scop: drop statements that never run, expand local scalars, optional array
+    # copies against false dependences (transform_scop)
+    scop = transform_scop(scop, options, timer)
     ctx = isl_scheduler.new_context()
     context = isl_build.context_set(scop, ctx)
     # analysis.dependences: flow (value-based), anti, output
     with timer.step("dependences"):
-        dep_map = _dependences(scop, ctx)
+        dep_map = dependence_map(scop, ctx)
     # schedule (isl | pluto, bounded, else the fallback chain) and gpu.map (tile, kernel/thread
     # marks, staging), both checked legal: the first schedule of the chain that maps legally
-    schedule, mapped = _schedule_and_map(scop, options, ctx, dep_map, timer)
+    # (scheduler "auto": each candidate's, the one of least structural cost, gpu/cost.py)
+    choice = choose_schedule(scop, options, ctx, dep_map, timer)
     # codegen: isl AST (bounded, else the original order's), then the target's printer
     with timer.step("codegen"):
-        source, mapped = _bounded_source(scop, options, ctx, dep_map, mapped)
-    return Generated(scop, options, source, str(schedule), mapped.kernels,
-                     time.perf_counter() - start)
+        source, mapped = _bounded_source(scop, options, ctx, dep_map, choice.mapped)
+    return Generated(scop, options, source, str(choice.schedule), mapped.kernels,
+                     time.perf_counter() - start, choice.reason)
 
 
 def _map_checked(scop: Scop, schedule: isl.Schedule, options: Options, ctx: isl.Context,

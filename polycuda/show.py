@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from polycuda.analysis import dependences
-from polycuda.pipeline import schedule_scop, transform_scop
+from polycuda.pipeline import choose_schedule, dependence_map, transform_scop
 from polycuda.program import Program
 from polycuda.schedule import isl_scheduler, report
 
@@ -15,10 +15,14 @@ def deps_json(prog: Program) -> list[dict]:
 
 
 def schedule_of(prog: Program) -> dict:
-    """Schedule JSON of the region as scheduled (after false-dependence elimination, if on)."""
+    """Schedule JSON of the region as scheduled (after the Scop -> Scop passes), with the
+    scheduler used and why ("scheduler", "choice")."""
     ctx = isl_scheduler.new_context()
-    scop = transform_scop(prog.scop, prog.options)
-    return report.schedule_json(scop, schedule_scop(scop, prog.options, ctx))
+    options = prog.options.replace(target=prog.resolve_target(None).replace("emulate", "cuda"))
+    scop = transform_scop(prog.scop, options)
+    choice = choose_schedule(scop, options, ctx, dependence_map(scop, ctx))
+    return {"scheduler": choice.scheduler, "choice": choice.reason,
+            **report.schedule_json(scop, choice.schedule)}
 
 
 def _deps_text(prog: Program) -> str:
@@ -31,8 +35,9 @@ def _deps_text(prog: Program) -> str:
 
 
 def _schedule_text(prog: Program) -> str:
-    lines = [f"region {prog.name} ({prog.options.scheduler} scheduler):"]
-    for stmt in schedule_of(prog)["statements"]:
+    scheduled = schedule_of(prog)
+    lines = [f"region {prog.name} ({scheduled['scheduler']} scheduler; {scheduled['choice']}):"]
+    for stmt in scheduled["statements"]:
         lines.append(f"  {stmt['name']}[{', '.join(stmt['iterators'])}]")
         for row, par in zip(stmt["hyperplanes"], stmt["parallel"]):
             lines.append(f"    {row}  {'parallel' if par else 'sequential'}")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Union
 
@@ -127,3 +127,26 @@ def substitute(expr: Expr, env: dict[str, Expr]) -> Expr:
     if isinstance(expr, Cast):
         return Cast(expr.dtype, substitute(expr.operand, env), expr.loc)
     return expr
+
+
+def with_children(expr: Expr, kids: tuple[Expr, ...]) -> Expr:
+    """`expr` with its direct sub-expressions (children(expr), same order) replaced."""
+    if isinstance(expr, Ref):
+        return Ref(expr.array, kids, expr.loc)
+    if isinstance(expr, BinOp):
+        return BinOp(expr.op, kids[0], kids[1], expr.loc)
+    if isinstance(expr, UnaryOp):
+        return UnaryOp(expr.op, kids[0], expr.loc)
+    if isinstance(expr, Cast):
+        return Cast(expr.dtype, kids[0], expr.loc)
+    if isinstance(expr, Call):
+        return Call(expr.func, kids, expr.loc)
+    if isinstance(expr, Ternary):
+        return Ternary(kids[0], kids[1], kids[2], expr.loc)
+    return expr
+
+
+def map_refs(expr: Expr, fn: Callable[[Ref], Expr]) -> Expr:
+    """`expr` with every Ref r (its subscripts mapped first) replaced by fn(r)."""
+    mapped = with_children(expr, tuple(map_refs(c, fn) for c in children(expr)))
+    return fn(mapped) if isinstance(mapped, Ref) else mapped

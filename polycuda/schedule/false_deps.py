@@ -85,7 +85,7 @@ class _Copy:
     ref_ids: tuple[str, ...]
 
 
-def _shared_loops(a: Statement, b: Statement) -> int:
+def shared_loops(a: Statement, b: Statement) -> int:
     """How many outer loops the two statements share (equal textual positions)."""
     c = 0
     while c < min(len(a.iterators), len(b.iterators)) and a.beta[:c + 1] == b.beta[:c + 1]:
@@ -101,7 +101,7 @@ def _copy_level(dep: Dependence, scop: Scop, ctx: isl.Context) -> int | None:
     src, snk = scop.statement(dep.source), scop.statement(dep.sink)
     if not src.iterators or not snk.iterators:
         return None  # straight-line code: no hyperplane to free
-    shared = _shared_loops(src, snk)
+    shared = shared_loops(src, snk)
     # rel: { D[s_0..s_{c-1}] -> D[t_0..t_{c-1}] }, the dependence on the shared loops
     rel = isl.Map.read_from_str(ctx, dep.relation)
     rel = rel.project_out(isl.dim_type.in_, shared, len(src.iterators) - shared)
@@ -182,7 +182,7 @@ def _rename_refs(expr: Expr, positions: set[int], array: str, seen: list[int]) -
     return expr
 
 
-def _fresh(taken: set[str], base: str) -> str:
+def fresh_name(taken: set[str], base: str) -> str:
     k = 0
     while f"{base}{k}" in taken:
         k += 1
@@ -219,7 +219,7 @@ def _copy_statement(scop: Scop, plan: _Copy, copy_array: str, name: str, ctx: is
     taken = set(scop.params) | {a.name for a in scop.arrays} | set(stmt.iterators)
     xs: list[str] = []
     for _ in range(n_dims):
-        xs.append(_fresh(taken | set(xs), "x"))
+        xs.append(fresh_name(taken | set(xs), "x"))
     outer = list(stmt.iterators[:plan.level - 1])
     domain = _footprint(scop, stmt, plan, name, outer + xs, ctx)
     beta = stmt.beta[:plan.level] + (0,) * n_dims
@@ -234,8 +234,8 @@ def _apply(scop: Scop, plan: _Copy, ctx: isl.Context) -> Scop:
     stmt = scop.statement(plan.stmt)
     arr = scop.array(plan.array)
     taken = {a.name for a in scop.arrays} | {a.name for a in scop.args}
-    copy_arr = Array(_fresh(taken, arr.name), arr.dtype, arr.shape, local=True)
-    copy = _copy_statement(scop, plan, copy_arr.name, _fresh({s.name for s in scop.statements},
+    copy_arr = Array(fresh_name(taken, arr.name), arr.dtype, arr.shape, local=True)
+    copy = _copy_statement(scop, plan, copy_arr.name, fresh_name({s.name for s in scop.statements},
                                                              "copy"), ctx)
     cut = plan.level - 1  # beta index of the carrying loop's position in its parent
     positions = {_ref_position(stmt, r) for r in plan.ref_ids}

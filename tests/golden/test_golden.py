@@ -19,8 +19,8 @@ from polycuda.options import Options
 GOLDEN_DIR = Path(__file__).resolve().parent / "files"
 KERNELS = ("jacobi_1d", "jacobi_2d", "sor_2d", "fdtd_2d", "gemm")
 # the PPCG-like baseline and the paper's own configuration (Pluto, balanced wavefronts)
-CONFIGS = {"isl": Options(), "pluto-balanced": Options(scheduler="pluto",
-                                                       balanced_wavefront=True)}
+CONFIGS = {"isl": Options(scheduler="isl"),
+           "pluto-balanced": Options(scheduler="pluto", balanced_wavefront=True)}
 TARGETS = {"c": ".c", "cuda": ".cu"}
 CASES = [(k, c, t) for k in KERNELS for c in CONFIGS for t in TARGETS]
 
