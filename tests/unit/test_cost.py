@@ -1,0 +1,67 @@
+"""The structural cost of mapped schedules (gpu/cost.py) and the scheduler 'auto' built on it:
+the default that picks, per region, the schedule with the shortest chain of dependent steps."""
+
+import json
+
+import pytest
+
+import polycuda
+from kernels import suite
+from polycuda.cli import main
+from polycuda.gpu import cost
+from polycuda.options import Options
+from polycuda.pipeline import choose_schedule, dependence_map, transform_scop
+from polycuda.schedule import isl_scheduler
+
+
+def _choice(name: str, **options):
+    kernel = suite.by_name(name)
+    prog = polycuda.compile(str(kernel.c_path), function=kernel.function)
+    opts = Options(target="cuda", **options)
+    scop = transform_scop(prog.scop, opts)
+    ctx = isl_scheduler.new_context()
+    return choose_schedule(scop, opts, ctx, dependence_map(scop, ctx))
+
+
+@pytest.mark.parametrize("name,scheduler,expected", [
+    ("gemm", "isl", cost.Cost(0, 1)),  # the k loop in each thread
+    ("lu", "isl", cost.Cost(0, 2)),  # host k loop, a j loop in each thread
+    ("lu", "pluto", cost.Cost(0, 1)),  # host loop over wavefronts of tiles
+    ("jacobi_2d", "pluto", cost.Cost(0, 1)),  # intra-tile wavefronts are tile-bounded
+    ("heat_3d", "isl", cost.Cost(0, 1)),  # host time loop, 3-D kernels
+])
+def test_cost_counts_loops_of_parametric_length(name, scheduler, expected):
+    assert cost.cost(_choice(name, scheduler=scheduler).mapped) == expected
+
+
+def test_one_thread_kernels_cost_most():
+    # Pluto fuses gemver into one nest without a parallel loop: one-thread kernels
+    assert cost.cost(_choice("gemver", scheduler="pluto").mapped).serial > 0
+    assert cost.cost(_choice("gemver", scheduler="isl").mapped).serial == 0
+
+
+@pytest.mark.parametrize("name,expected", [("lu", "pluto"), ("fdtd_2d", "pluto"),
+                                           ("gemver", "isl"), ("gemm", "isl"),
+                                           ("heat_3d", "isl")])
+def test_auto_takes_the_cheaper_schedule_and_isl_on_ties(name, expected):
+    choice = _choice(name)
+    assert choice.scheduler == expected
+    assert choice.reason.startswith(f"auto: {expected}, the least cost of isl ")
+
+
+def test_auto_is_isl_on_cpu_targets_and_show_says_why(capsys):
+    kernel = suite.by_name("lu")
+    assert main(["show", "schedule", str(kernel.c_path), "--target", "openmp", "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["scheduler"] == "isl" and "only candidate on target openmp" in shown["choice"]
+    assert main(["show", "schedule", str(kernel.c_path), "--target", "cuda"]) == 0
+    assert "(pluto scheduler; auto: pluto, the least cost of isl 0/2, pluto 0/1" in \
+        capsys.readouterr().out
+
+
+def test_auto_choice_verifies_on_the_emulator():
+    kernel = suite.by_name("lu")
+    prog = polycuda.compile(str(kernel.c_path), function=kernel.function)
+    assert prog.generate("cuda").choice.startswith("auto: pluto")
+    results = prog.verify({"n": 19}, targets=("emulate",))
+    assert results and all(r.ok for r in results)
