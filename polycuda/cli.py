@@ -117,6 +117,8 @@ def _options(args: argparse.Namespace, target: str | None = None) -> Options:
         changes["wavefront"] = False
     if args.no_expand_scalars:
         changes["expand_scalars"] = False
+    if args.allow_reassociation is not None:
+        changes["allow_reassociation"] = args.allow_reassociation
     if args.wavefront_sync:
         changes["wavefront_sync"] = args.wavefront_sync
     if args.intra_wavefront:
@@ -245,6 +247,11 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="copy arrays to remove parallelism-hindering false dependences")
     p.add_argument("--no-wavefront", action="store_true",
                    help="do not tile sequential permutable bands into two-level wavefronts")
+    p.add_argument("--allow-reassociation", action=argparse.BooleanOptionalAction,
+                   default=None,
+                   help="cuda: sum a reduction loop that would run in one thread with a block "
+                        "of threads, in another order (default: on; floating-point results "
+                        "then differ by rounding)")
     p.add_argument("--no-expand-scalars", action="store_true",
                    help="keep one cell for each region-local scalar (by default, a scalar set "
                         "and read in each iteration of its loops gets a cell per iteration, so "

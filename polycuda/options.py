@@ -95,6 +95,10 @@ class Options:
     # Give region-local scalars written and read in one iteration of their loops a cell per
     # iteration (schedule/expand.py), so that those loops can run in parallel.
     expand_scalars: bool = True
+    # CUDA: a loop of one reduction statement (`x += e`, `x *= e`) that would run in one
+    # thread is summed by a block of threads instead, in a different order: floating-point
+    # results differ from the sequential ones by rounding (verify's tolerance allows it).
+    allow_reassociation: bool = True
     # Tile permutable bands that have no parallel member and run them as two-level wavefronts
     # (tiles of one wavefront on blocks, points of one intra-tile wavefront on threads).
     wavefront: bool = True

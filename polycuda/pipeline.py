@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import islpy as isl
 
-from polycuda.analysis import dependences
+from polycuda.analysis import dependences, reductions
 from polycuda.codegen import c_target, cuda_target
 from polycuda import progress
 from polycuda.errors import IllegalScheduleError, InvalidConfigError, PolycudaError
@@ -197,7 +197,7 @@ def _map_checked(scop: Scop, schedule: isl.Schedule, options: Options, ctx: isl.
     dependence (IllegalScheduleError when they are not legal)."""
     context = isl_build.context_set(scop, ctx)
     mapped = mapping.map_schedule(schedule, options, context, iterator_prefix(scop), dep_map,
-                                  _accesses(scop, ctx))
+                                  _accesses(scop, ctx), reductions.reduction_ops(scop))
     lifted_deps = mapped.lifted(dep_map)
     legality.check(mapped.schedule, lifted_deps, "tiled schedule")
     mapped.check_parallel(lifted_deps)

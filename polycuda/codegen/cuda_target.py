@@ -29,9 +29,10 @@ from polycuda.codegen.ast_expr import ast_expr_to_c
 from polycuda.codegen.c_expr import C_HELPERS, RefPrinter, expr_to_c
 from polycuda.codegen.c_target import array_elements
 from polycuda.codegen.printer import AstPrinter, for_parts, mark_parts
-from polycuda.codegen.statements import flat_ref_printer, user_statement
+from polycuda.codegen.statements import flat_ref_printer, statement_parts, user_statement
 from polycuda.codegen.test_main import main_source
-from polycuda.gpu.mapping import KernelMapping
+from polycuda.analysis.reductions import OPERATIONS
+from polycuda.gpu.mapping import REDUCTION_THREADS, KernelMapping
 from polycuda.gpu.staging import StagedArray, layout, resident_blocks
 from polycuda.gpu.wavefront import BARRIER_MARK
 from polycuda.ir.expr import Expr, Ref, Var
@@ -250,6 +251,56 @@ class KernelPrinter(AstPrinter):
         return f"pc_mod({coordinate}, (int){extent})"
 
 
+class ReductionPrinter(KernelPrinter):
+    """A one-block reduction kernel (KernelMapping.reduction; Shirako et al. 2017, Section 5.3,
+    thread-level tree reduction): thread t runs iterations t, t + blockDim.x, ... of the loop,
+    accumulating its statement's right-hand side into a register; the partial results are
+    combined pairwise in shared memory, halving the threads at each step (a barrier after
+    each), and thread 0 applies the total to the statement's cell, which every iteration
+    updates (mapping._reduction proved it one cell). A statement outside the loop (a single
+    iteration) runs on thread 0. `lines_around()` adds the prologue and the epilogue."""
+
+    def __init__(self, scop: Scop, kernel: KernelMapping, scope: frozenset[str]):
+        super().__init__(scop, kernel, scope)
+        self.combine, self.identity = OPERATIONS[kernel.reduction]
+        self.ctype = "double"
+        self.in_loop = False
+
+    def for_(self, node: isl.AstNode, indent: int) -> None:
+        if self.in_loop or node.for_is_degenerate():
+            return super().for_(node, indent)
+        it, init, cond, inc = for_parts(node)
+        self.emit(indent, f"for (int {it} = {init} + (int)threadIdx.x * {inc}; {cond}; "
+                          f"{it} += (int)blockDim.x * {inc}) {{")
+        self.in_loop = True
+        self.node(node.for_get_body(), indent + 1)
+        self.in_loop = False
+        self.emit(indent, "}")
+
+    def user(self, node: isl.AstNode, indent: int) -> None:
+        stmt, text = statement_parts(self.scop, node.user_get_expr())
+        self.ctype = abi.C_TYPES[self.scop.array(stmt.lhs.array).dtype]
+        update = f"{{ pc_cell = &{text(stmt.lhs)}; pc_acc {stmt.op} {text(stmt.rhs)}; }}"
+        self.emit(indent, update if self.in_loop else f"if (threadIdx.x == 0) {update}")
+
+    def lines_around(self) -> None:
+        t, op = self.ctype, self.combine
+        self.lines[:0] = [f"  __shared__ {t} pc_part[{REDUCTION_THREADS}];",
+                          f"  __shared__ {t} *pc_cell;",
+                          f"  {t} pc_acc = ({t}){self.identity};",
+                          "  if (threadIdx.x == 0) pc_cell = NULL;",
+                          "  __syncthreads();"]
+        self.lines += ["  pc_part[threadIdx.x] = pc_acc;",
+                       "  __syncthreads();",
+                       "  for (int pc_s = (int)blockDim.x / 2; pc_s > 0; pc_s /= 2) {",
+                       "    if ((int)threadIdx.x < pc_s)",
+                       f"      pc_part[threadIdx.x] = pc_part[threadIdx.x] {op} "
+                       "pc_part[threadIdx.x + pc_s];",
+                       "    __syncthreads();",
+                       "  }",
+                       f"  if (threadIdx.x == 0 && pc_cell != NULL) *pc_cell {op}= pc_part[0];"]
+
+
 class HostPrinter(AstPrinter):
     """Host loops of the driver; each kernel/serial mark becomes a launch."""
 
@@ -301,8 +352,12 @@ class HostPrinter(AstPrinter):
         params = _kernel_params(self.scop, list(host_iters))
         scope = frozenset(host_iters) | (frozenset() if w_loop is None
                                          else {for_parts(w_loop)[0]})
-        printer = KernelPrinter(self.scop, kernel, scope, self.final_conditions)
-        if w_loop is None:
+        printer = (ReductionPrinter(self.scop, kernel, scope) if kernel.reduction else
+                   KernelPrinter(self.scop, kernel, scope, self.final_conditions))
+        if isinstance(printer, ReductionPrinter):
+            printer.node(body, 1)
+            printer.lines_around()
+        elif w_loop is None:
             printer.node(body, 1)
         else:
             it, init, cond, inc = for_parts(w_loop)
@@ -569,6 +624,8 @@ def _product(values: tuple[int, ...]) -> int:
 
 
 def _launch_dims(kernel: KernelMapping, host_iters: list[str]) -> tuple[str, str]:
+    if kernel.reduction:
+        return "dim3(1)", f"dim3({REDUCTION_THREADS})"
     if kernel.serial:
         return "dim3(1)", "dim3(1)"
     n = kernel.n

@@ -31,10 +31,10 @@ def flat_ref_printer(scop: Scop) -> Callable[[Ref, Callable[[Expr], str]], str]:
     return printer
 
 
-def user_statement(scop: Scop, call: isl.AstExpr, refp: RefPrinter | None = None,
-                   after_write: AfterWrite | None = None) -> str:
-    """The C statement of an AST user node `S0(e0, e1, ...)` (flat array indexing, or
-    `refp`); `after_write` may add a statement after it."""
+def statement_parts(scop: Scop, call: isl.AstExpr, refp: RefPrinter | None = None
+                    ) -> tuple[Statement, Callable[[Expr], str]]:
+    """The statement of an AST user node `S0(e0, e1, ...)` and the printer of its expressions
+    (iterators replaced by the call's arguments; flat array indexing, or `refp`)."""
     name = call.get_op_arg(0).get_id().get_name()
     stmt = scop.statement(name)
     env = {it: ast_expr_to_c(call.get_op_arg(k + 1)) for k, it in enumerate(stmt.iterators)}
@@ -43,7 +43,14 @@ def user_statement(scop: Scop, call: isl.AstExpr, refp: RefPrinter | None = None
     def var(v: str) -> str:
         return env.get(v, v)
 
-    lhs = expr_to_c(stmt.lhs, refp, var)
-    rhs = expr_to_c(stmt.rhs, refp, var)
-    extra = after_write(stmt, lambda e: expr_to_c(e, refp, var)) if after_write else ""
+    return stmt, lambda e: expr_to_c(e, refp, var)
+
+
+def user_statement(scop: Scop, call: isl.AstExpr, refp: RefPrinter | None = None,
+                   after_write: AfterWrite | None = None) -> str:
+    """The C statement of an AST user node `S0(e0, e1, ...)` (flat array indexing, or
+    `refp`); `after_write` may add a statement after it."""
+    stmt, text = statement_parts(scop, call, refp)
+    lhs, rhs = text(stmt.lhs), text(stmt.rhs)
+    extra = after_write(stmt, text) if after_write else ""
     return f"{{ {lhs} {stmt.op} {rhs}; {extra} }}" if extra else f"{lhs} {stmt.op} {rhs};"

@@ -6,7 +6,8 @@ a one-thread kernel. Tiles bound some loops by a constant (the intra-tile wavefr
 wavefront kernel, the point loops of a tile); only loops whose trip count grows with the
 problem's parameters lengthen the chain asymptotically. The cost counts them:
 
-    serial  loops of parametric length inside one-thread kernels (the worst: no parallelism)
+    serial  loops of parametric length inside one-thread kernels (the worst: no parallelism;
+            a reduction loop summed by a block is not one)
     depth   parametric loops on the longest path from the root to a statement, outside the
             loops mapped to blocks and threads (host loops and in-thread loops alike)
 
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from polycuda.gpu.mapping import KERNEL_MARK, SERIAL_MARK, MappedSchedule
+from polycuda.gpu.mapping import KERNEL_MARK, REDUCE_MARK, SERIAL_MARK, MappedSchedule
 
 # A loop whose trip count, for fixed outer loops, can exceed this is of parametric length
 # (tiles and intra-tile wavefronts are far shorter; any parametric extent exceeds it).
@@ -58,6 +59,8 @@ def _visit(node: isl.ScheduleNode, members: dict[str, int], skip: int, serial: b
         mark, _, name = node.mark_get_id().get_name().partition(":")
         if mark in (KERNEL_MARK, "thread"):
             skip = members.get(name, 0)
+        if mark == REDUCE_MARK:  # its loop is spread over a block of threads
+            skip = 1
         serial = serial or mark == SERIAL_MARK
         return _visit(node.child(0), members, skip, serial)
     if kind == _N.band:

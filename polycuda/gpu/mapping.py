@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
+from polycuda.analysis import reductions as reductions_
 from polycuda.gpu import staging, wavefront
 from polycuda.ir import isl_build
 from polycuda.errors import InvalidConfigError
@@ -25,6 +26,9 @@ DEFAULT_TILES = {1: (256,), 2: (8, 32), 3: (4, 4, 32)}
 MAX_WAVEFRONT_MEMBERS = 3  # members of a band tiled into a two-level wavefront
 KERNEL_MARK = "kernel"
 SERIAL_MARK = "serial"
+REDUCE_MARK = "reduce"
+# Threads of the one block that sums a reduction loop (a power of two: the tree halves it)
+REDUCTION_THREADS = 256
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,10 @@ class KernelMapping:
     tile_sizes: tuple[int, ...]
     block_sizes: tuple[int, ...]
     serial: bool = False
+    # A one-block kernel summing a reduction loop (mark "reduce:<name>"): the update operator
+    # of its one statement (analysis/reductions.py); its threads take the loop's iterations
+    # in turn, then combine their partial results in a tree in shared memory.
+    reduction: str = ""
     # Number of tiles along each tile dimension, over every host iteration (C text in the
     # parameters): an upper bound used for the grid size; grid-stride loops make any size exact.
     tile_counts: tuple[str, ...] = ()
@@ -160,8 +168,10 @@ def _has_parallel_band(node: isl.ScheduleNode, options: Options) -> bool:
 
 class _Mapper:
     def __init__(self, options: Options, context: isl.Set, prefix: str,
-                 dep_map: isl.UnionMap | None, accesses: staging.Accesses | None = None):
+                 dep_map: isl.UnionMap | None, accesses: staging.Accesses | None = None,
+                 reductions: dict[str, reductions_.Update] | None = None):
         self.options = options
+        self.reductions = reductions or {}
         self.accesses = accesses
         self.context = context
         self.prefix = prefix
@@ -179,8 +189,9 @@ class _Mapper:
             return self._band(node)
         if kind == isl.schedule_node_type.leaf:
             return self._serial(node)
-        if not _has_parallel_band(node, self.options) and kind in (isl.schedule_node_type.sequence,
-                                                     isl.schedule_node_type.set):
+        if (kind in (isl.schedule_node_type.sequence, isl.schedule_node_type.set)
+                and not _has_parallel_band(node, self.options)
+                and not self._reducible_below(node)):
             return self._serial(node)
         for k in range(node.n_children()):
             node = self.visit(node.child(k)).parent()
@@ -192,7 +203,8 @@ class _Mapper:
             return self._wavefront(node)
         if n == 0:
             if not _has_parallel_band(node, self.options):
-                return self._serial(node)
+                return (self._reduction(node) or self._around_reductions(node)
+                        or self._serial(node))
             if node.band_n_member() > 1:
                 node = node.band_split(1)
             return self.visit(node.child(0)).parent()
@@ -288,6 +300,69 @@ class _Mapper:
         if self.dep_map is None or self.options.intra_wavefront == "sum":
             return wavefront.SUM
         return wavefront.intra_mode(band, self.dep_map)
+
+    def _reduction(self, node: isl.ScheduleNode) -> isl.ScheduleNode | None:
+        """A one-block reduction kernel for the band `node`, or None when it is not a loop of
+        one update statement `X[f] op= e` (analysis/reductions.py) that, for each value of
+        the loops around it, updates one cell of X and reads no other element of X that it
+        writes: then the loop carries no other dependence. Only with
+        Options.allow_reassociation, on the cuda target.
+
+        # writes: { S[x] -> X[f(x)] }; outer: { S[x] -> [prefix] }; cells: { [prefix] -> X[a] }
+        """
+        if (not self.options.allow_reassociation or self.options.target != "cuda"
+                or self.accesses is None or node.band_n_member() != 1
+                or node.child(0).get_type() != isl.schedule_node_type.leaf):
+            return None
+        domain = node.get_domain()
+        names: list[str] = []
+        domain.foreach_set(lambda s: names.append(s.get_tuple_name()))
+        if len(names) != 1 or names[0] not in self.reductions:
+            return None
+        update = self.reductions[names[0]]
+        outer = node.get_prefix_schedule_union_map().intersect_domain(domain)
+        cells = outer.reverse().apply_range(self.accesses.writes.intersect_domain(domain))
+        if not cells.is_single_valued():
+            return None
+        for text in update.self_reads:
+            read = isl.UnionMap(text, context=node.get_ctx()).intersect_domain(domain)
+            if not outer.reverse().apply_range(read).intersect(cells).is_empty():
+                return None  # e reads the cell it updates (a recurrence, not a reduction)
+        name = self._name()
+        self.kernels.append(KernelMapping(name, node.get_schedule_depth(), (), (), serial=True,
+                                          prefix=self.prefix, reduction=update.op))
+        return node.insert_mark(isl.Id(f"{REDUCE_MARK}:{name}", context=node.get_ctx()))
+
+    def _around_reductions(self, node: isl.ScheduleNode) -> isl.ScheduleNode | None:
+        """The band `node`, with no parallel loop inside, kept on the host as a sequential
+        loop when a loop of one reduction statement lies deeper down (ludcmp's substitutions:
+        each step's reduction loop then runs on a block, instead of the whole nest on one
+        thread); None when none does (or reductions stay sequential)."""
+        single = (node.band_n_member() == 1
+                  and node.child(0).get_type() == isl.schedule_node_type.leaf)
+        if single or not self._reducible_below(node):
+            return None
+        if node.band_n_member() > 1:
+            node = node.band_split(1)
+        return self.visit(node.child(0)).parent()
+
+    def _reducible_below(self, node: isl.ScheduleNode) -> bool:
+        """Whether a band at or below `node` runs one reduction statement at its leaf, so that
+        its innermost loop may become a reduction kernel (_reduction decides)."""
+        if not self.options.allow_reassociation or self.options.target != "cuda":
+            return False
+        found: list[bool] = []
+
+        def visit(child: isl.ScheduleNode) -> bool:
+            if (child.get_type() == isl.schedule_node_type.band
+                    and child.child(0).get_type() == isl.schedule_node_type.leaf):
+                names: list[str] = []
+                child.get_domain().foreach_set(lambda s: names.append(s.get_tuple_name()))
+                found.append(len(names) == 1 and names[0] in self.reductions)  # a candidate
+            return not any(found)
+
+        node.foreach_descendant_top_down(visit)
+        return any(found)
 
     def _serial(self, node: isl.ScheduleNode) -> isl.ScheduleNode:
         name = self._name()
@@ -469,7 +544,9 @@ def _wavefront_points(below: isl.ScheduleNode) -> tuple[isl.UnionMap, isl.UnionM
 
 def map_schedule(schedule: isl.Schedule, options: Options, context: isl.Set,
                  prefix: str = "c", dep_map: isl.UnionMap | None = None,
-                 accesses: staging.Accesses | None = None) -> MappedSchedule:
+                 accesses: staging.Accesses | None = None,
+                 reductions: dict[str, reductions_.Update] | None = None
+                 ) -> MappedSchedule:
     """Insert kernel/thread/serial marks and tile the mapped bands.
 
     Mark ids: "kernel:<name>" above the tile band, "thread:<name>" above the point band,
@@ -477,12 +554,14 @@ def map_schedule(schedule: isl.Schedule, options: Options, context: isl.Set,
     lets a wavefront band whose first row carries them all run that row's hyperplanes as its
     intra-tile wavefronts; without it the skewed sum is used. accesses: the scop's reads and
     writes, for Options.shared_staging on the CUDA target and for rows in blocks per thread
-    (neither without them).
+    (neither without them). reductions: the scop's update statements `X[f] op= e`
+    (analysis/reductions.py); a loop of one of them that would run in one thread
+    becomes a one-block reduction kernel (mark "reduce:<name>", Options.allow_reassociation).
     """
     ctx = schedule.get_ctx()
     ctx.set_tile_scale_tile_loops(0)
     ctx.set_tile_shift_point_loops(1)
-    mapper = _Mapper(options, context, prefix, dep_map, accesses)
+    mapper = _Mapper(options, context, prefix, dep_map, accesses, reductions)
     root = schedule.get_root()
     node = mapper.visit(root.child(0)) if root.n_children() else root
     lift = schedule.get_domain().identity()

@@ -1,0 +1,48 @@
+"""Reduction statements (Shirako et al. 2017, Section 5.3: a loop is a reduction loop when the
+only dependences it carries are those of an associative and commutative update of one cell).
+
+Here, from the IR: a statement `X[f] op= e` with op `+=`, `-=` or `*=`. Whether a loop of its
+instances is a reduction is decided with isl where the loop is mapped (gpu/mapping.py): for
+fixed outer loops every instance updates one cell, and the elements of X that e reads there
+(ludcmp's back substitution: x[i] -= A[i][j] * x[j], j > i) are never that cell. Then the
+instances commute with each other up to floating-point rounding.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from polycuda.ir import isl_build
+from polycuda.ir.expr import refs
+from polycuda.ir.scop import Scop, Statement
+
+# op -> (the operator that combines partial results, their identity), as C text: the partial
+# results of `x -= e` are sums of -e, applied with +=
+OPERATIONS = {"+=": ("+", "0"), "-=": ("+", "0"), "*=": ("*", "1")}
+
+
+@dataclass(frozen=True)
+class Update:
+    """A statement `X[f] op= e`: op, and the isl maps (text) of the reads of X in e."""
+
+    op: str
+    self_reads: tuple[str, ...]
+
+
+def reduction_ops(scop: Scop) -> dict[str, Update]:
+    """{statement name: Update} for every `X[f] op= e` of `scop` (op in OPERATIONS) whose
+    subscripts read no element of X (those reads would move with the cell)."""
+    found = {}
+    for stmt in scop.statements:
+        if stmt.op in OPERATIONS and not _subscripts_read(stmt):
+            reads = tuple(a.index_map for a in isl_build.statement_accesses(scop, stmt)[2:]
+                          if a.array == stmt.lhs.array)
+            found[stmt.name] = Update(stmt.op, reads)
+    return found
+
+
+def _subscripts_read(stmt: Statement) -> bool:
+    """Whether an element of the written array appears inside a subscript of the statement."""
+    inner = [r for e in stmt.lhs.index for r in refs(e)]
+    inner += [r for top in refs(stmt.rhs) for e in top.index for r in refs(e)]
+    return any(r.array == stmt.lhs.array for r in inner)
