@@ -34,7 +34,8 @@ class Candidate:
     """Something to time on one kernel.
 
     role: "baseline" or "config" (a polycuda configuration).
-    device: "cpu" (NumPy arguments) or "gpu" (CuPy arguments).
+    device: "cpu" (NumPy arguments), "gpu" (CuPy arguments) or "gpu-host" (runs on the GPU
+        from NumPy arguments: the drop-in function with its copies).
     timer: "perf_counter" or "cuda-events", as `time` measures.
     run: one call in place on the arguments, finished when it returns.
     time: `time(args, n)` -> n seconds samples of further calls in place.

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from polycuda.bench import ppcg
 from polycuda.bench.configs import TILE_SEPARATOR, config_of
 
 SUMMARY_BASELINES = (("sequential", "sequential gcc -O3"), ("openmp", "OpenMP"),
@@ -75,11 +76,15 @@ def best_by_config(entries: dict[str, dict[str, Any]]) -> dict[str, str | None]:
 
 
 def derive(results: dict[str, Any]) -> dict[str, Any]:
-    """Fill in the derived figures of every kernel and the summary; returns `results`."""
+    """Fill in the derived figures of every kernel and the summary (ppcg mode: the comparison
+    with PPCG's times too, ppcg.derive); returns `results`."""
     for kernel in results["kernels"]:
         derive_kernel(kernel, results["ceilings"], results.get("dtype", "double"))
     results["summary"] = summary_figures(results)
     results["summary_text"] = summary(results)
+    if results.get("mode") == "ppcg":
+        ppcg.derive(results)
+        results["summary_text"] += " " + ppcg.summary_line(results)
     return results
 
 
