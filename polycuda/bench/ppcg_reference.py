@@ -28,19 +28,23 @@ SETUP = ("PPCG 0.09.2 (upstream, isl scheduler, default options), PolyBench/C 4.
          "of 3)")
 COLUMNS = ("PPCG", "polycuda default", "polycuda --scheduler pluto", "sequential gcc -O3")
 
-# DESIGN.md's table, verbatim: "name PPCG | default | pluto | gcc -O3" in ms, ';'-separated.
+# DESIGN.md's table, verbatim up to line breaks: "name PPCG | default | pluto | gcc -O3" in ms,
+# ';'-separated.
 TABLE_TEXT = """\
-jacobi-1d 4.45 | 4.60 | 0.82 | 0.96;  jacobi-2d 16.1 | 15.2 | 13.4 | 1505;  seidel-2d 85.9 | 95.5 | 75.6 | 21813;
-fdtd-2d 19.7 | 215.5 | 31.2 | 1713;  heat-3d 118.7 | 19.4 | 127.7 | 2768;  gemm 6.13 | 5.86 | 6.31 | 869;
+jacobi-1d 4.45 | 4.60 | 0.82 | 0.96;  jacobi-2d 16.1 | 15.2 | 13.4 | 1505;
+seidel-2d 85.9 | 95.5 | 75.6 | 21813;  fdtd-2d 19.7 | 215.5 | 31.2 | 1713;
+heat-3d 118.7 | 19.4 | 127.7 | 2768;  gemm 6.13 | 5.86 | 6.31 | 869;
 2mm 13.1 | 13.7 | 306.9 | 3123;  3mm 27.4 | 28.2 | 29.4 | 4029;  atax 5.72 | 6.26 | 218.4 | 8.0;
 bicg 5.94 | 5.75 | 5.58 | 23.0;  mvt 5.29 | 4.80 | 4.98 | 25.0;  gesummv 4.09 | 4.72 | 4.50 | 5.8;
-gemver 7.51 | 7.83 | 1194 | 26.2;  doitgen 268 | 534 | 7487 | 559;  covariance 19.3 | 17.7 | 1197 | 8817;
-correlation 16.8 | 16.1 | 1473 | 7746;  syrk 6.64 | 6.70 | 6.71 | 870;  syr2k 9.60 | 9.77 | 10.0 | 4340;
-symm 6.03 | 26848 | 52151 | 2910;  trmm 26.3 | 84.3 | 87.7 | 2036;  lu 55.7 | 875 | 41.9 | 5761;
-cholesky 35.9 | 41.7 | 32.8 | 1522;  durbin 112 | 107 | 126 | 2.9;  trisolv 27.6 | 21.7 | 10.0 | 3.9;
+gemver 7.51 | 7.83 | 1194 | 26.2;  doitgen 268 | 534 | 7487 | 559;
+covariance 19.3 | 17.7 | 1197 | 8817;  correlation 16.8 | 16.1 | 1473 | 7746;
+syrk 6.64 | 6.70 | 6.71 | 870;  syr2k 9.60 | 9.77 | 10.0 | 4340;  symm 6.03 | 26848 | 52151 | 2910;
+trmm 26.3 | 84.3 | 87.7 | 2036;  lu 55.7 | 875 | 41.9 | 5761;  cholesky 35.9 | 41.7 | 32.8 | 1522;
+durbin 112 | 107 | 126 | 2.9;  trisolv 27.6 | 21.7 | 10.0 | 3.9;
 gramschmidt 249 | 314 | 1623 | 9099."""
 
-# DESIGN.md's PolyBench LARGE sizes, verbatim (gemm's "NIxNJxNK" as PolyBench orders them).
+# DESIGN.md's PolyBench LARGE sizes, verbatim up to line breaks (gemm's "NIxNJxNK" as PolyBench
+# orders them).
 LARGE_SIZES_TEXT = """\
 jacobi-1d T=500 N=2000; jacobi-2d T=500 N=1300; seidel-2d T=500 N=2000; fdtd-2d T=500
 NX=1000 NY=1200; heat-3d T=500 N=120; gemm 1000x1100x1200; 2mm NI=800 NJ=900 NK=1100 NL=1200; 3mm

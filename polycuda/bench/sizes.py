@@ -136,6 +136,15 @@ PPCG: dict[str, dict[str, int]] = {
     POLYBENCH_TO_SUITE[name]: {our_param(name, p): v for p, v in at.items()}
     for name, at in large_sizes().items() if name in POLYBENCH_TO_SUITE}
 PPCG_KERNELS = tuple(POLYBENCH_TO_SUITE[name] for name in ROWS if name in POLYBENCH_TO_SUITE)
+# Ppcg mode in two runs, where one may not last over the device's 10 minutes: the kernels whose
+# polycuda code (default or pluto) took under PPCG_SLOW_MS per call in DESIGN's run, then the
+# others (gemver, doitgen, covariance, correlation, symm, lu, gramschmidt; symm's 27-52 s per
+# call are most of the mode's time). See bench/README.md's ppcg section.
+PPCG_SLOW_MS = 500.0
+PPCG_SLOW = tuple(k for k in PPCG_KERNELS
+                  if max(ROWS[SUITE_TO_POLYBENCH[k]].default_ms,
+                         ROWS[SUITE_TO_POLYBENCH[k]].pluto_ms) > PPCG_SLOW_MS)
+PPCG_PARTS = (tuple(k for k in PPCG_KERNELS if k not in PPCG_SLOW), PPCG_SLOW)
 
 
 def sizes_for(kernel: object, mode: str, overrides: Mapping[str, int] | None = None
