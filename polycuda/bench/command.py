@@ -67,6 +67,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="directory of the results JSON (default: bench/results)")
     p.add_argument("--plot", metavar="RESULTS.json",
                    help="only draw the plots of an earlier results file (PNG beside it)")
+    p.add_argument("--report", nargs="+", metavar="RESULTS.json",
+                   help="only print the tables of earlier results files, merged (a mode run "
+                        "in parts: same mode, dtype and configurations; written beside the "
+                        "first as ...-merged.json)")
     p.add_argument("--repeats", type=int,
                    help="timed runs per entry (default 10; --ppcg: 3)")
     p.add_argument("--max-run", type=float, metavar="SECONDS",
@@ -144,7 +148,9 @@ def main(args: argparse.Namespace) -> int:
         for path in plot.plot_file(Path(args.plot)):
             print(f"wrote {path}", file=sys.stderr)
         return 0
-    from polycuda.bench import harness, report
+    if args.report:
+        return report_files([Path(p) for p in args.report])
+    from polycuda.bench import harness
     from polycuda.bench.progress import Progress
 
     settings = settings_from(args)
@@ -158,13 +164,40 @@ def main(args: argparse.Namespace) -> int:
                                 on_kernel=lambda part: write_results(part, settings.out_dir))
     progress.close()
     path = write_results(results, settings.out_dir)
+    print_tables(results)
+    print(f"wrote {path}", file=sys.stderr)
+    return 1 if results["summary"]["failed"] else 0
+
+
+def print_tables(results: dict[str, Any]) -> None:
+    """The results table, in ppcg mode the comparison with PPCG, then the summary."""
+    from polycuda.bench import ppcg, report
+
     print(report.table(results))
     print()
-    if settings.mode == "ppcg":
-        from polycuda.bench import ppcg
-
+    if results["mode"] == "ppcg":
         print(ppcg.table(results))
         print()
     print(results["summary_text"])
-    print(f"wrote {path}", file=sys.stderr)
+
+
+def report_files(paths: list[Path]) -> int:
+    """`--report`: merge earlier results files, write the merge beside the first (when there
+    are several) and print its tables; exit 1 when an entry FAILED.
+
+    Raises:
+        PolycudaError: a file that cannot be read, or files that cannot be merged.
+    """
+    from polycuda.bench import report
+
+    try:
+        parts = [json.loads(path.read_text()) for path in paths]
+        results = report.merge(parts)
+    except (OSError, ValueError, KeyError) as err:
+        raise PolycudaError(f"--report: {err}") from None
+    if len(paths) > 1:
+        merged = paths[0].with_name(paths[0].stem + "-merged.json")
+        merged.write_text(json.dumps(results, indent=1) + "\n")
+        print(f"wrote {merged}", file=sys.stderr)
+    print_tables(results)
     return 1 if results["summary"]["failed"] else 0

@@ -314,3 +314,24 @@ def test_ppcg_command_line_and_limits():
         cli.parser().parse_args(["bench", "--ppcg", "--paper"])
     assert environment.results_path(Path("o"), None, "ppcg", datetime.date(2026, 1, 2)).name == (
         "2026-01-02-cpu-only-ppcg.json")
+
+
+# -- a mode run in parts, merged ----------------------------------------------------------------
+def test_parts_merge_into_one_report(tmp_path, capsys):
+    rows = ppcg_reference.ROWS
+    one = report.derive(_results([_kernel("gemm", rows["gemm"].ppcg_ms / 2, None)]))
+    two = report.derive(_results([_kernel("lu", rows["lu"].ppcg_ms / 8, rows["lu"].ppcg_ms)]))
+    merged = report.merge([one, two])
+    assert [k["name"] for k in merged["kernels"]] == ["gemm", "lu"]
+    assert merged["ppcg_summary"]["over_design_first"]["geomean_ratio_best"] == pytest.approx(4.0)
+    assert [p["kernels"] for p in merged["parts"]] == [["gemm"], ["lu"]]
+    with pytest.raises(ValueError, match="dtype"):
+        report.merge([one, {**two, "dtype": "float"}])
+    paths = [tmp_path / "a.json", tmp_path / "b.json"]
+    for path, part in zip(paths, (one, two)):
+        path.write_text(json.dumps(part))
+    assert cli.main(["bench", "--report", *map(str, paths)]) == 1  # gemm/pluto FAILED
+    out = capsys.readouterr().out
+    assert "gemm/pluto: FAILED" in out and "2 kernels measured" in out
+    saved = json.loads((tmp_path / "a-merged.json").read_text())
+    assert [k["name"] for k in saved["kernels"]] == ["gemm", "lu"]
