@@ -52,7 +52,7 @@ MODE_LIMITS = {
     "small": Limits(),
     # PPCG's way (DESIGN.md): nothing skipped for time; an entry whose call takes over ~7 s
     # (symm's, 27-52 s in DESIGN's run) gets fewer than 3 timed calls, said in its notes, so
-    # that isl and pluto fit in about 8 minutes on an H100 (README's ppcg section).
+    # that isl and pluto fit in about 7 minutes on an H100 (README's ppcg section).
     "ppcg": Limits(sequential_budget_s=4.0, entry_budget_s=20.0, max_run_s=None),
 }
 # Timed runs per entry when --repeats is not given: PPCG's times are medians of 3.
@@ -217,7 +217,8 @@ def _header(settings: Settings, platform: Platform) -> dict[str, Any]:
             "tolerance": {"rtol": rtol, "atol": atol},
             "device_mode": "gpu" if platform.gpu else "cpu",
             "cpu_only_reason": platform.cpu_only_reason or None,
-            "configs": list(measured_configs(settings)), "tiles": [list(t) for t in settings.tiles],
+            "configs": list(measured_configs(settings)),
+            "tiles": [list(t) for t in settings.tiles],
             "blocks": [list(b) for b in settings.blocks],
             "wavefront_syncs": list(settings.syncs),
             "stagings": [f"smem{st}" if st else "global" for st in settings.stagings],

@@ -46,8 +46,10 @@ def _best_entry(kernel: dict[str, Any], config: str) -> dict[str, Any] | None:
 
 
 def _ms(entry: dict[str, Any] | None, key: str = "median_s") -> float | None:
-    ok = entry is not None and entry["status"] == "ok" and entry.get(key) is not None
-    return entry[key] * 1e3 if ok else None  # type: ignore[index]
+    """The entry's `key` seconds in ms, None unless it is right and timed."""
+    if entry is None or entry["status"] != "ok" or entry.get(key) is None:
+        return None
+    return float(entry[key]) * 1e3
 
 
 def comparable(kernel: dict[str, Any], dtype: str, on_gpu: bool = True) -> str:
