@@ -38,7 +38,7 @@ from polycuda.bench.measure import (
     measure_oracle,
 )
 from polycuda.bench.progress import Progress
-from polycuda.bench.sizes import PAPER_KERNELS, PPCG_KERNELS, sizes_for
+from polycuda.bench.sizes import PAPER_KERNELS, PPCG_KERNELS, check_sizes_for, sizes_for
 from polycuda.bench.suite_access import naive_cupy, suite
 from polycuda.runtime import device
 from polycuda.verify import NP_DTYPES, TOLERANCES
@@ -245,10 +245,11 @@ def _ceilings(settings: Settings, platform: Platform, progress: Progress
     return measured
 
 
-def make_case(kernel: Any, sizes: Mapping[str, int], seed: int, dtype: str = "double"
-              ) -> KernelCase:
+def make_case(kernel: Any, sizes: Mapping[str, int], seed: int, dtype: str = "double",
+              check_sizes: Mapping[str, int] | None = None) -> KernelCase:
     """The kernel's region (parsed from its C file with DATA_TYPE `dtype`, so that results are
-    compared with that type's tolerance) with its random inputs of that type and its work."""
+    compared with that type's tolerance) with its random inputs of that type and its work;
+    checked at `check_sizes` when given (KernelCase.check_sizes)."""
     from polycuda.api import compile as compile_c
 
     st = suite()
@@ -262,7 +263,7 @@ def make_case(kernel: Any, sizes: Mapping[str, int], seed: int, dtype: str = "do
         return {a.name: named[a.name] for a in scop.args}
 
     return KernelCase(kernel.name, scop, dict(sizes), dict(kernel.small), inputs,
-                      lambda at: float(kernel.flops_per_run(at)))
+                      lambda at: float(kernel.flops_per_run(at)), check_sizes)
 
 
 def candidates(kernel: Any, case: KernelCase, entries: tuple[Variant, ...], platform: Platform,
@@ -303,13 +304,14 @@ def bench_kernel(kernel: Any, settings: Settings, platform: Platform,
     """Measure every candidate of one kernel; the kernel's section of the results."""
     start = time.perf_counter()
     sizes = sizes_for(kernel, settings.mode, dict(settings.sizes))
+    check_sizes = check_sizes_for(kernel, settings.mode, sizes)
     out = {"name": kernel.name, "category": kernel.category,
-           "memory_bound": kernel.memory_bound, "sizes": sizes,
+           "memory_bound": kernel.memory_bound, "sizes": sizes, "check_sizes": check_sizes,
            "bytes_per_run": kernel.bytes_per_run(sizes, w=DTYPE_BYTES[settings.dtype]),
            "flops_per_run": kernel.flops_per_run(sizes), "entries": {}}
     out["arithmetic_intensity"] = out["flops_per_run"] / out["bytes_per_run"]
     try:
-        case = make_case(kernel, sizes, settings.seed, settings.dtype)
+        case = make_case(kernel, sizes, settings.seed, settings.dtype, check_sizes)
         oracle, others = candidates(kernel, case, run_entries(settings), platform, built,
                                     settings.mode)
     except Exception as exc:  # noqa: BLE001 (a kernel that cannot be parsed is reported)
@@ -317,7 +319,8 @@ def bench_kernel(kernel: Any, settings: Settings, platform: Platform,
         return out
     limits = settings.effective_limits()
     inputs = case.inputs(case.sizes)
-    seq, expected = measure_oracle(case, oracle, inputs, limits)
+    check_inputs = case.inputs(case.check_sizes) if case.check_sizes else None
+    seq, expected = measure_oracle(case, oracle, inputs, limits, check_inputs)
     measurements = [seq]
     for cand in others:
         if expected is None:
@@ -327,7 +330,7 @@ def bench_kernel(kernel: Any, settings: Settings, platform: Platform,
                                      inputs, {}, platform.sides["cpu"], limits)
         else:
             meas = measure_candidate(case, cand, inputs, expected,
-                                     platform.sides[cand.device], limits)
+                                     platform.sides[cand.device], limits, check_inputs)
         measurements.append(meas)
         _free_gpu(platform)
     for meas in measurements:

@@ -239,6 +239,36 @@ def test_whole_function_from_host_arrays_checked_then_timed_after_a_warmup(monke
     assert failed.device == "gpu-host" and "nvcc: not found" in failed.failure
 
 
+def test_checked_at_check_sizes_and_timed_at_the_timed_ones():
+    gramschmidt = suite().by_name("gramschmidt")
+    assert sizes.check_sizes_for(gramschmidt, "ppcg", sizes.PPCG["gramschmidt"]) == {
+        "m": 1200, "n": 1000}
+    assert sizes.check_sizes_for(gramschmidt, "ppcg", {"m": 10, "n": 8}) is None  # --size
+    assert sizes.check_sizes_for(gramschmidt, "full", sizes.PPCG["gramschmidt"]) is None
+    assert sizes.check_sizes_for(suite().by_name("gemm"), "ppcg", sizes.PPCG["gemm"]) is None
+    kernel = harness.select_kernels(("jacobi_1d",))[0]
+    case = harness.make_case(kernel, {"T": 3, "n": 20}, seed=2, check_sizes={"T": 2, "n": 12})
+    reference = builds.build_one(builds.BuildJob("jacobi_1d", builds.REFERENCE))
+    library = builds.build_one(builds.BuildJob("jacobi_1d", "c", "pluto"))
+    oracle = baselines.sequential(case.scop, reference)
+    inputs, check = case.inputs(case.sizes), case.inputs(case.check_sizes)
+    seq, expected = measure_oracle(case, oracle, inputs, Limits(repeats=2), check)
+    assert seq.ok and expected["A"].shape == (12,) and "checked at other sizes" in seq.notes[0]
+    whole = baselines.whole_function("pluto", "config", "pluto", case.scop, library, target="c")
+    timed_at: list[int] = []
+
+    def time_runs(args, n):
+        timed_at.append(args["n"])
+        return whole.time(args, n)
+
+    cand = dataclasses.replace(whole, time=time_runs)
+    meas = measure_candidate(case, cand, inputs, expected, HostSide(), Limits(repeats=2), check)
+    assert meas.ok and timed_at == [20] and len(meas.samples_s) == 2
+    wrong = dict(expected, A=expected["A"] + 1.0)
+    bad = measure_candidate(case, cand, inputs, wrong, HostSide(), Limits(repeats=2), check)
+    assert bad.status == "FAILED" and timed_at == [20]  # checked at 12 points, never timed
+
+
 # -- a whole ppcg run, CuPy played by NumPy -----------------------------------------------------
 class _FakeCupy(types.SimpleNamespace):
     """Arrays, a device to synchronize, the memory pool; counts uploads."""
@@ -272,6 +302,7 @@ def test_ppcg_mode_with_fake_gpu(monkeypatch, tmp_path):
     monkeypatch.setattr(baselines, "whole_function", lambda *a: real_whole(*a, target="c"))
     for name in ("jacobi_1d", "gemm"):  # LARGE sizes played by the small ones
         monkeypatch.setitem(sizes.PPCG, name, dict(suite().by_name(name).small))
+    monkeypatch.setitem(sizes.PPCG_CHECK_SIZES, "jacobi_1d", ({"T": 2, "n": 12}, "as a test"))
     args = cli.parser().parse_args(["bench", "--ppcg", "jacobi_1d", "gemm", "--config", "pluto",
                                     "--out", str(tmp_path), "--jobs", "1"])
     settings = command.settings_from(args)
@@ -291,6 +322,10 @@ def test_ppcg_mode_with_fake_gpu(monkeypatch, tmp_path):
         ours = entries["default"]["median_s"]
         assert section["ratio_default"] == pytest.approx(row.ppcg_ms / (ours * 1e3))
     assert results["ppcg_summary"]["default_config"] == "default"
+    jacobi, gemm = results["kernels"]
+    assert jacobi["check_sizes"] == {"T": 2, "n": 12} and gemm["check_sizes"] is None
+    assert "checked against the sequential run at T=2, n=12" in jacobi["ppcg"]["check_note"]
+    assert any("checked at other sizes" in n for n in jacobi["entries"]["pluto"]["notes"])
     path = command.write_results(results, tmp_path)
     assert path.name == f"{datetime.date.today().isoformat()}-fake-gpu-80gb-ppcg.json"
     data = json.loads(path.read_text())
@@ -332,6 +367,6 @@ def test_parts_merge_into_one_report(tmp_path, capsys):
         path.write_text(json.dumps(part))
     assert cli.main(["bench", "--report", *map(str, paths)]) == 1  # gemm/pluto FAILED
     out = capsys.readouterr().out
-    assert "gemm/pluto: FAILED" in out and "2 kernels measured" in out
+    assert "gemm/pluto: FAILED" in out and "2 kernels run as PPCG's problems" in out
     saved = json.loads((tmp_path / "a-merged.json").read_text())
     assert [k["name"] for k in saved["kernels"]] == ["gemm", "lu"]
