@@ -200,7 +200,7 @@ def summary_lines(results: dict[str, Any]) -> list[str]:
                            fig["over_measured"], configs, default),
         "  " + _group_line(f"DESIGN's first 22 ({first['kernels']} measured; not: {missing})",
                            first, configs, default),
-        f"  DESIGN's run ({DATE}), first 22: polycuda default "
+        f"  the same in DESIGN's run ({DATE}), first 22: polycuda default "
         f"{_x(1 / design['ppcg_over_default'])}, the better of default and pluto "
         f"{_x(1 / design['ppcg_over_best_of_default_and_pluto'])}",
         f"Speedup over sequential gcc -O3 (this run), first 22: default "
