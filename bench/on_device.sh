@@ -4,6 +4,9 @@
 #   bash bench/on_device.sh smoke      GPU tests + quick bench (a few minutes)
 #   bash bench/on_device.sh full       a small all-configuration check, then the full bench
 #   bash bench/on_device.sh paper ...  Di et al. Table II stencils (extra bench arguments)
+#   bash bench/on_device.sh ppcg ...   as PPCG was measured (DESIGN.md), against its times
+#   bash bench/on_device.sh ppcg1|ppcg2 ...  the same in two parts (sizes.PPCG_PARTS), each
+#                                      tagged; `bench --report` merges their JSON files
 # Results are written after every kernel, so a run cut short keeps what it measured. The
 # measured ceilings in bench/results are copied to $OUT so that the bench finds them.
 set -uo pipefail
@@ -33,6 +36,18 @@ case "$step" in
   paper)
     python3 -m polycuda.cli bench --paper --out "$OUT" "$@" 2>&1 \
       | tee "$OUT/bench_paper.txt" | tail -80
+    ;;
+  ppcg)
+    python3 -m polycuda.cli bench --ppcg --out "$OUT" "$@" 2>&1 \
+      | tee "$OUT/bench_ppcg.txt" | tail -90
+    ;;
+  ppcg1|ppcg2)
+    part=${step#ppcg}
+    kernels=$(python3 -c "from polycuda.bench.sizes import PPCG_PARTS
+print(' '.join(PPCG_PARTS[$part - 1]))") || exit 1
+    # shellcheck disable=SC2086  # one word per kernel
+    python3 -m polycuda.cli bench --ppcg --tag "part$part" --out "$OUT" $kernels "$@" 2>&1 \
+      | tee "$OUT/bench_ppcg_part$part.txt" | tail -90
     ;;
   *)
     echo "unknown step $step" >&2; exit 2 ;;

@@ -1,6 +1,6 @@
 """`polycuda bench`: the kernel suite against every baseline (sequential gcc -O3, OpenMP, naive
 CuPy, cuBLAS, polycuda's configurations: isl, pluto, Di et al.'s intra and inter), with tables,
-JSON and plots.
+JSON and plots; `--ppcg` measures as PPCG was and compares with its times (ppcg.py).
 
 Example:
     >>> from polycuda.bench import harness, report                 # doctest: +SKIP

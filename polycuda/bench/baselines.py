@@ -1,5 +1,6 @@
 """The candidates of one kernel: the sequential gcc -O3 oracle, OpenMP, naive CuPy, cuBLAS
-through CuPy, and polycuda's configurations, each as a measure.Candidate."""
+through CuPy, and polycuda's configurations (on device arrays, or as the whole drop-in function
+from host arrays), each as a measure.Candidate."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from polycuda.ir.scop import Scop
 from polycuda.runtime import launch
 
 SEQUENTIAL_LABEL = f"gcc {' '.join(REFERENCE_FLAGS)}, the original C, one thread"
+WHOLE_FUNCTION_LABEL = ("whole function from host pointers (device allocation, copies in and "
+                        "out, kernels, free)")
 
 
 def _ordered(scop: Scop) -> Callable[[Args], list[object]]:
@@ -32,10 +35,17 @@ def sequential(scop: Scop, result: BuildResult) -> Candidate:
 
 
 def host_library(name: str, role: str, label: str, scop: Scop, result: BuildResult,
-                 target: str, generated: bool = True) -> Candidate:
-    """A library with a host entry (targets reference, c, openmp), timed by perf_counter."""
+                 target: str, generated: bool = True, *, device: str = "cpu",
+                 warmup: int = 0) -> Candidate:
+    """A library's host-pointer entry (`pc_<name>`, or the reference's `pc_ref_<name>`) called
+    on NumPy arrays, timed by perf_counter around each call after `warmup` untimed calls.
+
+    Targets reference, c and openmp run on the CPU; target cuda's host entry allocates device
+    memory, copies in, runs every kernel, copies out and frees (see whole_function). `device`
+    names where it runs in the results ("cpu", "gpu-host"); its arguments are NumPy arrays.
+    """
     if result.path is None:
-        return _failed(name, role, "cpu", label, result)
+        return _failed(name, role, device, label, result)
     kernel = launch.load(result.path, scop, target)
     ordered = _ordered(scop)
 
@@ -43,10 +53,21 @@ def host_library(name: str, role: str, label: str, scop: Scop, result: BuildResu
         kernel(*ordered(args))
 
     def time_runs(args: Args, repeats: int) -> list[float]:
-        return timing.time_host(kernel.prepare(*ordered(args)), repeats)
+        return launch.time_calls(kernel, ordered(args), repeats=repeats, warmup=warmup)
 
-    return Candidate(name, role, "cpu", label, "perf_counter", run, time_runs,
+    return Candidate(name, role, device, label, "perf_counter", run, time_runs,
                      generated=generated)
+
+
+def whole_function(name: str, role: str, label: str, scop: Scop, result: BuildResult,
+                   target: str = "cuda") -> Candidate:
+    """Generated code's drop-in function `pc_<name>` on host (NumPy) arrays, as PPCG's was
+    timed (DESIGN.md, the peer section): each call allocates device memory, copies the arrays
+    in, runs every kernel, copies the results out and frees. One warm-up call right before the
+    timed ones (the correctness run, earlier, made the first); perf_counter around each call,
+    which returns after the copies out. `target` "c" runs the same path on the CPU (tests)."""
+    return host_library(name, role, f"{label}, {WHOLE_FUNCTION_LABEL}", scop, result, target,
+                        device="gpu-host" if target == "cuda" else "cpu", warmup=1)
 
 
 def gpu_library(name: str, role: str, label: str, scop: Scop, result: BuildResult

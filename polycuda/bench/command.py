@@ -21,7 +21,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--config", default="isl,pluto",
                    help="polycuda configurations, comma-separated: isl, pluto, intra (pluto + "
                         "balanced intra-tile wavefronts), inter (intra + false-dependence "
-                        "elimination); default isl,pluto")
+                        "elimination), default (polycuda's default Options()); default "
+                        "isl,pluto")
     sizes = p.add_mutually_exclusive_group()
     sizes.add_argument("--quick", action="store_true",
                        help="smaller sizes: the whole suite in < 2 minutes on an H100")
@@ -30,6 +31,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     sizes.add_argument("--paper", action="store_true",
                        help="Di et al. 2012 Table II stencils at its spatial sizes, fewer time "
                             "steps (see polycuda/bench/sizes.py)")
+    sizes.add_argument("--ppcg", action="store_true",
+                       help="as PPCG was measured (DESIGN.md): PolyBench LARGE sizes, the whole "
+                            "drop-in function from host arrays (allocation, copies, kernels, "
+                            "free), median of 3, against PPCG's times; the default Options() "
+                            "is always among the configurations")
     p.add_argument("--size", action="append", default=[], metavar="NAME=VALUE",
                    help="set a size parameter of every kernel that has it, over the mode's "
                         "(repeatable; e.g. --size T=1000: the sequential oracle runs at "
@@ -61,7 +67,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="directory of the results JSON (default: bench/results)")
     p.add_argument("--plot", metavar="RESULTS.json",
                    help="only draw the plots of an earlier results file (PNG beside it)")
-    p.add_argument("--repeats", type=int, default=10, help="timed runs per entry (default 10)")
+    p.add_argument("--report", nargs="+", metavar="RESULTS.json",
+                   help="only print the tables of earlier results files, merged (a mode run "
+                        "in parts: same mode, dtype and configurations; written beside the "
+                        "first as ...-merged.json)")
+    p.add_argument("--repeats", type=int,
+                   help="timed runs per entry (default 10; --ppcg: 3)")
     p.add_argument("--max-run", type=float, metavar="SECONDS",
                    help="longest predicted run an entry may take before it is skipped "
                         "(default: the mode's, 2 s in full mode)")
@@ -75,7 +86,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def settings_from(args: argparse.Namespace) -> Any:
     from polycuda.bench.configs import parse_configs, parse_stagings, parse_syncs, parse_tiles
-    from polycuda.bench.harness import Settings
+    from polycuda.bench.harness import DEFAULT_REPEATS, MODE_REPEATS, Settings
     from polycuda.bench.sizes import parse_size
 
     configs = _parsed("--config", parse_configs, args.config)
@@ -85,19 +96,25 @@ def settings_from(args: argparse.Namespace) -> Any:
     syncs = _parsed("--sync", parse_syncs, args.sync)
     stagings = _parsed("--staging", parse_stagings, args.staging)
     sizes = _parsed("--size", lambda texts: tuple(parse_size(t) for t in texts), args.size)
-    if args.repeats < 1:
+    if args.repeats is not None and args.repeats < 1:
         raise PolycudaError(f"--repeats must be >= 1, got {args.repeats}")
     if args.max_run is not None and args.max_run <= 0:
         raise PolycudaError(f"--max-run must be > 0, got {args.max_run}")
     if args.tag and not all(c.isalnum() or c in "-_" for c in args.tag):
         raise PolycudaError(f"--tag may hold letters, digits, '-' and '_' only, got {args.tag!r}")
-    mode = ("quick" if args.quick else "small" if args.small else "paper" if args.paper
-            else "full")
+    mode = _mode(args)
+    repeats = args.repeats or MODE_REPEATS.get(mode, DEFAULT_REPEATS)
     return Settings(kernels=tuple(args.kernels), configs=configs, mode=mode,
-                    repeats=args.repeats, use_gpu=not args.cpu,
+                    repeats=repeats, use_gpu=not args.cpu,
                     measure_ceilings=args.ceilings, out_dir=Path(args.out), jobs=args.jobs,
                     seed=args.seed, dtype=args.dtype, tiles=tiles, blocks=blocks, syncs=syncs,
                     stagings=stagings, max_run_s=args.max_run, tag=args.tag, sizes=sizes)
+
+
+def _mode(args: argparse.Namespace) -> str:
+    """The size mode of the mutually exclusive flags; full without one."""
+    modes = ("quick", "small", "paper", "ppcg")
+    return next((mode for mode in modes if getattr(args, mode)), "full")
 
 
 def _parsed(flag: str, parse: Callable[[Any], Any], text: Any) -> Any:
@@ -131,12 +148,14 @@ def main(args: argparse.Namespace) -> int:
         for path in plot.plot_file(Path(args.plot)):
             print(f"wrote {path}", file=sys.stderr)
         return 0
-    from polycuda.bench import harness, report
+    if args.report:
+        return report_files([Path(p) for p in args.report])
+    from polycuda.bench import harness
     from polycuda.bench.progress import Progress
 
     settings = settings_from(args)
     try:
-        harness.select_kernels(settings.kernels)
+        harness.select_kernels(settings.kernels, settings.mode)
     except KeyError as err:
         raise PolycudaError(str(err.args[0])) from None
     progress = Progress(0)
@@ -145,8 +164,40 @@ def main(args: argparse.Namespace) -> int:
                                 on_kernel=lambda part: write_results(part, settings.out_dir))
     progress.close()
     path = write_results(results, settings.out_dir)
+    print_tables(results)
+    print(f"wrote {path}", file=sys.stderr)
+    return 1 if results["summary"]["failed"] else 0
+
+
+def print_tables(results: dict[str, Any]) -> None:
+    """The results table, in ppcg mode the comparison with PPCG, then the summary."""
+    from polycuda.bench import ppcg, report
+
     print(report.table(results))
     print()
+    if results["mode"] == "ppcg":
+        print(ppcg.table(results))
+        print()
     print(results["summary_text"])
-    print(f"wrote {path}", file=sys.stderr)
+
+
+def report_files(paths: list[Path]) -> int:
+    """`--report`: merge earlier results files, write the merge beside the first (when there
+    are several) and print its tables; exit 1 when an entry FAILED.
+
+    Raises:
+        PolycudaError: a file that cannot be read, or files that cannot be merged.
+    """
+    from polycuda.bench import report
+
+    try:
+        parts = [json.loads(path.read_text()) for path in paths]
+        results = report.merge(parts)
+    except (OSError, ValueError, KeyError) as err:
+        raise PolycudaError(f"--report: {err}") from None
+    if len(paths) > 1:
+        merged = paths[0].with_name(paths[0].stem + "-merged.json")
+        merged.write_text(json.dumps(results, indent=1) + "\n")
+        print(f"wrote {merged}", file=sys.stderr)
+    print_tables(results)
     return 1 if results["summary"]["failed"] else 0

@@ -26,6 +26,8 @@ CONFIG_OPTIONS: Mapping[str, Mapping[str, Any]] = {
     "pluto-sum": {"scheduler": "pluto", "intra_wavefront": "sum"},
     "intra": {"scheduler": "pluto", "balanced_wavefront": True},
     "inter": {"scheduler": "pluto", "balanced_wavefront": True, "eliminate_false_deps": True},
+    # Options() as it is: what `polycuda compile` does without flags, whatever that becomes
+    "default": {},
 }
 CONFIG_LABELS: Mapping[str, str] = {
     "isl": "isl scheduler (PPCG-like)",
@@ -35,6 +37,7 @@ CONFIG_LABELS: Mapping[str, str] = {
     "intra": "Pluto + balanced intra-tile wavefronts (Di et al. 'intra')",
     "inter": "Pluto + balanced intra-tile wavefronts + false-dependence elimination "
              "(Di et al. 'intra+inter')",
+    "default": "polycuda's default Options() (no flag)",
 }
 
 # The kernels declare `#ifndef DATA_TYPE / #define DATA_TYPE double` and write their literal
@@ -88,6 +91,17 @@ class Variant:
                        block_sizes=self.blocks, wavefront_sync=self.sync,
                        shared_staging=bool(self.staging),
                        shared_memory_kib=self.staging or Options().shared_memory_kib)
+
+
+def default_config(configs: tuple[str, ...]) -> str | None:
+    """The first of `configs` whose Options are polycuda's default Options() ("isl" today, or
+    "default" itself), None when none is.
+
+    Example:
+        >>> default_config(("pluto", "default"))
+        'default'
+    """
+    return next((c for c in configs if Variant(c).options() == Options()), None)
 
 
 def config_of(entry: str) -> str:

@@ -19,7 +19,14 @@ from typing import Any
 import numpy as np
 
 from polycuda.bench import baselines, builds, ceilings, environment, report
-from polycuda.bench.configs import DTYPE_BYTES, Variant, config_of, dtype_defines, variants
+from polycuda.bench.configs import (
+    DTYPE_BYTES,
+    Variant,
+    config_of,
+    default_config,
+    dtype_defines,
+    variants,
+)
 from polycuda.bench.measure import (
     Candidate,
     GpuSide,
@@ -31,7 +38,7 @@ from polycuda.bench.measure import (
     measure_oracle,
 )
 from polycuda.bench.progress import Progress
-from polycuda.bench.sizes import PAPER_KERNELS, sizes_for
+from polycuda.bench.sizes import PAPER_KERNELS, PPCG_KERNELS, check_sizes_for, sizes_for
 from polycuda.bench.suite_access import naive_cupy, suite
 from polycuda.runtime import device
 from polycuda.verify import NP_DTYPES, TOLERANCES
@@ -43,7 +50,14 @@ MODE_LIMITS = {
     "paper": _FULL_LIMITS,
     "quick": Limits(sequential_budget_s=1.0, entry_budget_s=1.0, max_run_s=0.25),
     "small": Limits(),
+    # PPCG's way (DESIGN.md): nothing skipped for time; an entry whose call takes over ~7 s
+    # (symm's, 27-52 s in DESIGN's run) gets fewer than 3 timed calls, said in its notes, so
+    # that isl and pluto fit in about 7 minutes on an H100 (README's ppcg section).
+    "ppcg": Limits(sequential_budget_s=4.0, entry_budget_s=20.0, max_run_s=None),
 }
+# Timed runs per entry when --repeats is not given: PPCG's times are medians of 3.
+MODE_REPEATS = {"ppcg": 3}
+DEFAULT_REPEATS = 10
 
 
 @dataclass(frozen=True)
@@ -56,7 +70,7 @@ class Settings:
     kernels: tuple[str, ...] = ()
     configs: tuple[str, ...] = ("isl", "pluto")
     mode: str = "full"
-    repeats: int = 10
+    repeats: int = DEFAULT_REPEATS
     use_gpu: bool = True
     measure_ceilings: bool = False
     out_dir: Path = Path("bench/results")
@@ -106,16 +120,18 @@ def find_platform(use_gpu: bool) -> Platform:
         device.find_nvcc()
     except Exception as exc:  # noqa: BLE001 (ToolNotFoundError or a broken CuPy install)
         return Platform(cpu_only_reason=f"GPU {gpu.name} found but unusable: {exc}")
-    return Platform(gpu, cupy, "", {"cpu": HostSide(), "gpu": GpuSide(cupy)})
+    return Platform(gpu, cupy, "", {"cpu": HostSide(), "gpu": GpuSide(cupy),
+                                    "gpu-host": HostSide()})
 
 
 def build_jobs(names: list[str], entries: tuple[Variant, ...], gpu: bool,
-               dtype: str = "double") -> list[builds.BuildJob]:
-    """The reference, the OpenMP baseline (GPU runs) and every polycuda entry of each kernel."""
+               dtype: str = "double", openmp_baseline: bool = True) -> list[builds.BuildJob]:
+    """The reference, the OpenMP baseline (GPU runs, unless `openmp_baseline` is False) and
+    every polycuda entry of each kernel."""
     jobs = []
     for name in names:
         jobs.append(builds.BuildJob(name, builds.REFERENCE, dtype=dtype))
-        if gpu:
+        if gpu and openmp_baseline:
             jobs.append(builds.BuildJob(name, "openmp", "isl", dtype))
         jobs += [builds.BuildJob(name, "cuda" if gpu else "openmp", v.config, dtype, v.tiles,
                                    v.sync, v.staging, v.blocks)
@@ -132,16 +148,15 @@ def run_bench(settings: Settings, progress: Progress | None = None,
     start = time.perf_counter()
     kernels = select_kernels(settings.kernels, settings.mode)
     platform = find_platform(settings.use_gpu)
+    create_context(platform)
     progress = progress or Progress(0, enabled=False)
     if platform.cpu_only_reason:
         progress.message(f"CPU configurations only ({platform.cpu_only_reason}): sequential "
                          f"gcc -O3 and polycuda's code on OpenMP ({os.cpu_count()} cores)")
     results = _header(settings, platform)
     results["ceilings"] = _ceilings(settings, platform, progress)
-    entries = variants(settings.configs, settings.tiles, settings.syncs, settings.stagings,
-                       settings.blocks)
-    jobs = build_jobs([k.name for k in kernels], entries,
-                      platform.gpu is not None, settings.dtype)
+    jobs = build_jobs([k.name for k in kernels], run_entries(settings),
+                      platform.gpu is not None, settings.dtype, settings.mode != "ppcg")
     progress.add(len(jobs) + len(kernels))
     built = builds.build_all(jobs, settings.jobs, lambda r: progress.advance(
         f"built {r.job.kernel} {r.job.target} {r.job.entry or ''}".rstrip()))
@@ -159,15 +174,40 @@ def run_bench(settings: Settings, progress: Progress | None = None,
 
 def select_kernels(names: tuple[str, ...], mode: str = "full") -> list[Any]:
     """The suite's kernels named; when none are named, the whole suite in suite order (paper
-    mode: the stencils of Di et al.'s Table II, sizes.PAPER_KERNELS).
+    mode: the stencils of Di et al.'s Table II, sizes.PAPER_KERNELS; ppcg mode: the kernels of
+    DESIGN's PPCG table, sizes.PPCG_KERNELS).
 
     Raises:
         KeyError: an unknown name (the message lists the known ones).
     """
     st = suite()
-    if not names and mode == "paper":
-        names = PAPER_KERNELS
+    if not names and mode in ("paper", "ppcg"):
+        names = PAPER_KERNELS if mode == "paper" else PPCG_KERNELS
     return [st.by_name(n) for n in names] if names else list(st.KERNELS)
+
+
+def measured_configs(settings: Settings) -> tuple[str, ...]:
+    """The configurations a run measures: settings.configs, and in ppcg mode "default" too
+    when none of them is polycuda's default Options() (so the default is always reported)."""
+    if settings.mode == "ppcg" and default_config(settings.configs) is None:
+        return (*settings.configs, "default")
+    return settings.configs
+
+
+def run_entries(settings: Settings) -> tuple[Variant, ...]:
+    """Every polycuda entry of each kernel: the measured configurations, crossed with the
+    tile, thread, wavefront-order and staging candidates."""
+    return variants(measured_configs(settings), settings.tiles, settings.syncs,
+                    settings.stagings, settings.blocks)
+
+
+def create_context(platform: Platform) -> None:
+    """Create the CUDA context (GPU runs) before anything is timed, as PPCG's times were taken:
+    a first call of a library then pays only for its own module and allocations."""
+    if platform.cupy is not None:
+        gpu = platform.sides["gpu"]
+        gpu.upload({"x": np.zeros(1)})
+        gpu.sync()
 
 
 def _header(settings: Settings, platform: Platform) -> dict[str, Any]:
@@ -177,7 +217,8 @@ def _header(settings: Settings, platform: Platform) -> dict[str, Any]:
             "tolerance": {"rtol": rtol, "atol": atol},
             "device_mode": "gpu" if platform.gpu else "cpu",
             "cpu_only_reason": platform.cpu_only_reason or None,
-            "configs": list(settings.configs), "tiles": [list(t) for t in settings.tiles],
+            "configs": list(measured_configs(settings)),
+            "tiles": [list(t) for t in settings.tiles],
             "blocks": [list(b) for b in settings.blocks],
             "wavefront_syncs": list(settings.syncs),
             "stagings": [f"smem{st}" if st else "global" for st in settings.stagings],
@@ -204,10 +245,11 @@ def _ceilings(settings: Settings, platform: Platform, progress: Progress
     return measured
 
 
-def make_case(kernel: Any, sizes: Mapping[str, int], seed: int, dtype: str = "double"
-              ) -> KernelCase:
+def make_case(kernel: Any, sizes: Mapping[str, int], seed: int, dtype: str = "double",
+              check_sizes: Mapping[str, int] | None = None) -> KernelCase:
     """The kernel's region (parsed from its C file with DATA_TYPE `dtype`, so that results are
-    compared with that type's tolerance) with its random inputs of that type and its work."""
+    compared with that type's tolerance) with its random inputs of that type and its work;
+    checked at `check_sizes` when given (KernelCase.check_sizes)."""
     from polycuda.api import compile as compile_c
 
     st = suite()
@@ -221,16 +263,21 @@ def make_case(kernel: Any, sizes: Mapping[str, int], seed: int, dtype: str = "do
         return {a.name: named[a.name] for a in scop.args}
 
     return KernelCase(kernel.name, scop, dict(sizes), dict(kernel.small), inputs,
-                      lambda at: float(kernel.flops_per_run(at)))
+                      lambda at: float(kernel.flops_per_run(at)), check_sizes)
 
 
 def candidates(kernel: Any, case: KernelCase, entries: tuple[Variant, ...], platform: Platform,
-               built: Mapping[tuple[str, str, str | None], builds.BuildResult]
-               ) -> tuple[Candidate, list[Candidate]]:
+               built: Mapping[tuple[str, str, str | None], builds.BuildResult],
+               mode: str = "full") -> tuple[Candidate, list[Candidate]]:
     """The oracle and the other candidates of one kernel, baselines first, then the polycuda
-    `entries` (configurations with default or swept tiles)."""
+    `entries` (configurations with default or swept tiles). In ppcg mode on a GPU: the oracle,
+    then each entry's whole drop-in function from host arrays (baselines.whole_function)."""
     scop, name = case.scop, kernel.name
     oracle = baselines.sequential(scop, built[(name, builds.REFERENCE, None)])
+    if platform.gpu is not None and mode == "ppcg":
+        return oracle, [baselines.whole_function(v.name, "config", v.label, scop,
+                                                 built[(name, "cuda", v.name)])
+                        for v in entries]
     if platform.gpu is None:
         return oracle, [baselines.host_library(v.name, "config", f"{v.label}, OpenMP", scop,
                                                built[(name, "openmp", v.name)], "openmp")
@@ -257,22 +304,23 @@ def bench_kernel(kernel: Any, settings: Settings, platform: Platform,
     """Measure every candidate of one kernel; the kernel's section of the results."""
     start = time.perf_counter()
     sizes = sizes_for(kernel, settings.mode, dict(settings.sizes))
+    check_sizes = check_sizes_for(kernel, settings.mode, sizes)
     out = {"name": kernel.name, "category": kernel.category,
-           "memory_bound": kernel.memory_bound, "sizes": sizes,
+           "memory_bound": kernel.memory_bound, "sizes": sizes, "check_sizes": check_sizes,
            "bytes_per_run": kernel.bytes_per_run(sizes, w=DTYPE_BYTES[settings.dtype]),
            "flops_per_run": kernel.flops_per_run(sizes), "entries": {}}
     out["arithmetic_intensity"] = out["flops_per_run"] / out["bytes_per_run"]
     try:
-        case = make_case(kernel, sizes, settings.seed, settings.dtype)
-        entries = variants(settings.configs, settings.tiles, settings.syncs, settings.stagings,
-                       settings.blocks)
-        oracle, others = candidates(kernel, case, entries, platform, built)
+        case = make_case(kernel, sizes, settings.seed, settings.dtype, check_sizes)
+        oracle, others = candidates(kernel, case, run_entries(settings), platform, built,
+                                    settings.mode)
     except Exception as exc:  # noqa: BLE001 (a kernel that cannot be parsed is reported)
         out["error"] = f"{type(exc).__name__}: {exc}"
         return out
     limits = settings.effective_limits()
     inputs = case.inputs(case.sizes)
-    seq, expected = measure_oracle(case, oracle, inputs, limits)
+    check_inputs = case.inputs(case.check_sizes) if case.check_sizes else None
+    seq, expected = measure_oracle(case, oracle, inputs, limits, check_inputs)
     measurements = [seq]
     for cand in others:
         if expected is None:
@@ -282,7 +330,7 @@ def bench_kernel(kernel: Any, settings: Settings, platform: Platform,
                                      inputs, {}, platform.sides["cpu"], limits)
         else:
             meas = measure_candidate(case, cand, inputs, expected,
-                                     platform.sides[cand.device], limits)
+                                     platform.sides[cand.device], limits, check_inputs)
         measurements.append(meas)
         _free_gpu(platform)
     for meas in measurements:
@@ -318,7 +366,7 @@ def _build_key(kernel: str, entry: str, where: str) -> tuple[str, str, str | Non
         return (kernel, builds.REFERENCE, None)
     if entry == "openmp":
         return (kernel, "openmp", "isl")
-    return (kernel, "cuda" if where == "gpu" else "openmp", entry)
+    return (kernel, "cuda" if where.startswith("gpu") else "openmp", entry)
 
 
 def _build_info(result: builds.BuildResult) -> dict[str, Any]:

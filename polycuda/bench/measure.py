@@ -34,7 +34,8 @@ class Candidate:
     """Something to time on one kernel.
 
     role: "baseline" or "config" (a polycuda configuration).
-    device: "cpu" (NumPy arguments) or "gpu" (CuPy arguments).
+    device: "cpu" (NumPy arguments), "gpu" (CuPy arguments) or "gpu-host" (runs on the GPU
+        from NumPy arguments: the drop-in function with its copies).
     timer: "perf_counter" or "cuda-events", as `time` measures.
     run: one call in place on the arguments, finished when it returns.
     time: `time(args, n)` -> n seconds samples of further calls in place.
@@ -132,7 +133,8 @@ class KernelCase:
     """One kernel at its timed sizes: the region, its inputs and its work.
 
     inputs(sizes) -> fresh named random arguments (never zeros); work(sizes) -> flops of one
-    run (the size ladder's measure).
+    run (the size ladder's measure). check_sizes: where results are checked instead of at
+    `sizes`, for a problem ill-posed there (sizes.PPCG_CHECK_SIZES); None checks at `sizes`.
     """
 
     name: str
@@ -141,6 +143,7 @@ class KernelCase:
     small: Mapping[str, int]
     inputs: Callable[[Mapping[str, int]], Args]
     work: Callable[[Mapping[str, int]], float]
+    check_sizes: Mapping[str, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -163,9 +166,10 @@ def _once(cand: Candidate, side: HostSide, args: Args) -> float:
     return time.perf_counter() - start
 
 
-def measure_oracle(case: KernelCase, oracle: Candidate, inputs: Args, limits: Limits
-                   ) -> tuple[Measurement, Args | None]:
-    """Run the sequential reference on a copy of `inputs` (the expected result), and time it.
+def measure_oracle(case: KernelCase, oracle: Candidate, inputs: Args, limits: Limits,
+                   check_inputs: Args | None = None) -> tuple[Measurement, Args | None]:
+    """Run the sequential reference on a copy of `check_inputs` (default: `inputs`), the
+    expected result, and time it on `inputs`.
 
     Returns:
         The measurement and the expected arguments (None when the reference failed).
@@ -174,12 +178,16 @@ def measure_oracle(case: KernelCase, oracle: Candidate, inputs: Args, limits: Li
     if oracle.failure:
         return meas.fail(oracle.failure), None
     try:
-        expected = side.upload(inputs)
+        expected = side.upload(inputs if check_inputs is None else check_inputs)
         first = _once(oracle, side, expected)
         meas.check_s = first
         count = timing.repeats_within(first, limits.repeats, limits.sequential_budget_s)
         assert oracle.time is not None
-        if count == limits.repeats:  # the oracle run was the warm-up
+        if check_inputs is not None:  # the oracle ran at the check sizes: all timed anew
+            meas.samples_s = oracle.time(side.upload(inputs), count)
+            meas.notes.append(f"checked at other sizes ({first:.2f} s there); "
+                              f"{count} timed run(s) at these")
+        elif count == limits.repeats:  # the oracle run was the warm-up
             meas.samples_s = oracle.time(side.upload(inputs), count)
         else:
             meas.samples_s = [first] + oracle.time(side.upload(inputs), count - 1)
@@ -192,8 +200,10 @@ def measure_oracle(case: KernelCase, oracle: Candidate, inputs: Args, limits: Li
 
 
 def measure_candidate(case: KernelCase, cand: Candidate, inputs: Args, expected: Args,
-                      side: HostSide, limits: Limits) -> Measurement:
-    """Check `cand` against `expected` on fresh copies of `inputs`; time it if right.
+                      side: HostSide, limits: Limits, check_inputs: Args | None = None
+                      ) -> Measurement:
+    """Check `cand` against `expected` on fresh copies of `check_inputs` (default: `inputs`,
+    then reused for timing); time it on `inputs` if right.
 
     The correctness run is also the warm-up. A wrong result is FAILED and never timed; an
     exception (build, launch, CUDA error) is FAILED with its message; polycuda code predicted
@@ -207,7 +217,7 @@ def measure_candidate(case: KernelCase, cand: Candidate, inputs: Args, expected:
             reason = probe(case, cand, side, limits.max_run_s, meas.probe)
             if reason:
                 return meas.fail(reason, status="skipped")
-        args = side.upload(inputs)
+        args = side.upload(inputs if check_inputs is None else check_inputs)
         meas.check_s = _once(cand, side, args)
         result = compare(case.scop, cand.name, expected, side.download(args))
         meas.max_rel_error = dict(result.worst)
@@ -218,6 +228,9 @@ def measure_candidate(case: KernelCase, cand: Candidate, inputs: Args, expected:
             meas.notes.append(f"one run takes {meas.check_s:.2f} s: {count} timed runs "
                               f"instead of {limits.repeats}")
         assert cand.time is not None
+        if check_inputs is not None:
+            args = side.upload(inputs)
+            meas.notes.append("checked at other sizes (the kernel's check_sizes), timed at these")
         meas.samples_s = cand.time(args, count)
     except Exception as exc:  # noqa: BLE001 (a crashing candidate is FAILED, not the bench)
         return meas.fail(f"{type(exc).__name__}: {str(exc).strip()[:500]}")

@@ -3,9 +3,11 @@ table and the one-paragraph summary for the README."""
 
 from __future__ import annotations
 
+import copy
 import math
 from typing import Any
 
+from polycuda.bench import ppcg
 from polycuda.bench.configs import TILE_SEPARATOR, config_of
 
 SUMMARY_BASELINES = (("sequential", "sequential gcc -O3"), ("openmp", "OpenMP"),
@@ -75,12 +77,46 @@ def best_by_config(entries: dict[str, dict[str, Any]]) -> dict[str, str | None]:
 
 
 def derive(results: dict[str, Any]) -> dict[str, Any]:
-    """Fill in the derived figures of every kernel and the summary; returns `results`."""
+    """Fill in the derived figures of every kernel and the summary (ppcg mode: the comparison
+    with PPCG's times too, ppcg.derive); returns `results`."""
     for kernel in results["kernels"]:
         derive_kernel(kernel, results["ceilings"], results.get("dtype", "double"))
     results["summary"] = summary_figures(results)
     results["summary_text"] = summary(results)
+    if results.get("mode") == "ppcg":
+        ppcg.derive(results)
+        results["summary_text"] += " " + ppcg.summary_line(results)
     return results
+
+
+MERGE_KEYS = ("mode", "dtype", "configs", "tiles", "blocks", "wavefront_syncs", "stagings")
+
+
+def merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """One results dict of several runs of one mode, dtype and set of entries (a mode run in
+    parts, `bench --report A.json B.json`): the first run's header, every run's kernels (a kernel
+    measured twice: the later run's, at the earlier place), the derived figures computed again,
+    and under "parts" each run's date, commit, tag and kernels.
+
+    Raises:
+        ValueError: no run, or runs that differ in one of MERGE_KEYS.
+    """
+    if not parts:
+        raise ValueError("no results to merge")
+    first = parts[0]
+    for part in parts[1:]:
+        differ = [k for k in MERGE_KEYS if part.get(k) != first.get(k)]
+        if differ:
+            raise ValueError(f"results differ in {', '.join(differ)}: "
+                             + "; ".join(f"{k} {first.get(k)} vs {part.get(k)}" for k in differ))
+    kernels = {k["name"]: k for part in parts for k in part["kernels"]}
+    merged = copy.deepcopy({**first, "kernels": list(kernels.values())})
+    merged["wall_s"] = sum(part.get("wall_s") or 0.0 for part in parts)
+    merged["parts"] = [{"date": (part.get("machine") or {}).get("date"),
+                        "commit": (part.get("machine") or {}).get("polycuda_commit"),
+                        "tag": part.get("tag"), "kernels": [k["name"] for k in part["kernels"]]}
+                       for part in parts]
+    return derive(merged)
 
 
 def geomean(values: list[float]) -> float | None:

@@ -19,13 +19,30 @@ FDTD, heat), 65536 x 65536 (1-D Jacobi and SOR) and 256 x 256^3 (3-D Jacobi, 7 a
   runs in 3.0 s and jacobi_1d's in 0.7 s (gcc -O3 -march=native, double, on an AMD EPYC; the
   full mode's 2-D and 3-D oracles take 0.5-1.4 s there).
 Without kernel names, paper mode runs these 8 kernels; another kernel named gets full sizes.
+
+PPCG sizes (`--ppcg`) are PolyBench/C 4.2.1's LARGE sizes, at which DESIGN.md records PPCG's
+times (ppcg_reference.LARGE_SIZES_TEXT), mapped onto our kernels' parameters:
+- PolyBench's TSTEPS / TMAX is our T: our stencils run t = 0 .. T-1, PolyBench's heat-3d runs
+  t = 1 .. TSTEPS, the same 500 steps;
+- every other size is PolyBench's name in lower case, with PolyBench's meaning: the arrays have
+  PolyBench's extents (atax A[m][n]; bicg A[n][m]; covariance, correlation data[n][m]; syrk,
+  syr2k C[n][n], A[n][m]; symm, trmm B[m][n], A[m][m]; gramschmidt A[m][n], R[n][n]; gemm, 2mm,
+  3mm as PolyBench; gemm's "1000x1100x1200" is NI x NJ x NK);
+- except doitgen, whose third extent PolyBench calls NP (A[NR][NQ][NP], C4[NP][NP]) and we nk.
+seidel-2d has no kernel of ours (PPCG_LEFT_OUT says why); gramschmidt is checked at other sizes
+than it is timed at (PPCG_CHECK_SIZES says why). Without kernel names, ppcg mode runs
+the 24 kernels of DESIGN's table that we have (PPCG_KERNELS, in its order); another kernel named
+gets its LARGE sizes where DESIGN lists them (adi, deriche, floyd-warshall, ludcmp), else full
+sizes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-MODES = ("full", "quick", "small", "paper")
+from polycuda.bench.ppcg_reference import ROWS, large_sizes
+
+MODES = ("full", "quick", "small", "paper", "ppcg")
 
 _T_FULL = {"T": 20}
 FULL: dict[str, dict[str, int]] = {
@@ -91,6 +108,55 @@ PAPER: dict[str, dict[str, int]] = {
     for name in PAPER_KERNELS
 }
 
+# PolyBench name -> suite kernel, for every kernel of DESIGN's LARGE sizes that we have.
+POLYBENCH_TO_SUITE: dict[str, str] = {
+    "jacobi-1d": "jacobi_1d", "jacobi-2d": "jacobi_2d", "fdtd-2d": "fdtd_2d",
+    "heat-3d": "heat_3d", "gemm": "gemm", "2mm": "two_mm", "3mm": "three_mm", "atax": "atax",
+    "bicg": "bicg", "mvt": "mvt", "gesummv": "gesummv", "gemver": "gemver",
+    "doitgen": "doitgen", "covariance": "covariance", "correlation": "correlation",
+    "syrk": "syrk", "syr2k": "syr2k", "symm": "symm", "trmm": "trmm", "lu": "lu",
+    "cholesky": "cholesky", "durbin": "durbin", "trisolv": "trisolv",
+    "gramschmidt": "gramschmidt", "ludcmp": "ludcmp", "floyd-warshall": "floyd_warshall",
+    "adi": "adi", "deriche": "deriche"}
+SUITE_TO_POLYBENCH = {ours: theirs for theirs, ours in POLYBENCH_TO_SUITE.items()}
+PPCG_LEFT_OUT: dict[str, str] = {
+    "seidel-2d": "no suite kernel: kernels/c/sor_2d.c is 5-point successive over-relaxation "
+                 "(factor omega), not PolyBench's 9-point Gauss-Seidel average seidel-2d"}
+# PolyBench's size names that are not ours in lower case (see the module docstring)
+_PARAM_RENAMES: dict[str, dict[str, str]] = {"doitgen": {"NP": "nk"}}
+
+
+def our_param(polybench: str, param: str) -> str:
+    """Our name of PolyBench kernel `polybench`'s size `param`: "T" stays, doitgen's "NP" is
+    "nk", the others in lower case ("NX" -> "nx")."""
+    default = param if param == "T" else param.lower()
+    return _PARAM_RENAMES.get(polybench, {}).get(param, default)
+
+
+PPCG: dict[str, dict[str, int]] = {
+    POLYBENCH_TO_SUITE[name]: {our_param(name, p): v for p, v in at.items()}
+    for name, at in large_sizes().items() if name in POLYBENCH_TO_SUITE}
+PPCG_KERNELS = tuple(POLYBENCH_TO_SUITE[name] for name in ROWS if name in POLYBENCH_TO_SUITE)
+# Kernels whose problem at LARGE sizes is ill-posed, so that no other rounding passes the check:
+# ppcg mode checks the same library at these sizes (random inputs, against the oracle there)
+# and times it at LARGE sizes.
+PPCG_CHECK_SIZES: dict[str, tuple[dict[str, int], str]] = {
+    "gramschmidt": ({"m": 1200, "n": 1000},
+                    "at LARGE sizes M=1000 < N=1200: the columns past the 1000th are rounding "
+                    "noise (a relative change of 1e-15 in A moves them by up to 7e4 relative, "
+                    "in NumPy; polycuda's OpenMP code FAILED there against gcc -O3 on the CPU), "
+                    "at 1200 x 1000 they have full rank and the same code passes"),
+}
+# Ppcg mode in two runs, where one may not last over the device's 10 minutes: the kernels whose
+# polycuda code (default or pluto) took under PPCG_SLOW_MS per call in DESIGN's run, then the
+# others (gemver, doitgen, covariance, correlation, symm, lu, gramschmidt; symm's 27-52 s per
+# call are most of the mode's time). See bench/README.md's ppcg section.
+PPCG_SLOW_MS = 500.0
+PPCG_SLOW = tuple(k for k in PPCG_KERNELS
+                  if max(ROWS[SUITE_TO_POLYBENCH[k]].default_ms,
+                         ROWS[SUITE_TO_POLYBENCH[k]].pluto_ms) > PPCG_SLOW_MS)
+PPCG_PARTS = (tuple(k for k in PPCG_KERNELS if k not in PPCG_SLOW), PPCG_SLOW)
+
 
 def sizes_for(kernel: object, mode: str, overrides: Mapping[str, int] | None = None
               ) -> dict[str, int]:
@@ -98,13 +164,23 @@ def sizes_for(kernel: object, mode: str, overrides: Mapping[str, int] | None = N
     parameters named in `overrides` (`bench --size`) replaced where the kernel has them.
 
     A kernel missing from the tables (added to the suite later) gets its `bench` sizes in
-    full mode and its `small` sizes otherwise; paper mode falls back to full sizes.
+    full mode and its `small` sizes otherwise; paper and ppcg modes fall back to full sizes.
 
     Raises:
         ValueError: an unknown mode.
     """
     sizes = _mode_sizes(kernel, mode)
     return {k: (overrides or {}).get(k, v) for k, v in sizes.items()}
+
+
+def check_sizes_for(kernel: object, mode: str, sizes: Mapping[str, int]
+                    ) -> dict[str, int] | None:
+    """Where ppcg mode checks `kernel` instead of at `sizes` (PPCG_CHECK_SIZES), None to check
+    at `sizes` (other modes, other kernels, sizes other than LARGE)."""
+    name: str = kernel.name  # type: ignore[attr-defined]
+    if mode != "ppcg" or name not in PPCG_CHECK_SIZES or dict(sizes) != PPCG.get(name):
+        return None
+    return dict(PPCG_CHECK_SIZES[name][0])
 
 
 def parse_size(text: str) -> tuple[str, int]:
@@ -124,7 +200,9 @@ def _mode_sizes(kernel: object, mode: str) -> dict[str, int]:
         return dict(QUICK.get(name) or small)
     if mode == "paper" and name in PAPER:
         return dict(PAPER[name])
-    if mode in ("full", "paper"):
+    if mode == "ppcg" and name in PPCG:
+        return dict(PPCG[name])
+    if mode in ("full", "paper", "ppcg"):
         bench: Mapping[str, int] = kernel.bench  # type: ignore[attr-defined]
         return dict(FULL.get(name) or bench)
     raise ValueError(f"{mode=} is not one of {MODES}")

@@ -418,6 +418,7 @@ def test_config_names_map_to_options():
         "pluto-sum": Options(scheduler="pluto", intra_wavefront="sum"),
         "intra": Options(scheduler="pluto", balanced_wavefront=True),
         "inter": Options(scheduler="pluto", balanced_wavefront=True, eliminate_false_deps=True),
+        "default": Options(),
     }
     assert {c: configs.Variant(c).options() for c in configs.CONFIG_OPTIONS} == expected
     assert "Di et al. 'intra'" in configs.CONFIG_LABELS["intra"]

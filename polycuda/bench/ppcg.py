@@ -1,0 +1,258 @@
+"""`polycuda bench --ppcg`: our times of the whole drop-in function against PPCG's on the same
+PolyBench problems (ppcg_reference): per kernel and configuration PPCG's time over ours (> 1:
+polycuda is faster), the best configuration per kernel, geometric means, the printed table.
+
+Example:
+    >>> results = harness.run_bench(harness.Settings(mode="ppcg", repeats=3))  # doctest: +SKIP
+    >>> print(table(results))                                                  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from polycuda.bench.configs import default_config
+from polycuda.bench.ppcg_reference import DATE, GPU, ROWS, SETUP, SOURCE, design_geomeans
+from polycuda.bench.ppcg_reference import geomean, ratio
+from polycuda.bench.sizes import PPCG, PPCG_CHECK_SIZES, PPCG_LEFT_OUT, SUITE_TO_POLYBENCH
+
+# Where our kernel (written from the math) is not PolyBench's loop nest: same sizes, same math.
+DIFFERENCES = {
+    "jacobi_1d": "divides by 3.0 where PolyBench multiplies by 0.33333",
+    "lu": "right-looking (k outermost) where PolyBench's LU goes row by row (i outermost)",
+    "cholesky": "right-looking (k outermost) where PolyBench's goes row by row (i outermost)",
+    "symm": "each C[i][j] reads A's lower triangle as symmetric in two k loops, where "
+            "PolyBench's also updates C[k][j] of the rows above (its temp2 form)",
+}
+
+
+def derive(results: dict[str, Any]) -> dict[str, Any]:
+    """Add each kernel's "ppcg" section (needs report.derive_kernel's best_by_config), the
+    run's "ppcg_summary" and "ppcg_reference"; returns `results`."""
+    default = default_config(tuple(results["configs"]))
+    for kernel in results["kernels"]:
+        kernel["ppcg"] = kernel_comparison(kernel, default, results.get("dtype", "double"),
+                                           results.get("device_mode") == "gpu")
+    results["ppcg_summary"] = summary_figures(results)
+    results["ppcg_reference"] = {"date": DATE, "gpu": GPU, "source": SOURCE, "setup": SETUP,
+                                 "rows": [asdict(r) for r in ROWS.values()]}
+    return results
+
+
+def _best_entry(kernel: dict[str, Any], config: str) -> dict[str, Any] | None:
+    name = (kernel.get("best_by_config") or {}).get(config)
+    return kernel["entries"][name] if name else None
+
+
+def _ms(entry: dict[str, Any] | None, key: str = "median_s") -> float | None:
+    """The entry's `key` seconds in ms, None unless it is right and timed."""
+    if entry is None or entry["status"] != "ok" or entry.get(key) is None:
+        return None
+    return float(entry[key]) * 1e3
+
+
+def comparable(kernel: dict[str, Any], dtype: str, on_gpu: bool = True) -> str:
+    """"" when `kernel` ran as PPCG's problem (on the GPU, PolyBench LARGE sizes, double),
+    else why not."""
+    name = kernel["name"]
+    if not on_gpu:
+        return "a CPU-only run: our entries are OpenMP code, PPCG's times are GPU times"
+    if name not in PPCG:
+        return "no PolyBench LARGE sizes for this kernel"
+    if kernel["sizes"] != PPCG[name]:
+        return f"sizes {kernel['sizes']} are not PolyBench LARGE {PPCG[name]} (--size)"
+    return "" if dtype == "double" else f"{dtype=}: PPCG's times are double"
+
+
+def kernel_comparison(kernel: dict[str, Any], default: str | None, dtype: str = "double",
+                      on_gpu: bool = True) -> dict[str, Any]:
+    """One kernel against PPCG: per configuration our median ms, its spread and PPCG's time over
+    ours; the default configuration's and the best configuration's ratio. Ratios are None where
+    PPCG has no time (a kernel outside DESIGN's table), where the kernel did not run as PPCG's
+    problem (other sizes or dtype: `not_comparable` says why) or the configuration has no right
+    entry."""
+    polybench = SUITE_TO_POLYBENCH.get(kernel["name"])
+    unlike = comparable(kernel, dtype, on_gpu)
+    row = ROWS.get(polybench) if polybench and not unlike else None
+    configs = list(kernel.get("best_by_config") or {})
+    best_entries = {c: _best_entry(kernel, c) for c in configs}
+    medians = {c: _ms(e) for c, e in best_entries.items()}
+    ratios = {c: ratio(row.ppcg_ms, ms / 1e3) if row and ms else None
+              for c, ms in medians.items()}
+    measured = {c: ms for c, ms in medians.items() if ms is not None}
+    best = min(measured, key=measured.__getitem__) if measured else None
+    return {"polybench": polybench, "ppcg_ms": row.ppcg_ms if row else None,
+            "in_design_geomean": bool(row and row.in_design_geomean),
+            "reference": asdict(row) if row else None,
+            "median_ms": medians,
+            "spread_ms": {c: [_ms(e, "min_s"), _ms(e, "max_s")] for c, e in best_entries.items()},
+            "ratio": ratios, "default_config": default,
+            "ratio_default": ratios.get(default) if default else None,
+            "best_config": best, "ratio_best": ratios.get(best) if best else None,
+            "sequential_ms": _ms(kernel["entries"].get("sequential")),
+            "difference": DIFFERENCES.get(kernel["name"]),
+            "check_note": _check_note(kernel), "not_comparable": unlike or None}
+
+
+def _check_note(kernel: dict[str, Any]) -> str | None:
+    """Where the kernel was checked when not at its timed sizes, and why."""
+    at = kernel.get("check_sizes")
+    if not at:
+        return None
+    why = PPCG_CHECK_SIZES[kernel["name"]][1] if kernel["name"] in PPCG_CHECK_SIZES else ""
+    shown = ", ".join(f"{k}={v}" for k, v in at.items())
+    return f"checked against the sequential run at {shown}, timed at LARGE sizes: {why}"
+
+
+def _speedup(section: dict[str, Any], config: str | None) -> float | None:
+    """Sequential gcc -O3 (this run) over `config`'s median."""
+    ours = section["median_ms"].get(config) if config else None
+    seq = section["sequential_ms"]
+    return seq / ours if seq and ours else None
+
+
+def group_figures(sections: list[dict[str, Any]], configs: list[str]) -> dict[str, Any]:
+    """Geometric means of PPCG's time over ours across `sections` (kernel comparisons with a
+    PPCG time): per configuration, for the default and for the best configuration per kernel,
+    each with its number of kernels; also the speedups over this run's sequential gcc -O3 and
+    PPCG's over DESIGN's gcc -O3 on the same kernels."""
+    per_config = {c: [s["ratio"][c] for s in sections if s["ratio"].get(c)] for c in configs}
+    default = [s["ratio_default"] for s in sections if s["ratio_default"]]
+    best = [s["ratio_best"] for s in sections if s["ratio_best"]]
+    return {
+        "kernels": len(sections),
+        "geomean_ratio": {c: geomean(v) for c, v in per_config.items()},
+        "kernels_by_config": {c: len(v) for c, v in per_config.items()},
+        "geomean_ratio_default": geomean(default), "kernels_default": len(default),
+        "geomean_ratio_best": geomean(best), "kernels_best": len(best),
+        "geomean_speedup_over_sequential_default": geomean(
+            v for s in sections if (v := _speedup(s, s["default_config"]))),
+        "geomean_speedup_over_sequential_best": geomean(
+            v for s in sections if (v := _speedup(s, s["best_config"]))),
+        "ppcg_geomean_speedup_over_its_gcc": geomean(
+            s["reference"]["gcc_ms"] / s["ppcg_ms"] for s in sections),
+    }
+
+
+def summary_figures(results: dict[str, Any]) -> dict[str, Any]:
+    """The geometric means over every kernel measured that PPCG has a time for, and over
+    those of DESIGN's first 22 (the set of its stated geometric means), with the kernels of
+    those 22 not measured, DESIGN's own figures and the kernels left out of the mode."""
+    configs = list(results["configs"])
+    sections = [k["ppcg"] for k in results["kernels"] if k.get("ppcg", {}).get("ppcg_ms")]
+    first = [s for s in sections if s["in_design_geomean"]]
+    measured = {s["polybench"] for s in first}
+    return {"default_config": default_config(tuple(configs)),
+            "over_measured": group_figures(sections, configs),
+            "over_design_first": group_figures(first, configs),
+            "design_first_not_measured": [r.polybench for r in ROWS.values()
+                                          if r.in_design_geomean and r.polybench not in measured],
+            "design_geomeans": design_geomeans(), "left_out": dict(PPCG_LEFT_OUT)}
+
+
+def _x(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3g}x"
+
+
+def _num(ms: float | None) -> str:
+    if ms is None:
+        return "-"
+    return f"{ms:.0f}" if ms >= 1000 else f"{ms:.3g}"
+
+
+def _cell(section: dict[str, Any], kernel: dict[str, Any], config: str) -> str:
+    ms = section["median_ms"].get(config)
+    if ms is None:
+        entry = kernel["entries"].get(config)
+        return entry["status"] if entry else "-"
+    low, high = section["spread_ms"][config]
+    return f"{_num(ms)} ({_num(low)}-{_num(high)})"
+
+
+def _row(kernel: dict[str, Any], configs: list[str]) -> list[str]:
+    s = kernel["ppcg"]
+    cells = [s["polybench"] or kernel["name"], _num(s["sequential_ms"]), _num(s["ppcg_ms"])]
+    for config in configs:
+        cells += [_cell(s, kernel, config), _x(s["ratio"].get(config))]
+    return cells + [s["best_config"] or "-", _x(s["ratio_best"])]
+
+
+def _group_line(label: str, fig: dict[str, Any], configs: list[str], default: str | None
+                ) -> str:
+    parts = [f"{c} {_x(fig['geomean_ratio'][c])} ({fig['kernels_by_config'][c]})"
+             for c in configs]
+    parts.append(f"default ({default or 'not measured'}) {_x(fig['geomean_ratio_default'])}")
+    parts.append(f"best per kernel {_x(fig['geomean_ratio_best'])} ({fig['kernels_best']})")
+    return f"{label}: " + ", ".join(parts)
+
+
+def summary_lines(results: dict[str, Any]) -> list[str]:
+    """The geometric means in words: over the kernels measured, over DESIGN's first 22, and
+    DESIGN's own figures for comparison."""
+    fig, configs = results["ppcg_summary"], list(results["configs"])
+    default, first = fig["default_config"], fig["over_design_first"]
+    design = fig["design_geomeans"]
+    missing = ", ".join(fig["design_first_not_measured"]) or "none"
+    return [
+        "PPCG's time over ours (> 1: polycuda faster), geometric means (kernels):",
+        "  " + _group_line(f"{fig['over_measured']['kernels']} kernels run as PPCG's problems",
+                           fig["over_measured"], configs, default),
+        "  " + _group_line(f"DESIGN's first 22 ({first['kernels']} measured; not: {missing})",
+                           first, configs, default),
+        f"  the same in DESIGN's run ({DATE}), first 22: polycuda default "
+        f"{_x(1 / design['ppcg_over_default'])}, the better of default and pluto "
+        f"{_x(1 / design['ppcg_over_best_of_default_and_pluto'])}",
+        f"Speedup over sequential gcc -O3 (this run), first 22: default "
+        f"{_x(first['geomean_speedup_over_sequential_default'])}, best per kernel "
+        f"{_x(first['geomean_speedup_over_sequential_best'])}; PPCG over its gcc -O3 in DESIGN's "
+        f"run on the same kernels {_x(first['ppcg_geomean_speedup_over_its_gcc'])}",
+    ]
+
+
+def summary_line(results: dict[str, Any]) -> str:
+    """One sentence for the results' summary_text."""
+    fig = results["ppcg_summary"]
+    first, default = fig["over_design_first"], fig["default_config"]
+    return (f"Against PPCG (PPCG's time over ours, DESIGN's first 22, {first['kernels']} "
+            f"measured): default ({default or 'not measured'}) "
+            f"{_x(first['geomean_ratio_default'])}, best per kernel "
+            f"{_x(first['geomean_ratio_best'])}.")
+
+
+def _notes(results: dict[str, Any]) -> list[str]:
+    notes = [f"  {name}: left out: {why}" for name, why in
+             results["ppcg_summary"]["left_out"].items()]
+    notes += [f"  {k['name']}: not PolyBench's loop nest: {k['ppcg']['difference']}"
+              for k in results["kernels"] if k["ppcg"]["difference"]]
+    notes += [f"  {k['name']}: {k['ppcg']['check_note']}"
+              for k in results["kernels"] if k["ppcg"].get("check_note")]
+    notes += [f"  {k['name']}: no ratio: "
+              + (k["ppcg"]["not_comparable"] or "no PPCG time (not in DESIGN's table)")
+              for k in results["kernels"] if k["ppcg"]["ppcg_ms"] is None]
+    for k in results["kernels"]:
+        for name, entry in k["entries"].items():
+            if entry["status"] != "ok":
+                reason = entry["reason"].splitlines()[0] if entry["reason"] else ""
+                notes.append(f"  {k['name']}/{name}: {entry['status']}: {reason}"[:300])
+            notes += [f"  {k['name']}/{name}: {note}" for note in entry.get("notes", ())]
+    return notes + [f"  {k['name']}: {k['error']}" for k in results["kernels"] if "error" in k]
+
+
+def table(results: dict[str, Any]) -> str:
+    """The comparison table (ms: median (min-max) of the whole function from host arrays;
+    `x`: PPCG's time over ours), the geometric means and the notes."""
+    configs = list(results["configs"])
+    default = results["ppcg_summary"]["default_config"]
+    head = ["kernel", "seq ms", "PPCG ms"]
+    for config in configs:
+        head += [f"{config}{'=default' if config == default else ''} ms", "x"]
+    head += ["best", "x best"]
+    kernels = [k for k in results["kernels"] if "ppcg" in k]
+    rows = [head] + [_row(k, configs) for k in kernels]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
+    lines = ["  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in
+                       enumerate(zip(row, widths))) for row in rows]
+    lines.insert(1, "-" * len(lines[0]))
+    notes = _notes(results)
+    return "\n".join(lines + [""] + summary_lines(results) + (["notes:"] + notes if notes else []))
