@@ -114,7 +114,7 @@ POLYBENCH_TO_SUITE: dict[str, str] = {
     "heat-3d": "heat_3d", "gemm": "gemm", "2mm": "two_mm", "3mm": "three_mm", "atax": "atax",
     "bicg": "bicg", "mvt": "mvt", "gesummv": "gesummv", "gemver": "gemver",
     "doitgen": "doitgen", "covariance": "covariance", "correlation": "correlation",
-    "syrk": "syrk", "syr2k": "syr2k", "symm": "symm", "trmm": "trmm", "lu": "lu",
+    "syrk": "syrk", "syr2k": "syr2k", "symm": "symm_scatter", "trmm": "trmm", "lu": "lu",
     "cholesky": "cholesky", "durbin": "durbin", "trisolv": "trisolv",
     "gramschmidt": "gramschmidt", "ludcmp": "ludcmp", "floyd-warshall": "floyd_warshall",
     "adi": "adi", "deriche": "deriche"}
