@@ -115,6 +115,8 @@ def _options(args: argparse.Namespace, target: str | None = None) -> Options:
             changes[flag] = True
     if args.no_wavefront:
         changes["wavefront"] = False
+    if args.no_private_promotion:
+        changes["private_promotion"] = False
     if args.wavefront_sync:
         changes["wavefront_sync"] = args.wavefront_sync
     if args.intra_wavefront:
@@ -252,6 +254,9 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--shared-memory", type=int, metavar="KIB",
                    help="shared memory per block for staged tiles (default 48; above 48 the "
                         "kernel opts in to more: H100 allows 227, A100 163)")
+    p.add_argument("--no-private-promotion", action="store_true",
+                   help="CUDA: keep every array element in global memory (no registers for "
+                        "elements that one thread reuses)")
     p.add_argument("--options", help="read options written by --dump-options")
 
 

@@ -102,6 +102,9 @@ class Options:
     # dynamic shared memory; above 48 KiB the kernel opts in (cudaFuncSetAttribute), which
     # the GPU must allow (H100: 227 KiB, A100: 163 KiB), else the launch reports an error.
     shared_memory_kib: int = 48
+    # CUDA: hold an array element that one thread accesses repeatedly (and no other thread
+    # touches) in a register over the loops that reuse it (gpu/promotion.py).
+    private_promotion: bool = True
     # Wall-clock seconds of each bounded solver call: the requested scheduler and the false-
     # dependence elimination get all of it, each fallback scheduler a quarter, the AST build
     # twice (schedule/fallback.py, pipeline.py). When one runs out, a simpler schedule is used

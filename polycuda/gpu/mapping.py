@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import islpy as isl
 
@@ -20,6 +21,9 @@ from polycuda.ir import isl_build
 from polycuda.errors import InvalidConfigError
 from polycuda.options import MAX_BLOCK_DIMS, MAX_BLOCK_THREADS, Options, fit_sizes
 from polycuda.schedule import legality
+
+if TYPE_CHECKING:
+    from polycuda.gpu.promotion import PrivateScope
 
 DEFAULT_TILES = {1: (256,), 2: (8, 32), 3: (4, 4, 32)}
 MAX_WAVEFRONT_MEMBERS = 3  # members of a band tiled into a two-level wavefront
@@ -69,6 +73,8 @@ class KernelMapping:
     # A wavefront kernel whose outer thread dimensions run blocks of consecutive points on
     # each thread (codegen.cuda_target.blocked_threads; _rows_in_blocks).
     rows_in_blocks: bool = False
+    # A DOALL kernel's subtrees that hold array elements in registers (gpu/promotion.py).
+    private: tuple[PrivateScope, ...] = ()
 
     def iterator(self, depth: int) -> str:
         return f"{self.prefix}{depth}"
