@@ -110,6 +110,8 @@ def _options(args: argparse.Namespace, target: str | None = None) -> Options:
         changes["tile_sizes"] = args.tile_sizes
     if args.block_sizes:
         changes["block_sizes"] = args.block_sizes
+    if args.register_tiles:
+        changes["register_tiles"] = args.register_tiles
     for flag in ("balanced_wavefront", "eliminate_false_deps", "shared_staging"):
         if getattr(args, flag):
             changes[flag] = True
@@ -236,6 +238,10 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--block-sizes", type=_ints,
                    help="threads per block, e.g. 8,32 (outermost first, as --tile-sizes; at "
                         "most 1024 threads, z <= 64, each at most its tile size)")
+    p.add_argument("--register-tiles", type=_ints,
+                   help="CUDA: points per thread along each mapped loop of a parallel kernel, "
+                        "e.g. 2,2 (outermost first, as --tile-sizes; each divides its tile "
+                        "size), unrolled and jammed with their accumulators in registers")
     p.add_argument("--balanced-wavefront", action="store_true",
                    help="pluto: Di et al. Theorem 2 constraint (balanced intra-tile wavefronts)")
     p.add_argument("--eliminate-false-deps", action="store_true",

@@ -184,12 +184,11 @@ def _source(scop: Scop, options: Options, ctx: isl.Context, mapped: mapping.Mapp
     # staged tiles: the leaves that make a tile's last write of an element, and their guards
     build, handle, final_conditions = cuda_target.final_store_guards(build, mapped.kernels)
     # private scopes: each AST copy's registers, loads and stores in its iterators
-    build, private_handle, private_codes = private_code.private_registers(
-        build, scop, mapped.kernels)
+    build, private_handle, private = private_code.private_registers(build, scop, mapped.kernels)
     ast = build.node_from_schedule(mapped.schedule)
     del handle, private_handle
     if options.target == "cuda":
-        return cuda_target.generate(scop, ast, mapped.kernels, final_conditions, private_codes)
+        return cuda_target.generate(scop, ast, mapped.kernels, final_conditions, private)
     return c_target.generate(scop, ast, mapped.kernels, openmp=options.target == "openmp",
                              shuffle=options.shuffle_parallel)
 

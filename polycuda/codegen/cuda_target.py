@@ -29,11 +29,12 @@ from polycuda.codegen.ast_expr import ast_expr_to_c
 from polycuda.codegen.c_expr import C_HELPERS, RefPrinter, expr_to_c
 from polycuda.codegen.c_target import array_elements
 from polycuda.codegen.printer import AstPrinter, for_parts, mark_parts
-from polycuda.codegen.private_code import PrivateCode
+from polycuda.codegen.private_code import PrivateTables
 from polycuda.codegen.statements import flat_ref_printer, user_statement
 from polycuda.codegen.test_main import main_source
 from polycuda.gpu.mapping import KernelMapping
 from polycuda.gpu.promotion import PRIVATE_MARK
+from polycuda.gpu.register_tiling import UNIT_MARK
 from polycuda.gpu.staging import StagedArray, layout, resident_blocks
 from polycuda.gpu.wavefront import BARRIER_MARK
 from polycuda.ir.expr import Expr, Ref, Var
@@ -91,21 +92,24 @@ class KernelPrinter(AstPrinter):
     scope: the names defined around the body (host iterators, an inter-tile wavefront loop
     of the kernel's own): a wavefront tile is staged in shared memory (kernel.staged) only
     where the iterators its box offsets name are all defined. final_conditions: the leaves'
-    final-store conditions by annotation (final_store_guards). private_codes: the registers
-    of private marks by annotation (private_code.private_registers).
+    final-store conditions by annotation (final_store_guards). private: the registers of
+    private marks and the units of unit marks by annotation (private_code.private_registers).
     """
 
     int_type = "int"
 
     def __init__(self, scop: Scop, kernel: KernelMapping, scope: frozenset[str] = frozenset(),
                  final_conditions: dict[str, str] | None = None,
-                 private_codes: dict[str, tuple[PrivateCode, ...]] | None = None):
+                 private: PrivateTables | None = None):
         super().__init__(scop)
         self.kernel = kernel
         self.scope = scope
         self.final_conditions = final_conditions or {}
-        self.private_codes = private_codes or {}
-        self.registers: dict[str, str] = {}  # array -> register, inside private scopes
+        self.private = private or PrivateTables()
+        # inside private scopes: array -> unit -> register; the unit of the statements below
+        # a unit mark (None: not a single one; private_registers then made no registers)
+        self.registers: dict[str, dict[tuple[int, ...], str]] = {}
+        self.unit: tuple[int, ...] | None = ()
         # inside a staged tile: the statement printers that access the shared copies
         self.staging: tuple[RefPrinter, FinalStore] | None = None
         self.declared: dict[str, StagedArray] = {}  # every array staged somewhere
@@ -209,6 +213,11 @@ class KernelPrinter(AstPrinter):
     def mark(self, node: isl.AstNode, indent: int) -> None:
         if mark_parts(node)[0] == PRIVATE_MARK:
             return self._private(node, indent)
+        if mark_parts(node)[0] == UNIT_MARK:  # a statement copy of a register-tiled kernel
+            saved, self.unit = self.unit, self.private.units.get(_annotation(node))
+            self.node(node.mark_get_node(), indent)
+            self.unit = saved
+            return None
         if mark_parts(node)[0] == BARRIER_MARK:
             # between two statements of one intra-tile wavefront (wavefront.intra_mode); its
             # conditions and loops above depend on the block's tile and the parameters only
@@ -223,7 +232,7 @@ class KernelPrinter(AstPrinter):
         realise as loops here, as the statements do (user()): the blocks and threads that run
         no instance must not store a stale copy over the owner's result.
         """
-        codes = self.private_codes.get(_annotation(node), ())
+        codes = self.private.registers.get(_annotation(node), ())
         if not codes:  # a copy without registers (private_code.private_registers)
             return self.node(node.mark_get_node(), indent)
         assert not self.kernel.wavefront, "private scopes are only made in DOALL kernels"
@@ -238,7 +247,9 @@ class KernelPrinter(AstPrinter):
                 if load:
                     self.emit(indent + 1, load)
         saved = dict(self.registers)
-        self.registers.update((code.array, code.register) for code in codes)
+        for code in codes:
+            self.registers[code.array] = {**self.registers.get(code.array, {}),
+                                          code.unit: code.register}
         self.node(node.mark_get_node(), indent + 1)
         self.registers = saved
         for code in codes:
@@ -252,8 +263,15 @@ class KernelPrinter(AstPrinter):
         """Inside private scopes: the registers in place of their arrays' elements."""
         if not self.registers:
             return None
-        flat, registers = flat_ref_printer(self.scop), dict(self.registers)
-        return lambda r, sub: registers[r.array] if r.array in registers else flat(r, sub)
+        flat, unit = flat_ref_printer(self.scop), self.unit
+
+        def ref(r: Ref, sub: Callable[[Expr], str]) -> str:
+            if r.array not in self.registers:
+                return flat(r, sub)
+            assert unit in self.registers[r.array], f"no register of {r.array} for unit {unit}"
+            return self.registers[r.array][unit]
+
+        return ref
 
     def user(self, node: isl.AstNode, indent: int) -> None:
         call = node.user_get_expr()
@@ -305,11 +323,11 @@ class HostPrinter(AstPrinter):
 
     def __init__(self, scop: Scop, kernels: dict[str, KernelMapping],
                  final_conditions: dict[str, str] | None = None,
-                 private_codes: dict[str, tuple[PrivateCode, ...]] | None = None):
+                 private: PrivateTables | None = None):
         super().__init__(scop)
         self.kernels = kernels
         self.final_conditions = final_conditions or {}
-        self.private_codes = private_codes or {}
+        self.private = private
         self.host_iters: list[str] = []
         self.kernel_sources: list[str] = []
         self.copies: dict[str, int] = {}
@@ -352,7 +370,7 @@ class HostPrinter(AstPrinter):
         scope = frozenset(host_iters) | (frozenset() if w_loop is None
                                          else {for_parts(w_loop)[0]})
         printer = KernelPrinter(self.scop, kernel, scope, self.final_conditions,
-                                self.private_codes)
+                                self.private)
         if w_loop is None:
             printer.node(body, 1)
         else:
@@ -705,12 +723,12 @@ _PRELUDE = """\
 
 def generate(scop: Scop, ast: isl.AstNode, kernels: tuple[KernelMapping, ...],
              final_conditions: dict[str, str] | None = None,
-             private_codes: dict[str, tuple[PrivateCode, ...]] | None = None) -> str:
+             private: PrivateTables | None = None) -> str:
     """The standalone .cu text: kernels, `pc_<name>_dev`, `pc_<name>` (extern "C"), and a
     `main` compiled only with -DPOLYCUDA_MAIN. final_conditions: of final_store_guards, for
-    the AST built with it (a staged kernel needs them); private_codes: of
+    the AST built with it (a staged kernel needs them); private: of
     private_code.private_registers, the same (a kernel with private scopes needs them)."""
-    host = HostPrinter(scop, {k.name: k for k in kernels}, final_conditions, private_codes)
+    host = HostPrinter(scop, {k.name: k for k in kernels}, final_conditions, private)
     host.node(ast, 1)
     parts = [_PRELUDE.format(helpers=C_HELPERS.rstrip())]
     if any(k.grid_sync for k in kernels):

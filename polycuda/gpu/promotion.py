@@ -21,6 +21,10 @@ Legality, decided with isl on the access relations and the schedule tree (never 
 3. every reference to the array in the subtree's statements is unconditional and visible to
    the access relations (no reference inside a ternary's branch, a short-circuit operand or a
    written element's subscript): the load reads only an element that the program reads.
+
+In a register-tiled kernel (gpu/register_tiling.py) a thread runs several points (units) in
+one unrolled code: the same holds with the unit added to the prefix (one element, and one
+register, per unit), and condition 2 counts another unit of the thread as another point.
 """
 
 from __future__ import annotations
@@ -31,7 +35,8 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from polycuda.gpu import staging
-from polycuda.gpu.mapping import MappedSchedule
+from polycuda.gpu.mapping import KernelMapping, MappedSchedule
+from polycuda.ir import isl_build
 from polycuda.ir.expr import BinOp, Expr, Ref, Ternary, children
 from polycuda.ir.scop import Scop
 
@@ -46,6 +51,9 @@ class PrivateElement:
     # loads: { S[x] } instances with a read that no earlier write of the subtree precedes
     #        (for the same prefix schedule): where the register must be loaded first
     # stores: { S[x] } instances that write the element: where it is stored afterwards
+    # units: { S[x] -> [u] } in a register-tiled kernel (gpu/register_tiling.py): one element
+    #        and register per unit u of the thread's points, u in the box [0, box_k); None
+    #        and box () elsewhere
     """
 
     array: str
@@ -54,6 +62,8 @@ class PrivateElement:
     accesses: isl.UnionMap = field(compare=False, repr=False)
     loads: isl.UnionSet = field(compare=False, repr=False)
     stores: isl.UnionSet = field(compare=False, repr=False)
+    units: isl.UnionMap | None = field(default=None, compare=False, repr=False)
+    box: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -64,8 +74,23 @@ class PrivateScope:
     elements: tuple[PrivateElement, ...]
 
 
+# isl steps that the search may take; beyond, no promotion (it only saves memory traffic, and
+# the code without it is correct). Every suite kernel, with and without register_tiles=(2, 2),
+# is promoted the same under this limit as under none; at a twentieth of it, register-tiled
+# two_mm, three_mm, covariance, symm, correlation, deriche and adi lose their registers.
+PROMOTION_OPERATIONS = 5_000_000
+
+
 def promote_private(mapped: MappedSchedule, scop: Scop, accesses: staging.Accesses
                     ) -> MappedSchedule:
+    """_promote_private() within PROMOTION_OPERATIONS isl steps, else `mapped` unchanged."""
+    return isl_build.within_operations(mapped.schedule.get_ctx(), PROMOTION_OPERATIONS,
+                                       lambda: _promote_private(mapped, scop, accesses),
+                                       lambda: mapped)
+
+
+def _promote_private(mapped: MappedSchedule, scop: Scop, accesses: staging.Accesses
+                     ) -> MappedSchedule:
     """The mapped schedule with `private:<kernel>:<k>` marks above the subtrees that hold array
     elements in registers, and each kernel's PrivateScopes (KernelMapping.private).
 
@@ -86,7 +111,7 @@ def promote_private(mapped: MappedSchedule, scop: Scop, accesses: staging.Access
         name = mark.mark_get_id().get_name().partition(":")[2]
         if kernels[name].wavefront or mark.child(0).n_children() == 0:
             continue
-        promoter = _Promoter(lifted, name, mark.child(0).child(0))
+        promoter = _Promoter(lifted, kernels[name], mark.child(0).child(0))
         body = promoter.visit(mark.child(0).child(0), frozenset())
         root = body.get_schedule().get_root()
         if promoter.scopes:
@@ -115,14 +140,16 @@ class _Lifted:
 class _Promoter:
     """The search below one kernel's point band (`body`: the point band's child)."""
 
-    def __init__(self, lifted: _Lifted, kernel: str, body: isl.ScheduleNode):
+    def __init__(self, lifted: _Lifted, kernel: KernelMapping, body: isl.ScheduleNode):
         self.lifted = lifted
-        self.kernel = kernel
+        self.kernel = kernel.name
+        self.units = kernel.units  # { S[x] -> [u] } of a register-tiled kernel
+        self.box = tuple(r for r in kernel.register_tiles if r > 1)
         self.scopes: list[PrivateScope] = []
         self.registers = 0
         domain = body.get_domain()
-        # point: { S[x] -> [host, tiles, points] };  host: { S[x] -> [host loops] }
-        point = body.get_prefix_schedule_union_map()
+        # point: { S[x] -> [host, tiles, points] } (threads and units);  host: { S[x] -> [host] }
+        point = self._keyed(body.get_prefix_schedule_union_map())
         host = body.parent().parent().parent().get_prefix_schedule_union_map()
         same_host = host.apply_range(host.reverse())
         # { S[x] -> R[y] }: instances of one launch that run on other points (threads, blocks)
@@ -130,6 +157,10 @@ class _Promoter:
             .intersect_domain(domain).intersect_range(domain)
         self.kernel_writes = lifted.writes.intersect_domain(domain)
         self.kernel_accesses = lifted.reads.union(lifted.writes).intersect_domain(domain)
+
+    def _keyed(self, prefix: isl.UnionMap) -> isl.UnionMap:
+        """{ S[x] -> [p] } -> { S[x] -> [p, u] }: with the unit, in a register-tiled kernel."""
+        return prefix if self.units is None else prefix.flat_range_product(self.units)
 
     def visit(self, node: isl.ScheduleNode, promoted: frozenset[str]) -> isl.ScheduleNode:
         """Mark the subtree at `node` and below; returns the node at the same position (the
@@ -172,18 +203,24 @@ class _Promoter:
     def _element(self, array: str, prefix: isl.UnionMap, reads: isl.UnionMap,
                  writes: isl.UnionMap) -> PrivateElement | None:
         """The array's element as a register over the subtree whose prefix schedule is
-        `prefix`, or None when it is not provably a single private element or saves nothing.
+        `prefix` (one per unit of a register-tiled kernel), or None when it is not provably
+        a single private element or saves nothing.
 
         # prefix: { S[x] -> [p] };  reads, writes: { S[x] -> A[a] } of `array` in the subtree
         """
         touched = reads.union(writes)
-        # condition 1: { [p] -> A[a] } single-valued
-        if not prefix.reverse().apply_range(touched).is_single_valued():
+        key = self._keyed(prefix)  # { S[x] -> [p, u] }
+        # condition 1: { [p, u] -> A[a] } single-valued (first the cheap necessary condition
+        # that no instance touches two elements: a stencil's neighbours fail it at once)
+        if not touched.is_single_valued():
             return None
-        # profitable: more than one accessing instance for some [p]
-        if prefix.intersect_domain(touched.domain()).reverse().is_single_valued():
+        if not key.reverse().apply_range(touched).is_single_valued():
             return None
-        # condition 2: no instance on another point shares the element, when one writes
+        # profitable: more than one accessing instance for some [p, u]
+        if key.intersect_domain(touched.domain()).reverse().is_single_valued():
+            return None
+        # condition 2: no instance on another point (another thread, block, or unit of this
+        # thread in a register-tiled kernel) shares the element, when one writes
         writer_pairs = writes.apply_range(self.kernel_accesses.reverse()).union(
             touched.apply_range(_of_array(self.kernel_writes, array).reverse()))
         if not writer_pairs.intersect(self.other_points).is_empty():
@@ -191,20 +228,21 @@ class _Promoter:
         register = f"pc_p{self.registers}"
         self.registers += 1
         return PrivateElement(array, register, self.lifted.dtypes[array], touched,
-                              self._uncovered(prefix, reads, writes), writes.domain())
+                              self._uncovered(key, reads, writes), writes.domain(),
+                              self.units, self.box)
 
-    def _uncovered(self, prefix: isl.UnionMap, reads: isl.UnionMap, writes: isl.UnionMap
+    def _uncovered(self, key: isl.UnionMap, reads: isl.UnionMap, writes: isl.UnionMap
                    ) -> isl.UnionSet:
         """The reading instances that no write of the subtree precedes with the same prefix
-        (a statement reads before it writes: its own write never covers its read).
+        and unit (a statement reads before it writes: its own write never covers its read).
 
-        # returns { S[x] }
+        # key: { S[x] -> [p, u] };  returns { S[x] }
         """
         readers, writers = reads.domain(), writes.domain()
         if writers.is_empty():
             return readers
         full = self.lifted.full.intersect_domain(readers.union(writers))
-        same = prefix.apply_range(prefix.reverse())
+        same = key.apply_range(key.reverse())
         before = full.lex_lt_union_map(full).intersect(same)
         covered = before.intersect_domain(writers).intersect_range(readers).range()
         return readers.subtract(covered)
