@@ -105,8 +105,8 @@ class Options:
     # CUDA: hold an array element that one thread accesses repeatedly (and no other thread
     # touches) in a register over the loops that reuse it (gpu/promotion.py).
     private_promotion: bool = True
-    # Points per thread along each mapped dimension of a DOALL kernel, outermost first (the last
-    # entries apply to the innermost, as tile_sizes), unrolled and jammed into the thread's
+    # CUDA: points per thread along each mapped dimension of a DOALL kernel, outermost first (the
+    # last entries apply to the innermost, as tile_sizes), unrolled and jammed into the thread's
     # innermost code (gpu/register_tiling.py); each must divide its tile size. () or 1s: off.
     register_tiles: tuple[int, ...] = ()
     # Wall-clock seconds of each bounded solver call: the requested scheduler and the false-

@@ -25,11 +25,14 @@ UNIT_MARK = "unit"
 def points_per_thread(tiles: tuple[int, ...], options: Options, kernel: str
                       ) -> tuple[int, ...]:
     """Options.register_tiles fitted to the kernel's mapped dimensions (1: no register tiling
-    along a dimension); all ones when none are given.
+    along a dimension); all ones when none are given or the target is not CUDA (the C and
+    OpenMP compilers unroll and allocate registers themselves).
 
     Raises:
         InvalidConfigError: a register tile does not divide its tile size.
     """
+    if options.target != "cuda":
+        return (1,) * len(tiles)
     regs = fit_sizes(options.register_tiles, (1,) * len(tiles))
     for r, t in zip(regs, tiles):
         if t % r:
