@@ -48,6 +48,20 @@ def test_gemm_accumulates_in_a_register_with_one_load_and_one_store_of_c():
     assert _emulated_ok(prog, GEMM_SIZES)
 
 
+def test_an_element_written_before_it_is_read_is_not_loaded():
+    """atax: tmp[i] = 0 starts the first kernel's scope and y[j] = 0 the second's (isl fuses
+    it with the y[j] += ... loop), so neither register is loaded, and both are stored."""
+    kernel = suite.by_name("atax")
+    prog = polycuda.compile(str(kernel.c_path), function=kernel.function,
+                            options=Options(target="cuda"))
+    first, second = _kernels_text(prog.generate("cuda").source).split("__global__")[1:]
+    assert re.search(r"double pc_p0;\n\s*pc_p0 = 0\.0;", first), first
+    assert "= tmp[" not in first and re.search(r"tmp\[[^;]*\] = pc_p0;", first), first
+    assert "double pc_p0;" in second and "= y[" not in second, second
+    assert re.search(r"y\[[^;]*\] = pc_p0;", second), second
+    assert _emulated_ok(prog, dict(kernel.small))
+
+
 def test_the_option_and_the_flag_turn_promotion_off(tmp_path):
     prog = polycuda.compile(str(GEMM.c_path), function=GEMM.function,
                             options=Options(target="cuda", private_promotion=False))
