@@ -110,6 +110,8 @@ def _options(args: argparse.Namespace, target: str | None = None) -> Options:
         changes["tile_sizes"] = args.tile_sizes
     if args.block_sizes:
         changes["block_sizes"] = args.block_sizes
+    if args.register_tiles:
+        changes["register_tiles"] = args.register_tiles
     for flag in ("balanced_wavefront", "eliminate_false_deps", "shared_staging"):
         if getattr(args, flag):
             changes[flag] = True
@@ -119,6 +121,8 @@ def _options(args: argparse.Namespace, target: str | None = None) -> Options:
         changes["expand_scalars"] = False
     if args.allow_reassociation is not None:
         changes["allow_reassociation"] = args.allow_reassociation
+    if args.no_private_promotion:
+        changes["private_promotion"] = False
     if args.wavefront_sync:
         changes["wavefront_sync"] = args.wavefront_sync
     if args.intra_wavefront:
@@ -241,6 +245,10 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--block-sizes", type=_ints,
                    help="threads per block, e.g. 8,32 (outermost first, as --tile-sizes; at "
                         "most 1024 threads, z <= 64, each at most its tile size)")
+    p.add_argument("--register-tiles", type=_ints,
+                   help="CUDA: points per thread along each mapped loop of a parallel kernel, "
+                        "e.g. 2,2 (outermost first, as --tile-sizes; each divides its tile "
+                        "size), unrolled and jammed with their accumulators in registers")
     p.add_argument("--balanced-wavefront", action="store_true",
                    help="pluto: Di et al. Theorem 2 constraint (balanced intra-tile wavefronts)")
     p.add_argument("--eliminate-false-deps", action="store_true",
@@ -268,6 +276,9 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--shared-memory", type=int, metavar="KIB",
                    help="shared memory per block for staged tiles (default 48; above 48 the "
                         "kernel opts in to more: H100 allows 227, A100 163)")
+    p.add_argument("--no-private-promotion", action="store_true",
+                   help="CUDA: keep every array element in global memory (no registers for "
+                        "elements that one thread reuses)")
     p.add_argument("--options", help="read options written by --dump-options")
 
 

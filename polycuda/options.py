@@ -112,6 +112,13 @@ class Options:
     # dynamic shared memory; above 48 KiB the kernel opts in (cudaFuncSetAttribute), which
     # the GPU must allow (H100: 227 KiB, A100: 163 KiB), else the launch reports an error.
     shared_memory_kib: int = 48
+    # CUDA: hold an array element that one thread accesses repeatedly (and no other thread
+    # touches) in a register over the loops that reuse it (gpu/promotion.py).
+    private_promotion: bool = True
+    # CUDA: points per thread along each mapped dimension of a DOALL kernel, outermost first (the
+    # last entries apply to the innermost, as tile_sizes), unrolled and jammed into the thread's
+    # innermost code (gpu/register_tiling.py); each must divide its tile size. () or 1s: off.
+    register_tiles: tuple[int, ...] = ()
     # Wall-clock seconds of each bounded solver call: the requested scheduler and the false-
     # dependence elimination get all of it, each fallback scheduler a quarter, the AST build
     # twice (schedule/fallback.py, pipeline.py). When one runs out, a simpler schedule is used
@@ -124,6 +131,8 @@ class Options:
             raise InvalidConfigError(f"{self.target=} is not one of {TARGETS}")
         if self.scheduler not in SCHEDULERS:
             raise InvalidConfigError(f"{self.scheduler=} is not one of {SCHEDULERS}")
+        if any(r < 1 for r in self.register_tiles):
+            raise InvalidConfigError(f"{self.register_tiles=} must all be >= 1")
         if any(t < 1 for t in self.tile_sizes):
             raise InvalidConfigError(f"{self.tile_sizes=} must all be >= 1")
         _check_block_sizes(self.block_sizes)

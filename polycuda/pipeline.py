@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from polycuda.analysis import dependences, reductions
-from polycuda.codegen import c_target, cuda_target
+from polycuda.codegen import c_target, cuda_target, private_code
 from polycuda import progress
 from polycuda.errors import IllegalScheduleError, InvalidConfigError, PolycudaError
-from polycuda.gpu import cost, mapping, staging
+from polycuda.gpu import cost, mapping, promotion, staging
 from polycuda.ir import isl_build
 from polycuda.ir.scop import Scop
 from polycuda.options import Options
@@ -184,11 +184,23 @@ def compile_scop(scop: Scop, options: Options) -> Generated:
     # marks, staging), both checked legal: the first schedule of the chain that maps legally
     # (scheduler "auto": each candidate's, the one of least structural cost, gpu/cost.py)
     choice = choose_schedule(scop, options, ctx, dep_map, timer)
+    # gpu.promotion (CUDA): elements that one thread reuses held in registers (marks)
+    with timer.step("private promotion"):
+        mapped = _promoted(scop, options, ctx, choice.mapped)
     # codegen: isl AST (bounded, else the original order's), then the target's printer
     with timer.step("codegen"):
-        source, mapped = _bounded_source(scop, options, ctx, dep_map, choice.mapped)
+        source, mapped = _bounded_source(scop, options, ctx, dep_map, mapped)
     return Generated(scop, options, source, str(choice.schedule), mapped.kernels,
                      time.perf_counter() - start, choice.reason)
+
+
+def _promoted(scop: Scop, options: Options, ctx: isl.Context, mapped: mapping.MappedSchedule
+              ) -> mapping.MappedSchedule:
+    """The mapping with private (register) promotion, for the CUDA target when the options
+    ask for it; else unchanged."""
+    if options.target != "cuda" or not options.private_promotion:
+        return mapped
+    return promotion.promote_private(mapped, scop, _accesses(scop, ctx))
 
 
 def _map_checked(scop: Scop, schedule: isl.Schedule, options: Options, ctx: isl.Context,
@@ -230,10 +242,12 @@ def _source(scop: Scop, options: Options, ctx: isl.Context, mapped: mapping.Mapp
     build = build.set_iterators(_iterator_ids(ctx, iterator_prefix(scop)))
     # staged tiles: the leaves that make a tile's last write of an element, and their guards
     build, handle, final_conditions = cuda_target.final_store_guards(build, mapped.kernels)
+    # private scopes: each AST copy's registers, loads and stores in its iterators
+    build, private_handle, private = private_code.private_registers(build, scop, mapped.kernels)
     ast = build.node_from_schedule(mapped.schedule)
-    del handle
+    del handle, private_handle
     if options.target == "cuda":
-        return cuda_target.generate(scop, ast, mapped.kernels, final_conditions)
+        return cuda_target.generate(scop, ast, mapped.kernels, final_conditions, private)
     return c_target.generate(scop, ast, mapped.kernels, openmp=options.target == "openmp",
                              shuffle=options.shuffle_parallel)
 
@@ -253,5 +267,5 @@ def _bounded_source(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl
     except budget.SolverGaveUp as gave_up:
         fallback.give_up(scop, gave_up.what, gave_up.reason)
     original = isl_scheduler.original_schedule_tree(scop, ctx)
-    mapped = _map_checked(scop, original, options, ctx, dep_map)
+    mapped = _promoted(scop, options, ctx, _map_checked(scop, original, options, ctx, dep_map))
     return _source(scop, options, ctx, mapped), mapped

@@ -19,10 +19,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("kernels", nargs="*", metavar="KERNEL",
                    help="kernels of kernels/suite.py (default: all)")
     p.add_argument("--config", default="isl,pluto",
-                   help="polycuda configurations, comma-separated: isl, pluto, intra (pluto + "
-                        "balanced intra-tile wavefronts), inter (intra + false-dependence "
-                        "elimination), default (polycuda's default Options()); default "
-                        "isl,pluto")
+                   help="polycuda configurations, comma-separated: isl, isl-noreg (isl without "
+                        "register promotion), isl-rt2x2 (isl with 2x2 register tiles), pluto, "
+                        "intra (pluto + balanced intra-tile wavefronts), inter (intra + "
+                        "false-dependence elimination), default (polycuda's default Options()); "
+                        "default isl,pluto")
     sizes = p.add_mutually_exclusive_group()
     sizes.add_argument("--quick", action="store_true",
                        help="smaller sizes: the whole suite in < 2 minutes on an H100")

@@ -21,6 +21,9 @@ from polycuda.options import WAVEFRONT_SYNCS, Options
 # adds Algorithm 2 (false-dependence elimination, which enables inter-tile parallelism).
 CONFIG_OPTIONS: Mapping[str, Mapping[str, Any]] = {
     "isl": {"scheduler": "isl"},
+    # private (register) promotion off / register tiles of 2x2 points per thread on (gpu/)
+    "isl-noreg": {"scheduler": "isl", "private_promotion": False},
+    "isl-rt2x2": {"scheduler": "isl", "register_tiles": (2, 2)},
     "pluto": {"scheduler": "pluto"},
     # Di et al.'s baseline: PLUTO's CUDA orders a tile's points by the skewed sum (Figure 5)
     "pluto-sum": {"scheduler": "pluto", "intra_wavefront": "sum"},
@@ -31,6 +34,8 @@ CONFIG_OPTIONS: Mapping[str, Mapping[str, Any]] = {
 }
 CONFIG_LABELS: Mapping[str, str] = {
     "isl": "isl scheduler (PPCG-like)",
+    "isl-noreg": "isl scheduler, without private (register) promotion",
+    "isl-rt2x2": "isl scheduler, 2x2 points per thread in registers (register tiling)",
     "pluto": "Pluto hyperplanes (communication-minimal)",
     "pluto-sum": "Pluto hyperplanes (communication-minimal), intra-tile wavefronts the skewed "
                  "sum as PLUTO's CUDA (Di et al. Figure 5)",

@@ -29,10 +29,13 @@ from polycuda.codegen.ast_expr import ast_expr_to_c
 from polycuda.codegen.c_expr import C_HELPERS, RefPrinter, expr_to_c
 from polycuda.codegen.c_target import array_elements
 from polycuda.codegen.printer import AstPrinter, for_parts, mark_parts
+from polycuda.codegen.private_code import PrivateTables
 from polycuda.codegen.statements import flat_ref_printer, statement_parts, user_statement
 from polycuda.codegen.test_main import main_source
 from polycuda.analysis.reductions import OPERATIONS
 from polycuda.gpu.mapping import REDUCTION_THREADS, KernelMapping
+from polycuda.gpu.promotion import PRIVATE_MARK
+from polycuda.gpu.register_tiling import UNIT_MARK
 from polycuda.gpu.staging import StagedArray, layout, resident_blocks
 from polycuda.gpu.wavefront import BARRIER_MARK
 from polycuda.ir.expr import Expr, Ref, Var
@@ -90,17 +93,24 @@ class KernelPrinter(AstPrinter):
     scope: the names defined around the body (host iterators, an inter-tile wavefront loop
     of the kernel's own): a wavefront tile is staged in shared memory (kernel.staged) only
     where the iterators its box offsets name are all defined. final_conditions: the leaves'
-    final-store conditions by annotation (final_store_guards).
+    final-store conditions by annotation (final_store_guards). private: the registers of
+    private marks and the units of unit marks by annotation (private_code.private_registers).
     """
 
     int_type = "int"
 
     def __init__(self, scop: Scop, kernel: KernelMapping, scope: frozenset[str] = frozenset(),
-                 final_conditions: dict[str, str] | None = None):
+                 final_conditions: dict[str, str] | None = None,
+                 private: PrivateTables | None = None):
         super().__init__(scop)
         self.kernel = kernel
         self.scope = scope
         self.final_conditions = final_conditions or {}
+        self.private = private or PrivateTables()
+        # inside private scopes: array -> unit -> register; the unit of the statements below
+        # a unit mark (None: not a single one; private_registers then made no registers)
+        self.registers: dict[str, dict[tuple[int, ...], str]] = {}
+        self.unit: tuple[int, ...] | None = ()
         # inside a staged tile: the statement printers that access the shared copies
         self.staging: tuple[RefPrinter, FinalStore] | None = None
         self.declared: dict[str, StagedArray] = {}  # every array staged somewhere
@@ -202,11 +212,67 @@ class KernelPrinter(AstPrinter):
             self.emit(indent, "}")
 
     def mark(self, node: isl.AstNode, indent: int) -> None:
+        if mark_parts(node)[0] == PRIVATE_MARK:
+            return self._private(node, indent)
+        if mark_parts(node)[0] == UNIT_MARK:  # a statement copy of a register-tiled kernel
+            saved, self.unit = self.unit, self.private.units.get(_annotation(node))
+            self.node(node.mark_get_node(), indent)
+            self.unit = saved
+            return None
         if mark_parts(node)[0] == BARRIER_MARK:
             # between two statements of one intra-tile wavefront (wavefront.intra_mode); its
             # conditions and loops above depend on the block's tile and the parameters only
             self.emit(indent, "__syncthreads();")
         super().mark(node, indent)
+
+    def _private(self, node: isl.AstNode, indent: int) -> None:
+        """A private scope (gpu/promotion.py): its registers declared and loaded, the subtree
+        with the registers in place of their elements, the written ones stored.
+
+        Loads and stores carry the owner guards of the mapped dimensions that the AST does not
+        realise as loops here, as the statements do (user()): the blocks and threads that run
+        no instance must not store a stale copy over the owner's result.
+        """
+        codes = self.private.registers.get(_annotation(node), ())
+        if not codes:  # a copy without registers (private_code.private_registers)
+            return self.node(node.mark_get_node(), indent)
+        assert not self.kernel.wavefront, "private scopes are only made in DOALL kernels"
+        owners = [f"{self.axes[it][0]} == 0" for it in self.axes if it not in self.consumed]
+        self.emit(indent, "{")
+        for code in codes:
+            load = _guarded(owners, code.load, f"{code.register} = {code.element};")
+            if load == f"{code.register} = {code.element};":
+                self.emit(indent + 1, f"{code.ctype} {load}")
+            else:
+                self.emit(indent + 1, f"{code.ctype} {code.register};")
+                if load:
+                    self.emit(indent + 1, load)
+        saved = dict(self.registers)
+        for code in codes:
+            self.registers[code.array] = {**self.registers.get(code.array, {}),
+                                          code.unit: code.register}
+        self.node(node.mark_get_node(), indent + 1)
+        self.registers = saved
+        for code in codes:
+            store = _guarded(owners, code.store, f"{code.element} = {code.register};")
+            if store:
+                self.emit(indent + 1, store)
+        self.emit(indent, "}")
+        return None
+
+    def _register_printer(self) -> RefPrinter | None:
+        """Inside private scopes: the registers in place of their arrays' elements."""
+        if not self.registers:
+            return None
+        flat, unit = flat_ref_printer(self.scop), self.unit
+
+        def ref(r: Ref, sub: Callable[[Expr], str]) -> str:
+            if r.array not in self.registers:
+                return flat(r, sub)
+            assert unit in self.registers[r.array], f"no register of {r.array} for unit {unit}"
+            return self.registers[r.array][unit]
+
+        return ref
 
     def user(self, node: isl.AstNode, indent: int) -> None:
         call = node.user_get_expr()
@@ -217,7 +283,7 @@ class KernelPrinter(AstPrinter):
             text = user_statement(self.scop, call, ref,
                                   lambda stmt, sub: final_store(stmt, sub, condition))
         else:
-            text = user_statement(self.scop, call)
+            text = user_statement(self.scop, call, self._register_printer())
         if guards:
             text = f"if ({' && '.join(guards)}) {text}"
         self.emit(indent, text)
@@ -307,10 +373,12 @@ class HostPrinter(AstPrinter):
     int_type = "long long"
 
     def __init__(self, scop: Scop, kernels: dict[str, KernelMapping],
-                 final_conditions: dict[str, str] | None = None):
+                 final_conditions: dict[str, str] | None = None,
+                 private: PrivateTables | None = None):
         super().__init__(scop)
         self.kernels = kernels
         self.final_conditions = final_conditions or {}
+        self.private = private
         self.host_iters: list[str] = []
         self.kernel_sources: list[str] = []
         self.copies: dict[str, int] = {}
@@ -353,7 +421,8 @@ class HostPrinter(AstPrinter):
         scope = frozenset(host_iters) | (frozenset() if w_loop is None
                                          else {for_parts(w_loop)[0]})
         printer = (ReductionPrinter(self.scop, kernel, scope) if kernel.reduction else
-                   KernelPrinter(self.scop, kernel, scope, self.final_conditions))
+                   KernelPrinter(self.scop, kernel, scope, self.final_conditions,
+                                 self.private))
         if isinstance(printer, ReductionPrinter):
             printer.node(body, 1)
             printer.lines_around()
@@ -464,6 +533,14 @@ class HostPrinter(AstPrinter):
         for line in lines:
             self.emit(indent + 1, line)
         self.emit(indent, "}")
+
+
+def _guarded(guards: list[str], condition: str | None, statement: str) -> str:
+    """`statement` under `guards` and `condition` ("1": none); "" when condition is None."""
+    if condition is None:
+        return ""
+    parts = guards + ([f"({condition})"] if condition != "1" else [])
+    return f"if ({' && '.join(parts)}) {statement}" if parts else statement
 
 
 def _arrays_under(scop: Scop, node: isl.AstNode) -> set[str]:
@@ -702,11 +779,13 @@ _PRELUDE = """\
 
 
 def generate(scop: Scop, ast: isl.AstNode, kernels: tuple[KernelMapping, ...],
-             final_conditions: dict[str, str] | None = None) -> str:
+             final_conditions: dict[str, str] | None = None,
+             private: PrivateTables | None = None) -> str:
     """The standalone .cu text: kernels, `pc_<name>_dev`, `pc_<name>` (extern "C"), and a
     `main` compiled only with -DPOLYCUDA_MAIN. final_conditions: of final_store_guards, for
-    the AST built with it (a staged kernel needs them)."""
-    host = HostPrinter(scop, {k.name: k for k in kernels}, final_conditions)
+    the AST built with it (a staged kernel needs them); private: of
+    private_code.private_registers, the same (a kernel with private scopes needs them)."""
+    host = HostPrinter(scop, {k.name: k for k in kernels}, final_conditions, private)
     host.node(ast, 1)
     parts = [_PRELUDE.format(helpers=C_HELPERS.rstrip())]
     if any(k.grid_sync for k in kernels):

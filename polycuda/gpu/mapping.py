@@ -11,16 +11,20 @@ runs on the device and data never moves back and forth inside a region.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import islpy as isl
 
 from polycuda.analysis import reductions as reductions_
-from polycuda.gpu import staging, wavefront
+from polycuda.gpu import register_tiling, staging, wavefront
 from polycuda.ir import isl_build
 from polycuda.errors import InvalidConfigError
 from polycuda.options import MAX_BLOCK_DIMS, MAX_BLOCK_THREADS, Options, fit_sizes
 from polycuda.schedule import legality
+
+if TYPE_CHECKING:
+    from polycuda.gpu.promotion import PrivateScope
 
 DEFAULT_TILES = {1: (256,), 2: (8, 32), 3: (4, 4, 32)}
 MAX_WAVEFRONT_MEMBERS = 3  # members of a band tiled into a two-level wavefront
@@ -77,6 +81,13 @@ class KernelMapping:
     # A wavefront kernel whose outer thread dimensions run blocks of consecutive points on
     # each thread (codegen.cuda_target.blocked_threads; _rows_in_blocks).
     rows_in_blocks: bool = False
+    # A DOALL kernel's subtrees that hold array elements in registers (gpu/promotion.py).
+    private: tuple[PrivateScope, ...] = ()
+    # A DOALL kernel's points per thread along each mapped dimension (gpu/register_tiling.py;
+    # () when none), and which of its thread's points each instance is:
+    # units: { S[x] -> [u_k : register_tiles[k] > 1] }
+    register_tiles: tuple[int, ...] = ()
+    units: isl.UnionMap | None = field(default=None, compare=False, repr=False)
 
     def iterator(self, depth: int) -> str:
         return f"{self.prefix}{depth}"
@@ -211,14 +222,20 @@ class _Mapper:
         if node.band_n_member() > n:
             node = node.band_split(n)
         tiles = tile_sizes_for(n, self.options)
+        name = self._name()
+        regs = register_tiling.points_per_thread(tiles, self.options, name)
         depth = node.get_schedule_depth()
         sizes = isl.MultiVal.from_val_list(node.band_get_space(), _val_list(node, tiles))
         node = node.band_tile(sizes)  # tile band; its child is the point band
-        name = self._name()
-        self.kernels.append(KernelMapping(name, depth, tiles,
-                                          block_sizes_for(tiles, self.options, name),
-                                          tile_counts=_tile_counts(node, self.context),
-                                          prefix=self.prefix))
+        units = None
+        if any(r > 1 for r in regs):  # each thread runs r_0 x r_1 ... points, unrolled
+            point, units = register_tiling.tile_points(node.child(0), tiles, regs, name)
+            node = point.parent()
+        self.kernels.append(KernelMapping(
+            name, depth, tiles,
+            block_sizes_for(register_tiling.spacing(tiles, regs), self.options, name),
+            tile_counts=_tile_counts(node, self.context), prefix=self.prefix,
+            register_tiles=regs if units is not None else (), units=units))
         node = node.child(0).insert_mark(isl.Id(f"thread:{name}", context=node.get_ctx()))
         node = node.parent().insert_mark(isl.Id(f"{KERNEL_MARK}:{name}",
                                                 context=node.get_ctx()))

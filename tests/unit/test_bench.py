@@ -414,6 +414,8 @@ def test_results_are_saved_after_every_kernel(tmp_path):
 def test_config_names_map_to_options():
     expected = {
         "isl": Options(scheduler="isl"),
+        "isl-noreg": Options(scheduler="isl", private_promotion=False),
+        "isl-rt2x2": Options(scheduler="isl", register_tiles=(2, 2)),
         "pluto": Options(scheduler="pluto"),
         "pluto-sum": Options(scheduler="pluto", intra_wavefront="sum"),
         "intra": Options(scheduler="pluto", balanced_wavefront=True),

@@ -27,9 +27,13 @@ __global__ void __launch_bounds__(256) kernel0(int ni, int nj, int nk, double al
     for (int c1 = 0 + blockIdx.x * 1; (c1 <= pc_floord((nj - 1), 32)); c1 += gridDim.x * 1) {
       for (int c2 = 0 + threadIdx.y * 1; (c2 <= pc_min(7, ((ni - (8 * c0)) - 1))); c2 += blockDim.y * 1) {
         for (int c3 = 0 + threadIdx.x * 1; (c3 <= pc_min(31, ((nj - (32 * c1)) - 1))); c3 += blockDim.x * 1) {
-          C[(((8 * c0) + c2)) * (nj) + (((32 * c1) + c3))] *= beta;
-          for (int c4 = 0; (c4 < nk); c4 += 1) {
-            C[(((8 * c0) + c2)) * (nj) + (((32 * c1) + c3))] += ((alpha * A[(((8 * c0) + c2)) * (nk) + (c4)]) * B[(c4) * (nj) + (((32 * c1) + c3))]);
+          {
+            double pc_p0 = C[(((8 * c0) + c2)) * (nj) + (((32 * c1) + c3))];
+            pc_p0 *= beta;
+            for (int c4 = 0; (c4 < nk); c4 += 1) {
+              pc_p0 += ((alpha * A[(((8 * c0) + c2)) * (nk) + (c4)]) * B[(c4) * (nj) + (((32 * c1) + c3))]);
+            }
+            C[(((8 * c0) + c2)) * (nj) + (((32 * c1) + c3))] = pc_p0;
           }
         }
       }

@@ -1,0 +1,241 @@
+"""Private (register) promotion in generated CUDA (gpu/promotion.py, codegen/private_code.py):
+which elements go to registers, the code around them, and the emulator's verdict on it."""
+
+from __future__ import annotations
+
+import re
+
+import islpy as isl
+
+import polycuda
+from kernels import suite
+from polycuda.cli import main
+from polycuda.gpu import mapping, promotion, staging
+from polycuda.ir import isl_build
+from polycuda.ir.scop import Scop
+from polycuda.options import Options
+
+GEMM = suite.by_name("gemm")
+# sizes that leave partial tiles along every mapped loop
+GEMM_SIZES = {"ni": 13, "nj": 37, "nk": 11}
+
+
+def _kernels_text(source: str) -> str:
+    """The __global__ functions of a generated .cu file."""
+    return source[source.index("__global__"):source.index('extern "C"')]
+
+
+def _program(source: str, **options: object) -> polycuda.Program:
+    return polycuda.compile(source, options=Options(target="cuda", **options))
+
+
+def _emulated_ok(prog: polycuda.Program, sizes: dict[str, int]) -> bool:
+    results = prog.verify(sizes, targets=("emulate",), raise_on_mismatch=False)
+    return len(results) == 1 and results[0].ok
+
+
+def test_gemm_accumulates_in_a_register_with_one_load_and_one_store_of_c():
+    prog = polycuda.compile(str(GEMM.c_path), function=GEMM.function,
+                            options=Options(target="cuda"))
+    kernel = _kernels_text(prog.generate("cuda").source)
+    assert kernel.count("C[") == 2, kernel  # the load before the k loop, the store after it
+    load = re.search(r"double pc_p0 = C\[[^;]*\];\n\s*pc_p0 \*= beta;", kernel)
+    assert load, kernel
+    loop = kernel[kernel.index("for (int c4"):]
+    body = loop.splitlines()[1]  # the k loop's statement: on the register, not on C
+    assert body.strip().startswith("pc_p0 += ((alpha * A[") and "C[" not in body, kernel
+    assert re.search(r"\}\n\s*C\[[^;]*\] = pc_p0;", loop), kernel
+    assert _emulated_ok(prog, GEMM_SIZES)
+
+
+def test_an_element_written_before_it_is_read_is_not_loaded():
+    """atax: tmp[i] = 0 starts the first kernel's scope and y[j] = 0 the second's (isl fuses
+    it with the y[j] += ... loop), so neither register is loaded, and both are stored."""
+    kernel = suite.by_name("atax")
+    prog = polycuda.compile(str(kernel.c_path), function=kernel.function,
+                            options=Options(target="cuda"))
+    first, second = _kernels_text(prog.generate("cuda").source).split("__global__")[1:]
+    assert re.search(r"double pc_p0;\n\s*pc_p0 = 0\.0;", first), first
+    assert "= tmp[" not in first and re.search(r"tmp\[[^;]*\] = pc_p0;", first), first
+    assert "double pc_p0;" in second and "= y[" not in second, second
+    assert re.search(r"y\[[^;]*\] = pc_p0;", second), second
+    assert _emulated_ok(prog, dict(kernel.small))
+
+
+def test_the_option_and_the_flag_turn_promotion_off(tmp_path):
+    prog = polycuda.compile(str(GEMM.c_path), function=GEMM.function,
+                            options=Options(target="cuda", private_promotion=False))
+    kernel = _kernels_text(prog.generate("cuda").source)
+    assert "pc_p" not in kernel
+    assert "C[" in kernel[kernel.index("for (int c4"):].splitlines()[1], kernel
+    out = tmp_path / "gemm.cu"
+    assert main(["compile", str(GEMM.c_path), "--target", "cuda", "--no-private-promotion",
+                 "-o", str(out)]) == 0
+    assert "pc_p" not in out.read_text()
+    assert Options.from_text(Options(private_promotion=False).to_text()).private_promotion is False
+
+
+# Thread j runs i and k; its k loop reads C[k][j] besides C[i][j]: two elements of C, so the
+# k loop cannot hold C[i][j] in a register (another access could alias it).
+ALIASED = """
+void aliased(int n, double alpha, double C[n][n], double A[n][n]) {
+  int i, j, k;
+#pragma scop
+  for (i = 0; i < n; i++)
+    for (j = 0; j < n; j++)
+      for (k = 0; k < n; k++)
+        C[i][j] += alpha * C[k][j] * A[i][k];
+#pragma endscop
+}
+"""
+
+# Thread i runs k, whose index changes the subscript of B: no single element per thread.
+MOVING = """
+void moving(int n, int m, double B[n][m], double A[n][m]) {
+  int i, k;
+#pragma scop
+  for (i = 0; i < n; i++)
+    for (k = 1; k < m; k++)
+      B[i][k] = B[i][k - 1] + A[i][k];
+#pragma endscop
+}
+"""
+
+# Each element once per thread: a register would save nothing.
+ONCE = """
+void once(int n, double B[n][n], double A[n][n]) {
+  int i, j;
+#pragma scop
+  for (i = 0; i < n; i++)
+    for (j = 0; j < n; j++)
+      B[i][j] = 2.0 * A[i][j] + B[i][j];
+#pragma endscop
+}
+"""
+
+
+def test_no_register_where_another_element_of_the_array_is_accessed():
+    prog = _program(ALIASED)
+    kernel = _kernels_text(prog.generate("cuda").source)
+    assert "pc_p" not in kernel, kernel
+    assert _emulated_ok(prog, {"n": 9})
+
+
+def test_no_register_where_an_inner_loop_moves_the_subscript():
+    prog = _program(MOVING)
+    kernel = _kernels_text(prog.generate("cuda").source)
+    assert "pc_p" not in kernel, kernel
+    assert _emulated_ok(prog, {"n": 7, "m": 19})
+
+
+def test_no_register_for_an_element_accessed_once_per_thread():
+    kernel = _kernels_text(_program(ONCE).generate("cuda").source)
+    assert "pc_p" not in kernel, kernel
+
+
+# gemver's second statement: x[i] for the whole j loop, and A[j][i] written by the first
+# statement at the same j: A's register lives inside the j loop only.
+NESTED = """
+void nested(int n, double beta, double A[n][n], double u[n], double x[n], double y[n]) {
+  int i, j;
+#pragma scop
+  for (i = 0; i < n; i++)
+    for (j = 0; j < n; j++) {
+      A[j][i] = A[j][i] + u[j];
+      x[i] = x[i] + beta * A[j][i] * y[j];
+    }
+#pragma endscop
+}
+"""
+
+
+def test_a_register_per_loop_iteration_inside_a_register_for_the_loop():
+    prog = _program(NESTED)
+    kernel = _kernels_text(prog.generate("cuda").source)
+    outer = re.search(r"double (pc_p\d) = x\[", kernel)
+    inner = re.search(r"for \(int c2[^\n]*\n(\s*\{\n)?\s*double (pc_p\d) = A\[", kernel)
+    assert outer and inner, kernel
+    assert kernel.count("x[") == 2 and kernel.count("A[") == 2, kernel
+    assert _emulated_ok(prog, {"n": 21})
+
+
+# One block only (4 rows < one tile): its loop is not in the AST, and the statements run on
+# block 0 (cuda_target's owner guard); the register's load and store must be guarded as well.
+SMALL = """
+void small(int n, double x[4], double A[4][n]) {
+  int i, k;
+#pragma scop
+  for (i = 0; i < 4; i++) {
+    x[i] = 1.0;
+    for (k = 0; k < n; k++)
+      x[i] += A[i][k];
+  }
+#pragma endscop
+}
+"""
+
+
+def test_loads_and_stores_carry_the_owner_guards_of_unrealised_mapped_loops():
+    prog = _program(SMALL)
+    kernel = _kernels_text(prog.generate("cuda").source)
+    assert re.search(r"if \(blockIdx\.x == 0\) x\[c1\] = pc_p0;", kernel), kernel
+    assert _emulated_ok(prog, {"n": 6})
+
+
+# A ternary's branch reads y[i] only when i > 0: a load before the loop would read an element
+# that the program may never read (in the drop-in output, which no bounds check guards, one
+# outside the array: i > 0 ? y[i - 1] : 0).
+CONDITIONAL = """
+void conditional(int n, double x[n], double y[n], double A[n][n]) {
+  int i, k;
+#pragma scop
+  for (i = 0; i < n; i++)
+    for (k = 0; k < n; k++)
+      x[i] = x[i] + (i > 0 ? y[i] : 0.0) * A[i][k];
+#pragma endscop
+}
+"""
+
+
+def test_no_register_for_an_array_read_in_a_ternary_branch():
+    prog = _program(CONDITIONAL)
+    kernel = _kernels_text(prog.generate("cuda").source)
+    assert re.search(r"double pc_p\d = x\[", kernel), kernel
+    assert "= y[" not in kernel and "y[" in kernel, kernel
+    assert _emulated_ok(prog, {"n": 10})
+
+
+def _wrongly_parallel(subscript: str) -> tuple[mapping.MappedSchedule, Scop,
+                                               staging.Accesses]:
+    """`for i, k: x[<subscript>] += A[i][k]` mapped with i marked parallel, unchecked."""
+    scop = polycuda.compile(f"""
+void f(int n, double x[n], double A[n][n]) {{
+  int i, k;
+#pragma scop
+  for (i = 0; i < n; i++)
+    for (k = 0; k < n; k++)
+      x[{subscript}] += A[i][k];
+#pragma endscop
+}}""").scop
+    ctx = isl.Context()
+    stmt = scop.statements[0].name
+    node = isl.Schedule.from_domain(isl_build.domain_union(scop, ctx)).get_root().child(0)
+    for dim in ("k", "i"):
+        node = node.insert_partial_schedule(isl.MultiUnionPwAff.read_from_str(
+            ctx, f"[n] -> [{{ {stmt}[i, k] -> [({dim})] }}]"))
+    node = node.band_member_set_coincident(0, True)
+    mapped = mapping.map_schedule(node.get_schedule(), Options(target="cuda"),
+                                  isl_build.context_set(scop, ctx))
+    accesses = staging.Accesses(isl_build.accesses_union(scop, ctx, writes=False),
+                                isl_build.accesses_union(scop, ctx, writes=True),
+                                {a.name: a.dtype for a in scop.arrays})
+    return mapped, scop, accesses
+
+
+def test_an_element_that_other_threads_write_is_never_promoted():
+    """Condition 2 on its own: with every thread accumulating into x[0] (a mapping that the
+    pipeline's parallel check would refuse), no register; with x[i], one."""
+    shared = promotion.promote_private(*_wrongly_parallel("0"))
+    assert not any(k.private for k in shared.kernels)
+    private = promotion.promote_private(*_wrongly_parallel("i"))
+    assert [e.array for k in private.kernels for s in k.private for e in s.elements] == ["x"]
