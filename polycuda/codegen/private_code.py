@@ -165,7 +165,7 @@ def _element_code(scop: Scop, element: PrivateElement,
     register = "_".join((element.register, *map(str, unit)))
     return PrivateCode(element.array, register, abi.C_TYPES[element.dtype],
                        flat_ref_printer(scop)(ref, sub),
-                       _condition(build, schedule, element.loads),
+                       _condition(build, schedule, element.loads_in(schedule.domain())),
                        _condition(build, schedule, element.stores), unit)
 
 

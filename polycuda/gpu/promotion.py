@@ -50,6 +50,9 @@ class PrivateElement:
     # accesses: { S[x] -> A[a] } the subtree's reads and writes of the array (schedule domain)
     # loads: { S[x] } instances with a read that no earlier write of the subtree precedes
     #        (for the same prefix schedule): where the register must be loaded first
+    # covers: { W[y] -> R[x] } a write of the subtree before a read of it (same prefix): the
+    #        read needs no load only in an AST copy of the subtree that also runs the write
+    #        (isl may print the subtree several times; each copy has its own register)
     # stores: { S[x] } instances that write the element: where it is stored afterwards
     # units: { S[x] -> [u] } in a register-tiled kernel (gpu/register_tiling.py): one element
     #        and register per unit u of the thread's points, u in the box [0, box_k); None
@@ -64,6 +67,17 @@ class PrivateElement:
     stores: isl.UnionSet = field(compare=False, repr=False)
     units: isl.UnionMap | None = field(default=None, compare=False, repr=False)
     box: tuple[int, ...] = ()
+    covers: isl.UnionMap | None = field(default=None, compare=False, repr=False)
+
+    def loads_in(self, copy: isl.UnionSet) -> isl.UnionSet:
+        """The instances of the AST copy `copy` ({ S[x] }) before which the register must be
+        loaded: its reads that no write of the same copy precedes."""
+        readers = self.loads.union(self.covers.range() if self.covers is not None
+                                   else self.loads).intersect(copy)
+        if self.covers is None:
+            return readers
+        return readers.subtract(self.covers.intersect_domain(copy).intersect_range(copy)
+                                .range())
 
 
 @dataclass(frozen=True)
@@ -227,25 +241,26 @@ class _Promoter:
             return None
         register = f"pc_p{self.registers}"
         self.registers += 1
-        return PrivateElement(array, register, self.lifted.dtypes[array], touched,
-                              self._uncovered(key, reads, writes), writes.domain(),
-                              self.units, self.box)
+        loads, covers = self._uncovered(key, reads, writes)
+        return PrivateElement(array, register, self.lifted.dtypes[array], touched, loads,
+                              writes.domain(), self.units, self.box, covers)
 
     def _uncovered(self, key: isl.UnionMap, reads: isl.UnionMap, writes: isl.UnionMap
-                   ) -> isl.UnionSet:
+                   ) -> tuple[isl.UnionSet, isl.UnionMap | None]:
         """The reading instances that no write of the subtree precedes with the same prefix
-        and unit (a statement reads before it writes: its own write never covers its read).
+        and unit (a statement reads before it writes: its own write never covers its read),
+        and the pairs { W[y] -> R[x] } of a write before a read (None: no writes).
 
-        # key: { S[x] -> [p, u] };  returns { S[x] }
+        # key: { S[x] -> [p, u] };  returns { S[x] }, { W[y] -> R[x] }
         """
         readers, writers = reads.domain(), writes.domain()
         if writers.is_empty():
-            return readers
+            return readers, None
         full = self.lifted.full.intersect_domain(readers.union(writers))
         same = key.apply_range(key.reverse())
         before = full.lex_lt_union_map(full).intersect(same)
-        covered = before.intersect_domain(writers).intersect_range(readers).range()
-        return readers.subtract(covered)
+        covers = before.intersect_domain(writers).intersect_range(readers)
+        return readers.subtract(covers.range()), covers
 
     def _unsafe(self, domain: isl.UnionSet) -> frozenset[str]:
         """Arrays with a reference that condition 3 excludes, in the statements of `domain`."""
