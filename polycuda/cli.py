@@ -237,7 +237,8 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="macro definition (C)")
     p.add_argument("--scheduler", choices=SCHEDULERS,
                    help="auto (default: on cuda, whichever of isl and pluto maps with the "
-                        "fewest sequential loops of parametric length; isl on c and openmp), "
+                        "fewest sequential loops of parametric length, then launches; isl on "
+                        "c and openmp), "
                         "isl (PPCG-like) or pluto")
     p.add_argument("--tile-sizes", type=_ints,
                    help="e.g. 8,32 (outermost first; the last entries apply to each kernel's "

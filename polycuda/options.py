@@ -77,7 +77,8 @@ class Options:
     target: str = "auto"
     # "isl" (isl's scheduler, PPCG's), "pluto" (Farkas ILP, schedule/pluto.py) or "auto": on
     # the cuda target both, and the one whose mapping has the fewest loops of parametric
-    # length outside blocks and threads (gpu/cost.py; ties: isl); on c and openmp, isl.
+    # length outside blocks and threads, then the fewest launches (gpu/cost.py; ties: isl);
+    # on c and openmp, isl.
     scheduler: str = "auto"
     # Tile sizes of the mapped band, outermost first; () picks the defaults of gpu.mapping.
     tile_sizes: tuple[int, ...] = ()

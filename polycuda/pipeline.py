@@ -125,8 +125,8 @@ def choose_schedule(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl
     compared = ", ".join(f"{f[2]} {f[0]}" for f in found)
     return Choice(best[2], best[3], best[4],
                   f"auto: {best[2]}, the least cost of {compared} (loops of parametric length "
-                  f"in one-thread kernels / on the longest path outside blocks and threads; "
-                  f"ties: {names[0]})")
+                  f"in one-thread kernels / on the longest path outside blocks and threads / "
+                  f"kernel launches at parameters {cost.LAUNCH_PARAMETER}; ties: {names[0]})")
 
 
 def dependence_map(scop: Scop, ctx: isl.Context) -> isl.UnionMap:

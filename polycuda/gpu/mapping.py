@@ -555,7 +555,9 @@ def _wavefront_points(below: isl.ScheduleNode) -> tuple[isl.UnionMap, isl.UnionM
                 separated = separated.union(isl.UnionMap.from_domain_and_range(
                     earlier.filter_get_filter(), child.filter_get_filter()))
             band = band.child(0)
-        points = points.union(band.band_get_partial_schedule_union_map())
+        # the band's partial schedule may name other children's statements: only this one's
+        points = points.union(band.band_get_partial_schedule_union_map()
+                              .intersect_domain(child.filter_get_filter()))
     return points, separated
 
 

@@ -12,6 +12,8 @@ statements with the tile indices appended; the printers read only the leading it
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import islpy as isl
 
 from polycuda.options import Options, fit_sizes
@@ -140,15 +142,46 @@ def _sink_points(w_band: isl.ScheduleNode, barriers: bool) -> isl.ScheduleNode:
                                                         isl.schedule_node_type.set):
         return w_band
     # [P] first, then the bands of the members run inside each thread (inner_members_last):
-    # each child of the sequence gets [P] -> [inner members] -> its old subtree
+    # each child of the sequence gets [P] -> [inner members] -> its old subtree, directly
+    # below its filter (isl's band_sink would put them at the leaves, below a child's own
+    # loops: a sequential k loop inside one statement's points then took the place of the
+    # thread loop, and ran in parallel)
+    bands = []
     sequence = points
     while sequence.get_type() == isl.schedule_node_type.band:
-        sequence = sequence.band_sink()  # returns the node now at the band's position
+        bands.append(_band_copy(sequence))
+        sequence = sequence.delete()  # returns the node now at the band's position
+    for k in range(sequence.n_children()):
+        node = sequence.child(k).child(0)
+        keep = sequence.child(k).filter_get_filter()
+        for band in reversed(bands):
+            node = band(node, keep)  # the new band, above the previous one
+        sequence = node.parent().parent()
     if barriers:
         for k in range(1, sequence.n_children()):
             sequence = sequence.child(k).child(0).insert_mark(
                 isl.Id(BARRIER_MARK, context=sequence.get_ctx())).parent().parent()
     return sequence.parent().parent().parent()
+
+
+def _band_copy(band: isl.ScheduleNode
+               ) -> Callable[[isl.ScheduleNode, isl.UnionSet], isl.ScheduleNode]:
+    """A function inserting a copy of `band` (its partial schedule restricted to a filter,
+    permutability, coincidence and AST loop types) at a node; it returns the new band."""
+    mupa = band.band_get_partial_schedule()
+    permutable = band.band_get_permutable()
+    members = [(band.band_member_get_coincident(j), band.band_member_get_ast_loop_type(j))
+               for j in range(band.band_n_member())]
+
+    def insert(node: isl.ScheduleNode, keep: isl.UnionSet) -> isl.ScheduleNode:
+        node = node.insert_partial_schedule(mupa.intersect_domain(keep))
+        node = node.band_set_permutable(int(permutable))
+        for j, (coincident, loop_type) in enumerate(members):
+            node = node.band_member_set_coincident(j, int(coincident))
+            node = node.band_member_set_ast_loop_type(j, loop_type)
+        return node
+
+    return insert
 
 
 def intra_mode(band: isl.ScheduleNode, dep_map: isl.UnionMap) -> str:

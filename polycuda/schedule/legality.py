@@ -67,6 +67,8 @@ def racing_threads(w_band: isl.ScheduleNode, point_map: isl.UnionMap,
     # separated: { S[x] -> R[y] } pairs that a barrier between their statements orders
     # dep_map: { S[i] -> T[j] } in the schedule's domain; returns a subset of it
     """
+    if not point_map.is_single_valued():  # each instance runs on one thread, or no proof
+        raise IllegalScheduleError(f"thread coordinates are not a function: {point_map}")
     prefix = w_band.get_prefix_schedule_union_map().flat_range_product(
         w_band.band_get_partial_schedule_union_map())
     live = same_prefix(w_band, dep_map, prefix)

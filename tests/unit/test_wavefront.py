@@ -498,3 +498,36 @@ def test_covariance_with_a_wavefront_verifies():
                             options=Options(scheduler="pluto", tile_sizes=(3, 4)))
     assert any(k.wavefront for k in _kernels_of(prog))
     assert all(r.ok for r in prog.verify(dict(kernel.small), targets=TARGETS))
+
+
+# Found by the fuzzer (seed 10224, reduced): the k loop inside one statement of a wavefront
+# band's sequence. Its thread band was sunk below the k loop, which then ran on threads.
+INNER_LOOP_IN_ONE_STATEMENT = """
+void fuzz(int n, double A[n + 2][n + 3])
+{
+  int i, j, k;
+  double s0;
+#pragma scop
+  for (i = 0; i < n; i++) {
+    for (j = 2; j <= 6; j++) {
+      for (k = 0; k <= n - 2; k++) {
+        s0 = 0.5 * A[k][j - 2] + 0.0;
+      }
+      A[i + 2][2 * j - 3] = 0.5 * s0 + 0.1;
+    }
+  }
+#pragma endscop
+}
+"""
+
+
+@pytest.mark.parametrize("expand", [True, False])
+def test_statement_loops_stay_inside_the_thread_of_a_wavefront_point(expand):
+    prog = polycuda.compile(INNER_LOOP_IN_ONE_STATEMENT, filename="fuzz.c",
+                            options=Options(scheduler="pluto", expand_scalars=expand))
+    results = prog.verify({"n": 7}, targets=("c", "openmp", "emulate"))
+    assert len(results) == 3 and all(r.ok for r in results), [r.message for r in results]
+    # the thread loop comes first below the intra-tile wavefront, the k loop inside it
+    source = prog.generate("openmp").source
+    body = source[source.index("#pragma omp parallel\n"):]
+    assert body.index("#pragma omp for") < body.index("for (long c4 = 0;")
