@@ -71,15 +71,18 @@ def describe(gpu: device.GpuInfo | None, cupy: ModuleType | None) -> dict[str, A
 
 
 def git_commit() -> str | None:
-    """The commit of the polycuda checkout that runs; outside a git checkout (a copy of the
-    tree on a GPU machine) the POLYCUDA_COMMIT variable that the copier set, else None."""
+    """The commit of the polycuda checkout that runs: the POLYCUDA_COMMIT variable when set
+    (a copy of the tree on a GPU machine may carry a stale .git: it reported e7ed92e for a
+    later tree), else git's, else None."""
+    if os.environ.get("POLYCUDA_COMMIT"):
+        return os.environ["POLYCUDA_COMMIT"]
     root = Path(__file__).resolve().parents[2]
     try:
         out = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
                              capture_output=True, text=True, timeout=10, check=False)
     except (OSError, subprocess.SubprocessError):
         out = None
-    return (out.stdout.strip() if out else "") or os.environ.get("POLYCUDA_COMMIT") or None
+    return (out.stdout.strip() if out else "") or None
 
 
 def gpu_slug(gpu: device.GpuInfo | None) -> str:

@@ -86,7 +86,7 @@ def test_show_schedule_with_false_dependence_elimination_is_figure_9(capsys, fig
 
 
 def test_show_schedule_isl(capsys, fig2_file):
-    data = _json(capsys, ["show", "schedule", str(fig2_file), "--json"])
+    data = _json(capsys, ["show", "schedule", str(fig2_file), "--scheduler", "isl", "--json"])
     (stmt,) = data["statements"]
     assert stmt["parallel"] == [False, True]
 
