@@ -89,6 +89,10 @@ def schedule_scop(scop: Scop, options: Options, ctx: isl.Context,
 # winning ties. On the CPU targets isl's alone: the OpenMP printer runs the outermost parallel
 # loop of each nest, and no measurement shows Pluto's fused nests faster there.
 AUTO_SCHEDULERS = {"cuda": ("isl", "pluto")}
+# Each candidate after the first gets at most this share of Options.schedule_budget_s: a
+# scheduler that needs longer (Pluto on adi) is given up for the first one's schedule, so that
+# the default compile stays near the first scheduler's time.
+AUTO_LATER_SHARE = 0.25
 
 
 @dataclass(frozen=True)
@@ -113,20 +117,47 @@ def choose_schedule(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl
         schedule, mapped = _schedule_and_map(scop, options, ctx, dep_map, timer)
         return Choice(options.scheduler, schedule, mapped, f"{options.scheduler} (requested)")
     names = AUTO_SCHEDULERS.get(options.target, ("isl",))
-    found = []
+    found, skipped = [], []
     for order, name in enumerate(names):
-        schedule, mapped = _schedule_and_map(scop, options.replace(scheduler=name), ctx,
-                                             dep_map, timer)
+        if order == 0:  # the first candidate: its whole fallback chain, as when requested
+            schedule, mapped = _schedule_and_map(scop, options.replace(scheduler=name), ctx,
+                                                 dep_map, timer)
+        else:  # a later one: its own scheduler only, on a share of the budget, or skipped
+            later = _later_candidate(scop, options.replace(scheduler=name), ctx, dep_map,
+                                     timer)
+            if isinstance(later, str):
+                skipped.append(f"{name} skipped ({later})")
+                continue
+            schedule, mapped = later
         found.append((cost.cost(mapped), order, name, schedule, mapped))
     best = min(found, key=lambda f: (f[0], f[1]))
-    if len(found) == 1:
+    if len(names) == 1:
         return Choice(best[2], best[3], best[4], f"auto: {best[2]} (the only candidate on "
                       f"target {options.target})")
-    compared = ", ".join(f"{f[2]} {f[0]}" for f in found)
+    compared = ", ".join([f"{f[2]} {f[0]}" for f in found] + skipped)
     return Choice(best[2], best[3], best[4],
                   f"auto: {best[2]}, the least cost of {compared} (loops of parametric length "
                   f"in one-thread kernels / on the longest path outside blocks and threads / "
                   f"kernel launches at parameters {cost.LAUNCH_PARAMETER}; ties: {names[0]})")
+
+
+def _later_candidate(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl.UnionMap,
+                     timer: progress.PassTimer
+                     ) -> tuple[isl.Schedule, mapping.MappedSchedule] | str:
+    """The requested scheduler's schedule and legal mapping within AUTO_LATER_SHARE of the
+    budget, with no fallback (the first candidate already is one); else why not (no warning:
+    the default compile just keeps the other candidate)."""
+    attempt = fallback.attempts(options)[0]
+    attempt = dataclasses.replace(attempt, budget_s=attempt.budget_s * AUTO_LATER_SHARE)
+    try:
+        with timer.step("schedule"):
+            schedule = fallback.bounded_schedule(attempt, scop, ctx, dep_map)
+        with timer.step(f"map ({attempt.name})"):
+            return schedule, _map_checked(scop, schedule, options, ctx, dep_map)
+    except budget.SolverGaveUp as gave_up:
+        return gave_up.reason
+    except IllegalScheduleError as err:
+        return f"mapping refused by the legality check: {str(err)[:120]}"
 
 
 def dependence_map(scop: Scop, ctx: isl.Context) -> isl.UnionMap:

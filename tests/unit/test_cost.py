@@ -84,3 +84,10 @@ def test_auto_choice_verifies_on_the_emulator():
     assert prog.generate("cuda").choice.startswith("auto: pluto")
     results = prog.verify({"n": 19}, targets=("emulate",))
     assert results and all(r.ok for r in results)
+
+
+def test_a_later_candidate_out_of_its_share_is_skipped_without_a_warning(recwarn):
+    # Pluto needs more than a quarter of the budget on adi: the default keeps isl's schedule
+    choice = _choice("adi", schedule_budget_s=2.0)
+    assert choice.scheduler == "isl" and "pluto skipped (wall-clock budget" in choice.reason
+    assert not [w for w in recwarn if "pluto" in str(w.message)]
