@@ -165,7 +165,8 @@ def main(argv: list[str]) -> int:
     if ns.dump_sources:
         dump_sources(ns.dump_sources)
         return 0
-    names = ns.kernels.split(",") if ns.kernels else [k.name for k in suite.KERNELS]
+    names = ns.kernels.split(",") if ns.kernels else [k.name for k in suite.KERNELS
+                                                     if k.name in SIZES]
     run = {"date": datetime.datetime.now().isoformat(timespec="seconds"), "commit": _commit(),
            "before_commit": ns.before_commit, "machine": platform.processor() or
            platform.machine(), "cpus": os.cpu_count(), "rounds": ns.rounds,
