@@ -271,14 +271,17 @@ def _source(scop: Scop, options: Options, ctx: isl.Context, mapped: mapping.Mapp
     the target's printer."""
     build = isl.AstBuild.from_context(isl_build.context_set(scop, ctx))
     build = build.set_iterators(_iterator_ids(ctx, iterator_prefix(scop)))
-    # staged tiles: the leaves that make a tile's last write of an element, and their guards
-    build, handle, final_conditions = cuda_target.final_store_guards(build, mapped.kernels)
+    # staged tiles: the leaves that make a tile's last write of an element, and their guards;
+    # DOALL kernels: the block/thread coordinates that a leaf's AST leaves implicit
+    build, handle, final_conditions, coordinates = cuda_target.final_store_guards(
+        build, mapped.kernels, mapped.schedule, iterator_prefix(scop))
     # private scopes: each AST copy's registers, loads and stores in its iterators
     build, private_handle, private = private_code.private_registers(build, scop, mapped.kernels)
     ast = build.node_from_schedule(mapped.schedule)
     del handle, private_handle
     if options.target == "cuda":
-        return cuda_target.generate(scop, ast, mapped.kernels, final_conditions, private)
+        return cuda_target.generate(scop, ast, mapped.kernels, final_conditions, private,
+                                    coordinates)
     return c_target.generate(scop, ast, mapped.kernels, openmp=options.target == "openmp",
                              shuffle=options.shuffle_parallel)
 

@@ -1,10 +1,14 @@
 """Target "cuda": kernels, the host driver `pc_<name>_dev`, the host-pointer entry, a main.
 
-Mapping (Di et al. 2012, Figure 5 style): tile loops are grid-stride loops over blocks
-(`for (c = lb + blockIdx.x; c <= ub; c += gridDim.x)`), point loops are block-stride loops
-over threads; any grid size is therefore correct, and the host picks one tile per block.
-A mapped dimension that the AST does not realise as a loop (a single tile or point) is run
-by block/thread 0 only, so no statement instance runs twice.
+Mapping (Di et al. 2012, Figure 5 style): tile loops are grid-stride loops over blocks, point
+loops block-stride loops over threads, and coordinate c runs on block/thread c mod gridDim
+(blockDim) whatever the loop's first value (`for (c = lb + pc_mod(blockIdx.x - lb, gridDim.x);
+c <= ub; c += gridDim.x)`); any grid size is therefore correct, and the host picks one tile
+per block. A mapped dimension that the AST does not realise as a loop (a single tile or point,
+or one the outer loops determine) is run by the block/thread of its coordinate at that leaf
+(final_store_guards), so no instance runs twice and two instances with equal coordinates run
+on one thread, as the race check assumes (a guard `threadIdx.x == 0` once put a statement on
+another thread than the loop iteration it depended on: fuzz seed 20018).
 
 Wavefront kernels (gpu/wavefront.py): the host loops over the inter-tile wavefronts W and
 launches one kernel per W, its grid the extents of the tile coordinates within W (one block
@@ -12,8 +16,9 @@ per tile of the box around them; blocks without a tile exit at once). Tile coord
 runs on block index T_k mod gridDim (cyclic, as Di & Xue 2011, Section 2 deal tiles to a 1-D
 grid; with one tile coordinate this is their mapping), point coordinate P_k on thread
 P_k mod blockDim, or on thread P_k / chunk for the outer thread dimensions of a tile whose
-intra-tile wavefronts are boxes (blocked_threads). The owner is a function of the coordinates, not of the loop that reaches
-them, so a tile that isl's AST visits in several loops still runs on one block, and a point on
+intra-tile wavefronts are boxes (blocked_threads). The owner is a function of the coordinates,
+not of the loop that reaches them, so a tile that isl's AST visits in several loops still
+runs on one block, and a point on
 one thread. A block runs its tile's intra-tile wavefronts in sequence, each closed by a
 __syncthreads(), the points of one intra-tile wavefront on its threads.
 """
@@ -101,7 +106,8 @@ class KernelPrinter(AstPrinter):
 
     def __init__(self, scop: Scop, kernel: KernelMapping, scope: frozenset[str] = frozenset(),
                  final_conditions: dict[str, str] | None = None,
-                 private: PrivateTables | None = None):
+                 private: PrivateTables | None = None,
+                 leaf_coordinates: dict[str, dict[str, str]] | None = None):
         super().__init__(scop)
         self.kernel = kernel
         self.scope = scope
@@ -126,6 +132,8 @@ class KernelPrinter(AstPrinter):
         for k, it in enumerate(kernel.block_iterators()):
             self.axes[it] = (f"blockIdx.{_AXES[n - 1 - k]}", f"gridDim.{_AXES[n - 1 - k]}")
         self.consumed: list[str] = []
+        self.in_scope: list[str] = []  # mapped iterators of degenerate loops around the node
+        self.leaf_coordinates = leaf_coordinates or {}
         # Wavefront point loops with as many threads as the tile has points along them: a
         # point coordinate P lies in [0, tile size) (wavefront.tile_and_skew), so the one
         # value of thread t is P = t, and the loop is a guard
@@ -143,13 +151,15 @@ class KernelPrinter(AstPrinter):
         it, init, cond, inc = for_parts(node)
         if it == self.kernel.wavefront_iterator() and not node.for_is_degenerate():
             return self._wavefront_for(node, indent)
-        if it not in self.axes or (node.for_is_degenerate() and not self.kernel.wavefront):
+        if it not in self.axes:
             return super().for_(node, indent)
+        if node.for_is_degenerate() and not self.kernel.wavefront:
+            self.in_scope.append(it)  # `const int it = value;`: _owner takes its value
+            super().for_(node, indent)
+            self.in_scope.pop()
+            return None
         index, extent = self.axes[it]
-        if not self.kernel.wavefront:
-            self.emit(indent, f"for (int {it} = {init} + {index} * {inc}; {cond}; "
-                              f"{it} += {extent} * {inc}) {{")
-        elif inc == "1" and it in self.single and not node.for_is_degenerate():
+        if inc == "1" and it in self.single and not node.for_is_degenerate():
             self.emit(indent, f"if ((int){index} >= {init}) {{")
             self.emit(indent + 1, f"const int {it} = (int){index};")
             self.emit(indent + 1, f"if ({cond}) {{")
@@ -168,9 +178,11 @@ class KernelPrinter(AstPrinter):
             self.emit(indent, f"for (int {it} = pc_max({init}, {first}); ({cond}) && "
                               f"{it} < {first} + {chunk}; {it} += 1) {{")
         elif inc == "1" and not node.for_is_degenerate():
-            # the values it == index (mod extent), whatever the loop's first value
-            self.emit(indent, f"for (int {it} = {init} + pc_mod((int){index} - ({init}), "
-                              f"(int){extent}); {cond}; {it} += (int){extent}) {{")
+            # the values it == index (mod extent), whatever the loop's first value (from 0:
+            # index itself, as 0 <= index < extent)
+            first = (f"(int){index}" if init == "0" else
+                     f"{init} + pc_mod((int){index} - ({init}), (int){extent})")
+            self.emit(indent, f"for (int {it} = {first}; {cond}; {it} += (int){extent}) {{")
         else:
             self.emit(indent, f"for (int {it} = {init}; {cond}; {it} += {inc}) "
                               f"if ({self._thread_of(it, it, extent)} == (int){index}) {{")
@@ -237,7 +249,9 @@ class KernelPrinter(AstPrinter):
         if not codes:  # a copy without registers (private_code.private_registers)
             return self.node(node.mark_get_node(), indent)
         assert not self.kernel.wavefront, "private scopes are only made in DOALL kernels"
-        owners = [f"{self.axes[it][0]} == 0" for it in self.axes if it not in self.consumed]
+        owners = self._scope_owners(node.mark_get_node())
+        if owners is None:  # its statements run on different threads here: no registers
+            return self.node(node.mark_get_node(), indent)
         self.emit(indent, "{")
         for code in codes:
             load = _guarded(owners, code.load, f"{code.register} = {code.element};")
@@ -260,6 +274,32 @@ class KernelPrinter(AstPrinter):
         self.emit(indent, "}")
         return None
 
+    def _scope_owners(self, body: isl.AstNode) -> list[str] | None:
+        """The owner guards (as _owner's) of a private scope's statements along the mapped
+        dimensions that the AST does not realise here, when every statement of the scope
+        has the same coordinates there (then one thread runs them all), else None."""
+        leaves: list[str | None] = []
+
+        def visit(child: isl.AstNode) -> bool:
+            if child.get_type() == isl.ast_node_type.user:
+                leaves.append(_annotation(child))
+            return True
+
+        body.foreach_descendant_top_down(visit)
+        owners = []
+        for it in self.axes:
+            if it in self.consumed:
+                continue
+            if it in self.in_scope:
+                values = {it}
+            else:
+                values = {self.leaf_coordinates.get(leaf or "", {}).get(it) for leaf in leaves}
+            if len(values) != 1 or None in values:
+                return None
+            index, extent = self.axes[it]
+            owners.append(f"{self._thread_of(it, values.pop(), extent)} == (int){index}")
+        return owners
+
     def _register_printer(self) -> RefPrinter | None:
         """Inside private scopes: the registers in place of their arrays' elements."""
         if not self.registers:
@@ -276,7 +316,8 @@ class KernelPrinter(AstPrinter):
 
     def user(self, node: isl.AstNode, indent: int) -> None:
         call = node.user_get_expr()
-        guards = [self._owner(it, call) for it in self.axes if it not in self.consumed]
+        guards = [self._owner(it, call, _annotation(node)) for it in self.axes
+                  if it not in self.consumed]
         if self.staging:
             ref, final_store = self.staging
             condition = self.final_conditions.get(_annotation(node))
@@ -288,18 +329,25 @@ class KernelPrinter(AstPrinter):
             text = f"if ({' && '.join(guards)}) {text}"
         self.emit(indent, text)
 
-    def _owner(self, it: str, call: isl.AstExpr) -> str:
+    def _owner(self, it: str, call: isl.AstExpr, leaf: str | None = None) -> str:
         """The condition that this block/thread runs the instance `call` along the mapped
         dimension `it`, which the AST does not realise as a loop.
 
-        A wavefront kernel's tile and point coordinates are among the call's arguments (the
-        lifted domain, wavefront.py: S(x..., T0..Tm-1, P0..Pm-1)): T_k runs on block
-        T_k mod gridDim and P_k on thread P_k mod blockDim, as in the loops. Elsewhere the
-        dimension has a single value here, and block/thread 0 runs it.
+        Every coordinate c of a mapped dimension runs on block/thread c mod gridDim/blockDim,
+        in the loops as in these guards, so that two instances with the same coordinates run
+        on the same thread, as the race check (legality.check_parallel) assumes. A wavefront
+        kernel's tile and point coordinates are among the call's arguments (the lifted
+        domain, wavefront.py: S(x..., T0..Tm-1, P0..Pm-1)). In other kernels the coordinate is
+        a degenerate loop's iterator, or its value at this AST leaf (leaf_coordinates: isl
+        drops a dimension that the outer ones determine).
         """
         index, extent = self.axes[it]
         if not self.kernel.wavefront:
-            return f"{index} == 0"
+            value = it if it in self.in_scope else self.leaf_coordinates.get(leaf or "",
+                                                                             {}).get(it)
+            if value is None:  # never expected: the leaf callback covers every dimension
+                raise AssertionError(f"no coordinate of {it} for {ast_expr_to_c(call)}")
+            return f"{self._thread_of(it, value, extent)} == (int){index}"
         stmt = self.scop.statement(call.get_op_arg(0).get_id().get_name())
         first = 1 + len(stmt.iterators)  # the call's first lifted argument
         blocks, threads = self.kernel.block_iterators(), self.kernel.thread_iterators()
@@ -374,11 +422,13 @@ class HostPrinter(AstPrinter):
 
     def __init__(self, scop: Scop, kernels: dict[str, KernelMapping],
                  final_conditions: dict[str, str] | None = None,
-                 private: PrivateTables | None = None):
+                 private: PrivateTables | None = None,
+                 leaf_coordinates: dict[str, dict[str, str]] | None = None):
         super().__init__(scop)
         self.kernels = kernels
         self.final_conditions = final_conditions or {}
         self.private = private
+        self.leaf_coordinates = leaf_coordinates or {}
         self.host_iters: list[str] = []
         self.kernel_sources: list[str] = []
         self.copies: dict[str, int] = {}
@@ -422,7 +472,7 @@ class HostPrinter(AstPrinter):
                                          else {for_parts(w_loop)[0]})
         printer = (ReductionPrinter(self.scop, kernel, scope) if kernel.reduction else
                    KernelPrinter(self.scop, kernel, scope, self.final_conditions,
-                                 self.private))
+                                 self.private, self.leaf_coordinates))
         if isinstance(printer, ReductionPrinter):
             printer.node(body, 1)
             printer.lines_around()
@@ -586,33 +636,98 @@ def _annotation(node: isl.AstNode) -> str | None:
         return None
 
 
-def final_store_guards(build: isl.AstBuild, kernels: tuple[KernelMapping, ...]
-                       ) -> tuple[isl.AstBuild, object, dict[str, str]]:
-    """`build` set to annotate each AST leaf whose instances include a staged tile's last
-    writes (StagedArray.final) with an id naming the C condition that selects them, which
-    the third result maps. isl writes the condition in the AST's iterators, knowing the
-    leaf's loop bounds (e.g. 2-D Jacobi's B = ... on 8 x 64 x 128 tiles: on the tile's last
-    step, the program's last, or two rows or two columns from the tile's far edges).
+def final_store_guards(build: isl.AstBuild, kernels: tuple[KernelMapping, ...],
+                       schedule: isl.Schedule | None = None, prefix: str = "c"
+                       ) -> tuple[isl.AstBuild, object, dict[str, str],
+                                  dict[str, dict[str, str]]]:
+    """`build` set to annotate AST leaves with an id that the third and fourth results map:
+    - the C condition selecting a staged tile's last writes (StagedArray.final), for leaves
+      that hold some: isl writes it in the AST's iterators, knowing the leaf's loop bounds
+      (e.g. 2-D Jacobi's B = ... on 8 x 64 x 128 tiles: on the tile's last step, the
+      program's last, or two rows or two columns from the tile's far edges);
+    - with `schedule` (the mapped schedule): the value, in the AST's iterators, of every
+      block and thread coordinate of a DOALL kernel at the leaf (isl drops a dimension that
+      has one value or that the outer ones determine); KernelPrinter._owner runs the leaf on
+      the block/thread of that coordinate, as the loops do.
     The second result must outlive the AST's generation (islpy's callback handle)."""
     finals = [a.final for k in kernels for a in k.staged if a.final is not None]
     conditions: dict[str, str] = {}
-    if not finals:
-        return build, None, conditions
-    final = finals[0]
+    coordinates: dict[str, dict[str, str]] = {}
+    members = _doall_members(schedule, kernels) if schedule is not None else {}
+    if not finals and not members:
+        return build, None, conditions, coordinates
+    final = finals[0] if finals else None
     for more in finals[1:]:
         final = final.union(more)
 
     def at_domain(node: isl.AstNode, leaf: isl.AstBuild) -> isl.AstNode:
-        points = leaf.get_schedule().intersect_domain(final).range()
-        if points.is_empty():
+        name = f"pc_leaf{len(conditions) + len(coordinates)}"
+        points = (leaf.get_schedule().intersect_domain(final).range() if final is not None
+                  else None)
+        if points is not None and not points.is_empty():
+            conditions[name] = ast_expr_to_c(leaf.expr_from_set(
+                isl.Set.from_union_set(points).coalesce()))
+        values = _leaf_coordinates(leaf, members, prefix)
+        if values:
+            coordinates[name] = values
+        if name not in conditions and name not in coordinates:
             return node
-        name = f"pc_final{len(conditions)}"
-        conditions[name] = ast_expr_to_c(leaf.expr_from_set(
-            isl.Set.from_union_set(points).coalesce()))
         return node.set_annotation(isl.Id(name, context=node.get_ctx()))
 
     build, handle = build.set_at_each_domain(at_domain)
-    return build, handle, conditions
+    return build, handle, conditions, coordinates
+
+
+def _doall_members(schedule: isl.Schedule, kernels: tuple[KernelMapping, ...]
+                   ) -> dict[int, isl.UnionMap]:
+    """{schedule depth: { S[x] -> [coordinate] }} of the block and thread members of every
+    DOALL kernel (the first n members of the bands below its kernel and thread marks)."""
+    doall = {k.name: k.n for k in kernels if not k.wavefront and not k.serial}
+    found: dict[int, isl.UnionMap] = {}
+
+    def visit(node: isl.ScheduleNode) -> bool:
+        if node.get_type() == isl.schedule_node_type.mark:
+            kind, _, name = node.mark_get_id().get_name().partition(":")
+            band = node.child(0)
+            if kind in ("kernel", "thread") and name in doall and \
+                    band.get_type() == isl.schedule_node_type.band:
+                partial = band.band_get_partial_schedule()
+                for k in range(min(doall[name], band.band_n_member())):
+                    depth = band.get_schedule_depth() + k
+                    member = isl.UnionMap.from_union_pw_aff(partial.get_at(k))
+                    found[depth] = found[depth].union(member) if depth in found else member
+        return True
+
+    schedule.get_root().foreach_descendant_top_down(visit)
+    return found
+
+
+def _leaf_coordinates(leaf: isl.AstBuild, members: dict[int, isl.UnionMap],
+                      prefix: str) -> dict[str, str]:
+    """{iterator: C value} of the mapped coordinates (`members`, by depth) of this leaf's
+    instances, in the leaf's iterators: a dimension of the leaf's schedule space gives its
+    iterator or the value isl fixed for it; one the space lacks (isl dropped it), its value
+    as a function of the others (left out where it is not one).
+
+    # leaf schedule: { S[x] -> [leaf dims] };  members: { S[x] -> [coordinate] }
+    """
+    space = leaf.get_schedule_space()
+    names = [space.get_dim_name(isl.dim_type.set, k) for k in range(space.dim(isl.dim_type.set))]
+    own = leaf.get_schedule()
+    values = {}
+    for depth, member in members.items():
+        it = f"{prefix}{depth}"
+        if it in names:
+            var = isl.PwAff.var_on_domain(isl.LocalSpace.from_space(space), isl.dim_type.set,
+                                          names.index(it))
+            values[it] = ast_expr_to_c(leaf.expr_from_pw_aff(var))
+            continue
+        value = own.reverse().apply_range(member.intersect_domain(own.domain()))
+        if value.is_empty() or not value.is_single_valued():
+            continue
+        pma = isl.PwMultiAff.from_map(isl.Map.from_union_map(value))
+        values[it] = ast_expr_to_c(leaf.expr_from_pw_aff(pma.get_pw_aff(0)))
+    return values
 
 
 def _staged_printers(scop: Scop, arrays: tuple[StagedArray, ...]
@@ -780,12 +895,14 @@ _PRELUDE = """\
 
 def generate(scop: Scop, ast: isl.AstNode, kernels: tuple[KernelMapping, ...],
              final_conditions: dict[str, str] | None = None,
-             private: PrivateTables | None = None) -> str:
+             private: PrivateTables | None = None,
+             leaf_coordinates: dict[str, dict[str, str]] | None = None) -> str:
     """The standalone .cu text: kernels, `pc_<name>_dev`, `pc_<name>` (extern "C"), and a
     `main` compiled only with -DPOLYCUDA_MAIN. final_conditions: of final_store_guards, for
     the AST built with it (a staged kernel needs them); private: of
     private_code.private_registers, the same (a kernel with private scopes needs them)."""
-    host = HostPrinter(scop, {k.name: k for k in kernels}, final_conditions, private)
+    host = HostPrinter(scop, {k.name: k for k in kernels}, final_conditions, private,
+                       leaf_coordinates)
     host.node(ast, 1)
     parts = [_PRELUDE.format(helpers=C_HELPERS.rstrip())]
     if any(k.grid_sync for k in kernels):

@@ -178,7 +178,10 @@ void small(int n, double x[4], double A[4][n]) {
 def test_loads_and_stores_carry_the_owner_guards_of_unrealised_mapped_loops():
     prog = _program(SMALL)
     kernel = _kernels_text(prog.generate("cuda").source)
-    assert re.search(r"if \(blockIdx\.x == 0\) x\[c1\] = pc_p0;", kernel), kernel
+    # the single tile (coordinate 0) runs on the block that owns coordinate 0, loads and
+    # stores included
+    assert re.search(r"if \(pc_mod\(0, \(int\)gridDim\.x\) == \(int\)blockIdx\.x\) "
+                     r"x\[c1\] = pc_p0;", kernel), kernel
     assert _emulated_ok(prog, {"n": 6})
 
 
@@ -239,3 +242,34 @@ def test_an_element_that_other_threads_write_is_never_promoted():
     assert not any(k.private for k in shared.kernels)
     private = promotion.promote_private(*_wrongly_parallel("i"))
     assert [e.array for k in private.kernels for s in k.private for e in s.elements] == ["x"]
+
+
+# Found by the fuzzer (seed 20018, reduced): with s0 expanded, isl drops the thread coordinate
+# of the last statement (the i loop determines it) and its guard once said thread 0, while the
+# loop iteration it reads from ran on the thread of its coordinate.
+IMPLIED_COORDINATE = """
+void fuzz(int n, double A[n + 2][8], int B[n - 1][9][7])
+{
+  int i, j, k;
+  double s0;
+#pragma scop
+  for (i = 2; i < n; i++) {
+    for (j = 0; j < n - 1; j++) {
+      s0 = 0.0;
+      for (k = 0; k <= i; k++) {
+        s0 = 0.5 * B[j][k][n - i - 1] + 0.0;
+      }
+      A[j][i - 1] = 0.5 * s0 + 0.25 * A[n - j + 1][i - 2] + 0.1;
+    }
+  }
+#pragma endscop
+}
+"""
+
+
+def test_an_implied_thread_coordinate_runs_on_its_own_thread():
+    prog = polycuda.compile(IMPLIED_COORDINATE, filename="fuzz.c",
+                            options=Options(scheduler="pluto", balanced_wavefront=True))
+    source = prog.generate("cuda").source
+    assert "(threadIdx.x == 0)" not in source and "pc_mod(((c0 / 2) - (32 * c2))" in source
+    assert all(r.ok for r in prog.verify({"n": 9}, targets=("emulate",)))

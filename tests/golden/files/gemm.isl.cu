@@ -23,10 +23,10 @@ static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) 
     if (pc_e != cudaSuccess) return (int)pc_e; } while (0)
 
 __global__ void __launch_bounds__(256) kernel0(int ni, int nj, int nk, double alpha, double beta, double *__restrict__ C, double *__restrict__ A, double *__restrict__ B) {
-  for (int c0 = 0 + blockIdx.y * 1; (c0 <= pc_floord((ni - 1), 8)); c0 += gridDim.y * 1) {
-    for (int c1 = 0 + blockIdx.x * 1; (c1 <= pc_floord((nj - 1), 32)); c1 += gridDim.x * 1) {
-      for (int c2 = 0 + threadIdx.y * 1; (c2 <= pc_min(7, ((ni - (8 * c0)) - 1))); c2 += blockDim.y * 1) {
-        for (int c3 = 0 + threadIdx.x * 1; (c3 <= pc_min(31, ((nj - (32 * c1)) - 1))); c3 += blockDim.x * 1) {
+  for (int c0 = (int)blockIdx.y; (c0 <= pc_floord((ni - 1), 8)); c0 += (int)gridDim.y) {
+    for (int c1 = (int)blockIdx.x; (c1 <= pc_floord((nj - 1), 32)); c1 += (int)gridDim.x) {
+      for (int c2 = (int)threadIdx.y; (c2 <= pc_min(7, ((ni - (8 * c0)) - 1))); c2 += (int)blockDim.y) {
+        for (int c3 = (int)threadIdx.x; (c3 <= pc_min(31, ((nj - (32 * c1)) - 1))); c3 += (int)blockDim.x) {
           {
             double pc_p0 = C[(((8 * c0) + c2)) * (nj) + (((32 * c1) + c3))];
             pc_p0 *= beta;
