@@ -134,13 +134,16 @@ class KernelPrinter(AstPrinter):
         self.consumed: list[str] = []
         self.in_scope: list[str] = []  # mapped iterators of degenerate loops around the node
         self.leaf_coordinates = leaf_coordinates or {}
-        # Wavefront point loops with as many threads as the tile has points along them: a
-        # point coordinate P lies in [0, tile size) (wavefront.tile_and_skew), so the one
-        # value of thread t is P = t, and the loop is a guard
+        # Point loops with as many threads as the tile has points along them: a point
+        # coordinate P lies in [0, tile size) (wavefront.tile_and_skew; band_tile with shifted
+        # point loops), so the one value of thread t is P = t, and the loop is a guard
         self.single: set[str] = set()
         # Wavefront point loops dealt to threads in blocks of consecutive points: iterator ->
         # points per thread (blocked_threads)
         self.blocked: dict[str, int] = {}
+        if not kernel.wavefront and not kernel.serial:  # DOALL: points lie in [0, tile size)
+            self.single = {it for k, it in enumerate(kernel.thread_iterators())
+                           if kernel.block_sizes[k] >= kernel.tile_sizes[k]}
         if kernel.wavefront:
             self.single = {it for k, it in enumerate(kernel.thread_iterators())
                            if kernel.block_sizes[k] >= kernel.tile_sizes[k + 1]}

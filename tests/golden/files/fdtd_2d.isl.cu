@@ -25,9 +25,15 @@ static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) 
 __global__ void __launch_bounds__(256) kernel0(int T, int nx, int ny, double *__restrict__ ex, double *__restrict__ ey, double *__restrict__ hz, double *__restrict__ fict, int c0) {
   for (int c1 = (int)blockIdx.y; (c1 <= pc_floord((nx - 1), 8)); c1 += (int)gridDim.y) {
     for (int c2 = (int)blockIdx.x; (c2 <= pc_floord((ny - 1), 32)); c2 += (int)gridDim.x) {
-      for (int c3 = (int)threadIdx.y; (c3 <= pc_min(7, ((nx - (8 * c1)) - 1))); c3 += (int)blockDim.y) {
-        for (int c4 = pc_max(0, (((-32) * c2) + 1)) + pc_mod((int)threadIdx.x - (pc_max(0, (((-32) * c2) + 1))), (int)blockDim.x); (c4 <= pc_min(31, ((ny - (32 * c2)) - 1))); c4 += (int)blockDim.x) {
-          ex[(((8 * c1) + c3)) * (ny) + (((32 * c2) + c4))] = (ex[(((8 * c1) + c3)) * (ny) + (((32 * c2) + c4))] - (0.5 * (hz[(((8 * c1) + c3)) * (ny) + (((32 * c2) + c4))] - hz[(((8 * c1) + c3)) * (ny) + ((((32 * c2) + c4) - 1))])));
+      if ((int)threadIdx.y >= 0) {
+        const int c3 = (int)threadIdx.y;
+        if ((c3 <= pc_min(7, ((nx - (8 * c1)) - 1)))) {
+          if ((int)threadIdx.x >= pc_max(0, (((-32) * c2) + 1))) {
+            const int c4 = (int)threadIdx.x;
+            if ((c4 <= pc_min(31, ((ny - (32 * c2)) - 1)))) {
+              ex[(((8 * c1) + c3)) * (ny) + (((32 * c2) + c4))] = (ex[(((8 * c1) + c3)) * (ny) + (((32 * c2) + c4))] - (0.5 * (hz[(((8 * c1) + c3)) * (ny) + (((32 * c2) + c4))] - hz[(((8 * c1) + c3)) * (ny) + ((((32 * c2) + c4) - 1))])));
+            }
+          }
         }
       }
     }
@@ -36,12 +42,15 @@ __global__ void __launch_bounds__(256) kernel0(int T, int nx, int ny, double *__
 
 __global__ void __launch_bounds__(256) kernel1(int T, int nx, int ny, double *__restrict__ ex, double *__restrict__ ey, double *__restrict__ hz, double *__restrict__ fict, int c0) {
   for (int c1 = (int)blockIdx.x; (c1 <= pc_floord((ny - 1), 256)); c1 += (int)gridDim.x) {
-    for (int c2 = (int)threadIdx.x; (c2 <= pc_min(255, ((ny - (256 * c1)) - 1))); c2 += (int)blockDim.x) {
-      ey[(0) * (ny) + (((256 * c1) + c2))] = fict[c0];
-      for (int c3 = 1; (c3 < nx); c3 += 1) {
-        ey[(c3) * (ny) + (((256 * c1) + c2))] = (ey[(c3) * (ny) + (((256 * c1) + c2))] - (0.5 * (hz[(c3) * (ny) + (((256 * c1) + c2))] - hz[((c3 - 1)) * (ny) + (((256 * c1) + c2))])));
-        if ((ny >= (((256 * c1) + c2) + 2))) {
-          hz[((c3 - 1)) * (ny) + (((256 * c1) + c2))] = (hz[((c3 - 1)) * (ny) + (((256 * c1) + c2))] - (0.7 * (((ex[((c3 - 1)) * (ny) + ((((256 * c1) + c2) + 1))] - ex[((c3 - 1)) * (ny) + (((256 * c1) + c2))]) + ey[(((c3 - 1) + 1)) * (ny) + (((256 * c1) + c2))]) - ey[((c3 - 1)) * (ny) + (((256 * c1) + c2))])));
+    if ((int)threadIdx.x >= 0) {
+      const int c2 = (int)threadIdx.x;
+      if ((c2 <= pc_min(255, ((ny - (256 * c1)) - 1)))) {
+        ey[(0) * (ny) + (((256 * c1) + c2))] = fict[c0];
+        for (int c3 = 1; (c3 < nx); c3 += 1) {
+          ey[(c3) * (ny) + (((256 * c1) + c2))] = (ey[(c3) * (ny) + (((256 * c1) + c2))] - (0.5 * (hz[(c3) * (ny) + (((256 * c1) + c2))] - hz[((c3 - 1)) * (ny) + (((256 * c1) + c2))])));
+          if ((ny >= (((256 * c1) + c2) + 2))) {
+            hz[((c3 - 1)) * (ny) + (((256 * c1) + c2))] = (hz[((c3 - 1)) * (ny) + (((256 * c1) + c2))] - (0.7 * (((ex[((c3 - 1)) * (ny) + ((((256 * c1) + c2) + 1))] - ex[((c3 - 1)) * (ny) + (((256 * c1) + c2))]) + ey[(((c3 - 1) + 1)) * (ny) + (((256 * c1) + c2))]) - ey[((c3 - 1)) * (ny) + (((256 * c1) + c2))])));
+          }
         }
       }
     }

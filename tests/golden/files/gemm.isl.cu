@@ -25,15 +25,21 @@ static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) 
 __global__ void __launch_bounds__(256) kernel0(int ni, int nj, int nk, double alpha, double beta, double *__restrict__ C, double *__restrict__ A, double *__restrict__ B) {
   for (int c0 = (int)blockIdx.y; (c0 <= pc_floord((ni - 1), 8)); c0 += (int)gridDim.y) {
     for (int c1 = (int)blockIdx.x; (c1 <= pc_floord((nj - 1), 32)); c1 += (int)gridDim.x) {
-      for (int c2 = (int)threadIdx.y; (c2 <= pc_min(7, ((ni - (8 * c0)) - 1))); c2 += (int)blockDim.y) {
-        for (int c3 = (int)threadIdx.x; (c3 <= pc_min(31, ((nj - (32 * c1)) - 1))); c3 += (int)blockDim.x) {
-          {
-            double pc_p0 = C[(((8 * c0) + c2)) * (nj) + (((32 * c1) + c3))];
-            pc_p0 *= beta;
-            for (int c4 = 0; (c4 < nk); c4 += 1) {
-              pc_p0 += ((alpha * A[(((8 * c0) + c2)) * (nk) + (c4)]) * B[(c4) * (nj) + (((32 * c1) + c3))]);
+      if ((int)threadIdx.y >= 0) {
+        const int c2 = (int)threadIdx.y;
+        if ((c2 <= pc_min(7, ((ni - (8 * c0)) - 1)))) {
+          if ((int)threadIdx.x >= 0) {
+            const int c3 = (int)threadIdx.x;
+            if ((c3 <= pc_min(31, ((nj - (32 * c1)) - 1)))) {
+              {
+                double pc_p0 = C[(((8 * c0) + c2)) * (nj) + (((32 * c1) + c3))];
+                pc_p0 *= beta;
+                for (int c4 = 0; (c4 < nk); c4 += 1) {
+                  pc_p0 += ((alpha * A[(((8 * c0) + c2)) * (nk) + (c4)]) * B[(c4) * (nj) + (((32 * c1) + c3))]);
+                }
+                C[(((8 * c0) + c2)) * (nj) + (((32 * c1) + c3))] = pc_p0;
+              }
             }
-            C[(((8 * c0) + c2)) * (nj) + (((32 * c1) + c3))] = pc_p0;
           }
         }
       }

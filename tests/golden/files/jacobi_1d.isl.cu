@@ -24,16 +24,22 @@ static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) 
 
 __global__ void __launch_bounds__(256) kernel0(int T, int n, double *__restrict__ A, double *__restrict__ B, int c0) {
   for (int c1 = (int)blockIdx.x; (c1 <= pc_floord((n - 2), 256)); c1 += (int)gridDim.x) {
-    for (int c2 = pc_max(0, (((-256) * c1) + 1)) + pc_mod((int)threadIdx.x - (pc_max(0, (((-256) * c1) + 1))), (int)blockDim.x); (c2 <= pc_min(255, ((n - (256 * c1)) - 2))); c2 += (int)blockDim.x) {
-      B[((256 * c1) + c2)] = (((A[(((256 * c1) + c2) - 1)] + A[((256 * c1) + c2)]) + A[(((256 * c1) + c2) + 1)]) / 3.0);
+    if ((int)threadIdx.x >= pc_max(0, (((-256) * c1) + 1))) {
+      const int c2 = (int)threadIdx.x;
+      if ((c2 <= pc_min(255, ((n - (256 * c1)) - 2)))) {
+        B[((256 * c1) + c2)] = (((A[(((256 * c1) + c2) - 1)] + A[((256 * c1) + c2)]) + A[(((256 * c1) + c2) + 1)]) / 3.0);
+      }
     }
   }
 }
 
 __global__ void __launch_bounds__(256) kernel1(int T, int n, double *__restrict__ A, double *__restrict__ B, int c0) {
   for (int c1 = (int)blockIdx.x; (c1 <= pc_floord((n - 2), 256)); c1 += (int)gridDim.x) {
-    for (int c2 = pc_max(0, (((-256) * c1) + 1)) + pc_mod((int)threadIdx.x - (pc_max(0, (((-256) * c1) + 1))), (int)blockDim.x); (c2 <= pc_min(255, ((n - (256 * c1)) - 2))); c2 += (int)blockDim.x) {
-      A[((256 * c1) + c2)] = (((B[(((256 * c1) + c2) - 1)] + B[((256 * c1) + c2)]) + B[(((256 * c1) + c2) + 1)]) / 3.0);
+    if ((int)threadIdx.x >= pc_max(0, (((-256) * c1) + 1))) {
+      const int c2 = (int)threadIdx.x;
+      if ((c2 <= pc_min(255, ((n - (256 * c1)) - 2)))) {
+        A[((256 * c1) + c2)] = (((B[(((256 * c1) + c2) - 1)] + B[((256 * c1) + c2)]) + B[(((256 * c1) + c2) + 1)]) / 3.0);
+      }
     }
   }
 }

@@ -25,9 +25,15 @@ static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) 
 __global__ void __launch_bounds__(256) kernel0(int T, int n, double *__restrict__ A, double *__restrict__ B, int c0) {
   for (int c1 = (int)blockIdx.y; (c1 <= pc_floord((n - 2), 8)); c1 += (int)gridDim.y) {
     for (int c2 = (int)blockIdx.x; (c2 <= ((n - 2) / 32)); c2 += (int)gridDim.x) {
-      for (int c3 = pc_max(0, (((-8) * c1) + 1)) + pc_mod((int)threadIdx.y - (pc_max(0, (((-8) * c1) + 1))), (int)blockDim.y); (c3 <= pc_min(7, ((n - (8 * c1)) - 2))); c3 += (int)blockDim.y) {
-        for (int c4 = pc_max(0, (((-32) * c2) + 1)) + pc_mod((int)threadIdx.x - (pc_max(0, (((-32) * c2) + 1))), (int)blockDim.x); (c4 <= pc_min(31, ((n - (32 * c2)) - 2))); c4 += (int)blockDim.x) {
-          B[(((8 * c1) + c3)) * (n) + (((32 * c2) + c4))] = (0.2 * ((((A[(((8 * c1) + c3)) * (n) + (((32 * c2) + c4))] + A[((((8 * c1) + c3) - 1)) * (n) + (((32 * c2) + c4))]) + A[((((8 * c1) + c3) + 1)) * (n) + (((32 * c2) + c4))]) + A[(((8 * c1) + c3)) * (n) + ((((32 * c2) + c4) - 1))]) + A[(((8 * c1) + c3)) * (n) + ((((32 * c2) + c4) + 1))]));
+      if ((int)threadIdx.y >= pc_max(0, (((-8) * c1) + 1))) {
+        const int c3 = (int)threadIdx.y;
+        if ((c3 <= pc_min(7, ((n - (8 * c1)) - 2)))) {
+          if ((int)threadIdx.x >= pc_max(0, (((-32) * c2) + 1))) {
+            const int c4 = (int)threadIdx.x;
+            if ((c4 <= pc_min(31, ((n - (32 * c2)) - 2)))) {
+              B[(((8 * c1) + c3)) * (n) + (((32 * c2) + c4))] = (0.2 * ((((A[(((8 * c1) + c3)) * (n) + (((32 * c2) + c4))] + A[((((8 * c1) + c3) - 1)) * (n) + (((32 * c2) + c4))]) + A[((((8 * c1) + c3) + 1)) * (n) + (((32 * c2) + c4))]) + A[(((8 * c1) + c3)) * (n) + ((((32 * c2) + c4) - 1))]) + A[(((8 * c1) + c3)) * (n) + ((((32 * c2) + c4) + 1))]));
+            }
+          }
         }
       }
     }
@@ -37,9 +43,15 @@ __global__ void __launch_bounds__(256) kernel0(int T, int n, double *__restrict_
 __global__ void __launch_bounds__(256) kernel1(int T, int n, double *__restrict__ A, double *__restrict__ B, int c0) {
   for (int c1 = (int)blockIdx.y; (c1 <= pc_floord((n - 2), 8)); c1 += (int)gridDim.y) {
     for (int c2 = (int)blockIdx.x; (c2 <= ((n - 2) / 32)); c2 += (int)gridDim.x) {
-      for (int c3 = pc_max(0, (((-8) * c1) + 1)) + pc_mod((int)threadIdx.y - (pc_max(0, (((-8) * c1) + 1))), (int)blockDim.y); (c3 <= pc_min(7, ((n - (8 * c1)) - 2))); c3 += (int)blockDim.y) {
-        for (int c4 = pc_max(0, (((-32) * c2) + 1)) + pc_mod((int)threadIdx.x - (pc_max(0, (((-32) * c2) + 1))), (int)blockDim.x); (c4 <= pc_min(31, ((n - (32 * c2)) - 2))); c4 += (int)blockDim.x) {
-          A[(((8 * c1) + c3)) * (n) + (((32 * c2) + c4))] = (0.2 * ((((B[(((8 * c1) + c3)) * (n) + (((32 * c2) + c4))] + B[((((8 * c1) + c3) - 1)) * (n) + (((32 * c2) + c4))]) + B[((((8 * c1) + c3) + 1)) * (n) + (((32 * c2) + c4))]) + B[(((8 * c1) + c3)) * (n) + ((((32 * c2) + c4) - 1))]) + B[(((8 * c1) + c3)) * (n) + ((((32 * c2) + c4) + 1))]));
+      if ((int)threadIdx.y >= pc_max(0, (((-8) * c1) + 1))) {
+        const int c3 = (int)threadIdx.y;
+        if ((c3 <= pc_min(7, ((n - (8 * c1)) - 2)))) {
+          if ((int)threadIdx.x >= pc_max(0, (((-32) * c2) + 1))) {
+            const int c4 = (int)threadIdx.x;
+            if ((c4 <= pc_min(31, ((n - (32 * c2)) - 2)))) {
+              A[(((8 * c1) + c3)) * (n) + (((32 * c2) + c4))] = (0.2 * ((((B[(((8 * c1) + c3)) * (n) + (((32 * c2) + c4))] + B[((((8 * c1) + c3) - 1)) * (n) + (((32 * c2) + c4))]) + B[((((8 * c1) + c3) + 1)) * (n) + (((32 * c2) + c4))]) + B[(((8 * c1) + c3)) * (n) + ((((32 * c2) + c4) - 1))]) + B[(((8 * c1) + c3)) * (n) + ((((32 * c2) + c4) + 1))]));
+            }
+          }
         }
       }
     }

@@ -25,9 +25,15 @@ static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) 
 __global__ void __launch_bounds__(256) kernel0(int T, int n, double omega, double *__restrict__ A, int c0) {
   for (int c1 = pc_max(0, pc_floord(((((-2) * n) + c0) + 5), 16)) + pc_mod((int)blockIdx.y - (pc_max(0, pc_floord(((((-2) * n) + c0) + 5), 16))), (int)gridDim.y); (c1 <= pc_min(pc_floord((T - 1), 8), ((c0 - 2) / 16))); c1 += (int)gridDim.y) {
     for (int c2 = pc_max(pc_max(0, pc_floord((((((-2) * T) - n) + c0) + 4), 32)), ((-c1) + pc_floord(((((-n) + c0) + (16 * c1)) - 12), 32))) + pc_mod((int)blockIdx.x - (pc_max(pc_max(0, pc_floord((((((-2) * T) - n) + c0) + 4), 32)), ((-c1) + pc_floord(((((-n) + c0) + (16 * c1)) - 12), 32)))), (int)gridDim.x); (c2 <= pc_min(pc_floord((n - 2), 32), ((-c1) + (((c0 + (16 * c1)) - 1) / 32)))); c2 += (int)gridDim.x) {
-      for (int c3 = pc_max(pc_max(0, (((((-n) - (8 * c1)) - (16 * c2)) + ((n + c0) / 2)) - 14)), ((((-n) - (8 * c1)) + ((c0 + 1) / 2)) + 2)) + pc_mod((int)threadIdx.y - (pc_max(pc_max(0, (((((-n) - (8 * c1)) - (16 * c2)) + ((n + c0) / 2)) - 14)), ((((-n) - (8 * c1)) + ((c0 + 1) / 2)) + 2))), (int)blockDim.y); (c3 <= pc_min(pc_min(pc_min(7, ((T - (8 * c1)) - 1)), ((((-8) * c1) + (c0 / 2)) - 1)), (((((-8) * c1) - (16 * c2)) + ((c0 + 1) / 2)) - 1))); c3 += (int)blockDim.y) {
-        for (int c4 = pc_max(pc_max(0, (((-32) * c2) + 1)), ((((((-n) + c0) - (16 * c1)) - (32 * c2)) - (2 * c3)) + 2)) + pc_mod((int)threadIdx.x - (pc_max(pc_max(0, (((-32) * c2) + 1)), ((((((-n) + c0) - (16 * c1)) - (32 * c2)) - (2 * c3)) + 2))), (int)blockDim.x); (c4 <= pc_min(pc_min(31, ((n - (32 * c2)) - 2)), ((((c0 - (16 * c1)) - (32 * c2)) - (2 * c3)) - 1))); c4 += (int)blockDim.x) {
-          A[(((32 * c2) + c4)) * (n) + (((((c0 - (16 * c1)) - (32 * c2)) - (2 * c3)) - c4))] = (((1.0 - omega) * A[(((32 * c2) + c4)) * (n) + (((((c0 - (16 * c1)) - (32 * c2)) - (2 * c3)) - c4))]) + ((omega * 0.25) * (((A[((((32 * c2) + c4) - 1)) * (n) + (((((c0 - (16 * c1)) - (32 * c2)) - (2 * c3)) - c4))] + A[((((32 * c2) + c4) + 1)) * (n) + (((((c0 - (16 * c1)) - (32 * c2)) - (2 * c3)) - c4))]) + A[(((32 * c2) + c4)) * (n) + ((((((c0 - (16 * c1)) - (32 * c2)) - (2 * c3)) - c4) - 1))]) + A[(((32 * c2) + c4)) * (n) + ((((((c0 - (16 * c1)) - (32 * c2)) - (2 * c3)) - c4) + 1))])));
+      if ((int)threadIdx.y >= pc_max(pc_max(0, (((((-n) - (8 * c1)) - (16 * c2)) + ((n + c0) / 2)) - 14)), ((((-n) - (8 * c1)) + ((c0 + 1) / 2)) + 2))) {
+        const int c3 = (int)threadIdx.y;
+        if ((c3 <= pc_min(pc_min(pc_min(7, ((T - (8 * c1)) - 1)), ((((-8) * c1) + (c0 / 2)) - 1)), (((((-8) * c1) - (16 * c2)) + ((c0 + 1) / 2)) - 1)))) {
+          if ((int)threadIdx.x >= pc_max(pc_max(0, (((-32) * c2) + 1)), ((((((-n) + c0) - (16 * c1)) - (32 * c2)) - (2 * c3)) + 2))) {
+            const int c4 = (int)threadIdx.x;
+            if ((c4 <= pc_min(pc_min(31, ((n - (32 * c2)) - 2)), ((((c0 - (16 * c1)) - (32 * c2)) - (2 * c3)) - 1)))) {
+              A[(((32 * c2) + c4)) * (n) + (((((c0 - (16 * c1)) - (32 * c2)) - (2 * c3)) - c4))] = (((1.0 - omega) * A[(((32 * c2) + c4)) * (n) + (((((c0 - (16 * c1)) - (32 * c2)) - (2 * c3)) - c4))]) + ((omega * 0.25) * (((A[((((32 * c2) + c4) - 1)) * (n) + (((((c0 - (16 * c1)) - (32 * c2)) - (2 * c3)) - c4))] + A[((((32 * c2) + c4) + 1)) * (n) + (((((c0 - (16 * c1)) - (32 * c2)) - (2 * c3)) - c4))]) + A[(((32 * c2) + c4)) * (n) + ((((((c0 - (16 * c1)) - (32 * c2)) - (2 * c3)) - c4) - 1))]) + A[(((32 * c2) + c4)) * (n) + ((((((c0 - (16 * c1)) - (32 * c2)) - (2 * c3)) - c4) + 1))])));
+            }
+          }
         }
       }
     }
