@@ -230,13 +230,16 @@ def _copy_statement(scop: Scop, plan: _Copy, copy_array: str, name: str, ctx: is
 
 
 def _apply(scop: Scop, plan: _Copy, ctx: isl.Context) -> Scop:
-    """Insert the copy before the loop at depth plan.level that holds plan.stmt; redirect."""
+    """Insert the copy before the loop at depth plan.level that holds plan.stmt; redirect.
+    The scop unchanged when the copy's domain (the hull of the footprint) is unbounded."""
     stmt = scop.statement(plan.stmt)
     arr = scop.array(plan.array)
     taken = {a.name for a in scop.arrays} | {a.name for a in scop.args}
     copy_arr = Array(fresh_name(taken, arr.name), arr.dtype, arr.shape, local=True)
     copy = _copy_statement(scop, plan, copy_arr.name, fresh_name({s.name for s in scop.statements},
                                                              "copy"), ctx)
+    if not isl.Set.read_from_str(ctx, copy.domain).is_bounded():
+        return scop  # the hull of the footprint lost a bound (fuzz seed 30038): no copy
     cut = plan.level - 1  # beta index of the carrying loop's position in its parent
     positions = {_ref_position(stmt, r) for r in plan.ref_ids}
     stmts = []
@@ -277,7 +280,7 @@ def eliminate_false_deps(scop: Scop) -> Scop:
     Returns the scop unchanged when nothing can be eliminated.
     """
     ctx = isl.Context()
-    plans = _plans(scop, ctx)
-    for plan in plans:
+    original = scop
+    for plan in _plans(scop, ctx):
         scop = _apply(scop, plan, ctx)
-    return _renumbered(scop, ctx) if plans else scop
+    return _renumbered(scop, ctx) if scop is not original else scop

@@ -2,10 +2,12 @@
 
 import islpy as isl
 
+import polycuda
 from polycuda.analysis import dependences
 from polycuda.frontend.builder import ScopBuilder
 from polycuda.ir.expr import BinOp, Const, Ref, Var
 from polycuda.ir.scop import Scop
+from polycuda.options import Options
 from polycuda.schedule import false_deps, pluto, report
 from tests.unit import hand_scops
 from tests.unit.test_pluto import assert_legal, assert_same_results
@@ -99,3 +101,33 @@ def test_a_read_fed_within_the_same_iteration_is_not_copied():
     scop = hand_scops.reverse_scan()
     assert false_deps.hindering(scop)
     assert false_deps.eliminate_false_deps(scop) is scop
+
+
+# Found by the fuzzer (seed 30038, reduced): the convex hull of the two footprints of A lost
+# the bound of A's first subscript; the copy of an unbounded set crashed the GPU mapping.
+UNBOUNDED_HULL = """
+void fuzz(int n, int m, double A[10][n + 4][7])
+{
+  int i, j;
+  double s0;
+#pragma scop
+  for (i = 1; i <= m - 1; i++) {
+    for (j = 1; j <= i + 1; j++) {
+      s0 = 0.5 * A[n - i + 1][2 * j][j] + 0.25 * A[5][2 * i + 2][i - 1] + 0.0;
+    }
+  }
+  for (i = 1; i <= n - 1; i++) {
+    A[n - i - 1][i - 1][3] = 0.1;
+  }
+#pragma endscop
+}
+"""
+
+
+def test_no_copy_of_an_unbounded_footprint():
+    prog = polycuda.compile(UNBOUNDED_HULL, filename="fuzz.c",
+                            options=Options(scheduler="pluto", eliminate_false_deps=True))
+    copied = false_deps.eliminate_false_deps(prog.scop)
+    assert all(isl.Set(s.domain).is_bounded() for s in copied.statements)
+    results = prog.verify({"n": 9, "m": 6}, targets=("c", "openmp", "emulate"))
+    assert len(results) == 3 and all(r.ok for r in results)
