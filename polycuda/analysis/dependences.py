@@ -77,7 +77,7 @@ def _last_source(sinks: isl.UnionMap, sources: isl.UnionMap, sched: isl.UnionMap
 def _reversed(sched: isl.UnionMap) -> isl.UnionMap:
     # { X -> [s0, ..., sk] }  ==>  { X -> [-s0, ..., -sk] }
     result = isl.UnionMap.empty(sched.get_space())
-    for smap in _maps(sched):
+    for smap in isl_build.maps_of(sched):
         n = smap.dim(isl.dim_type.out)
         names = ", ".join(f"s{k}" for k in range(n))
         neg = ", ".join(f"-s{k}" for k in range(n))
@@ -117,7 +117,7 @@ def compute(scop: Scop, ctx: isl.Context | None = None) -> tuple[Dependence, ...
     flow, false = dependence_maps(scop, ctx)
     deps = []
     for umap, is_flow in ((flow, True), (false, False)):
-        for tagged_map in _maps(umap):
+        for tagged_map in isl_build.maps_of(umap):
             src, snk = _tags(tagged_map)
             rel = _untag(tagged_map)
             if rel.is_empty():
@@ -175,10 +175,4 @@ def untagged_union(scop: Scop, ctx: isl.Context, kinds: tuple[str, ...] = ("flow
         result = result.union(false.domain_factor_domain().range_factor_domain())
     # Not coalesced: isl schedules one simple polyhedron per access pair far faster than
     # their coalesced hull (jacobi-3d: 3.5 s -> 0.12 s on the 2-core machine).
-    return result
-
-
-def _maps(umap: isl.UnionMap) -> list[isl.Map]:
-    result: list[isl.Map] = []
-    umap.foreach_map(result.append)
     return result

@@ -332,8 +332,7 @@ class _Mapper:
                 or node.child(0).get_type() != isl.schedule_node_type.leaf):
             return None
         domain = node.get_domain()
-        names: list[str] = []
-        domain.foreach_set(lambda s: names.append(s.get_tuple_name()))
+        names = isl_build.statement_names(domain)
         if len(names) != 1 or names[0] not in self.reductions:
             return None
         update = self.reductions[names[0]]
@@ -373,8 +372,7 @@ class _Mapper:
         def visit(child: isl.ScheduleNode) -> bool:
             if (child.get_type() == isl.schedule_node_type.band
                     and child.child(0).get_type() == isl.schedule_node_type.leaf):
-                names: list[str] = []
-                child.get_domain().foreach_set(lambda s: names.append(s.get_tuple_name()))
+                names = isl_build.statement_names(child.get_domain())
                 found.append(len(names) == 1 and names[0] in self.reductions)  # a candidate
             return not any(found)
 

@@ -312,16 +312,10 @@ def _array_names(access: isl.UnionMap) -> list[str]:
 def _of_array(access: isl.UnionMap, array: str) -> isl.UnionMap:
     """The part of `access` ({ S[x] -> A[a] }) that reaches `array`."""
     result = isl.UnionMap.empty(access.get_space())
-    for part in _maps(access):
+    for part in isl_build.maps_of(access):
         if part.get_tuple_name(isl.dim_type.out) == array:
             result = result.union(isl.UnionMap.from_map(part))
     return result
-
-
-def _maps(umap: isl.UnionMap) -> list[isl.Map]:
-    maps: list[isl.Map] = []
-    umap.foreach_map(maps.append)
-    return maps
 
 
 def _unsafe_arrays(scop: Scop) -> dict[str, frozenset[str]]:

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from polycuda.codegen.ast_expr import ast_expr_to_c
+from polycuda.ir import isl_build
 
 DTYPE_BYTES = {"int": 4, "long": 8, "float": 4, "double": 8}
 
@@ -165,13 +166,13 @@ def plan(w_band: isl.ScheduleNode, lift: isl.UnionMap, accesses: Accesses, prefi
     band_writes = writes.intersect_domain(lifted.domain())  # { S[x] -> A[a] }
     tile_writes = tile_of.reverse().apply_range(band_writes)
     writers: dict[str, list[str]] = {}
-    for write in _maps(band_writes):
+    for write in isl_build.maps_of(band_writes):
         writers.setdefault(write.get_tuple_name(isl.dim_type.out), []).append(
             write.get_tuple_name(isl.dim_type.in_))
     last: isl.UnionSet | None = None  # computed only for an array without a write-back pass
     names = [f"{prefix}{depth + k}" for k in range(1 + w_band.child(0).band_n_member())]
     staged, used = [], 0
-    for amap in _maps(footprint):
+    for amap in isl_build.maps_of(footprint):
         name = amap.get_tuple_name(isl.dim_type.out)
         box = _box(amap, names)
         if box is None:
@@ -209,8 +210,10 @@ def _write_back(unclipped_writes: isl.UnionMap, tile_writes: isl.UnionMap, array
     # unclipped_writes: { [W, T...] -> A[a] } per tile, unclipped (the footprints of plan())
     # tile_writes: the same, clipped: the elements that each tile writes
     """
-    mine = [m for m in _maps(unclipped_writes) if m.get_tuple_name(isl.dim_type.out) == array]
-    written = [m for m in _maps(tile_writes) if m.get_tuple_name(isl.dim_type.out) == array]
+    mine = [m for m in isl_build.maps_of(unclipped_writes)
+            if m.get_tuple_name(isl.dim_type.out) == array]
+    written = [m for m in isl_build.maps_of(tile_writes)
+               if m.get_tuple_name(isl.dim_type.out) == array]
     if len(mine) != 1 or len(written) != 1:
         return None
     hull = isl.Map.from_basic_map(mine[0].polyhedral_hull())
@@ -319,9 +322,3 @@ def _largest(pw_aff: isl.PwAff) -> int | None:
         return None
     point = values.lexmax().sample_point()
     return point.get_coordinate_val(isl.dim_type.set, 0).to_python()
-
-
-def _maps(umap: isl.UnionMap) -> list[isl.Map]:
-    maps: list[isl.Map] = []
-    umap.foreach_map(maps.append)
-    return maps

@@ -91,6 +91,20 @@ def original_schedule(scop: Scop, ctx: isl.Context) -> isl.UnionMap:
     return result
 
 
+def maps_of(umap: isl.UnionMap) -> list[isl.Map]:
+    """The maps of a union map, one per pair of spaces."""
+    maps: list[isl.Map] = []
+    umap.foreach_map(maps.append)
+    return maps
+
+
+def statement_names(domain: isl.UnionSet) -> list[str]:
+    """The tuple names (statement names) of the sets of a union set."""
+    names: list[str] = []
+    domain.foreach_set(lambda s: names.append(s.get_tuple_name()))
+    return names
+
+
 _T = TypeVar("_T")
 
 

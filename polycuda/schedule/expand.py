@@ -89,7 +89,7 @@ def _local_loops(scop: Scop, arr: Array, users: list[Statement], shared: int,
     if not flow.get_may_no_source().intersect_params(context).is_empty():
         return []  # some read sees the value from before the region (or an uninitialized one)
     local = list(range(shared))
-    for dep in _maps(flow.get_may_dependence().intersect_params(context)):
+    for dep in isl_build.maps_of(flow.get_may_dependence().intersect_params(context)):
         local = [k for k in local
                  if dep.is_subset(dep.equate(isl.dim_type.in_, k, isl.dim_type.out, k))]
     return local
@@ -150,12 +150,6 @@ def _aff_expr(aff: isl.Aff) -> Expr | None:
     if expr is None:
         return Const(constant)
     return BinOp("+" if constant > 0 else "-", expr, Const(abs(constant))) if constant else expr
-
-
-def _maps(umap: isl.UnionMap) -> list[isl.Map]:
-    found: list[isl.Map] = []
-    umap.foreach_map(found.append)
-    return found
 
 
 def rename_array(stmt: Statement, old: str, new: str, index: tuple[Expr, ...]) -> Statement:

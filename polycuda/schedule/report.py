@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import islpy as isl
 
+from polycuda.ir import isl_build
 from polycuda.ir.scop import Scop
 
 
@@ -30,8 +31,7 @@ def _rows_of_upa(upa: isl.UnionPwAff) -> dict[str, tuple[list[int], list[int], i
 def _band_rows(node: isl.ScheduleNode, out: dict[str, list[dict]]) -> None:
     partial = node.band_get_partial_schedule()
     reaching = node.get_domain()
-    names: list[str] = []
-    reaching.foreach_set(lambda s: names.append(s.get_tuple_name()))
+    names = isl_build.statement_names(reaching)
     for k in range(node.band_n_member()):
         rows = _rows_of_upa(partial.get_at(k))
         parallel = bool(node.band_member_get_coincident(k))
