@@ -113,20 +113,7 @@ def substitute(expr: Expr, env: dict[str, Expr]) -> Expr:
     """Replace Var nodes named in `env` (used to rename iterators)."""
     if isinstance(expr, Var):
         return env.get(expr.name, expr)
-    if isinstance(expr, Ref):
-        return Ref(expr.array, tuple(substitute(i, env) for i in expr.index), expr.loc)
-    if isinstance(expr, BinOp):
-        return BinOp(expr.op, substitute(expr.lhs, env), substitute(expr.rhs, env), expr.loc)
-    if isinstance(expr, UnaryOp):
-        return UnaryOp(expr.op, substitute(expr.operand, env), expr.loc)
-    if isinstance(expr, Call):
-        return Call(expr.func, tuple(substitute(a, env) for a in expr.args), expr.loc)
-    if isinstance(expr, Ternary):
-        return Ternary(substitute(expr.cond, env), substitute(expr.then, env),
-                       substitute(expr.other, env), expr.loc)
-    if isinstance(expr, Cast):
-        return Cast(expr.dtype, substitute(expr.operand, env), expr.loc)
-    return expr
+    return with_children(expr, tuple(substitute(c, env) for c in children(expr)))
 
 
 def with_children(expr: Expr, kids: tuple[Expr, ...]) -> Expr:

@@ -11,7 +11,7 @@ import islpy as isl
 from polycuda.analysis import dependences
 from polycuda.analysis.dependences import Dependence
 from polycuda.ir import isl_build
-from polycuda.ir.expr import BinOp, Call, Cast, Expr, Ref, Ternary, UnaryOp, Var
+from polycuda.ir.expr import Expr, Ref, Var, children, with_children
 from polycuda.ir.scop import Array, Scop, Statement
 from polycuda.schedule import farkas, pluto
 
@@ -161,25 +161,14 @@ def _ref_position(stmt: Statement, ref_id: str) -> int | None:
 
 def _rename_refs(expr: Expr, positions: set[int], array: str, seen: list[int]) -> Expr:
     """expr with the Refs at the given pre-order positions reading `array` instead."""
+    here = len(seen)
     if isinstance(expr, Ref):
-        here = len(seen)
         seen.append(here)
-        index = tuple(_rename_refs(e, positions, array, seen) for e in expr.index)
-        return Ref(array if here in positions else expr.array, index, expr.loc)
-    if isinstance(expr, BinOp):
-        return BinOp(expr.op, _rename_refs(expr.lhs, positions, array, seen),
-                     _rename_refs(expr.rhs, positions, array, seen), expr.loc)
-    if isinstance(expr, UnaryOp):
-        return UnaryOp(expr.op, _rename_refs(expr.operand, positions, array, seen), expr.loc)
-    if isinstance(expr, Cast):
-        return Cast(expr.dtype, _rename_refs(expr.operand, positions, array, seen), expr.loc)
-    if isinstance(expr, Call):
-        return Call(expr.func, tuple(_rename_refs(a, positions, array, seen) for a in expr.args),
-                    expr.loc)
-    if isinstance(expr, Ternary):
-        return Ternary(*(_rename_refs(e, positions, array, seen)
-                         for e in (expr.cond, expr.then, expr.other)), expr.loc)
-    return expr
+    kids = tuple(_rename_refs(e, positions, array, seen) for e in children(expr))
+    renamed = with_children(expr, kids)
+    if isinstance(expr, Ref) and here in positions:
+        return Ref(array, renamed.index, expr.loc)
+    return renamed
 
 
 def fresh_name(taken: set[str], base: str) -> str:
