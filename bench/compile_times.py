@@ -12,7 +12,6 @@ import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import time
 import warnings
@@ -21,6 +20,7 @@ import islpy as isl
 
 from kernels import suite
 from polycuda.analysis import dependences
+from polycuda.bench import environment
 from polycuda.errors import PolycudaWarning
 from polycuda.frontend import c as cfront
 from polycuda.options import Options
@@ -97,8 +97,7 @@ def main() -> None:
     for key in keys:
         values = [(r[key], k) for k, r in rows.items() if r.get(key) is not None]
         slowest[key] = max(values)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True, check=False).stdout.strip()
+    commit = environment.git_commit()
     result = {"date": datetime.date.today().isoformat(), "commit": commit,
               "host": platform.processor() or platform.machine(), "cores": os.cpu_count(),
               "python": platform.python_version(),

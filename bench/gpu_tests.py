@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import datetime
 import json
-import os
 import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
+
+from polycuda.bench import environment
 
 
 def _gpu_name() -> str:
@@ -59,10 +60,7 @@ def main(argv: list[str]) -> int:
             commands.append(" ".join(command[1:]))
             rc = max(rc, subprocess.run(command, check=False).returncode)
             tests += _outcomes(xml_path) if xml_path.exists() else []
-    # a copy of the tree on a GPU machine may carry a stale .git: POLYCUDA_COMMIT wins
-    commit = os.environ.get("POLYCUDA_COMMIT") or subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-        check=False).stdout.strip()
+    commit = environment.git_commit()  # POLYCUDA_COMMIT first: a device copy's .git is stale
     counts = {k: sum(t["outcome"] == k for t in tests)
               for k in ("passed", "failed", "error", "skipped")}
     result = {"date": datetime.date.today().isoformat(), "gpu": _gpu_name(), "commit": commit,
