@@ -1,4 +1,4 @@
-"""Scalar expansion of region-local temporaries (a Scop -> Scop pass).
+"""Scalar and array expansion of temporaries (a Scop -> Scop pass).
 
 A scalar written inside a loop nest and read in the same iteration (PolyBench symm's `temp2`:
 set to 0, accumulated over k, read at the end of each (i, j) iteration) makes every loop
@@ -14,6 +14,17 @@ Expanded: region-local scalars (Array.local with shape ()), whose value is never
 the region. Along the innermost MAX_EXPANDED_LOOPS loops shared by all their accesses: an outer
 time loop carries the arrays' own flow dependences, so expanding along it costs T times the
 memory and frees nothing.
+
+Arrays are expanded the same way (doitgen's row buffer acc[p] -> acc_x[r][q][p]: each (r, q)
+iteration builds its row in acc and reads it back, so the r and q loops carry only anti and
+output dependences on acc), under more conditions, because an array's copies cost memory:
+some expanded loop carries a dependence before and none carries any afterwards (they become
+parallel: else the memory buys nothing), and the expanded array may not have more parametric dimensions than the
+largest argument array (acc_x[nr][nq][nk] is the size of A[nr][nq][nk]; a buffer expanded
+along an O(n) loop of a 1-D problem would be quadratic). An argument array is seen after the
+region: a copy-out statement after the region writes back, per element written, the cell of
+the iteration that wrote it last (arr[x] = arr_x[L(x)][x], L the lexicographic maximum of the
+writes' iterations; not expanded when L is not one affine piece).
 """
 
 from __future__ import annotations
@@ -22,8 +33,9 @@ import dataclasses
 
 import islpy as isl
 
+from polycuda.analysis import dependences
 from polycuda.ir import isl_build
-from polycuda.ir.expr import BinOp, Const, Expr, Ref, Var, map_refs
+from polycuda.ir.expr import BinOp, Const, Expr, Ref, Var, children, map_refs
 from polycuda.ir.scop import Array, Scop, Statement
 from polycuda.schedule.false_deps import fresh_name, shared_loops
 
@@ -31,11 +43,15 @@ MAX_EXPANDED_LOOPS = 2
 
 
 def expand_scalars(scop: Scop) -> Scop:
-    """`scop` with every expandable local scalar replaced by an array indexed by the loops
-    around its accesses (see the module docstring); unchanged when none is."""
+    """`scop` with every expandable local scalar, then every expandable array, replaced by an
+    array indexed by the loops around its accesses (see the module docstring); unchanged when
+    none is."""
     ctx = isl.Context()
     for arr in scop.arrays:
         if arr.local and not arr.shape:
+            scop = _expand(scop, arr, ctx) or scop
+    for arr in scop.arrays:
+        if arr.shape and arr.name in scop.written_arrays():
             scop = _expand(scop, arr, ctx) or scop
     return scop
 
@@ -49,6 +65,8 @@ def _expand(scop: Scop, arr: Array, ctx: isl.Context) -> Scop | None:
                  min(shared_loops(a, b) for a in users for b in users))
     if shared == 0 or any(d < 0 for s in users for d in s.loop_directions()[:shared]):
         return None
+    if arr.shape and not _reads_covered(scop, arr, users, shared, ctx):
+        return None  # cheap test first: the flow computation below is slow on stencils
     loops = _local_loops(scop, arr, users, shared, ctx)
     if not loops:
         return None
@@ -56,16 +74,127 @@ def _expand(scop: Scop, arr: Array, ctx: isl.Context) -> Scop | None:
     extents = _extents(scop, users, loops, ctx)
     if extents is None:
         return None
+    if arr.shape and _degree(extents + arr.shape) > max(
+            (_degree(a.shape) for a in scop.arrays if not a.local), default=0):
+        return None
     taken = {a.name for a in scop.arrays} | {a.name for a in scop.args}
-    expanded = Array(fresh_name(taken, f"{arr.name}_x"), arr.dtype, extents, local=True)
+    expanded = Array(fresh_name(taken, f"{arr.name}_x"), arr.dtype, extents + arr.shape,
+                     local=True)
     statements = tuple(
         rename_array(s, arr.name, expanded.name, tuple(Var(s.iterators[k]) for k in loops))
         if s in users else s for s in scop.statements)
+    if arr.shape:
+        new = dataclasses.replace(scop, statements=statements,
+                                  arrays=scop.arrays + (expanded,))
+        if _frees(scop, users[0], loops, ctx) or not _frees(new, users[0], loops, ctx):
+            return None  # the loops were parallel already, or stay sequential
+        if not arr.local:
+            copy = _copy_out(scop, arr, expanded.name, users, loops, ctx)
+            if copy is None:
+                return None
+            statements += (copy,)
     return dataclasses.replace(scop, arrays=scop.arrays + (expanded,), statements=statements)
+
+
+def _degree(shape: tuple[Expr, ...]) -> int:
+    """How many extents of `shape` depend on a parameter."""
+    return sum(1 for e in shape if not isinstance(e, Const) and _has_var(e))
+
+
+def _has_var(expr: Expr) -> bool:
+    return isinstance(expr, Var) or any(_has_var(c) for c in children(expr))
+
+
+def _frees(scop: Scop, user: Statement, loops: list[int], ctx: isl.Context) -> bool:
+    """True when no dependence of `scop` is carried by any of `loops` (loops of `user`).
+
+    # deps: { S[i] -> T[j] } every dependence, all kinds
+    """
+    context = isl_build.context_set(scop, ctx)
+    deps = dependences.untagged_union(scop, ctx).intersect_params(context)
+    for dep in isl_build.maps_of(deps):
+        src = scop.statement(dep.get_tuple_name(isl.dim_type.in_))
+        snk = scop.statement(dep.get_tuple_name(isl.dim_type.out))
+        inside = min(shared_loops(src, user), shared_loops(snk, user), shared_loops(src, snk))
+        for k in loops:
+            if k >= inside:
+                break
+            same_outer = dep
+            for j in range(k):
+                same_outer = same_outer.equate(isl.dim_type.in_, j, isl.dim_type.out, j)
+            if not same_outer.is_subset(same_outer.equate(isl.dim_type.in_, k,
+                                                          isl.dim_type.out, k)):
+                return False
+    return True
+
+
+def _copy_out(scop: Scop, arr: Array, expanded: str, users: list[Statement], loops: list[int],
+              ctx: isl.Context) -> Statement | None:
+    """arr[x] = expanded[L(x)][x] after the region, over the elements x the region writes,
+    L(x) the expanded loops' values at the last write of x; None when L is not one affine
+    piece without divisions.
+
+    # last: { arr[x] -> [i_0, ..., i_m] } the outer loops (through the last expanded one)
+    #       of the last write of arr[x], in the original order (all loops increasing)
+    """
+    depth = max(loops) + 1
+    writes = None
+    for stmt in users:
+        for acc in isl_build.statement_accesses(scop, stmt):
+            if acc.is_write and acc.array == arr.name:
+                rel = isl_build.access_map(acc, stmt, ctx, tagged=False).reverse()
+                rel = rel.project_out(isl.dim_type.out, depth, len(stmt.iterators) - depth)
+                rel = rel.reset_tuple_id(isl.dim_type.out)
+                writes = rel if writes is None else writes.union(rel)
+    assert writes is not None
+    last = writes.intersect_params(isl_build.context_set(scop, ctx)).lexmax().coalesce()
+    taken = set(scop.params) | {a.name for a in scop.arrays}
+    xs: list[str] = []
+    for _ in arr.shape:
+        xs.append(fresh_name(taken | set(xs), "x"))
+    index: list[Expr] = []
+    pma = isl.PwMultiAff.from_map(last)
+    for k in loops:
+        pieces = pma.get_pw_aff(k).get_pieces()
+        expr = _aff_expr(pieces[0][1], xs) if len(pieces) == 1 else None
+        if expr is None:
+            return None
+        index.append(expr)
+    name = fresh_name({s.name for s in scop.statements}, "S")
+    domain = last.domain().set_tuple_name(name)
+    for k, x in enumerate(xs):
+        domain = domain.set_dim_name(isl.dim_type.set, k, x)
+    beta = (max(s.beta[0] for s in scop.statements) + 1,) + (0,) * len(xs)
+    ref = tuple(Var(x) for x in xs)
+    return Statement(name, tuple(xs), str(domain), beta, Ref(arr.name, ref), "=",
+                     Ref(expanded, tuple(index) + ref), users[0].loc, (1,) * len(xs))
 
 
 def _arrays_of(stmt: Statement) -> set[str]:
     return {stmt.lhs.array} | {r.array for r in stmt.read_refs()}
+
+
+def _reads_covered(scop: Scop, arr: Array, users: list[Statement], shared: int,
+                   ctx: isl.Context) -> bool:
+    """Whether every element of `arr` read in an iteration of the shared loops is also
+    written in it (necessary for every read to have its source in the same iteration).
+
+    # footprints: { [i_0, ..., i_{shared-1}] -> arr[x] } read / written per iteration
+    """
+    footprints = {True: None, False: None}
+    for stmt in users:
+        for acc in isl_build.statement_accesses(scop, stmt):
+            if acc.array == arr.name:
+                rel = isl_build.access_map(acc, stmt, ctx, tagged=False)
+                rel = rel.project_out(isl.dim_type.in_, shared, len(stmt.iterators) - shared)
+                rel = rel.reset_tuple_id(isl.dim_type.in_)
+                old = footprints[acc.is_write]
+                footprints[acc.is_write] = rel if old is None else old.union(rel)
+    reads, writes = footprints[False], footprints[True]
+    if reads is None or writes is None:
+        return writes is not None
+    context = isl_build.context_set(scop, ctx)
+    return reads.intersect_params(context).is_subset(writes.intersect_params(context))
 
 
 def _local_loops(scop: Scop, arr: Array, users: list[Statement], shared: int,
@@ -134,15 +263,18 @@ def _zero(pw: isl.PwAff) -> isl.PwAff:
     return isl.PwAff.zero_on_domain(isl.LocalSpace.from_space(pw.domain().get_space()))
 
 
-def _aff_expr(aff: isl.Aff) -> Expr | None:
-    """The affine function of the parameters `aff` as an Expr (None: rational or with divs)."""
+def _aff_expr(aff: isl.Aff, dims: list[str] | None = None) -> Expr | None:
+    """The affine function `aff` of the parameters (and of its input dimensions, named `dims`)
+    as an Expr (None: rational or with divs)."""
     if aff.dim(isl.dim_type.div) or not aff.get_denominator_val().is_one():
         return None
     expr: Expr | None = None
-    for k in range(aff.dim(isl.dim_type.param)):
-        coefficient = aff.get_coefficient_val(isl.dim_type.param, k).to_python()
+    terms = [(isl.dim_type.param, k, aff.get_dim_name(isl.dim_type.param, k))
+             for k in range(aff.dim(isl.dim_type.param))]
+    terms += [(isl.dim_type.in_, k, name) for k, name in enumerate(dims or [])]
+    for kind, k, name in terms:
+        coefficient = aff.get_coefficient_val(kind, k).to_python()
         if coefficient:
-            name = aff.get_dim_name(isl.dim_type.param, k)
             term: Expr = Var(name) if coefficient == 1 else BinOp("*", Const(coefficient),
                                                                  Var(name))
             expr = term if expr is None else BinOp("+", expr, term)
@@ -153,9 +285,9 @@ def _aff_expr(aff: isl.Aff) -> Expr | None:
 
 
 def rename_array(stmt: Statement, old: str, new: str, index: tuple[Expr, ...]) -> Statement:
-    """`stmt` with every reference to `old` (written or read) made a reference new[index]."""
+    """`stmt` with every reference old[x] (written or read) made a reference new[index][x]."""
     def ref(r: Ref) -> Ref:
-        return Ref(new, index, r.loc) if r.array == old else r
+        return Ref(new, index + r.index, r.loc) if r.array == old else r
 
     lhs = ref(stmt.lhs)
     return dataclasses.replace(stmt, lhs=lhs, rhs=map_refs(stmt.rhs, ref))

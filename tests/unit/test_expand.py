@@ -122,3 +122,105 @@ def test_symm_runs_in_one_parallel_kernel_not_one_thread():
 def test_expanded_programs_verify(source, sizes, scheduler):
     prog = polycuda.compile(source, filename="x.c", options=Options(scheduler=scheduler))
     assert all(r.ok for r in prog.verify(sizes, targets=("c", "openmp", "emulate")))
+
+
+# PolyBench doitgen's row buffer: an argument array, built and read back per (r, q).
+DOITGEN = """
+void doitgen(int nr, int nq, int nk, double A[nr][nq][nk], double C4[nk][nk], double acc[nk])
+{
+  int r, q, p, s;
+#pragma scop
+  for (r = 0; r < nr; r++)
+    for (q = 0; q < nq; q++) {
+      for (p = 0; p < nk; p++) {
+        acc[p] = 0.0;
+        for (s = 0; s < nk; s++)
+          acc[p] += A[r][q][s] * C4[s][p];
+      }
+      for (p = 0; p < nk; p++)
+        A[r][q][p] = acc[p];
+    }
+#pragma endscop
+}
+"""
+
+# The last write of buf[j] is at i = n - 1 - j: the copy-out reads buf_x[n - 1 - x][x].
+SHRINKING = """
+void shrinking(int n, double A[n][n], double B[n][n], double buf[n])
+{
+  int i, j;
+#pragma scop
+  for (i = 0; i < n; i++) {
+    for (j = 0; j < n - i; j++)
+      buf[j] = A[i][j] * 2.0 + A[j][i];
+    for (j = 0; j < n - i; j++)
+      B[i][j] = buf[j] + buf[n - i - 1 - j];
+  }
+#pragma endscop
+}
+"""
+
+# Each i touches its own tmp[i]: the i loop is parallel already, nothing to expand.
+OWN_ELEMENT = """
+void own(int n, double A[n][n], double x[n], double tmp[n])
+{
+  int i, j;
+#pragma scop
+  for (i = 0; i < n; i++) {
+    tmp[i] = 0.0;
+    for (j = 0; j < n; j++)
+      tmp[i] += A[i][j] * x[j];
+  }
+#pragma endscop
+}
+"""
+
+# z is rebuilt per k, but the k loop carries y's flow dependence anyway, and z_x[k][i] would be
+# quadratic in a problem of 1-D arrays: not expanded.
+DURBIN_LIKE = """
+void durbin_like(int n, double r[n], double y[n], double z[n])
+{
+  int k, i;
+#pragma scop
+  for (k = 1; k < n; k++) {
+    for (i = 0; i < k; i++)
+      z[i] = y[i] + r[k] * y[k - i - 1];
+    for (i = 0; i < k; i++)
+      y[i] = z[i];
+  }
+#pragma endscop
+}
+"""
+
+
+def test_doitgen_row_buffer_gets_a_row_per_r_q_and_a_copy_out():
+    scop = expand_scalars(_scop(DOITGEN))
+    expanded = scop.array("acc_x0")
+    assert expanded.local and len(expanded.shape) == 3
+    (copy,) = [s for s in scop.statements if s.lhs.array == "acc"]
+    assert copy.beta[0] == max(s.beta[0] for s in scop.statements)  # after the region
+    assert copy.rhs.array == "acc_x0" and len(copy.rhs.index) == 3
+    prog = polycuda.compile(DOITGEN, filename="doitgen.c", options=Options(target="cuda"))
+    source = prog.generate("cuda").source
+    assert "dim3(1)>>>" not in source and source.count("<<<") <= 2  # no host loop of launches
+
+
+def test_copy_out_reads_the_cell_of_the_last_write():
+    scop = expand_scalars(_scop(SHRINKING))
+    (copy,) = [s for s in scop.statements if s.lhs.array == "buf"]
+    assert copy.rhs.index[0] != copy.rhs.index[1]  # n - 1 - x0, not a constant
+
+
+@pytest.mark.parametrize("source", [OWN_ELEMENT, DURBIN_LIKE])
+def test_arrays_are_expanded_only_where_it_frees_a_loop_at_bounded_cost(source):
+    scop = _scop(source)
+    assert expand_scalars(scop) == scop
+
+
+@pytest.mark.parametrize("source,sizes", [(DOITGEN, {"nr": 5, "nq": 7, "nk": 9}),
+                                          (SHRINKING, {"n": 13}),
+                                          (DURBIN_LIKE, {"n": 12})])
+@pytest.mark.parametrize("scheduler", ["isl", "pluto"])
+def test_expanded_arrays_verify(source, sizes, scheduler):
+    prog = polycuda.compile(source, filename="x.c", options=Options(scheduler=scheduler))
+    assert all(r.ok for r in prog.verify(sizes, targets=("c", "openmp", "emulate")))
