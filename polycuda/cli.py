@@ -236,10 +236,11 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("-D", dest="define", action="append", metavar="NAME[=VAL]",
                    help="macro definition (C)")
     p.add_argument("--scheduler", choices=SCHEDULERS,
-                   help="auto (default: on cuda, whichever of isl and pluto maps with the "
-                        "fewest sequential loops of parametric length, then launches; isl on "
-                        "c and openmp), "
-                        "isl (PPCG-like) or pluto")
+                   help="auto (default: on cuda, whichever of isl, pluto and "
+                        "isl-distributed maps with the fewest sequential loops of parametric "
+                        "length, then launches; isl on c and openmp), isl (PPCG-like), pluto "
+                        "or isl-distributed (isl's, each strongly connected component of the "
+                        "dependence graph in its own loop nest)")
     p.add_argument("--tile-sizes", type=_ints,
                    help="e.g. 8,32 (outermost first; the last entries apply to each kernel's "
                         "innermost mapped loops)")
@@ -262,9 +263,10 @@ def _common(p: argparse.ArgumentParser) -> None:
                         "of threads, in another order (default: on; floating-point results "
                         "then differ by rounding)")
     p.add_argument("--no-expand-scalars", action="store_true",
-                   help="keep one cell for each region-local scalar (by default, a scalar set "
-                        "and read in each iteration of its loops gets a cell per iteration, so "
-                        "that they can run in parallel)")
+                   help="keep one cell for each region-local scalar or array set and read in "
+                        "each iteration of its loops, and no copy for reads of values from "
+                        "before their loop nest (by default both are made so that the loops "
+                        "can run in parallel)")
     p.add_argument("--wavefront-sync", choices=WAVEFRONT_SYNCS,
                    help="order inter-tile wavefronts by kernel launches (default) or by a "
                         "grid-wide barrier in one cooperative launch")

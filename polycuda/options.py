@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from polycuda.errors import InvalidConfigError
 
 TARGETS = ("auto", "c", "openmp", "cuda")  # auto: cuda when a GPU is present, else openmp
-SCHEDULERS = ("auto", "isl", "pluto")
+SCHEDULERS = ("auto", "isl", "pluto", "isl-distributed")
 # How the inter-tile wavefronts of a wavefront kernel are ordered (Di et al. 2012, Section
 # III-C): one launch per wavefront, or one cooperative launch whose blocks loop over the
 # wavefronts with a grid-wide barrier between them.
@@ -75,10 +75,11 @@ class Options:
     """
 
     target: str = "auto"
-    # "isl" (isl's scheduler, PPCG's), "pluto" (Farkas ILP, schedule/pluto.py) or "auto": on
-    # the cuda target both, and the one whose mapping has the fewest loops of parametric
-    # length outside blocks and threads, then the fewest launches (gpu/cost.py; ties: isl);
-    # on c and openmp, isl.
+    # "isl" (isl's scheduler, PPCG's), "pluto" (Farkas ILP, schedule/pluto.py),
+    # "isl-distributed" (isl's, one loop nest per strongly connected component) or "auto": on
+    # the cuda target all three, and the one whose mapping has the fewest loops of parametric
+    # length outside blocks and threads, then the fewest launches (gpu/cost.py; ties: the
+    # first of isl, pluto, isl-distributed); on c and openmp, isl.
     scheduler: str = "auto"
     # Tile sizes of the mapped band, outermost first; () picks the defaults of gpu.mapping.
     tile_sizes: tuple[int, ...] = ()
@@ -93,8 +94,10 @@ class Options:
     balanced_wavefront: bool = False
     # Di et al. 2012 Algorithm 2: copy arrays to remove parallelism-hindering false deps.
     eliminate_false_deps: bool = False
-    # Give region-local scalars written and read in one iteration of their loops a cell per
-    # iteration (schedule/expand.py), so that those loops can run in parallel.
+    # Give region-local scalars, and arrays, written and read in one iteration of their loops
+    # a cell per iteration (schedule/expand.py), and let reads of values from before their
+    # loop nest read a copy taken there (false_deps.copy_original_reads), so that those loops
+    # can run in parallel.
     expand_scalars: bool = True
     # CUDA: a loop of one reduction statement (`x += e`, `x *= e`) that would run in one
     # thread is summed by a block of threads instead, in a different order: floating-point

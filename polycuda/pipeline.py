@@ -47,7 +47,8 @@ def drop_empty_statements(scop: Scop) -> Scop:
 def transform_scop(scop: Scop, options: Options, timer: progress.PassTimer | None = None
                    ) -> Scop:
     """The Scop that is scheduled (Scop -> Scop passes): statements that never run dropped;
-    local scalars expanded (expand_scalars); array copies when eliminate_false_deps is set
+    local scalars and arrays expanded, reads of values from before their loop nest redirected
+    to a copy taken there (expand_scalars); array copies when eliminate_false_deps is set
     (within the schedule budget; else unchanged, with a PolycudaWarning)."""
     timer = timer or progress.PassTimer(scop.name)
     # statements whose domain is empty never run: dropped, so that no band is empty
@@ -56,6 +57,9 @@ def transform_scop(scop: Scop, options: Options, timer: progress.PassTimer | Non
     if options.expand_scalars:
         with timer.step("scalar expansion"):
             scop = expand.expand_scalars(scop)
+        # schedule.false_deps: reads of values from before their nest read a copy (trmm)
+        with timer.step("copies of original values"):
+            scop = false_deps.copy_original_reads(scop)
     if not options.eliminate_false_deps:
         return scop
     # schedule.false_deps: array copies (Di et al. 2012, Algorithm 2)
@@ -87,8 +91,10 @@ def schedule_scop(scop: Scop, options: Options, ctx: isl.Context,
 
 # Options.scheduler "auto": the schedulers compared per target (gpu/cost.py), the first one
 # winning ties. On the CPU targets isl's alone: the OpenMP printer runs the outermost parallel
-# loop of each nest, and no measurement shows Pluto's fused nests faster there.
-AUTO_SCHEDULERS = {"cuda": ("isl", "pluto")}
+# loop of each nest, and no measurement shows Pluto's fused nests faster there. isl's with
+# distributed SCCs last: it wins only where fusion costs parallelism (trmm: the copy of B fused
+# into the product's nest left one parallel loop; distributed, the product has two).
+AUTO_SCHEDULERS = {"cuda": ("isl", "pluto", "isl-distributed")}
 # Each candidate after the first gets at most this share of Options.schedule_budget_s: a
 # scheduler that needs longer (Pluto on adi) is given up for the first one's schedule, so that
 # the default compile stays near the first scheduler's time.

@@ -33,11 +33,10 @@ import dataclasses
 
 import islpy as isl
 
-from polycuda.analysis import dependences
 from polycuda.ir import isl_build
 from polycuda.ir.expr import BinOp, Const, Expr, Ref, Var, children, map_refs
 from polycuda.ir.scop import Array, Scop, Statement
-from polycuda.schedule.false_deps import fresh_name, shared_loops
+from polycuda.schedule.false_deps import carried_loops, fresh_name, shared_loops
 
 MAX_EXPANDED_LOOPS = 2
 
@@ -86,7 +85,7 @@ def _expand(scop: Scop, arr: Array, ctx: isl.Context) -> Scop | None:
     if arr.shape:
         new = dataclasses.replace(scop, statements=statements,
                                   arrays=scop.arrays + (expanded,))
-        if _frees(scop, users[0], loops, ctx) or not _frees(new, users[0], loops, ctx):
+        if not _frees(scop, new, users[0], loops, ctx):
             return None  # the loops were parallel already, or stay sequential
         if not arr.local:
             copy = _copy_out(scop, arr, expanded.name, users, loops, ctx)
@@ -105,27 +104,11 @@ def _has_var(expr: Expr) -> bool:
     return isinstance(expr, Var) or any(_has_var(c) for c in children(expr))
 
 
-def _frees(scop: Scop, user: Statement, loops: list[int], ctx: isl.Context) -> bool:
-    """True when no dependence of `scop` is carried by any of `loops` (loops of `user`).
-
-    # deps: { S[i] -> T[j] } every dependence, all kinds
-    """
-    context = isl_build.context_set(scop, ctx)
-    deps = dependences.untagged_union(scop, ctx).intersect_params(context)
-    for dep in isl_build.maps_of(deps):
-        src = scop.statement(dep.get_tuple_name(isl.dim_type.in_))
-        snk = scop.statement(dep.get_tuple_name(isl.dim_type.out))
-        inside = min(shared_loops(src, user), shared_loops(snk, user), shared_loops(src, snk))
-        for k in loops:
-            if k >= inside:
-                break
-            same_outer = dep
-            for j in range(k):
-                same_outer = same_outer.equate(isl.dim_type.in_, j, isl.dim_type.out, j)
-            if not same_outer.is_subset(same_outer.equate(isl.dim_type.in_, k,
-                                                          isl.dim_type.out, k)):
-                return False
-    return True
+def _frees(old: Scop, new: Scop, user: Statement, loops: list[int], ctx: isl.Context) -> bool:
+    """True when some of `loops` (loops of `user`) carries a dependence in `old` and none
+    carries any in `new`."""
+    return bool(carried_loops(old, user, ctx) & set(loops)) and not (
+        carried_loops(new, user, ctx) & set(loops))
 
 
 def _copy_out(scop: Scop, arr: Array, expanded: str, users: list[Statement], loops: list[int],

@@ -21,6 +21,7 @@ from polycuda.schedule import budget, isl_scheduler, legality
 
 FALLBACK_SHARE = 0.25  # of Options.schedule_budget_s, for each fallback scheduler
 ORIGINAL_ORDER = "the original program order (sequential)"
+DISTRIBUTED = "isl scheduler with distributed SCCs"
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,8 @@ def requested_name(options: Options) -> str:
     """The requested scheduler as warnings name it ("pluto (balanced wavefronts)")."""
     if options.scheduler == "isl":
         return "isl scheduler"
+    if options.scheduler == "isl-distributed":
+        return DISTRIBUTED
     return "pluto scheduler" + (" (balanced wavefronts)" if options.balanced_wavefront else "")
 
 
@@ -43,6 +46,8 @@ def _requested(scop: Scop, ctx: isl.Context, dep_map: isl.UnionMap, options: Opt
                ) -> isl.Schedule:
     if options.scheduler == "isl":
         return isl_scheduler.isl_schedule(scop, ctx, dep_map)
+    if options.scheduler == "isl-distributed":
+        return _distributed(scop, ctx, dep_map)
     from polycuda.schedule import pluto
 
     return pluto.pluto_schedule(scop, balanced=options.balanced_wavefront, ctx=ctx)
@@ -60,9 +65,10 @@ def attempts(options: Options) -> tuple[Attempt, ...]:
     full, share = options.schedule_budget_s, options.schedule_budget_s * FALLBACK_SHARE
     chain = [Attempt(requested_name(options),
                      lambda s, c, d: _requested(s, c, d, options), full)]
-    if options.scheduler != "isl":
+    if options.scheduler == "pluto":
         chain.append(Attempt("isl scheduler", isl_scheduler.isl_schedule, share))
-    chain.append(Attempt("isl scheduler with distributed SCCs", _distributed, share))
+    if options.scheduler != "isl-distributed":
+        chain.append(Attempt(DISTRIBUTED, _distributed, share))
     return tuple(chain)
 
 

@@ -273,3 +273,59 @@ def eliminate_false_deps(scop: Scop) -> Scop:
     for plan in _plans(scop, ctx):
         scop = _apply(scop, plan, ctx)
     return _renumbered(scop, ctx) if scop is not original else scop
+
+
+def carried_loops(scop: Scop, stmt: Statement, ctx: isl.Context) -> set[int]:
+    """The loops of `stmt` (0-based depths) that carry a dependence of `scop` (any kind,
+    between any two statements inside that loop).
+
+    # deps: { S[i] -> T[j] } every dependence, all kinds
+    """
+    deps = dependences.untagged_union(scop, ctx).intersect_params(
+        isl_build.context_set(scop, ctx))
+    carried = set()
+    for dep in isl_build.maps_of(deps):
+        src = scop.statement(dep.get_tuple_name(isl.dim_type.in_))
+        snk = scop.statement(dep.get_tuple_name(isl.dim_type.out))
+        same_outer = dep
+        for k in range(min(shared_loops(src, stmt), shared_loops(snk, stmt),
+                           shared_loops(src, snk))):
+            if k not in carried and not same_outer.is_subset(
+                    same_outer.equate(isl.dim_type.in_, k, isl.dim_type.out, k)):
+                carried.add(k)
+            same_outer = same_outer.equate(isl.dim_type.in_, k, isl.dim_type.out, k)
+    return carried
+
+
+def copy_original_reads(scop: Scop) -> Scop:
+    """Reads that see only values from before their loop nest read a copy taken there.
+
+    Algorithm 2 of Di et al. 2012 at level 1 (Figure 7 with no loop outside the copy): there
+    the copy needs no uniform distance, because it is taken once. PolyBench trmm reads B[k][j]
+    (k > i) before iteration k overwrites it: the i loop carries only those anti dependences
+    (distance k - i, not uniform); read from a copy of B, i is parallel like j. A copy is kept
+    only when the loops carrying a dependence around the reading statement become fewer.
+    """
+    ctx = isl.Context()
+    deps = dependences.compute(scop, ctx)
+    groups: dict[tuple[str, str], list[str]] = {}
+    for dep in deps:
+        stmt = scop.statement(dep.source)
+        if dep.kind != "anti" or not stmt.iterators or \
+                shared_loops(stmt, scop.statement(dep.sink)) == 0 or \
+                _ref_position(stmt, dep.source_access) is None:
+            continue
+        if _copy_is_exact(scop, deps, stmt, dep.source_access, 1, ctx):
+            refs = groups.setdefault((dep.source, dep.array), [])
+            if dep.source_access not in refs:
+                refs.append(dep.source_access)
+    result = scop
+    for (name, array), refs in groups.items():
+        candidate = _apply(result, _Copy(name, array, 1, tuple(refs)), ctx)
+        stmt = result.statement(name)
+        if candidate is not result and len(carried_loops(candidate, candidate.statement(name),
+                                                         ctx)) < len(
+                carried_loops(result, stmt, ctx)):
+            result = candidate
+    return _renumbered(result, ctx) if result is not scop else scop
+

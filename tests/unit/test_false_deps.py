@@ -131,3 +131,59 @@ def test_no_copy_of_an_unbounded_footprint():
     assert all(isl.Set(s.domain).is_bounded() for s in copied.statements)
     results = prog.verify({"n": 9, "m": 6}, targets=("c", "openmp", "emulate"))
     assert len(results) == 3 and all(r.ok for r in results)
+
+
+# -- copies of values from before a loop nest (copy_original_reads) ------------------------
+TRMM = """
+void trmm(int m, int n, double alpha, double A[m][m], double B[m][n])
+{
+  int i, j, k;
+#pragma scop
+  for (i = 0; i < m; i++)
+    for (j = 0; j < n; j++) {
+      for (k = i + 1; k < m; k++)
+        B[i][j] += A[k][i] * B[k][j];
+      B[i][j] = alpha * B[i][j];
+    }
+#pragma endscop
+}
+"""
+
+# Gauss-Seidel in place: A[i + 1] is read before it is written, but A[i - 1] was written in
+# the same nest: the nest's loop carries a flow dependence that no copy can remove.
+SEIDEL = """
+void seidel(int n, double A[n])
+{
+  int i;
+#pragma scop
+  for (i = 1; i < n - 1; i++)
+    A[i] = 0.5 * (A[i - 1] + A[i + 1]);
+#pragma endscop
+}
+"""
+
+
+def test_trmm_reads_original_rows_from_a_copy_and_its_i_loop_is_freed():
+    scop = polycuda.compile(TRMM, filename="trmm.c").scop
+    ctx = isl.Context()
+    product = scop.statements[0]
+    assert false_deps.carried_loops(scop, product, ctx) == {0, 2}  # i (anti) and k (flow)
+    copied = false_deps.copy_original_reads(scop)
+    copy, product, scale = copied.statements
+    assert copy.lhs.array == "B0" and copy.rhs.array == "B" and copy.beta[0] == 0
+    assert [r.array for r in product.read_refs()] == ["B", "A", "B0"]  # B[k][j] -> B0[k][j]
+    assert false_deps.carried_loops(copied, product, ctx) == {2}
+
+
+def test_a_read_with_a_source_in_its_nest_is_not_copied():
+    scop = polycuda.compile(SEIDEL, filename="seidel.c").scop
+    assert false_deps.copy_original_reads(scop) == scop
+
+
+def test_trmm_default_cuda_has_a_two_dimensional_product_kernel_and_verifies():
+    prog = polycuda.compile(TRMM, filename="trmm.c", options=Options(target="cuda"))
+    gen = prog.generate("cuda")
+    assert gen.choice.startswith("auto: isl-distributed")
+    assert "dim3(32, 8)" in gen.source and "dim3(256)>>>" not in gen.source
+    assert all(r.ok for r in prog.verify({"m": 21, "n": 13},
+                                         targets=("c", "openmp", "emulate")))
