@@ -78,8 +78,8 @@ class Options:
     # "isl" (isl's scheduler, PPCG's), "pluto" (Farkas ILP, schedule/pluto.py),
     # "isl-distributed" (isl's, one loop nest per strongly connected component) or "auto": on
     # the cuda target all three, and the one whose mapping has the fewest loops of parametric
-    # length outside blocks and threads, then the fewest launches (gpu/cost.py; ties: the
-    # first of isl, pluto, isl-distributed); on c and openmp, isl.
+    # length outside blocks and threads, then in threads, then the fewest launches
+    # (gpu/cost.py; ties: the first of isl, pluto, isl-distributed); on c and openmp, isl.
     scheduler: str = "auto"
     # Tile sizes of the mapped band, outermost first; () picks the defaults of gpu.mapping.
     tile_sizes: tuple[int, ...] = ()

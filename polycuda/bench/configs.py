@@ -25,6 +25,8 @@ CONFIG_OPTIONS: Mapping[str, Mapping[str, Any]] = {
     "isl-noreg": {"scheduler": "isl", "private_promotion": False},
     "isl-rt2x2": {"scheduler": "isl", "register_tiles": (2, 2)},
     "pluto": {"scheduler": "pluto"},
+    # isl's scheduler, one loop nest per strongly connected component (no fusion across them)
+    "isl-dist": {"scheduler": "isl-distributed"},
     # Di et al.'s baseline: PLUTO's CUDA orders a tile's points by the skewed sum (Figure 5)
     "pluto-sum": {"scheduler": "pluto", "intra_wavefront": "sum"},
     "intra": {"scheduler": "pluto", "balanced_wavefront": True},
@@ -37,6 +39,7 @@ CONFIG_LABELS: Mapping[str, str] = {
     "isl-noreg": "isl scheduler, without private (register) promotion",
     "isl-rt2x2": "isl scheduler, 2x2 points per thread in registers (register tiling)",
     "pluto": "Pluto hyperplanes (communication-minimal)",
+    "isl-dist": "isl scheduler, each strongly connected component in its own loop nest",
     "pluto-sum": "Pluto hyperplanes (communication-minimal), intra-tile wavefronts the skewed "
                  "sum as PLUTO's CUDA (Di et al. Figure 5)",
     "intra": "Pluto + balanced intra-tile wavefronts (Di et al. 'intra')",

@@ -11,13 +11,19 @@ problem's parameters lengthen the chain asymptotically. The cost counts them:
     depth   parametric loops on the longest path from the root to a statement, outside the
             loops mapped to blocks and threads (host loops and in-thread loops alike)
 
+    in_thread  per statement, the parametric loops around it that a thread runs in sequence
+            (inside a kernel, not mapped to blocks or threads), summed over the statements:
+            where fusion puts a parallel nest inside another statement's sequential loop, its
+            threads run both loops one after the other (gramschmidt under isl's schedule: A's
+            update after the reduction of R[k][j], in the same thread, 2 against 1 when each
+            strongly connected component has its own nest)
     launches  kernel launches at every parameter equal to LAUNCH_PARAMETER (a launch costs
             microseconds whatever its work: 1-D Jacobi under isl launches one kernel per time
             step, under Pluto one per wavefront of tiles, 5x faster on the H100)
 
-and compares (serial, depth, launches) lexicographically: PolyBench lu under isl's schedule runs
-a host k loop around kernels whose threads loop over j (depth 2); Pluto's wavefront tiles leave
-one host loop over the wavefronts (depth 1).
+and compares (serial, depth, in_thread, launches) lexicographically: PolyBench lu under isl's
+schedule runs a host k loop around kernels whose threads loop over j (depth 2); Pluto's
+wavefront tiles leave one host loop over the wavefronts (depth 1).
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from dataclasses import dataclass
 import islpy as isl
 
 from polycuda.gpu.mapping import KERNEL_MARK, REDUCE_MARK, SERIAL_MARK, MappedSchedule
+from polycuda.ir import isl_build
 
 # A loop whose trip count, for fixed outer loops, can exceed this is of parametric length
 # (tiles and intra-tile wavefronts are far shorter; any parametric extent exceeds it).
@@ -46,10 +53,11 @@ class Cost:
 
     serial: int
     depth: int
+    in_thread: int = 0
     launches: int = 0
 
     def __str__(self) -> str:
-        return f"{self.serial}/{self.depth}/{self.launches}"
+        return f"{self.serial}/{self.depth}/{self.in_thread}/{self.launches}"
 
 
 def cost(mapped: MappedSchedule) -> Cost:
@@ -58,8 +66,8 @@ def cost(mapped: MappedSchedule) -> Cost:
     root = mapped.schedule.get_root()
     if not root.n_children():
         return Cost(0, 0)
-    loops = _visit(root, mapped_members, 0, False)
-    return Cost(loops.serial, loops.depth, launches(mapped))
+    loops = _visit(root, mapped_members, 0, False, None)
+    return Cost(loops.serial, loops.depth, loops.in_thread, launches(mapped))
 
 
 def launches(mapped: MappedSchedule) -> int:
@@ -92,39 +100,62 @@ def launches(mapped: MappedSchedule) -> int:
     return total
 
 
-def _visit(node: isl.ScheduleNode, members: dict[str, int], skip: int, serial: bool) -> Cost:
+def _visit(node: isl.ScheduleNode, members: dict[str, int], skip: int, serial: bool,
+           in_thread: tuple[tuple[isl.ScheduleNode, int], ...] | None) -> Cost:
     """Cost of the subtree at `node`; `skip`: leading members of the next band that are
-    mapped to blocks or threads; `serial`: inside a one-thread kernel."""
+    mapped to blocks or threads; `serial`: inside a one-thread kernel; `in_thread`: the band
+    members around `node` that a thread runs in sequence, None outside kernels."""
     kind = node.get_type()
     if kind == _N.leaf:
-        return Cost(0, 0)
+        return Cost(0, 0, _thread_loops(node, in_thread or ()))
     if kind == _N.mark:
         mark, _, name = node.mark_get_id().get_name().partition(":")
         if mark in (KERNEL_MARK, "thread"):
             skip = members.get(name, 0)
         if mark == REDUCE_MARK:  # its loop is spread over a block of threads
             skip = 1
+        if mark in (KERNEL_MARK, SERIAL_MARK, REDUCE_MARK):
+            in_thread = ()
         serial = serial or mark == SERIAL_MARK
-        return _visit(node.child(0), members, skip, serial)
+        return _visit(node.child(0), members, skip, serial, in_thread)
     if kind == _N.band:
         loops = sum(_parametric(node, k) for k in range(skip, node.band_n_member()))
-        below = _visit(node.child(0), members, 0, serial)
-        if serial:
-            return Cost(below.serial + loops, below.depth + loops)
-        return Cost(below.serial, below.depth + loops)
-    children = [_visit(node.child(k), members, skip, serial) for k in range(node.n_children())]
-    return max(children, default=Cost(0, 0))
+        inner = None if in_thread is None else in_thread + tuple(
+            (node.copy(), k) for k in range(skip, node.band_n_member()))
+        below = _visit(node.child(0), members, 0, serial, inner)
+        return Cost(below.serial + (loops if serial else 0), below.depth + loops,
+                    below.in_thread)
+    children = [_visit(node.child(k), members, skip, serial, in_thread)
+                for k in range(node.n_children())]
+    return Cost(max((c.serial for c in children), default=0),
+                max((c.depth for c in children), default=0),
+                sum(c.in_thread for c in children))
 
 
-def _parametric(band: isl.ScheduleNode, member: int) -> bool:
+def _thread_loops(leaf: isl.ScheduleNode, members: tuple[tuple[isl.ScheduleNode, int], ...]
+                  ) -> int:
+    """Over the statements at `leaf`: the sum of the members of `members` of parametric
+    length for that statement (a fused statement at a fixed value of a member runs no loop)."""
+    if not members:
+        return 0
+    statements: list[isl.Set] = []
+    leaf.get_domain().foreach_set(statements.append)
+    return sum(_parametric(band, k, isl.UnionSet.from_set(own))
+               for own in statements for band, k in members)
+
+
+def _parametric(band: isl.ScheduleNode, member: int, domain: isl.UnionSet | None = None
+                ) -> bool:
     """Whether member `member` of `band` can take more than PARAMETRIC_TRIPS values for fixed
-    values of the loops around it (the outer bands and the band's earlier members).
+    values of the loops around it (the outer bands and the band's earlier members), for the
+    statement instances of `domain` (default: the band's).
 
     # outer: { S[x] -> [prefix, m_0, ..., m_{member-1}] }, own: { S[x] -> [m] },
     # runs: { [outer] -> [m] }
     """
-    partial = band.band_get_partial_schedule()
-    outer = band.get_prefix_schedule_union_map().intersect_domain(band.get_domain())
+    domain = band.get_domain() if domain is None else domain
+    partial = band.band_get_partial_schedule().intersect_domain(domain)
+    outer = band.get_prefix_schedule_union_map().intersect_domain(domain)
     for k in range(member):
         outer = outer.flat_range_product(isl.UnionMap.from_union_pw_aff(partial.get_at(k)))
     own = isl.UnionMap.from_union_pw_aff(partial.get_at(member))

@@ -60,7 +60,8 @@ def test_one_thread_kernels_cost_most():
 
 
 @pytest.mark.parametrize("name,expected", [("lu", "pluto"), ("fdtd_2d", "pluto"),
-                                           ("gemver", "isl"), ("gemm", "isl"),
+                                           ("gemver", "isl-distributed"), ("gemm", "isl"),
+                                           ("gramschmidt", "isl-distributed"),
                                            ("heat_3d", "isl"), ("trisolv", "pluto")])
 def test_auto_takes_the_cheaper_schedule_and_isl_on_ties(name, expected):
     choice = _choice(name)
@@ -87,7 +88,19 @@ def test_auto_choice_verifies_on_the_emulator():
 
 
 def test_a_later_candidate_out_of_its_share_is_skipped_without_a_warning(recwarn):
-    # Pluto needs more than a quarter of the budget on adi: the default keeps isl's schedule
+    # Pluto needs more than a quarter of the budget on adi: the default keeps one of isl's
     choice = _choice("adi", schedule_budget_s=2.0)
-    assert choice.scheduler == "isl" and "pluto skipped (wall-clock budget" in choice.reason
+    assert choice.scheduler.startswith("isl") and \
+        "pluto skipped (wall-clock budget" in choice.reason
     assert not [w for w in recwarn if "pluto" in str(w.message)]
+
+
+def test_a_parallel_nest_fused_into_another_statements_loop_costs_in_thread_loops():
+    # gramschmidt: isl fuses A's update (parallel in i and j) behind the reduction of
+    # R[k][j] over i, in the same thread; distributed, the update has its own 2-D kernel
+    fused = cost.cost(_choice("gramschmidt", scheduler="isl").mapped)
+    distributed = cost.cost(_choice("gramschmidt", scheduler="isl-distributed").mapped)
+    assert (fused.serial, fused.depth) == (distributed.serial, distributed.depth)
+    assert (fused.in_thread, distributed.in_thread) == (2, 1)
+    # gemm: C *= beta is fused at k = 0, a point of the k loop: it runs no loop of its own
+    assert cost.cost(_choice("gemm", scheduler="isl").mapped).in_thread == 1
