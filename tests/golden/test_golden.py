@@ -1,5 +1,7 @@
 """Golden tests: the generated C and CUDA text of the paper examples (the stencils of Di et al.
-2012: jacobi-1d, jacobi-2d, SOR, FDTD-2D; and gemm), diffed against committed files.
+2012: jacobi-1d, jacobi-2d, SOR, FDTD-2D; and gemm), and the default CUDA of the dense kernels
+whose mapping the PPCG comparison rests on (gemm, symm twice, doitgen, gemver, trmm: expansion,
+copies, reductions, promotion, the auto scheduler), diffed against committed files.
 
 A change of the generated code shows as a diff here; after checking it, rewrite the files with
 `pytest tests/golden --update-golden` and commit them with the change.
@@ -20,9 +22,12 @@ GOLDEN_DIR = Path(__file__).resolve().parent / "files"
 KERNELS = ("jacobi_1d", "jacobi_2d", "sor_2d", "fdtd_2d", "gemm")
 # the PPCG-like baseline and the paper's own configuration (Pluto, balanced wavefronts)
 CONFIGS = {"isl": Options(scheduler="isl"),
-           "pluto-balanced": Options(scheduler="pluto", balanced_wavefront=True)}
+           "pluto-balanced": Options(scheduler="pluto", balanced_wavefront=True),
+           "default": Options()}
 TARGETS = {"c": ".c", "cuda": ".cu"}
-CASES = [(k, c, t) for k in KERNELS for c in CONFIGS for t in TARGETS]
+DENSE = ("gemm", "symm", "symm_scatter", "doitgen", "gemver", "trmm")
+CASES = ([(k, c, t) for k in KERNELS for c in ("isl", "pluto-balanced") for t in TARGETS]
+         + [(k, "default", "cuda") for k in DENSE])
 
 
 def golden_path(kernel: str, config: str, target: str) -> Path:

@@ -1,0 +1,150 @@
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#ifdef __cplusplus
+#define PC_FN template <typename A, typename B> __host__ __device__ static inline auto
+PC_FN pc_floord(A n, B d) -> decltype(n + d) { return n < 0 ? -((-n + d - 1) / d) : n / d; }
+PC_FN pc_ceild(A n, B d) -> decltype(n + d) { return pc_floord(n + d - 1, d); }
+PC_FN pc_min(A a, B b) -> decltype(a + b) { return a < b ? a : b; }
+PC_FN pc_max(A a, B b) -> decltype(a + b) { return a > b ? a : b; }
+PC_FN pc_mod(A a, B m) -> decltype(a + m) { return ((a % m) + m) % m; }
+#undef PC_FN
+#else
+static inline long long pc_floord(long long n, long long d)
+{ return n < 0 ? -((-n + d - 1) / d) : n / d; }
+static inline long long pc_ceild(long long n, long long d) { return pc_floord(n + d - 1, d); }
+static inline long long pc_min(long long a, long long b) { return a < b ? a : b; }
+static inline long long pc_max(long long a, long long b) { return a > b ? a : b; }
+static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) % m; }
+#endif
+#define PC_CHECK(call) do { cudaError_t pc_e = (call); \
+    if (pc_e != cudaSuccess) return (int)pc_e; } while (0)
+
+__global__ void __launch_bounds__(256) kernel0(int m, int n, double alpha, double *__restrict__ A, double *__restrict__ B, double *__restrict__ B0) {
+  for (int c0 = (int)blockIdx.y; (c0 <= pc_floord((m - 1), 8)); c0 += (int)gridDim.y) {
+    for (int c1 = (int)blockIdx.x; (c1 <= pc_floord((n - 1), 32)); c1 += (int)gridDim.x) {
+      if ((int)threadIdx.y >= pc_max(0, (((-8) * c0) + 1))) {
+        const int c2 = (int)threadIdx.y;
+        if ((c2 <= pc_min(7, ((m - (8 * c0)) - 1)))) {
+          if ((int)threadIdx.x >= 0) {
+            const int c3 = (int)threadIdx.x;
+            if ((c3 <= pc_min(31, ((n - (32 * c1)) - 1)))) {
+              B0[(((8 * c0) + c2)) * (n) + (((32 * c1) + c3))] = B[(((8 * c0) + c2)) * (n) + (((32 * c1) + c3))];
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+__global__ void __launch_bounds__(256) kernel1(int m, int n, double alpha, double *__restrict__ A, double *__restrict__ B, double *__restrict__ B0) {
+  for (int c0 = (int)blockIdx.y; (c0 <= pc_floord((m - 2), 8)); c0 += (int)gridDim.y) {
+    for (int c1 = (int)blockIdx.x; (c1 <= pc_floord((n - 1), 32)); c1 += (int)gridDim.x) {
+      if ((int)threadIdx.y >= 0) {
+        const int c2 = (int)threadIdx.y;
+        if ((c2 <= pc_min(7, ((m - (8 * c0)) - 2)))) {
+          if ((int)threadIdx.x >= 0) {
+            const int c3 = (int)threadIdx.x;
+            if ((c3 <= pc_min(31, ((n - (32 * c1)) - 1)))) {
+              {
+                double pc_p0 = B[(((8 * c0) + c2)) * (n) + (((32 * c1) + c3))];
+                for (int c4 = (((8 * c0) + c2) + 1); (c4 < m); c4 += 1) {
+                  pc_p0 += (A[(c4) * (m) + (((8 * c0) + c2))] * B0[(c4) * (n) + (((32 * c1) + c3))]);
+                }
+                B[(((8 * c0) + c2)) * (n) + (((32 * c1) + c3))] = pc_p0;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+__global__ void __launch_bounds__(256) kernel2(int m, int n, double alpha, double *__restrict__ A, double *__restrict__ B, double *__restrict__ B0) {
+  for (int c0 = (int)blockIdx.y; (c0 <= pc_floord((m - 1), 8)); c0 += (int)gridDim.y) {
+    for (int c1 = (int)blockIdx.x; (c1 <= pc_floord((n - 1), 32)); c1 += (int)gridDim.x) {
+      if ((int)threadIdx.y >= 0) {
+        const int c2 = (int)threadIdx.y;
+        if ((c2 <= pc_min(7, ((m - (8 * c0)) - 1)))) {
+          if ((int)threadIdx.x >= 0) {
+            const int c3 = (int)threadIdx.x;
+            if ((c3 <= pc_min(31, ((n - (32 * c1)) - 1)))) {
+              B[(((8 * c0) + c2)) * (n) + (((32 * c1) + c3))] = (alpha * B[(((8 * c0) + c2)) * (n) + (((32 * c1) + c3))]);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+extern "C" int pc_trmm_dev(long long m, long long n, double alpha, double *A, double *B) {
+  double *B0 = NULL;
+  PC_CHECK(cudaMalloc((void **)&B0, (size_t)(m) * (size_t)(n) * sizeof(double)));
+  kernel0<<<dim3((unsigned)pc_min(pc_max(((n + 31) / 32), 1LL), 2147483647LL), (unsigned)pc_min(pc_max(((m + 7) / 8), 1LL), 65535LL)), dim3(32, 8)>>>((int)m, (int)n, alpha, A, B, B0);
+  kernel1<<<dim3((unsigned)pc_min(pc_max(((n + 31) / 32), 1LL), 2147483647LL), (unsigned)pc_min(pc_max(((m + 6) / 8), 1LL), 65535LL)), dim3(32, 8)>>>((int)m, (int)n, alpha, A, B, B0);
+  kernel2<<<dim3((unsigned)pc_min(pc_max(((n + 31) / 32), 1LL), 2147483647LL), (unsigned)pc_min(pc_max(((m + 7) / 8), 1LL), 65535LL)), dim3(32, 8)>>>((int)m, (int)n, alpha, A, B, B0);
+  PC_CHECK(cudaGetLastError());
+  PC_CHECK(cudaDeviceSynchronize());
+  cudaFree(B0);
+  return 0;
+}
+
+extern "C" int pc_trmm(long long m, long long n, double alpha, double *A, double *B) {
+  int err = 0;
+  double *d_A = NULL;
+  PC_CHECK(cudaMalloc((void **)&d_A, (size_t)(m) * (size_t)(m) * sizeof(double)));
+  PC_CHECK(cudaMemcpy(d_A, A, (size_t)(m) * (size_t)(m) * sizeof(double), cudaMemcpyHostToDevice));
+  double *d_B = NULL;
+  PC_CHECK(cudaMalloc((void **)&d_B, (size_t)(m) * (size_t)(n) * sizeof(double)));
+  PC_CHECK(cudaMemcpy(d_B, B, (size_t)(m) * (size_t)(n) * sizeof(double), cudaMemcpyHostToDevice));
+  err = pc_trmm_dev(m, n, alpha, d_A, d_B);
+  if (!err) err = (int)cudaMemcpy(B, d_B, (size_t)(m) * (size_t)(n) * sizeof(double), cudaMemcpyDeviceToHost);
+  cudaFree(d_A);
+  cudaFree(d_B);
+  return err;
+}
+
+extern "C" void pc_trmm_fail(int err) {
+  fprintf(stderr, "polycuda: pc_trmm failed: CUDA error %d (%s): %s\n", err,
+          cudaGetErrorName((cudaError_t)err), cudaGetErrorString((cudaError_t)err));
+  exit(EXIT_FAILURE);
+}
+
+#ifdef POLYCUDA_MAIN
+#include <string.h>
+#include <time.h>
+
+int main(int argc, char **argv) {
+  long long m = 64;
+  long long n = 64;
+  double alpha = 1.5;
+  for (int a = 1; a < argc; a++) {
+    if (strncmp(argv[a], "m=", 2) == 0) m = atoll(argv[a] + 2);
+    if (strncmp(argv[a], "n=", 2) == 0) n = atoll(argv[a] + 2);
+  }
+  unsigned long long seed = 88172645463325252ULL;
+  size_t n_A = (size_t)(m) * (size_t)(m);
+  double *A = (double *)malloc(n_A * sizeof(double));
+  for (size_t k = 0; k < n_A; k++) { seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17; A[k] = (double)(0.5 + (seed >> 11) * (1.0 / 9007199254740992.0)); }
+  size_t n_B = (size_t)(m) * (size_t)(n);
+  double *B = (double *)malloc(n_B * sizeof(double));
+  for (size_t k = 0; k < n_B; k++) { seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17; B[k] = (double)(0.5 + (seed >> 11) * (1.0 / 9007199254740992.0)); }
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  int err = pc_trmm(m, n, alpha, A, B);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  if (err) { fprintf(stderr, "error %d: %s\n", err, cudaGetErrorString((cudaError_t)err)); return 1; }
+  printf("time_ms %.3f\n", (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6);
+  double sum_B = 0;
+  for (size_t k = 0; k < n_B; k++) sum_B += (double)B[k];
+  printf("checksum B %.17g\n", sum_B);
+  free(A);
+  free(B);
+  return 0;
+}
+#endif
