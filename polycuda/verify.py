@@ -2,6 +2,9 @@
 
 Every written array is compared: exactly for integers, with a tolerance for floating point
 (the generated code keeps each element's operation order, but nvcc contracts a*b+c to FMA).
+An array updated by reduction statements may have been summed in another order (cuda, with
+Options.allow_reassociation): its relative tolerance is at least 2 * epsilon * L, L the bound
+on the terms one cell receives at the run's sizes (analysis.reductions.terms_per_cell).
 """
 
 from __future__ import annotations
@@ -11,12 +14,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from polycuda.analysis import reductions
 from polycuda.host_memory import check_argument_bytes
 from polycuda.ir.scop import Scop
 from polycuda.sizes import array_shape
 
 NP_DTYPES = {"int": np.int32, "long": np.int64, "float": np.float32, "double": np.float64}
 TOLERANCES = {"double": (1e-9, 1e-12), "float": (2e-4, 1e-5)}
+EPSILON = {"double": float(np.finfo(np.float64).eps), "float": float(np.finfo(np.float32).eps)}
 
 Runner = Callable[[dict[str, object]], None]  # runs one program in place on named arguments
 
@@ -63,6 +68,8 @@ def compare(scop: Scop, target: str, expected: dict[str, object], actual: dict[s
             ) -> Comparison:
     """Compare every written argument array; records the worst relative error per array."""
     result = Comparison(target, True)
+    values = {p: int(expected[p]) for p in scop.params if isinstance(expected.get(p), int)}
+    terms = reductions.terms_per_cell(scop, values)
     for name in scop.written_arrays():
         arr = scop.array(name)
         if arr.local:
@@ -70,6 +77,7 @@ def compare(scop: Scop, target: str, expected: dict[str, object], actual: dict[s
         exp, act = np.asarray(expected[name]), np.asarray(actual[name])
         if arr.dtype in TOLERANCES:
             rtol, atol = TOLERANCES[arr.dtype]
+            rtol = max(rtol, 2 * EPSILON[arr.dtype] * terms.get(name, 1))
             err = float(np.nanmax(np.abs(act - exp) / (np.abs(exp) + atol / rtol))) if exp.size else 0.0
             good = bool(np.allclose(act, exp, rtol=rtol, atol=atol, equal_nan=True))
         else:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import islpy as isl
+
 from polycuda.ir import isl_build
 from polycuda.ir.expr import refs
 from polycuda.ir.scop import Scop, Statement
@@ -46,3 +48,39 @@ def _subscripts_read(stmt: Statement) -> bool:
     inner = [r for e in stmt.lhs.index for r in refs(e)]
     inner += [r for top in refs(stmt.rhs) for e in top.index for r in refs(e)]
     return any(r.array == stmt.lhs.array for r in inner)
+
+
+def terms_per_cell(scop: Scop, values: dict[str, int]) -> dict[str, int]:
+    """{array: a bound on how many updates of reduction statements (reduction_ops) one cell
+    of it receives at the parameter `values`}, for verify's tolerance: a sum of L terms taken
+    in another order differs by about L * epsilon relative to the sum of their magnitudes.
+
+    The bound is the product, over the statement's loops, of the span of that loop among
+    instances that update one cell (from the deltas of "updates the same cell").
+
+    # same: { S[x] -> S[x'] : S[x] and S[x'] write one cell of X }, at the given values
+    """
+    ctx = isl.Context()
+    context = isl_build.context_set(scop, ctx)
+    for name in scop.params:
+        if name in values:
+            fixed = isl.Set(f"[{name}] -> {{ : {name} = {int(values[name])} }}", context=ctx)
+            context = context.intersect(fixed.align_params(context.get_space()))
+    found: dict[str, int] = {}
+    for name in reduction_ops(scop):
+        stmt = scop.statement(name)
+        write = isl_build.statement_accesses(scop, stmt)[0]
+        amap = isl_build.access_map(write, stmt, ctx, tagged=False).intersect_params(context)
+        if amap.is_empty():
+            continue
+        deltas = amap.apply_range(amap.reverse()).deltas()
+        terms = 1
+        for k in range(deltas.dim(isl.dim_type.set)):
+            span = deltas.dim_max(k)
+            pieces = span.get_pieces()
+            if not pieces or not pieces[0][1].is_cst():
+                break  # not fixed by the values: no bound, keep the base tolerance
+            terms *= 1 + max(int(p[1].get_constant_val().to_python()) for p in pieces)
+        else:
+            found[stmt.lhs.array] = max(found.get(stmt.lhs.array, 1), terms)
+    return found

@@ -1,12 +1,14 @@
 """Reduction loops that would run in one GPU thread are summed by a block (analysis/
 reductions.py, mapping._reduction, cuda_target.ReductionPrinter), checked on the emulator."""
 
+import numpy as np
 import pytest
 
 import polycuda
 from kernels import suite
-from polycuda.analysis.reductions import reduction_ops
+from polycuda.analysis.reductions import reduction_ops, terms_per_cell
 from polycuda.options import Options
+from polycuda.verify import compare
 
 # Column norms as gramschmidt computes them: each column k is updated from column k - 1's
 # norm, so k is sequential; over i, a reduction and a parallel loop.
@@ -103,3 +105,33 @@ def test_suite_kernels_with_reductions_verify_on_the_emulator(name):
     kernel = suite.by_name(name)
     prog = polycuda.compile(str(kernel.c_path), function=kernel.function)
     assert all(r.ok for r in prog.verify(dict(kernel.small), targets=("emulate",)))
+
+
+# -- verify's tolerance from the reduction length ---------------------------------------------
+DOT_FLOAT = """
+void dot(int n, float x[n], float y[n], float s[1])
+{
+  int i;
+#pragma scop
+  for (i = 0; i < n; i++)
+    s[0] += x[i] * y[i];
+#pragma endscop
+}
+"""
+
+
+def test_terms_per_cell_bounds_the_updates_of_one_cell():
+    gemm = suite.by_name("gemm")
+    scop = polycuda.compile(str(gemm.c_path), function=gemm.function).scop
+    assert terms_per_cell(scop, {"ni": 30, "nj": 40, "nk": 50}) == {"C": 50}
+    dot = polycuda.compile(DOT_FLOAT, filename="dot.c").scop
+    assert terms_per_cell(dot, {"n": 100000}) == {"s": 100000}
+
+
+def test_a_long_float_reduction_is_compared_with_a_tolerance_of_its_length():
+    scop = polycuda.compile(DOT_FLOAT, filename="dot.c").scop
+    exact = {"n": 100000, "x": None, "y": None, "s": np.array([1000.0], dtype=np.float32)}
+    off = dict(exact, s=np.array([1000.5], dtype=np.float32))  # 5e-4 relative: reordered sum
+    assert compare(scop, "cuda", exact, off).ok  # 2 * eps * 1e5 = 2.4e-2 allowed
+    short = dict(exact, n=10)
+    assert not compare(scop, "cuda", short, dict(off, n=10)).ok  # 10 terms: base 2e-4
