@@ -30,7 +30,7 @@ from collections.abc import Callable
 import islpy as isl
 
 from polycuda.codegen import abi
-from polycuda.codegen.ast_expr import ast_expr_to_c
+from polycuda.ir.ast_expr import ast_expr_to_c
 from polycuda.codegen.c_expr import C_HELPERS, RefPrinter, expr_to_c
 from polycuda.codegen.c_target import array_elements
 from polycuda.codegen.printer import AstPrinter, for_parts, mark_parts

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import islpy as isl
 
-from polycuda.codegen.ast_expr import ast_expr_to_c
+from polycuda.ir.ast_expr import ast_expr_to_c
 from polycuda.codegen.statements import user_statement
 from polycuda.ir.scop import Scop
 

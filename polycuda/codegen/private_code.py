@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from polycuda.codegen import abi
-from polycuda.codegen.ast_expr import ast_expr_to_c
+from polycuda.ir.ast_expr import ast_expr_to_c
 from polycuda.codegen.statements import flat_ref_printer
 from polycuda.gpu.mapping import KernelMapping
 from polycuda.gpu.promotion import PRIVATE_MARK, PrivateElement, PrivateScope

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import islpy as isl
 
-from polycuda.codegen.ast_expr import ast_expr_to_c
+from polycuda.ir.ast_expr import ast_expr_to_c
 from polycuda.codegen.c_expr import RefPrinter, expr_to_c
 from polycuda.ir.expr import Expr, Ref
 from polycuda.ir.scop import Scop, Statement

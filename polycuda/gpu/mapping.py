@@ -19,6 +19,7 @@ import islpy as isl
 from polycuda.analysis import reductions as reductions_
 from polycuda.gpu import register_tiling, staging, wavefront
 from polycuda.ir import isl_build
+from polycuda.ir.ast_expr import ast_expr_to_c
 from polycuda.errors import InvalidConfigError
 from polycuda.options import MAX_BLOCK_DIMS, MAX_BLOCK_THREADS, Options, fit_sizes
 from polycuda.schedule import legality
@@ -471,8 +472,6 @@ def _extents(tile_set: isl.Set) -> tuple[str, ...]:
 
 
 def _pw_aff_to_c(pw_aff: isl.PwAff, params: isl.Set) -> str:
-    from polycuda.codegen.ast_expr import ast_expr_to_c
-
     return ast_expr_to_c(isl.AstBuild.from_context(params).expr_from_pw_aff(pw_aff))
 
 

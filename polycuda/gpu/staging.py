@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 import islpy as isl
 
-from polycuda.codegen.ast_expr import ast_expr_to_c
+from polycuda.ir.ast_expr import ast_expr_to_c
 from polycuda.ir import isl_build
 
 DTYPE_BYTES = {"int": 4, "long": 8, "float": 4, "double": 8}

@@ -150,7 +150,7 @@ void nested(int n, double beta, double A[n][n], double u[n], double x[n], double
 
 
 def test_a_register_per_loop_iteration_inside_a_register_for_the_loop():
-    prog = _program(NESTED)
+    prog = _program(NESTED, scheduler="isl")  # both statements in one nest (auto splits them)
     kernel = _kernels_text(prog.generate("cuda").source)
     outer = re.search(r"double (pc_p\d) = x\[", kernel)
     inner = re.search(r"for \(int c2[^\n]*\n(\s*\{\n)?\s*double (pc_p\d) = A\[", kernel)
