@@ -16,7 +16,7 @@ for config in "default:" "isl-noexpand:--scheduler isl --no-expand-scalars"; do
   # shellcheck disable=SC2086  # flags are words
   python3 -m polycuda.cli compile kernels/c/doitgen.c --target cuda $flags \
     -o "/tmp/doitgen-$name.cu" >/dev/null || exit 1
-  nvcc -O3 -arch=sm_90 -o "/tmp/doitgen-$name" "/tmp/doitgen-$name.cu" || exit 1
+  nvcc -O3 -arch=sm_90 -DPOLYCUDA_MAIN -o "/tmp/doitgen-$name" "/tmp/doitgen-$name.cu" || exit 1
   # shellcheck disable=SC2086  # sizes are words
   timeout 240 "$NCU" --launch-count 6 --metrics \
     l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,gpu__time_duration.sum \
