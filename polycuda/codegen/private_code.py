@@ -178,4 +178,19 @@ def _condition(build: isl.AstBuild, schedule: isl.UnionMap, instances: isl.Union
     points = schedule.intersect_domain(instances).range()
     if points.is_empty():
         return None
-    return ast_expr_to_c(build.expr_from_set(isl.Set.from_union_set(points).coalesce()))
+    # Not build.expr_from_set: it simplifies against the build's domain, which assumes what
+    # the generated guards need not check (that some instance runs below: fuzz seed 40021 had
+    # an empty inner loop, a store condition "1" and a store past the end of B). The outer
+    # iterators become parameters of their own names, and the set is printed against nothing.
+    points = isl.Set.from_union_set(points).coalesce()
+    space = build.get_schedule_space()
+    n_params, n_outer = points.dim(isl.dim_type.param), points.dim(isl.dim_type.set)
+    flat = points.move_dims(isl.dim_type.param, n_params, isl.dim_type.set, 0, n_outer)
+    for k in range(n_outer):
+        flat = flat.set_dim_id(isl.dim_type.param, n_params + k,
+                               space.get_dim_id(isl.dim_type.out, k))
+    flat = flat.params().coalesce()
+    if flat.plain_is_universe():
+        return "1"
+    universe = isl.Set.universe(flat.get_space())
+    return ast_expr_to_c(isl.AstBuild.from_context(universe).expr_from_set(flat))

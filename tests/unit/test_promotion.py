@@ -3,9 +3,11 @@ which elements go to registers, the code around them, and the emulator's verdict
 
 from __future__ import annotations
 
+import ctypes
 import re
 
 import islpy as isl
+import numpy as np
 
 import polycuda
 from kernels import suite
@@ -14,6 +16,7 @@ from polycuda.gpu import mapping, promotion, staging
 from polycuda.ir import isl_build
 from polycuda.ir.scop import Scop
 from polycuda.options import Options
+from polycuda.runtime import emulate
 
 GEMM = suite.by_name("gemm")
 # sizes that leave partial tiles along every mapped loop
@@ -273,3 +276,40 @@ def test_an_implied_thread_coordinate_runs_on_its_own_thread():
     source = prog.generate("cuda").source
     assert "(threadIdx.x == 0)" not in source and "pc_mod(((c0 / 2) - (32 * c2))" in source
     assert all(r.ok for r in prog.verify({"n": 9}, targets=("emulate",)))
+
+
+# Fuzz seed 40021 (reduced): S1 runs only when n <= 4 (i >= n - 1, i <= 3), so at n = 9 its
+# i loop is empty, but isl still prints the threads' guards around it. The store of B's
+# register after the loop was printed unconditionally (its condition was simplified against
+# isl's assumption that some instance runs below) and wrote B[2], B[3] past B's 2 elements.
+EMPTY_BELOW = """
+void empty_below(int n, int m, double A[5][n - 3], double B[n - 7]) {
+  int i, j, k;
+#pragma scop
+  for (i = 1; i <= min(m - 1, 3); i++)
+    for (j = 1; j < m; j++)
+      for (k = 2; k < m; k++) {
+        if (n >= i + 2)
+          A[i + k - 2][k + j - 1] += 0.5 * A[i + k - 3][k + j - 2];
+        else
+          B[n - k - 3] = 0.5 * A[4][i] + 0.1;
+      }
+#pragma endscop
+}
+"""
+
+
+def test_no_store_of_a_register_whose_statement_never_ran():
+    source = "#define min(x, y) ((x) < (y) ? (x) : (y))\n" + EMPTY_BELOW
+    prog = polycuda.compile(source, filename="empty_below.c", options=Options(scheduler="isl"))
+    cuda = prog.generate("cuda").source
+    lib = ctypes.CDLL(str(emulate.build_emulated(cuda, seed=1)))
+    n, m = 9, 4
+    a = np.random.default_rng(0).uniform(0.5, 1.5, (5, n - 3))
+    guarded = np.full(n - 7 + 8, 7.0)  # B, then 8 sentinels past its end
+    lib.pc_empty_below.restype = ctypes.c_int
+    assert lib.pc_empty_below(ctypes.c_longlong(n), ctypes.c_longlong(m),
+                              a.ctypes.data_as(ctypes.c_void_p),
+                              guarded.ctypes.data_as(ctypes.c_void_p)) == 0
+    assert (guarded[n - 7:] == 7.0).all(), guarded  # nothing written past B
+    assert _emulated_ok(prog, {"n": 9, "m": 4}) and _emulated_ok(prog, {"n": 12, "m": 4})

@@ -46,11 +46,12 @@ __global__ void __launch_bounds__(256) kernel1(int n, double alpha, double beta,
       const int c1 = (int)threadIdx.x;
       if ((c1 <= pc_min(255, ((n - (256 * c0)) - 1)))) {
         {
-          double pc_p0 = x[((256 * c0) + c1)];
+          double pc_p0;
+          if ((((((((n >= 1) && (c0 >= 0)) && (n >= ((256 * c0) + 1))) && (n >= (((256 * c0) + c1) + 1))) && (c1 >= 0)) && (c1 <= 255)))) pc_p0 = x[((256 * c0) + c1)];
           for (int c2 = 0; (c2 < n); c2 += 1) {
             pc_p0 = (pc_p0 + ((beta * A[(c2) * (n) + (((256 * c0) + c1))]) * y[c2]));
           }
-          x[((256 * c0) + c1)] = pc_p0;
+          if ((((((c0 >= 0) && (n >= (((256 * c0) + c1) + 1))) && (c1 >= 0)) && (c1 <= 255)))) x[((256 * c0) + c1)] = pc_p0;
         }
       }
     }
@@ -74,11 +75,12 @@ __global__ void __launch_bounds__(256) kernel3(int n, double alpha, double beta,
       const int c1 = (int)threadIdx.x;
       if ((c1 <= pc_min(255, ((n - (256 * c0)) - 1)))) {
         {
-          double pc_p0 = w[((256 * c0) + c1)];
+          double pc_p0;
+          if ((((((((n >= 1) && (c0 >= 0)) && (n >= ((256 * c0) + 1))) && (n >= (((256 * c0) + c1) + 1))) && (c1 >= 0)) && (c1 <= 255)))) pc_p0 = w[((256 * c0) + c1)];
           for (int c2 = 0; (c2 < n); c2 += 1) {
             pc_p0 = (pc_p0 + ((alpha * A[(((256 * c0) + c1)) * (n) + (c2)]) * x[c2]));
           }
-          w[((256 * c0) + c1)] = pc_p0;
+          if ((((((c0 >= 0) && (n >= (((256 * c0) + c1) + 1))) && (c1 >= 0)) && (c1 <= 255)))) w[((256 * c0) + c1)] = pc_p0;
         }
       }
     }

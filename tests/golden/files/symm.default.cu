@@ -32,7 +32,8 @@ __global__ void __launch_bounds__(256) kernel0(int m, int n, double alpha, doubl
             const int c3 = (int)threadIdx.x;
             if ((c3 <= pc_min(31, ((n - (32 * c1)) - 1)))) {
               {
-                double pc_p0 = C[(((8 * c0) + c2)) * (n) + (((32 * c1) + c3))];
+                double pc_p0;
+                if (((((((((((((n >= 1) && (c0 >= 0)) && (m >= ((8 * c0) + 1))) && (c1 >= 0)) && (n >= ((32 * c1) + 1))) && (m >= (((8 * c0) + c2) + 1))) && (c2 >= 0)) && (c2 <= 7)) && (n >= (((32 * c1) + c3) + 1))) && (c3 >= 0)) && (c3 <= 31)))) pc_p0 = C[(((8 * c0) + c2)) * (n) + (((32 * c1) + c3))];
                 pc_p0 *= beta;
                 for (int c4 = 0; (c4 <= ((8 * c0) + c2)); c4 += 1) {
                   pc_p0 += ((alpha * A[(((8 * c0) + c2)) * (m) + (c4)]) * B[(c4) * (n) + (((32 * c1) + c3))]);
@@ -40,7 +41,7 @@ __global__ void __launch_bounds__(256) kernel0(int m, int n, double alpha, doubl
                 for (int c4 = (((8 * c0) + c2) + 1); (c4 < m); c4 += 1) {
                   pc_p0 += ((alpha * A[(c4) * (m) + (((8 * c0) + c2))]) * B[(c4) * (n) + (((32 * c1) + c3))]);
                 }
-                C[(((8 * c0) + c2)) * (n) + (((32 * c1) + c3))] = pc_p0;
+                if ((((((((((c0 >= 0) && (c1 >= 0)) && (m >= (((8 * c0) + c2) + 1))) && (c2 >= 0)) && (c2 <= 7)) && (n >= (((32 * c1) + c3) + 1))) && (c3 >= 0)) && (c3 <= 31)))) C[(((8 * c0) + c2)) * (n) + (((32 * c1) + c3))] = pc_p0;
               }
             }
           }
