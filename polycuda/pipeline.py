@@ -56,7 +56,8 @@ def transform_scop(scop: Scop, options: Options, timer: progress.PassTimer | Non
     if options.expand_scalars:
         with timer.step("scalar expansion"):
             scop = expand.expand_scalars(scop)
-    if not options.eliminate_false_deps:
+    if not options.eliminate_false_deps or any(s.is_indirect() for s in scop.statements):
+        # array copies need exact footprints; indirect accesses have only may-footprints
         return scop
     # schedule.false_deps: array copies (Di et al. 2012, Algorithm 2)
     with timer.step("false dependences"):
@@ -303,3 +304,4 @@ def _bounded_source(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl
     original = isl_scheduler.original_schedule_tree(scop, ctx)
     mapped = _promoted(scop, options, ctx, _map_checked(scop, original, options, ctx, dep_map))
     return _source(scop, options, ctx, mapped), mapped
+
