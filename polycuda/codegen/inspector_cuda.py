@@ -108,8 +108,9 @@ def _nest_kernels(scop: Scop, k: int, nest: RuntimeNest, code: NestCode) -> list
         _kernel(f"pc_check{k}", scop, ["unsigned long long *pc_err"], code,
                 body_lines(scop, code, check, 1)),
         _kernel(f"pc_writer{k}", scop, level + aux, code,
-                ["  if (pc_level[pc_t] == pc_cur - 1) {"] + run + ["  }",
-                 "  if (pc_level[pc_t] != pc_cur) return;"] + body_lines(scop, code, log, 1)),
+                ["#ifndef PC_TIMING", "  if (pc_level[pc_t] == pc_cur - 1) {"] + run
+                + ["  }", "#endif", "  if (pc_level[pc_t] != pc_cur) return;"]
+                + body_lines(scop, code, log, 1)),
         _kernel(f"pc_reader{k}", scop, level + aux + ["int *pc_more"], code,
                 ["  if (pc_level[pc_t] < pc_cur) return;"] + body_lines(scop, code, test, 1)),
         _kernel(f"pc_clear{k}", scop, level + aux, code,
@@ -157,7 +158,11 @@ def _nest_driver(scop: Scop, k: int, nest: RuntimeNest, code: NestCode) -> list[
         lines += [f"    unsigned *{_aux(name)} = NULL;",
                   f"    PC_CHECK(cudaMalloc((void **)&{_aux(name)}, {size} * sizeof(unsigned)));",
                   f"    PC_CHECK(cudaMemset({_aux(name)}, 0xff, {size} * sizeof(unsigned)));"]
-    lines += ["    for (;; pc_cur++) {  /* one pass per level (Algorithm 4) */",
+    lines += ["#ifdef PC_TIMING",
+              "    PC_CHECK(cudaDeviceSynchronize());",
+              "    const double pc_t0 = PC_NOW();",
+              "#endif",
+              "    for (;; pc_cur++) {  /* one pass per level (Algorithm 4) */",
               "      PC_CHECK(cudaMemset(pc_more, 0, sizeof(int)));",
               f"      pc_writer{k}{launch}, pc_level, pc_cur{aux});",
               f"      pc_reader{k}{launch}, pc_level, pc_cur{aux}, pc_more);",
@@ -167,8 +172,17 @@ def _nest_driver(scop: Scop, k: int, nest: RuntimeNest, code: NestCode) -> list[
               "cudaMemcpyDeviceToHost));",
               "      if (!pc_again) break;",
               "    }",
+              "#ifdef PC_TIMING  /* no pipelining: every level after the inspection */",
+              "    const double pc_t1 = PC_NOW();",
+              f"    for (int pc_l = 0; pc_l < pc_cur; pc_l++) pc_exec{k}{launch}, pc_level, pc_l);",
+              "#endif",
               f"    pc_exec{k}{launch}, pc_level, pc_cur);",
               "    PC_CHECK(cudaGetLastError());",
+              "#ifdef PC_TIMING",
+              "    PC_CHECK(cudaDeviceSynchronize());",
+              f"    pc_{scop.name}_inspect_s[{k}] = pc_t1 - pc_t0;",
+              f"    pc_{scop.name}_execute_s[{k}] = PC_NOW() - pc_t1;",
+              "#endif",
               f"    pc_{scop.name}_levels[{k}] = pc_cur + 1;",
               "    cudaFree(pc_level);",
               "    cudaFree(pc_more);"]
@@ -216,7 +230,14 @@ def generate(scop: Scop, parts: list[tuple[str, object]], ctx: isl.Context) -> s
     out = [cuda_target.prelude() + "#define PC_NONE 0xffffffffu\n"]
     if cooperative:
         out.append("#include <cooperative_groups.h>\n")
-    out.append(f'extern "C" {{ long long pc_{scop.name}_levels[{max(len(nests), 1)}]; }}\n')
+    count = max(len(nests), 1)
+    # levels found per run-time nest; with -DPC_TIMING (no pipelining) the seconds of the
+    # inspection and of the execution (host clock around synchronized phases)
+    out.append(f'extern "C" {{ long long pc_{scop.name}_levels[{count}]; }}\n'
+               "#ifdef PC_TIMING\n#include <chrono>\n#define PC_NOW() std::chrono::duration"
+               "<double>(std::chrono::steady_clock::now().time_since_epoch()).count()\n"
+               f'extern "C" {{ double pc_{scop.name}_inspect_s[{count}], '
+               f"pc_{scop.name}_execute_s[{count}]; }}\n#endif\n")
     out += [k + "\n" for k in kernels]
     out.append("\n".join(_dev_entry(scop, driver)) + "\n")
     out.append("\n".join(cuda_target.host_entry(scop)) + "\n")

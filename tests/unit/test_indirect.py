@@ -269,3 +269,26 @@ def test_random_index_arrays_stay_in_bounds():
     assert args["q"].min() >= 0 and args["q"].max() <= 5
     assert args["row"].min() >= 0 and args["row"].max() <= 4  # row[i] + 1 < m
     assert len(set(args["q"].tolist())) > 1  # not a constant
+
+
+@needs_nvcc
+def test_timing_build_separates_inspection_and_execution():
+    """-DPC_TIMING: no pipelining, every level after the inspection, both timed; the result
+    is still the sequential one."""
+    import ctypes
+
+    from polycuda.runtime import emulate, launch
+
+    prog = program(MOVE)
+    lib = emulate.build_emulated(prog.generate("cuda").source, flags=("-DPC_TIMING",))
+    kernel = launch.load(lib, prog.scop, "emulate")
+    n = 16
+    args = move_args(np.arange(n), np.arange(n) + 1, n + 1)
+    expected, actual = {k: (v.copy() if isinstance(v, np.ndarray) else v)
+                        for k, v in args.items()}, args
+    prog._reference(expected)
+    kernel(*[actual[a.name] for a in prog.scop.args])
+    np.testing.assert_allclose(actual["A"], expected["A"], rtol=1e-12)
+    assert launch_levels(kernel) == n
+    assert ctypes.c_double.in_dll(kernel.lib, "pc_move_inspect_s").value > 0
+    assert ctypes.c_double.in_dll(kernel.lib, "pc_move_execute_s").value > 0
