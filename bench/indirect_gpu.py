@@ -55,7 +55,9 @@ void rows(int n, int m, int k, double A[m][k], double B[n][k], int idx[n]) {
 
 
 def cases(quick: bool) -> list[tuple[str, str, dict]]:
-    """(name, source, host arguments) of every case; sizes fill an H100 unless quick."""
+    """(name, source, host arguments) of every case; sizes fill an H100 unless quick. A name
+    ending in "-levels" runs with --no-allow-reassociation: scatter-add levelized instead of
+    atomicAdd."""
     rng = np.random.default_rng(0)
     big = 1 << (20 if quick else 24)  # 16M iterations
     out = []
@@ -67,7 +69,10 @@ def cases(quick: bool) -> list[tuple[str, str, dict]]:
 
     scatter("scatter-permutation", big, big, rng.permutation(big))
     scatter("scatter-random", big, big, rng.integers(0, big, big))
+    scatter("scatter-random-levels", big, big, rng.integers(0, big, big))
     scatter("scatter-hot-16-per-element", big, big // 16, rng.integers(0, big // 16, big))
+    scatter("scatter-hot-16-per-element-levels", big, big // 16,
+            rng.integers(0, big // 16, big))
     n = big
     out.append(("move-random", MOVE, {"n": n, "m": n, "A": rng.uniform(0.5, 1.5, n),
                                       "src": rng.integers(0, n, n).astype(np.int32),
@@ -109,11 +114,11 @@ def sequential(prog, args: dict, repeats: int) -> tuple[dict, float]:
     return result, statistics.median(times)
 
 
-def on_gpu(prog, args: dict, repeats: int) -> tuple[dict, float, int]:
+def on_gpu(prog, args: dict, repeats: int, changes: dict) -> tuple[dict, float, int]:
     """The CUDA result, the median time of the run-time path on device arrays, the levels."""
     import cupy as cp
 
-    kernel = prog.kernel("cuda")
+    kernel = prog.kernel("cuda", **changes)
     dev = {k: (cp.asarray(v) if isinstance(v, np.ndarray) else v) for k, v in args.items()}
     kernel(*_ordered(prog, dev))
     cp.cuda.Device().synchronize()
@@ -127,11 +132,12 @@ def on_gpu(prog, args: dict, repeats: int) -> tuple[dict, float, int]:
     return result, statistics.median(times), levels
 
 
-def phases(prog, args: dict) -> tuple[float, float]:
+def phases(prog, args: dict, changes: dict) -> tuple[float, float]:
     """(inspection, execution) seconds of a -DPC_TIMING build (no pipelining)."""
     import cupy as cp
 
-    lib = build.build_shared(prog.generate("cuda").source, "cuda", flags=("-DPC_TIMING",))
+    lib = build.build_shared(prog.generate("cuda", **changes).source, "cuda",
+                             flags=("-DPC_TIMING",))
     kernel = launch.load(lib, prog.scop, "cuda")
     dev = {k: (cp.asarray(v) if isinstance(v, np.ndarray) else v) for k, v in args.items()}
     kernel(*_ordered(prog, dev))  # warm-up (module load)
@@ -182,10 +188,12 @@ def main(argv: list[str]) -> int:
     for name, source, args in cases(opts.quick):
         prog = polycuda.compile(source)
         expected, seq_s = sequential(prog, args, max(1, opts.repeats // 2))
-        actual, gpu_s, levels = on_gpu(prog, args, opts.repeats)
+        changes = {"allow_reassociation": False} if name.endswith("-levels") else {}
+        actual, gpu_s, levels = on_gpu(prog, args, opts.repeats, changes)
         ok, worst = compare(prog, expected, actual)
-        inspect_s, execute_s = phases(prog, args)
+        inspect_s, execute_s = phases(prog, args, changes)
         row = {"case": name, "iterations": int(args["n"]), "levels": levels, "correct": ok,
+               "atomic_scatter_add": source is SCATTER and not changes,
                "worst_relative_error": worst, "sequential_c_s": seq_s,
                "gpu_inspector_executor_s": gpu_s, "gpu_inspect_s_unpipelined": inspect_s,
                "gpu_execute_s_unpipelined": execute_s, "speedup_vs_sequential": seq_s / gpu_s}

@@ -209,7 +209,7 @@ def compile_scop(scop: Scop, options: Options) -> Generated:
     scop = transform_scop(scop, options, timer)
     # analysis.indirect: nests with dependences known only at run time (A[idx[i]] written)
     # get the GPU inspector/executor; the statements between them the static path below
-    if options.target == "cuda" and indirect.runtime_nests(scop):
+    if options.target == "cuda" and indirect.runtime_nests(scop, options.allow_reassociation):
         return _runtime_generated(scop, options, start)
     ctx = isl_scheduler.new_context()
     context = isl_build.context_set(scop, ctx)
@@ -314,7 +314,7 @@ def _runtime_generated(scop: Scop, options: Options, start: float) -> Generated:
     """CUDA for a region with run-time nests: each nest inspected and executed level by level
     (codegen/inspector_cuda.py); each run of the other top-level statements between them
     compiled by compile_scop as a region of its own (its locals passed in as arrays)."""
-    nests = {n.position: n for n in indirect.runtime_nests(scop)}
+    nests = {n.position: n for n in indirect.runtime_nests(scop, options.allow_reassociation)}
     parts: list[tuple[str, object]] = []
     static: list = []
     kernels: list = []

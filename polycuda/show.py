@@ -13,7 +13,8 @@ from polycuda.schedule import isl_scheduler, report
 def deps_json(prog: Program) -> list[dict]:
     """Every dependence; one inside a run-time loop (analysis/indirect.py) also carries
     "run_time": why that loop's dependences are computed at run time."""
-    nests = {s: n for n in indirect.runtime_nests(prog.scop) for s in n.statements}
+    nests = {s: n for n in indirect.runtime_nests(prog.scop, prog.options.allow_reassociation)
+             for s in n.statements}
     out = []
     for d in dependences.compute(prog.scop):
         entry = d.to_json()
@@ -42,9 +43,9 @@ def _deps_text(prog: Program) -> str:
         lines.append(f"  {d.kind:6s} {d.source}:{d.source_ref} -> {d.sink}:{d.sink_ref}  "
                      f"distance {dist}\n         {d.relation}")
     # indirect subscripts: which loops take the run-time path, and why
-    for nest in indirect.runtime_nests(prog.scop):
+    for nest in indirect.runtime_nests(prog.scop, prog.options.allow_reassociation):
         lines.append(f"  run-time: {nest.reason}; statements {', '.join(nest.statements)}; "
-                     f"monitored arrays {', '.join(nest.monitored)}")
+                     f"monitored arrays {', '.join(nest.monitored) or 'none'}")
     for note in indirect.static_indirect_notes(prog.scop):
         lines.append(f"  static: {note}")
     return "\n".join(lines)

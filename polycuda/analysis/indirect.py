@@ -35,6 +35,9 @@ class RuntimeNest:
         logged by slice functions, so that no conflict inside the nest goes unseen.
     index_arrays: the arrays read in subscripts.
     reason: why, in words (for `polycuda show deps`).
+    atomic: arrays that the nest only updates with `+=` / `-=` and never reads otherwise (a
+        scatter-add, H[key[i]] += v[i]): on the GPU each update is an atomicAdd, the updates
+        commute up to rounding, and the array needs no levels (not in `monitored`).
     """
 
     position: int
@@ -44,6 +47,7 @@ class RuntimeNest:
     index_arrays: tuple[str, ...]
     reason: str
     loc: SourceLoc | None = None
+    atomic: tuple[str, ...] = ()
 
 
 def top_level_groups(scop: Scop) -> list[tuple[int, tuple[Statement, ...]]]:
@@ -60,8 +64,28 @@ def _indirect_tops(stmt: Statement) -> list[Ref]:
     return [r for r in tops if any(refs(e) for e in r.index)]
 
 
-def runtime_nests(scop: Scop) -> tuple[RuntimeNest, ...]:
-    """The top-level nests of `scop` that take the run-time path (see the module docstring)."""
+ATOMIC_OPS = ("+=", "-=")
+ATOMIC_DTYPES = ("int", "float", "double")  # atomicAdd of CUDA (sm_60 and later for double)
+
+
+def atomic_arrays(stmts: tuple[Statement, ...]) -> tuple[str, ...]:
+    """The arrays that `stmts` access only as the target of `+=` / `-=` updates whose values
+    read none of them (scatter-adds): their updates commute up to floating-point rounding."""
+    out = []
+    for name in dict.fromkeys(s.lhs.array for s in stmts):
+        updates = [s for s in stmts if s.lhs.array == name]
+        if not all(s.op in ATOMIC_OPS for s in updates):
+            continue
+        reads = [r for s in stmts for r in (refs(s.rhs) + s.index_refs()) if r.array == name]
+        if not reads:
+            out.append(name)
+    return tuple(out)
+
+
+def runtime_nests(scop: Scop, atomic_updates: bool = False) -> tuple[RuntimeNest, ...]:
+    """The top-level nests of `scop` that take the run-time path (see the module docstring).
+    With `atomic_updates` (Options.allow_reassociation), scatter-add arrays are updated with
+    atomics instead of being levelized (RuntimeNest.atomic)."""
     found = []
     for pos, stmts in top_level_groups(scop):
         if not stmts[0].iterators:
@@ -79,8 +103,14 @@ def runtime_nests(scop: Scop) -> tuple[RuntimeNest, ...]:
                   f"{', '.join(repr(a) for a in index_arrays)}; which iterations conflict is "
                   "known only at run time (cuda: an inspector puts independent iterations in "
                   "levels, one launch per level; c and openmp: in order)")
-        found.append(RuntimeNest(pos, it, tuple(s.name for s in stmts), written, index_arrays,
-                                 reason, stmt.loc))
+        atomic = tuple(a for a in atomic_arrays(stmts)
+                       if scop.array(a).dtype in ATOMIC_DTYPES) if atomic_updates else ()
+        if atomic:
+            reason += (f"; {', '.join(repr(a) for a in atomic)} only updated with += / -=: "
+                       "atomicAdd on cuda, no levels for them")
+        monitored = tuple(a for a in written if a not in atomic)
+        found.append(RuntimeNest(pos, it, tuple(s.name for s in stmts), monitored,
+                                 index_arrays, reason, stmt.loc, atomic))
     return tuple(found)
 
 

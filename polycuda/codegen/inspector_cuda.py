@@ -103,7 +103,7 @@ def _nest_kernels(scop: Scop, k: int, nest: RuntimeNest, code: NestCode) -> list
             return []
         return [f"{_aux(ref.array)}[{flat_index(scop, ref, text)}] = PC_NONE;"]
 
-    run = body_lines(scop, code, None, 2)
+    run = body_lines(scop, code, None, 2, frozenset(nest.atomic))
     return [
         _kernel(f"pc_check{k}", scop, ["unsigned long long *pc_err"], code,
                 body_lines(scop, code, check, 1)),
@@ -122,47 +122,63 @@ def _nest_kernels(scop: Scop, k: int, nest: RuntimeNest, code: NestCode) -> list
 
 def _nest_driver(scop: Scop, k: int, nest: RuntimeNest, code: NestCode) -> list[str]:
     """Host lines of `pc_<name>_dev` that inspect and execute run-time nest k."""
-    args = ", ".join(a for _, a in kernel_args(scop))
     first = code.lower if code.direction > 0 else code.upper
-    aux = "".join(f", {_aux(a)}" for a in nest.monitored)
-    launch = f"<<<pc_blocks, {THREADS}>>>({args}, pc_first, pc_n"
-    names = ", ".join(f'"{a.name}"' for a in scop.arrays)
+    launch = (f"<<<pc_blocks, {THREADS}>>>({', '.join(a for _, a in kernel_args(scop))}, "
+              "pc_first, pc_n")
     lines = [f"{{ /* loop '{nest.iterator}': run-time dependences (inspector/executor) */",
              f"  const long long pc_first = {first};",
              f"  const long long pc_n = ({code.upper}) - ({code.lower}) + 1;",
              "  if (pc_n > 0) {",
              "    if (pc_n >= (long long)PC_NONE) return (int)cudaErrorInvalidValue;",
              f"    const unsigned pc_blocks = (unsigned)((pc_n + {THREADS - 1}) / {THREADS});",
-             "    unsigned long long *pc_err = NULL, pc_bad = 0;",
-             "    int *pc_level = NULL, *pc_more = NULL, pc_again = 0, pc_cur = 0;",
-             "    PC_CHECK(cudaMalloc((void **)&pc_err, sizeof(unsigned long long)));",
-             "    PC_CHECK(cudaMemset(pc_err, 0xff, sizeof(unsigned long long)));",
-             f"    pc_check{k}{launch}, pc_err);",
-             "    PC_CHECK(cudaGetLastError());",
-             "    PC_CHECK(cudaMemcpy(&pc_bad, pc_err, sizeof(pc_bad), cudaMemcpyDeviceToHost));",
-             "    cudaFree(pc_err);",
-             "    if (pc_bad != ~0ULL) {",
-             f"      static const char *pc_names[] = {{{names}}};",
-             f"      const int pc_array = (int)(pc_bad % {len(scop.arrays)}ULL);",
-             f'      fprintf(stderr, "polycuda: {abi.entry_name(scop)}: index out of bounds in a '
-             f"subscript of '%s' at {nest.iterator} = %lld (checked before any write)\\n\", "
-             f"pc_names[pc_array], pc_first {'+' if code.direction > 0 else '-'} "
-             f"(long long)(pc_bad / {len(scop.arrays)}ULL));",
-             f"      return {abi.INDEX_ERROR_BASE} + pc_array;",
-             "    }",
-             "    PC_CHECK(cudaMalloc((void **)&pc_level, pc_n * sizeof(int)));",
-             "    PC_CHECK(cudaMemset(pc_level, 0, pc_n * sizeof(int)));",
-             "    PC_CHECK(cudaMalloc((void **)&pc_more, sizeof(int)));"]
+             "    int *pc_level = NULL, *pc_more = NULL, pc_again = 0, pc_cur = 0;"]
+    lines += _check_lines(scop, k, nest, code, launch)
+    lines += ["    PC_CHECK(cudaMalloc((void **)&pc_level, pc_n * sizeof(int)));",
+              "    PC_CHECK(cudaMemset(pc_level, 0, pc_n * sizeof(int)));",
+              "    PC_CHECK(cudaMalloc((void **)&pc_more, sizeof(int)));"]
     for name in nest.monitored:
         size = array_elements(scop.array(name))
         lines += [f"    unsigned *{_aux(name)} = NULL;",
                   f"    PC_CHECK(cudaMalloc((void **)&{_aux(name)}, {size} * sizeof(unsigned)));",
                   f"    PC_CHECK(cudaMemset({_aux(name)}, 0xff, {size} * sizeof(unsigned)));"]
-    lines += ["#ifdef PC_TIMING",
-              "    PC_CHECK(cudaDeviceSynchronize());",
-              "    const double pc_t0 = PC_NOW();",
-              "#endif",
-              "    for (;; pc_cur++) {  /* one pass per level (Algorithm 4) */",
+    lines += _level_lines(scop, k, nest, launch)
+    lines += [f"    pc_{scop.name}_levels[{k}] = pc_cur + 1;",
+              "    cudaFree(pc_level);",
+              "    cudaFree(pc_more);"]
+    lines += [f"    cudaFree({_aux(name)});" for name in nest.monitored]
+    lines += ["    (void)pc_again;", "  }", "}"]
+    return lines
+
+
+def _check_lines(scop: Scop, k: int, nest: RuntimeNest, code: NestCode, launch: str
+                 ) -> list[str]:
+    """Run pc_check<k>; an index out of bounds returns INDEX_ERROR_BASE + the array's number
+    after a message that names the array and the iteration."""
+    names = ", ".join(f'"{a.name}"' for a in scop.arrays)
+    count = len(scop.arrays)
+    sign = "+" if code.direction > 0 else "-"
+    return ["    unsigned long long *pc_err = NULL, pc_bad = 0;",
+            "    PC_CHECK(cudaMalloc((void **)&pc_err, sizeof(unsigned long long)));",
+            "    PC_CHECK(cudaMemset(pc_err, 0xff, sizeof(unsigned long long)));",
+            f"    pc_check{k}{launch}, pc_err);",
+            "    PC_CHECK(cudaGetLastError());",
+            "    PC_CHECK(cudaMemcpy(&pc_bad, pc_err, sizeof(pc_bad), cudaMemcpyDeviceToHost));",
+            "    cudaFree(pc_err);",
+            "    if (pc_bad != ~0ULL) {",
+            f"      static const char *pc_names[] = {{{names}}};",
+            f"      const int pc_array = (int)(pc_bad % {count}ULL);",
+            f'      fprintf(stderr, "polycuda: {abi.entry_name(scop)}: index out of bounds in a '
+            f"subscript of '%s' at {nest.iterator} = %lld (checked before any write)\\n\", "
+            f"pc_names[pc_array], pc_first {sign} (long long)(pc_bad / {count}ULL));",
+            f"      return {abi.INDEX_ERROR_BASE} + pc_array;",
+            "    }"]
+
+
+def _level_lines(scop: Scop, k: int, nest: RuntimeNest, launch: str) -> list[str]:
+    """The passes (Algorithm 4; none when no array is monitored: one level) and the
+    executions (Algorithms 5-6); under PC_TIMING without pipelining, both timed."""
+    aux = "".join(f", {_aux(a)}" for a in nest.monitored)
+    passes = ["    for (;; pc_cur++) {  /* one pass per level (Algorithm 4) */",
               "      PC_CHECK(cudaMemset(pc_more, 0, sizeof(int)));",
               f"      pc_writer{k}{launch}, pc_level, pc_cur{aux});",
               f"      pc_reader{k}{launch}, pc_level, pc_cur{aux}, pc_more);",
@@ -171,24 +187,22 @@ def _nest_driver(scop: Scop, k: int, nest: RuntimeNest, code: NestCode) -> list[
               "      PC_CHECK(cudaMemcpy(&pc_again, pc_more, sizeof(int), "
               "cudaMemcpyDeviceToHost));",
               "      if (!pc_again) break;",
-              "    }",
-              "#ifdef PC_TIMING  /* no pipelining: every level after the inspection */",
-              "    const double pc_t1 = PC_NOW();",
-              f"    for (int pc_l = 0; pc_l < pc_cur; pc_l++) pc_exec{k}{launch}, pc_level, pc_l);",
-              "#endif",
-              f"    pc_exec{k}{launch}, pc_level, pc_cur);",
-              "    PC_CHECK(cudaGetLastError());",
-              "#ifdef PC_TIMING",
-              "    PC_CHECK(cudaDeviceSynchronize());",
-              f"    pc_{scop.name}_inspect_s[{k}] = pc_t1 - pc_t0;",
-              f"    pc_{scop.name}_execute_s[{k}] = PC_NOW() - pc_t1;",
-              "#endif",
-              f"    pc_{scop.name}_levels[{k}] = pc_cur + 1;",
-              "    cudaFree(pc_level);",
-              "    cudaFree(pc_more);"]
-    lines += [f"    cudaFree({_aux(name)});" for name in nest.monitored]
-    lines += ["  }", "}"]
-    return lines
+              "    }"] if nest.monitored else []
+    return (["#ifdef PC_TIMING",
+             "    PC_CHECK(cudaDeviceSynchronize());",
+             "    const double pc_t0 = PC_NOW();",
+             "#endif"] + passes +
+            ["#ifdef PC_TIMING  /* no pipelining: every level after the inspection */",
+             "    const double pc_t1 = PC_NOW();",
+             f"    for (int pc_l = 0; pc_l < pc_cur; pc_l++) pc_exec{k}{launch}, pc_level, pc_l);",
+             "#endif",
+             f"    pc_exec{k}{launch}, pc_level, pc_cur);",
+             "    PC_CHECK(cudaGetLastError());",
+             "#ifdef PC_TIMING",
+             "    PC_CHECK(cudaDeviceSynchronize());",
+             f"    pc_{scop.name}_inspect_s[{k}] = pc_t1 - pc_t0;",
+             f"    pc_{scop.name}_execute_s[{k}] = PC_NOW() - pc_t1;",
+             "#endif"])
 
 
 def static_part(source: str, sub: Scop) -> tuple[str, bool]:

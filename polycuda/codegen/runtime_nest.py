@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import islpy as isl
 
 from polycuda.analysis.indirect import RuntimeNest
+from polycuda.codegen.abi import C_TYPES
 from polycuda.codegen.ast_expr import ast_expr_to_c
 from polycuda.codegen.c_expr import expr_to_c
 from polycuda.codegen.printer import AstPrinter
@@ -101,12 +102,20 @@ class SlicePrinter(AstPrinter):
 
     int_type = "long long"
 
-    def __init__(self, scop: Scop, action: Action | None = None):
+    def __init__(self, scop: Scop, action: Action | None = None,
+                 atomic: frozenset[str] = frozenset()):
         super().__init__(scop)
         self.action = action
+        self.atomic = atomic
 
     def user(self, node: isl.AstNode, indent: int) -> None:
         stmt, text = statement_parts(self.scop, node.user_get_expr())
+        if self.action is None and stmt.lhs.array in self.atomic:
+            # a scatter-add (RuntimeNest.atomic): `+=` / `-=` as atomicAdd
+            ctype = C_TYPES[self.scop.array(stmt.lhs.array).dtype]
+            sign = "-" if stmt.op == "-=" else ""
+            self.emit(indent, f"atomicAdd(&{text(stmt.lhs)}, {sign}({ctype})({text(stmt.rhs)}));")
+            return
         if self.action is None:
             self.emit(indent, f"{text(stmt.lhs)} {stmt.op} {text(stmt.rhs)};")
             return
@@ -116,9 +125,11 @@ class SlicePrinter(AstPrinter):
                 self.emit(indent, line)
 
 
-def body_lines(scop: Scop, code: NestCode, action: Action | None, indent: int) -> list[str]:
-    """The C lines of one iteration (ITERATION set by the caller) under `action`."""
-    printer = SlicePrinter(scop, action)
+def body_lines(scop: Scop, code: NestCode, action: Action | None, indent: int,
+               atomic: frozenset[str] = frozenset()) -> list[str]:
+    """The C lines of one iteration (ITERATION set by the caller) under `action`; without
+    one, the statements themselves, updates of `atomic` arrays as atomicAdd."""
+    printer = SlicePrinter(scop, action, atomic)
     printer.node(code.ast, indent)
     return printer.lines
 

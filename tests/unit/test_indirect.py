@@ -65,17 +65,17 @@ def program(source):
     return polycuda.compile(source)
 
 
-def run_both(prog, target, args):
+def run_both(prog, target, args, **changes):
     """(reference result, target result) of the region on copies of `args`."""
     expected = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in args.items()}
     actual = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in args.items()}
     prog._reference(expected)
-    prog.kernel(target)(*[actual[a.name] for a in prog.scop.args])
+    prog.kernel(target, **changes)(*[actual[a.name] for a in prog.scop.args])
     return expected, actual
 
 
-def assert_same(prog, target, args):
-    expected, actual = run_both(prog, target, args)
+def assert_same(prog, target, args, **changes):
+    expected, actual = run_both(prog, target, args, **changes)
     changed = False
     for name in prog.scop.written_arrays():
         np.testing.assert_allclose(actual[name], expected[name], rtol=1e-12,
@@ -181,12 +181,30 @@ PATTERNS = {
 
 
 @needs_nvcc
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target, atomics", [(t, True) for t in TARGETS] + [("emulate", False)])
 @pytest.mark.parametrize("pattern", sorted(PATTERNS))
-def test_scatter_patterns(target, pattern):
+def test_scatter_patterns(target, atomics, pattern):
+    """Scatter-add with atomicAdd (the default on cuda) and with levels
+    (--no-allow-reassociation)."""
     prog = program(SCATTER)
     n, m = 70, 70
-    assert_same(prog, target, scatter_args(PATTERNS[pattern](n, m), m))
+    assert_same(prog, target, scatter_args(PATTERNS[pattern](n, m), m),
+                allow_reassociation=atomics)
+
+
+@needs_nvcc
+def test_scatter_add_is_atomic_unless_reassociation_is_refused():
+    prog = program(SCATTER)
+    nest, = indirect.runtime_nests(prog.scop, atomic_updates=True)
+    assert nest.atomic == ("H",) and nest.monitored == ()
+    assert "atomicAdd(&H[key[pc_it]], (double)(v[pc_it]));" in prog.generate("cuda").source
+    args = scatter_args(np.full(12, 5), 9)
+    for reassociate, levels in ((True, 1), (False, 12)):
+        kernel = prog.kernel("emulate", allow_reassociation=reassociate)
+        kernel(*[args[a.name] for a in prog.scop.args])
+        assert launch_levels(kernel) == levels
+    strict = prog.generate("cuda", allow_reassociation=False).source
+    assert "atomicAdd(&H" not in strict and "pc_aux_H" in strict
 
 
 def move_args(src, dst, m, seed=0):
