@@ -143,6 +143,7 @@ def _nest_driver(scop: Scop, k: int, nest: RuntimeNest, code: NestCode) -> list[
                   f"    PC_CHECK(cudaMemset({_aux(name)}, 0xff, {size} * sizeof(unsigned)));"]
     lines += _level_lines(scop, k, nest, launch)
     lines += [f"    pc_{scop.name}_levels[{k}] = pc_cur + 1;",
+              f"    pc_{scop.name}_iterations[{k}] = pc_n;",
               "    cudaFree(pc_level);",
               "    cudaFree(pc_more);"]
     lines += [f"    cudaFree({_aux(name)});" for name in nest.monitored]
@@ -245,9 +246,10 @@ def generate(scop: Scop, parts: list[tuple[str, object]], ctx: isl.Context) -> s
     if cooperative:
         out.append("#include <cooperative_groups.h>\n")
     count = max(len(nests), 1)
-    # levels found per run-time nest; with -DPC_TIMING (no pipelining) the seconds of the
+    # levels found and iterations per run-time nest (the last call); with -DPC_TIMING (no pipelining) the seconds of the
     # inspection and of the execution (host clock around synchronized phases)
-    out.append(f'extern "C" {{ long long pc_{scop.name}_levels[{count}]; }}\n'
+    out.append(f'extern "C" {{ long long pc_{scop.name}_levels[{count}], '
+               f"pc_{scop.name}_iterations[{count}]; }}\n"
                "#ifdef PC_TIMING\n#include <chrono>\n#define PC_NOW() std::chrono::duration"
                "<double>(std::chrono::steady_clock::now().time_since_epoch()).count()\n"
                f'extern "C" {{ double pc_{scop.name}_inspect_s[{count}], '

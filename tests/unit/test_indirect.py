@@ -310,3 +310,15 @@ def test_timing_build_separates_inspection_and_execution():
     assert launch_levels(kernel) == n
     assert ctypes.c_double.in_dll(kernel.lib, "pc_move_inspect_s").value > 0
     assert ctypes.c_double.in_dll(kernel.lib, "pc_move_execute_s").value > 0
+
+
+@needs_nvcc
+def test_run_reports_levels_of_run_time_nests(monkeypatch):
+    from polycuda.options import Options
+    from polycuda.run import run_and_time
+
+    prog = polycuda.compile(SCATTER, options=Options(allow_reassociation=False))
+    monkeypatch.setattr(prog, "resolve_target", lambda target: "emulate")
+    report = run_and_time(prog, {"n": 60, "m": 1}, repeats=1)
+    assert report.verified and report.levels == [("i", 60, 60)]  # one element: a chain
+    assert "loop 'i': 60 level(s) for 60 iterations" in report.render()
