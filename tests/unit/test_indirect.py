@@ -322,3 +322,25 @@ def test_run_reports_levels_of_run_time_nests(monkeypatch):
     report = run_and_time(prog, {"n": 60, "m": 1}, repeats=1)
     assert report.verified and report.levels == [("i", 60, 60)]  # one element: a chain
     assert "loop 'i': 60 level(s) for 60 iterations" in report.render()
+
+
+@needs_nvcc
+@pytest.mark.parametrize("target", TARGETS)
+def test_python_scatter_and_move_on_every_target(target):
+    """The Python frontend's run-time nests: a RAW/WAR mix over a 2-D array through nested
+    index arrays, one hot row (every iteration conflicts) and a permutation."""
+    def spread(n, m, k, A, p, q, w):
+        for i in range(n):
+            for j in range(k):
+                A[p[q[i]], j] = A[q[i], j] * 0.5 + w[i]
+
+    n, m, k = 30, 8, 3
+    rng = np.random.default_rng(9)
+    for p in (np.full(m, 5), rng.permutation(m), rng.integers(0, m, m)):
+        args = (n, m, k, rng.uniform(0.5, 1.5, (m, k)), p.astype(np.int32),
+                rng.integers(0, m, n).astype(np.int32), rng.uniform(0.5, 1.5, n))
+        jitted = polycuda.jit(spread)
+        prog = jitted.program(*args)
+        assert indirect.runtime_nests(prog.scop)
+        names = [a.name for a in prog.scop.args]
+        assert_same(prog, target, dict(zip(names, jitted.entry_arguments(prog, args, {}))))
