@@ -20,7 +20,7 @@ import islpy as isl
 from polycuda.errors import SourceLoc
 from polycuda.ir.affine import affine_text
 from polycuda.ir.evaluate import eval_int
-from polycuda.ir.expr import BinOp, Expr, Ref, UnaryOp, refs
+from polycuda.ir.expr import BinOp, Expr, Ref, UnaryOp, Var, refs, walk
 from polycuda.ir.scop import Scop, Statement
 
 
@@ -48,6 +48,7 @@ class RuntimeNest:
     reason: str
     loc: SourceLoc | None = None
     atomic: tuple[str, ...] = ()
+    depth: int = 0  # of the levelized loop; the loops outside it run on the host, in order
 
 
 def top_level_groups(scop: Scop) -> list[tuple[int, tuple[Statement, ...]]]:
@@ -97,12 +98,16 @@ def runtime_nests(scop: Scop, atomic_updates: bool = False) -> tuple[RuntimeNest
         stmt, ref = hits[0]
         index_arrays = tuple(dict.fromkeys(r.array for s in stmts for r in s.index_refs()))
         line = f" (line {stmt.loc.line})" if stmt.loc else ""
-        it = stmts[0].iterators[0]
+        depth = levelized_depth(stmts)
+        it = stmts[0].iterators[depth]
         reason = (f"loop '{it}' takes the run-time path: {stmt.name}{line} accesses "
                   f"'{ref.array}', which the loop writes, through index array(s) "
                   f"{', '.join(repr(a) for a in index_arrays)}; which iterations conflict is "
                   "known only at run time (cuda: an inspector puts independent iterations in "
                   "levels, one launch per level; c and openmp: in order)")
+        if depth:
+            reason += (f"; the loop(s) {', '.join(stmts[0].iterators[:depth])} around it run "
+                       "in order on the host, the inspector once per iteration of them")
         atomic = tuple(a for a in atomic_arrays(stmts)
                        if scop.array(a).dtype in ATOMIC_DTYPES) if atomic_updates else ()
         if atomic:
@@ -110,8 +115,27 @@ def runtime_nests(scop: Scop, atomic_updates: bool = False) -> tuple[RuntimeNest
                        "atomicAdd on cuda, no levels for them")
         monitored = tuple(a for a in written if a not in atomic)
         found.append(RuntimeNest(pos, it, tuple(s.name for s in stmts), monitored,
-                                 index_arrays, reason, stmt.loc, atomic))
+                                 index_arrays, reason, stmt.loc, atomic, depth))
     return tuple(found)
+
+
+def levelized_depth(stmts: tuple[Statement, ...]) -> int:
+    """The depth of the loop to levelize: descending from the outermost loop through a
+    perfect nest (a loop whose only child is one loop), the first loop whose iterator
+    subscripts an index array (for t: for i: A[idx[i]] += ...: i, with t on the host), else
+    the deepest loop reached. The paper levelizes innermost loops and notes that outer ones
+    work with the inner loops run sequentially (Section 3.1); a time loop around a scatter
+    has no parallelism of its own."""
+    used = {v.name for s in stmts for r in s.index_refs() for e in r.index for v in walk(e)
+            if isinstance(v, Var)}
+    depth = 0
+    while stmts[0].iterators[depth] not in used:
+        inner = depth + 1
+        if not all(len(s.iterators) > inner and s.beta[:inner + 1] == stmts[0].beta[:inner + 1]
+                   for s in stmts):
+            return depth
+        depth = inner
+    return depth
 
 
 def static_indirect_notes(scop: Scop) -> tuple[str, ...]:

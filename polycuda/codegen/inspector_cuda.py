@@ -31,6 +31,7 @@ from polycuda.analysis.indirect import RuntimeNest
 from polycuda.codegen import abi
 from polycuda.codegen import cuda_target
 from polycuda.codegen.c_target import array_elements
+from polycuda.codegen.printer import AstPrinter
 from polycuda.codegen.runtime_nest import ITERATION, NestCode, body_lines, bound_checks, nest_code
 from polycuda.codegen.statements import flat_index
 from polycuda.codegen.test_main import main_source
@@ -55,7 +56,7 @@ def _aux(name: str) -> str:
 
 def _kernel(name: str, scop: Scop, extra: list[str], code: NestCode, lines: list[str]) -> str:
     decl = ", ".join([d for d, _ in kernel_args(scop)] + ["long long pc_first", "long long pc_n"]
-                     + extra)
+                     + [f"long long {h}" for h in code.host] + extra)
     step = "+" if code.direction > 0 else "-"
     head = [f"__global__ void __launch_bounds__({THREADS}) {name}({decl}) {{",
             "  const long long pc_t = (long long)blockIdx.x * blockDim.x + threadIdx.x;",
@@ -124,11 +125,12 @@ def _nest_driver(scop: Scop, k: int, nest: RuntimeNest, code: NestCode) -> list[
     """Host lines of `pc_<name>_dev` that inspect and execute run-time nest k."""
     first = code.lower if code.direction > 0 else code.upper
     launch = (f"<<<pc_blocks, {THREADS}>>>({', '.join(a for _, a in kernel_args(scop))}, "
-              "pc_first, pc_n")
-    lines = [f"{{ /* loop '{nest.iterator}': run-time dependences (inspector/executor) */",
-             f"  const long long pc_first = {first};",
-             f"  const long long pc_n = ({code.upper}) - ({code.lower}) + 1;",
-             "  if (pc_n > 0) {",
+              f"pc_first, pc_n{''.join(', ' + h for h in code.host)}")
+    lines = [f"{{ /* loop '{nest.iterator}': run-time dependences (inspector/executor) */"]
+    lines += [f"  const long long {h} = pc_hl{j};" for j, h in enumerate(code.host)]
+    lines += [f"  const long long pc_first = {first};",
+              f"  const long long pc_n = ({code.upper}) - ({code.lower}) + 1;",
+              "  if (pc_n > 0) {",
              "    if (pc_n >= (long long)PC_NONE) return (int)cudaErrorInvalidValue;",
              f"    const unsigned pc_blocks = (unsigned)((pc_n + {THREADS - 1}) / {THREADS});",
              "    int *pc_level = NULL, *pc_more = NULL, pc_again = 0, pc_cur = 0;"]
@@ -206,6 +208,28 @@ def _level_lines(scop: Scop, k: int, nest: RuntimeNest, launch: str) -> list[str
              "#endif"])
 
 
+class _HostLoops(AstPrinter):
+    """The host loops around a levelized loop; at each point, the inspector/executor."""
+
+    int_type = "long long"
+
+    def __init__(self, scop: Scop, block: list[str]):
+        super().__init__(scop)
+        self.block = block
+
+    def user(self, node: isl.AstNode, indent: int) -> None:
+        self.lines += ["  " * indent + line for line in self.block]
+
+
+def _host_loops(scop: Scop, code: NestCode, block: list[str]) -> list[str]:
+    """`block` inside the host loops of `code` (their iterators pc_hl0, pc_hl1, ...)."""
+    if code.host_ast is None:
+        return block
+    printer = _HostLoops(scop, block)
+    printer.node(code.host_ast, 0)
+    return printer.lines
+
+
 def static_part(source: str, sub: Scop) -> tuple[str, bool]:
     """From the static path's .cu for `sub` (a region of the static statements between
     run-time nests, cuda_target.generate): its kernels, renamed <sub>_kernel..., and its
@@ -233,7 +257,7 @@ def generate(scop: Scop, parts: list[tuple[str, object]], ctx: isl.Context) -> s
             k = nests.index(part)
             code = nest_code(scop, part, ctx)
             kernels += _nest_kernels(scop, k, part, code)
-            driver += _nest_driver(scop, k, part, code)
+            driver += _host_loops(scop, code, _nest_driver(scop, k, part, code))
         else:
             sub, source = part
             text, coop = static_part(source, sub)

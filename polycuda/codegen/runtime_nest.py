@@ -35,41 +35,70 @@ Action = Callable[[Statement, Ref, bool, Callable[[Expr], str]], list[str]]
 
 @dataclass(frozen=True)
 class NestCode:
-    """The outer loop's range (C expressions of the parameters; `lower`..`upper` inclusive,
-    run in `direction`) and the per-iteration AST (outer iterator = ITERATION)."""
+    """The levelized loop's range (C expressions of the parameters and the host iterators;
+    `lower`..`upper` inclusive, run in `direction`), the per-iteration AST (levelized
+    iterator = ITERATION, host iterator k = host_name(k)), and the AST of the host loops
+    around the levelized one (None when it is the outermost; one user node per point)."""
 
     lower: str
     upper: str
     direction: int
     ast: isl.AstNode
+    host_ast: isl.AstNode | None = None
+    host: tuple[str, ...] = ()  # the host iterators' names, outermost first
+
+
+def host_name(k: int) -> str:
+    return f"pc_h{k}"
 
 
 def nest_code(scop: Scop, nest: RuntimeNest, ctx: isl.Context) -> NestCode:
-    """The range of `nest`'s outer loop and the AST of one of its iterations."""
+    """The range of `nest`'s levelized loop, the AST of one of its iterations, and the AST of
+    the host loops around it."""
     stmts = [scop.statement(s) for s in nest.statements]
     context = isl_build.context_set(scop, ctx)
-    # outer_set: [params] -> { [i] : some statement of the nest runs at i }
-    outer_set = None
+    depth = nest.depth
+    names = [host_name(k) for k in range(depth)] + [ITERATION]
+    level_set = host_set = None
     domains = isl.UnionSet.empty(isl.Space.params_alloc(ctx, 0))
     for stmt in stmts:
         dom = isl_build.domain_set(stmt, ctx).intersect_params(context)
-        first = dom.project_out(isl.dim_type.set, 1, dom.dim(isl.dim_type.set) - 1)
-        first = first.reset_tuple_id()
-        outer_set = first if outer_set is None else outer_set.union(first)
-        domains = domains.union(isl.UnionSet.from_set(_fixed_outer(dom, ctx)))
-    build = isl.AstBuild.from_context(context)
-    lower = ast_expr_to_c(build.expr_from_pw_aff(outer_set.dim_min(0)))
-    upper = ast_expr_to_c(build.expr_from_pw_aff(outer_set.dim_max(0)))
-    # schedule: the original (2d+1) order of the nest's statements, on one outer iteration
+        # levelized: [params, pc_h...] -> { [i_d] : a statement runs at (pc_h..., i_d) }
+        level = _as_params(dom.project_out(isl.dim_type.set, depth + 1,
+                                           dom.dim(isl.dim_type.set) - depth - 1), names[:-1], ctx)
+        level = level.reset_tuple_id()
+        level_set = level if level_set is None else level_set.union(level)
+        outer = dom.project_out(isl.dim_type.set, depth, dom.dim(isl.dim_type.set) - depth)
+        outer = outer.set_tuple_name("pc_host")
+        host_set = outer if host_set is None else host_set.union(outer)
+        domains = domains.union(isl.UnionSet.from_set(_fixed(dom, names, ctx)))
+    build = isl.AstBuild.from_context(_with_params(context, names[:-1], ctx))
+    lower = ast_expr_to_c(build.expr_from_pw_aff(level_set.dim_min(0)))
+    upper = ast_expr_to_c(build.expr_from_pw_aff(level_set.dim_max(0)))
+    # schedule: the original (2d+1) order of the nest's statements, on one iteration
     sub = _sub_scop(scop, nest)
     schedule = isl_build.original_schedule(sub, ctx).intersect_domain(domains)
-    inner_context = _with_iteration(context, ctx)
-    inner = isl.AstBuild.from_context(inner_context)
+    inner = isl.AstBuild.from_context(_with_params(context, names, ctx))
+    ast = inner.set_iterators(_ids(ctx, "pc_c")).node_from_schedule_map(schedule)
+    host_ast = None
+    if depth:
+        # host_map: { pc_host[i_0..i_{d-1}] -> [i_0..i_{d-1}] } (original order, directions)
+        dims = ", ".join(f"i{k}" for k in range(depth))
+        signed = ", ".join(f"i{k}" if stmts[0].loop_directions()[k] > 0 else f"-i{k}"
+                           for k in range(depth))
+        host_map = isl.Map.read_from_str(ctx, f"{{ pc_host[{dims}] -> [{signed}] }}")
+        host_map = host_map.intersect_domain(host_set.coalesce())
+        host_build = isl.AstBuild.from_context(context).set_iterators(_ids(ctx, "pc_hl"))
+        host_ast = host_build.node_from_schedule_map(isl.UnionMap.from_map(host_map))
+    return NestCode(lower, upper, stmts[0].loop_directions()[depth], ast, host_ast,
+                    tuple(names[:-1]))
+
+
+def _ids(ctx: isl.Context, prefix: str) -> isl.IdList:
     ids = isl.IdList.alloc(ctx, 64)
     for k in range(64):
-        ids = ids.add(isl.Id(f"pc_c{k}", context=ctx))
-    ast = inner.set_iterators(ids).node_from_schedule_map(schedule)
-    return NestCode(lower, upper, stmts[0].loop_directions()[0], ast)
+        ids = ids.add(isl.Id(f"{prefix}{k}", context=ctx))
+    return ids
 
 
 def _sub_scop(scop: Scop, nest: RuntimeNest) -> Scop:
@@ -78,22 +107,32 @@ def _sub_scop(scop: Scop, nest: RuntimeNest) -> Scop:
         s for s in scop.statements if s.name in keep))
 
 
-def _with_iteration(set_: isl.Set, ctx: isl.Context) -> isl.Set:
-    """`set_` (a parameter set) with the extra parameter ITERATION."""
-    n = set_.dim(isl.dim_type.param)
-    set_ = set_.insert_dims(isl.dim_type.param, n, 1)
-    return set_.set_dim_id(isl.dim_type.param, n, isl.Id(ITERATION, context=ctx))
+def _with_params(set_: isl.Set, names: list[str], ctx: isl.Context) -> isl.Set:
+    """`set_` with the extra parameters `names`, unconstrained."""
+    for name in names:
+        n = set_.dim(isl.dim_type.param)
+        set_ = set_.insert_dims(isl.dim_type.param, n, 1)
+        set_ = set_.set_dim_id(isl.dim_type.param, n, isl.Id(name, context=ctx))
+    return set_
 
 
-def _fixed_outer(dom: isl.Set, ctx: isl.Context) -> isl.Set:
-    """# { S[i, j] : ... and i = pc_it }, pc_it a new parameter"""
-    n = dom.dim(isl.dim_type.param)
-    dom = dom.insert_dims(isl.dim_type.param, n, 1)
-    dom = dom.set_dim_id(isl.dim_type.param, n, isl.Id(ITERATION, context=ctx))
-    eq = isl.Constraint.equality_alloc(isl.LocalSpace.from_space(dom.get_space()))
-    eq = eq.set_coefficient_val(isl.dim_type.set, 0, 1)
-    eq = eq.set_coefficient_val(isl.dim_type.param, n, -1)
-    return dom.add_constraint(eq)
+def _fixed(dom: isl.Set, names: list[str], ctx: isl.Context) -> isl.Set:
+    """# { S[i, j, k] : ... and i = pc_h0 and j = pc_it } for names [pc_h0, pc_it]"""
+    first = dom.dim(isl.dim_type.param)
+    dom = _with_params(dom, names, ctx)
+    for k in range(len(names)):
+        eq = isl.Constraint.equality_alloc(isl.LocalSpace.from_space(dom.get_space()))
+        eq = eq.set_coefficient_val(isl.dim_type.set, k, 1)
+        eq = eq.set_coefficient_val(isl.dim_type.param, first + k, -1)
+        dom = dom.add_constraint(eq)
+    return dom
+
+
+def _as_params(dom: isl.Set, names: list[str], ctx: isl.Context) -> isl.Set:
+    """# { S[i, j] } -> [pc_h0] -> { [j] : i = pc_h0 }: the first len(names) dimensions made
+    parameters of those names"""
+    fixed = _fixed(dom, names, ctx)
+    return fixed.project_out(isl.dim_type.set, 0, len(names))
 
 
 class SlicePrinter(AstPrinter):

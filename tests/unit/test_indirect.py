@@ -344,3 +344,36 @@ def test_python_scatter_and_move_on_every_target(target):
         assert indirect.runtime_nests(prog.scop)
         names = [a.name for a in prog.scop.args]
         assert_same(prog, target, dict(zip(names, jitted.entry_arguments(prog, args, {}))))
+
+
+STEPS = """
+void steps(int T, int n, int m, double H[m], int key[n], int src[n], double v[n]) {
+#pragma scop
+  for (int t = 0; t < T; t++)
+    for (int i = n - 1; i >= 0; i--)
+      H[key[i]] = 0.5 * H[src[i]] + v[i] * t;
+#pragma endscop
+}
+"""
+
+
+@needs_nvcc
+@pytest.mark.parametrize("target", TARGETS)
+def test_time_loop_runs_on_the_host_around_the_levelized_loop(target):
+    """for t: for i: H[key[i]] = ... H[src[i]]: the loop i (whose iterator subscripts the
+    index arrays) is levelized once per t; t runs in order on the host."""
+    prog = program(STEPS)
+    nest, = indirect.runtime_nests(prog.scop)
+    assert (nest.depth, nest.iterator) == (1, "i")
+    assert "the loop(s) t around it run in order on the host" in nest.reason
+    n, m = 40, 11
+    rng = np.random.default_rng(6)
+    for key, src in ((np.full(n, 2), rng.integers(0, m, n)), (rng.permutation(m)[np.arange(n) % m],
+                                                              rng.integers(0, m, n))):
+        args = {"T": 3, "n": n, "m": m, "H": rng.uniform(0.5, 1.5, m),
+                "key": key.astype(np.int32), "src": src.astype(np.int32),
+                "v": rng.uniform(0.5, 1.5, n)}
+        assert_same(prog, target, args)
+    if target == "emulate":
+        source = prog.generate("cuda").source
+        assert "for (long long pc_hl0 = 0; (pc_hl0 < T); pc_hl0 += 1)" in source
