@@ -8,13 +8,13 @@ from dataclasses import dataclass, field
 
 import islpy as isl
 
-from polycuda.analysis import dependences, reductions
-from polycuda.codegen import c_target, cuda_target, private_code
+from polycuda.analysis import dependences, indirect, reductions
+from polycuda.codegen import c_target, cuda_target, inspector_cuda, private_code
 from polycuda import progress
 from polycuda.errors import IllegalScheduleError, InvalidConfigError, PolycudaError
 from polycuda.gpu import cost, mapping, promotion, staging
 from polycuda.ir import isl_build
-from polycuda.ir.scop import Scop
+from polycuda.ir.scop import Arg, Scop
 from polycuda.options import Options
 from polycuda.schedule import budget, expand, fallback, false_deps, isl_scheduler, legality
 
@@ -54,13 +54,16 @@ def transform_scop(scop: Scop, options: Options, timer: progress.PassTimer | Non
     # statements whose domain is empty never run: dropped, so that no band is empty
     scop = drop_empty_statements(scop)
     # schedule.expand: a cell per iteration for local scalars (temp2 -> temp2_x[i][j])
-    if options.expand_scalars:
+    # expansion and array copies need exact footprints; indirect accesses (A[idx[i]]) have
+    # only may-footprints
+    indirect = any(s.is_indirect() for s in scop.statements)
+    if options.expand_scalars and not indirect:
         with timer.step("scalar expansion"):
             scop = expand.expand_scalars(scop)
         # schedule.false_deps: reads of values from before their nest read a copy (trmm)
         with timer.step("copies of original values"):
             scop = false_deps.copy_original_reads(scop)
-    if not options.eliminate_false_deps:
+    if not options.eliminate_false_deps or indirect:
         return scop
     # schedule.false_deps: array copies (Di et al. 2012, Algorithm 2)
     with timer.step("false dependences"):
@@ -213,6 +216,10 @@ def compile_scop(scop: Scop, options: Options) -> Generated:
     # Scop -> Scop: drop statements that never run, expand local scalars, optional array
     # copies against false dependences (transform_scop)
     scop = transform_scop(scop, options, timer)
+    # analysis.indirect: nests with dependences known only at run time (A[idx[i]] written)
+    # get the GPU inspector/executor; the statements between them the static path below
+    if options.target == "cuda" and indirect.runtime_nests(scop, options.allow_reassociation):
+        return _runtime_generated(scop, options, start)
     ctx = isl_scheduler.new_context()
     context = isl_build.context_set(scop, ctx)
     # analysis.dependences: flow (value-based), anti, output
@@ -310,3 +317,44 @@ def _bounded_source(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl
     original = isl_scheduler.original_schedule_tree(scop, ctx)
     mapped = _promoted(scop, options, ctx, _map_checked(scop, original, options, ctx, dep_map))
     return _source(scop, options, ctx, mapped), mapped
+
+
+def _runtime_generated(scop: Scop, options: Options, start: float) -> Generated:
+    """CUDA for a region with run-time nests: each nest inspected and executed level by level
+    (codegen/inspector_cuda.py); each run of the other top-level statements between them
+    compiled by compile_scop as a region of its own (its locals passed in as arrays)."""
+    nests = {n.position: n for n in indirect.runtime_nests(scop, options.allow_reassociation)}
+    parts: list[tuple[str, object]] = []
+    static: list = []
+    kernels: list = []
+
+    def flush() -> None:
+        if not static:
+            return
+        sub = static_region(scop, tuple(static), len(parts))
+        generated = compile_scop(sub, options)
+        kernels.extend(generated.kernels)
+        parts.append(("static", (sub, generated.source)))
+        static.clear()
+
+    for pos, stmts in indirect.top_level_groups(scop):
+        if pos in nests:
+            flush()
+            parts.append(("nest", nests[pos]))
+        else:
+            static.extend(stmts)
+    flush()
+    source = inspector_cuda.generate(scop, parts, isl_scheduler.new_context())
+    reason = "run-time nests: " + "; ".join(n.reason for n in nests.values())
+    return Generated(scop, options, source, "", tuple(kernels),
+                     time.perf_counter() - start, reason)
+
+
+def static_region(scop: Scop, statements: tuple, k: int) -> Scop:
+    """The region of `statements` alone, named <name>_s<k>, its locals made array arguments
+    (the enclosing entry allocates them once for every part)."""
+    locals_ = tuple(a for a in scop.arrays if a.local)
+    args = scop.args + tuple(Arg(a.name, "array", a.dtype) for a in locals_)
+    arrays = tuple(dataclasses.replace(a, local=False) for a in scop.arrays)
+    return dataclasses.replace(scop, name=f"{scop.name}_s{k}", args=args, arrays=arrays,
+                               statements=statements)

@@ -9,11 +9,14 @@ of the medians.
 
 from __future__ import annotations
 
+import ctypes
 import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from polycuda.analysis import indirect
+from polycuda.pipeline import transform_scop
 from polycuda.program import Program
 from polycuda.sizes import resolve_sizes
 from polycuda.verify import compare, copy_arguments, random_arguments
@@ -34,6 +37,8 @@ class RunReport:
     warmup: int = WARMUP
     verified: bool | None = None
     message: str = ""
+    # run-time nests on cuda (codegen/inspector_cuda.py): (loop, levels, iterations)
+    levels: list[tuple[str, int, int]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -59,6 +64,11 @@ class RunReport:
             ratio = self.reference_s / statistics.median(self.times_s)
             lines.append(f"  speedup    {ratio:10.2f}x  (reference median / {self.target} "
                          "median)")
+        for loop, levels, iterations in self.levels:
+            lines.append(f"  run-time   loop '{loop}': {levels} level(s) for {iterations} "
+                         f"iterations, {iterations / max(levels, 1):.1f} per level on average "
+                         "(inspection pipelined with execution: bench/indirect_gpu.py times "
+                         "them apart)")
         lines.append(f"  result     {check[self.verified]}")
         return "\n".join(lines)
 
@@ -89,6 +99,7 @@ def run_and_time(prog: Program, sizes: dict[str, int], repeats: int = 10,
     if verify:
         programs["reference"] = prog._reference
     results = {name: _warm_up(run, inputs) for name, run in programs.items()}
+    report.levels = runtime_levels(prog, kernel, target)
     if verify:
         result = compare(prog.scop, target, results["reference"], results["target"])
         report.verified, report.message = result.ok, result.message
@@ -116,3 +127,20 @@ def _timed(run: Callable[[dict[str, object]], None], inputs: dict[str, object]) 
     start = time.perf_counter()
     run(args)
     return time.perf_counter() - start
+
+
+def runtime_levels(prog: Program, kernel: Callable, target: str) -> list[tuple[str, int, int]]:
+    """(loop iterator, levels, iterations) of each run-time nest in the last call of `kernel`
+    (targets cuda and emulate; the counters pc_<name>_levels/_iterations of the library)."""
+    if target not in ("cuda", "emulate"):
+        return []
+    options = prog.options.replace(target="cuda")
+    nests = indirect.runtime_nests(transform_scop(prog.scop, options),
+                                   options.allow_reassociation)
+    lib = getattr(kernel, "lib", None)
+    if not nests or lib is None:
+        return []
+    array = ctypes.c_longlong * len(nests)
+    levels = array.in_dll(lib, f"pc_{prog.name}_levels")
+    iterations = array.in_dll(lib, f"pc_{prog.name}_iterations")
+    return [(n.iterator, int(levels[k]), int(iterations[k])) for k, n in enumerate(nests)]

@@ -4,14 +4,25 @@ from __future__ import annotations
 
 import json
 
-from polycuda.analysis import dependences
+from polycuda.analysis import dependences, indirect
 from polycuda.pipeline import choose_schedule, dependence_map, transform_scop
 from polycuda.program import Program
 from polycuda.schedule import isl_scheduler, report
 
 
 def deps_json(prog: Program) -> list[dict]:
-    return [d.to_json() for d in dependences.compute(prog.scop)]
+    """Every dependence; one inside a run-time loop (analysis/indirect.py) also carries
+    "run_time": why that loop's dependences are computed at run time."""
+    nests = {s: n for n in indirect.runtime_nests(prog.scop, prog.options.allow_reassociation)
+             for s in n.statements}
+    out = []
+    for d in dependences.compute(prog.scop):
+        entry = d.to_json()
+        nest = nests.get(d.source)
+        if nest is not None and nests.get(d.sink) is nest:
+            entry["run_time"] = nest.reason
+        out.append(entry)
+    return out
 
 
 def schedule_of(prog: Program) -> dict:
@@ -31,6 +42,12 @@ def _deps_text(prog: Program) -> str:
         dist = "(" + ", ".join(map(str, d.distance)) + ")" if d.distance is not None else "non-uniform"
         lines.append(f"  {d.kind:6s} {d.source}:{d.source_ref} -> {d.sink}:{d.sink_ref}  "
                      f"distance {dist}\n         {d.relation}")
+    # indirect subscripts: which loops take the run-time path, and why
+    for nest in indirect.runtime_nests(prog.scop, prog.options.allow_reassociation):
+        lines.append(f"  run-time: {nest.reason}; statements {', '.join(nest.statements)}; "
+                     f"monitored arrays {', '.join(nest.monitored) or 'none'}")
+    for note in indirect.static_indirect_notes(prog.scop):
+        lines.append(f"  static: {note}")
     return "\n".join(lines)
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from polycuda.analysis import reductions
+from polycuda.analysis import indirect, reductions
 from polycuda.host_memory import check_argument_bytes
 from polycuda.ir.scop import Scop
 from polycuda.sizes import array_shape
@@ -34,6 +34,9 @@ def random_arguments(scop: Scop, values: dict[str, int], seed: int = 0) -> dict[
     """
     check_argument_bytes(scop, values)
     rng = np.random.default_rng(seed)
+    # index arrays (A[idx[i]]): values that keep every access in bounds
+    index_ranges = indirect.index_value_ranges(scop, values) if any(
+        s.is_indirect() for s in scop.statements) else {}
     args: dict[str, object] = {}
     for arg in scop.args:
         if arg.kind == "param":
@@ -46,6 +49,9 @@ def random_arguments(scop: Scop, values: dict[str, int], seed: int = 0) -> dict[
             dtype = NP_DTYPES[arg.dtype]
             if arg.dtype in ("float", "double"):
                 data = rng.uniform(0.5, 1.5, size=shape)
+            elif arg.name in index_ranges:
+                lo, hi = index_ranges[arg.name]
+                data = rng.integers(lo, hi + 1, size=shape)
             else:
                 data = rng.integers(1, 10, size=shape)
             args[arg.name] = np.ascontiguousarray(data.astype(dtype))

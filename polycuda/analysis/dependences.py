@@ -62,15 +62,22 @@ def dependence_maps(scop: Scop, ctx: isl.Context) -> tuple[isl.UnionMap, isl.Uni
     """
     reads, writes = _tagged(scop, ctx, False), _tagged(scop, ctx, True)
     sched = _tagged_schedule(scop, ctx, reads.union(writes))
-    flow = _last_source(reads, writes, sched)
-    output = _last_source(writes, writes, sched)
-    anti = _last_source(reads, writes, _reversed(sched)).reverse()
+    # an indirect write (A[idx[i]] = ...) is a may-write of the whole extent: it must not
+    # kill earlier writes, or a flow from before it would be lost
+    may = isl_build.accesses_union(scop, ctx, True, tagged=True, indirect=True)
+    if not may.is_empty():
+        writes = isl_build.accesses_union(scop, ctx, True, tagged=True, indirect=False)
+    flow = _last_source(reads, writes, sched, may)
+    output = _last_source(writes.union(may), writes, sched, may)
+    anti = _last_source(reads, writes, _reversed(sched), may).reverse()
     return flow, output.union(anti)
 
 
-def _last_source(sinks: isl.UnionMap, sources: isl.UnionMap, sched: isl.UnionMap
-                 ) -> isl.UnionMap:
+def _last_source(sinks: isl.UnionMap, sources: isl.UnionMap, sched: isl.UnionMap,
+                 may_sources: isl.UnionMap | None = None) -> isl.UnionMap:
     info = isl.UnionAccessInfo.from_sink(sinks).set_must_source(sources)
+    if may_sources is not None and not may_sources.is_empty():
+        info = info.set_may_source(may_sources)
     return info.set_schedule_map(sched).compute_flow().get_may_dependence()
 
 

@@ -36,7 +36,9 @@ def reduction_ops(scop: Scop) -> dict[str, Update]:
     subscripts read no element of X (those reads would move with the cell)."""
     found = {}
     for stmt in scop.statements:
-        if stmt.op in OPERATIONS and not _subscripts_read(stmt):
+        # an indirect update (H[key[i]] += v[i]) updates no single cell known to isl: the
+        # run-time path orders it (analysis/indirect.py)
+        if stmt.op in OPERATIONS and not _subscripts_read(stmt) and not stmt.is_indirect():
             reads = tuple(a.index_map for a in isl_build.statement_accesses(scop, stmt)[2:]
                           if a.array == stmt.lhs.array)
             found[stmt.name] = Update(stmt.op, reads)

@@ -850,7 +850,7 @@ def _dev_entry(scop: Scop, host: HostPrinter) -> list[str]:
     return lines
 
 
-def _host_entry(scop: Scop) -> list[str]:
+def host_entry(scop: Scop) -> list[str]:
     """pc_<name>: copies host arrays to the device, runs pc_<name>_dev, copies results back."""
     lines = [f'extern "C" int {abi.entry_name(scop)}({abi.arg_decls(scop)}) {{',
              "  int err = 0;"]
@@ -874,7 +874,7 @@ def _host_entry(scop: Scop) -> list[str]:
     return lines
 
 
-def _fail_function(scop: Scop) -> list[str]:
+def fail_function(scop: Scop) -> list[str]:
     """pc_<name>_fail(err): reports the error code of pc_<name> on stderr and exits; the
     rewritten C of `polycuda compile --target cuda` calls it when the entry fails."""
     name = abi.entry_name(scop)
@@ -896,6 +896,11 @@ _PRELUDE = """\
 """
 
 
+def prelude() -> str:
+    """The first lines of every generated .cu (includes, helpers, PC_CHECK)."""
+    return _PRELUDE.format(helpers=C_HELPERS.rstrip())
+
+
 def generate(scop: Scop, ast: isl.AstNode, kernels: tuple[KernelMapping, ...],
              final_conditions: dict[str, str] | None = None,
              private: PrivateTables | None = None,
@@ -912,7 +917,7 @@ def generate(scop: Scop, ast: isl.AstNode, kernels: tuple[KernelMapping, ...],
         parts.append("#include <cooperative_groups.h>\n")
     parts += [src + "\n" for src in host.kernel_sources]
     parts.append("\n".join(_dev_entry(scop, host)) + "\n")
-    parts.append("\n".join(_host_entry(scop)) + "\n")
-    parts.append("\n".join(_fail_function(scop)) + "\n")
+    parts.append("\n".join(host_entry(scop)) + "\n")
+    parts.append("\n".join(fail_function(scop)) + "\n")
     parts.append(main_source(scop))
     return "\n".join(parts)

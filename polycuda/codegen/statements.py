@@ -20,15 +20,20 @@ def flat_ref_printer(scop: Scop) -> Callable[[Ref, Callable[[Expr], str]], str]:
     """A[i][j] -> A[((i) * (d1) + (j))]; a 0-d (scalar cell) array prints as A[0]."""
 
     def printer(ref: Ref, sub: Callable[[Expr], str]) -> str:
-        arr = scop.array(ref.array)
-        if not ref.index:
-            return f"{ref.array}[0]"
-        flat = sub(ref.index[0])
-        for dim, index in zip(arr.shape[1:], ref.index[1:]):
-            flat = f"({flat}) * ({expr_to_c(dim)}) + ({sub(index)})"
-        return f"{ref.array}[{flat}]"
+        return f"{ref.array}[{flat_index(scop, ref, sub)}]"
 
     return printer
+
+
+def flat_index(scop: Scop, ref: Ref, sub: Callable[[Expr], str]) -> str:
+    """The row-major element number of `ref` as C text (subscripts printed by `sub`)."""
+    arr = scop.array(ref.array)
+    if not ref.index:
+        return "0"
+    flat = sub(ref.index[0])
+    for dim, index in zip(arr.shape[1:], ref.index[1:]):
+        flat = f"({flat}) * ({expr_to_c(dim)}) + ({sub(index)})"
+    return flat
 
 
 def statement_parts(scop: Scop, call: isl.AstExpr, refp: RefPrinter | None = None

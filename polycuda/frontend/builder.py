@@ -20,7 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from polycuda.errors import NotAffineError, SourceLoc, UnsupportedConstruct, UserError
-from polycuda.ir.affine import affine_text, bound_terms, condition_text
+from polycuda.ir.affine import (INDEX_DTYPES, affine_text, bound_terms, condition_text,
+                                indirect_shape_text, is_indirect)
 from polycuda.ir.expr import DTYPES, BinOp, Cast, Const, Expr, Ref, UnaryOp, refs, walk
 from polycuda.ir.scop import ASSIGN_OPS, Arg, Array, Scop, SourceInfo, Statement
 
@@ -180,12 +181,30 @@ class ScopBuilder:
                 f"'{ref.array}' has {len(arr.shape)} dimension(s) but is subscripted with "
                 f"{len(ref.index)}", ref.loc)
         for index in ref.index:
-            affine_text(index, names, "subscript")
+            if is_indirect(index):
+                self._check_indirect(ref, index, names)
+            else:
+                affine_text(index, names, "subscript")
+
+    def _check_indirect(self, ref: Ref, index: Expr, names: set[str]) -> None:
+        """An indirect subscript (A[idx[i]], A[row[i] + 1], A[p[q[i]]]): each array it reads is
+        an integer array with subscripts of its own that are checked the same way, and the
+        subscript is affine in the values read (Anantpur & Govindarajan 2013, Section 3.1)."""
+        for inner in refs(index):
+            arr = self.arrays.get(inner.array)
+            if arr is not None and arr.dtype not in INDEX_DTYPES:
+                raise UnsupportedConstruct(
+                    f"subscript of '{ref.array}' reads '{inner.array}', an array of "
+                    f"{arr.dtype}: index arrays must hold integers (int or long)",
+                    inner.loc or ref.loc)
+            self._check_ref(inner, names)
+        indirect_shape_text(index, names)
 
     def build(self, source: SourceInfo | None = None) -> Scop:
         if not self.statements:
             raise UserError(f"region '{self.name}' contains no statement",
                             SourceLoc(self.file, 1))
+        self._check_index_arrays_read_only()
         params = ", ".join(self.params)
         for arr in self.arrays.values():
             for dim in arr.shape:
@@ -198,6 +217,25 @@ class ScopBuilder:
         return Scop(self.name, tuple(self.args), tuple(self.arrays.values()),
                     tuple(self.statements), context_text, source)
 
+
+    def _check_index_arrays_read_only(self) -> None:
+        """Index arrays may not be written in the region: the inspector's slice functions
+        read them, and must have no side effects (Anantpur & Govindarajan 2013, Section 3.1
+        assume `ind1`, `ind2` are not modified in the loop)."""
+        writers = {}
+        for stmt in self.statements:
+            writers.setdefault(stmt.lhs.array, stmt)
+        for stmt in self.statements:
+            for ref in stmt.index_refs():
+                writer = writers.get(ref.array)
+                if writer is None:
+                    continue
+                where = f" (line {writer.loc.line})" if writer.loc else ""
+                line = f" at line {stmt.loc.line}" if stmt.loc else ""
+                raise UnsupportedConstruct(
+                    f"the statement{line} uses '{ref.array}' as an index array (in a "
+                    f"subscript), but the region also writes '{ref.array}'{where}: index arrays "
+                    "must be read-only in the region", ref.loc or stmt.loc)
 
 
 # -- names ----------------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from polycuda.errors import (
     UserError,
 )
 from polycuda.frontend.builder import ScopBuilder
-from polycuda.ir.affine import affine_text
+from polycuda.ir.affine import affine_text, is_indirect
 from polycuda.ir.expr import (
     BinOp,
     Call,
@@ -419,22 +419,27 @@ class _Parser:
         value = _const_value(t.expr)
         if value is not None and value < 0:  # Python counts a negative literal from the end
             return BinOp("-", Var(f"{array}_d{k}", loc), Const(-value, loc=loc), loc)
-        self._check_no_reads(t.expr, "subscript", node)
-        affine_text(t.expr, set(self.iters) | set(self.builder.params), "subscript")
+        # a subscript may read index arrays (A[idx[i]]: the builder checks it and the
+        # run-time inspector path orders its iterations); never locals
+        self._check_no_reads(t.expr, "subscript", node, arrays=True)
+        if not is_indirect(t.expr):
+            affine_text(t.expr, set(self.iters) | set(self.builder.params), "subscript")
         return t.expr
 
-    def _check_no_reads(self, expr: Expr, what: str, node: ast.expr) -> None:
-        """Subscripts and bounds may not read locals (NotAffine) or arrays (Indirect)."""
+    def _check_no_reads(self, expr: Expr, what: str, node: ast.expr,
+                        arrays: bool = False) -> None:
+        """Subscripts and bounds may not read locals (NotAffine); bounds may not read arrays
+        (Indirect), subscripts may when `arrays`."""
         for e in walk(expr):
             if isinstance(e, Ref) and e.array in self.locals:
                 raise NotAffineError(f"{what} '{ast.unparse(node)}' uses local variable "
                                      f"'{e.array}', whose value is only known at run time",
                                      self.loc(node))
-            if isinstance(e, Ref):
+            if isinstance(e, Ref) and not arrays:
                 raise IndirectSubscriptError(
-                    f"indirect {what} '{ast.unparse(node)}': it reads array '{e.array}'; this "
-                    "needs the run-time inspector path, which the Python frontend does not "
-                    "offer yet", self.loc(node))
+                    f"indirect {what} '{ast.unparse(node)}': it reads array '{e.array}'; only "
+                    "subscripts may read index arrays (A[idx[i]]), loop bounds must be affine",
+                    self.loc(node))
 
     # -- expressions -------------------------------------------------------------------------
     def _expr(self, node: ast.expr) -> _Typed:

@@ -97,18 +97,23 @@ def _value_spec(name: str, value: object) -> ArgSpec:
 def default_arg_specs(fn: Callable) -> dict[str, ArgSpec]:
     """Argument kinds without call values: annotations `int` / `float`, else usage.
 
-    Subscripted names are double arrays (as many dimensions as subscripts); names used in
+    Subscripted names are double arrays (as many dimensions as subscripts), int arrays when
+    subscripted inside a subscript (index arrays, A[idx[i]]); names used in
     range() bounds, subscripts or `.shape` are int params; any other name is a double scalar.
     """
     fn = inspect.unwrap(fn)
     func = _load_source(fn).func
     ndims: dict[str, int] = {}
     ints: set[str] = set()
+    index_arrays: set[str] = set()  # read in a subscript (A[idx[i]]): int arrays
     for node in ast.walk(func):
         base, indices = _flatten(node) if isinstance(node, ast.Subscript) else (None, [])
         if isinstance(base, ast.Name):
             ndims[base.id] = max(ndims.get(base.id, 0), len(indices))
             ints |= {n.id for i in indices for n in ast.walk(i) if isinstance(n, ast.Name)}
+            index_arrays |= {_flatten(n)[0].id for i in indices for n in ast.walk(i)
+                             if isinstance(n, ast.Subscript)
+                             and isinstance(_flatten(n)[0], ast.Name)}
         if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "range":
             ints |= {n.id for a in node.args for n in ast.walk(a) if isinstance(n, ast.Name)}
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
@@ -127,7 +132,8 @@ def default_arg_specs(fn: Callable) -> dict[str, ArgSpec]:
         elif name not in ndims:
             specs[name] = ArgSpec("scalar", "double")
         else:
-            specs[name] = ArgSpec("array", "double", ndims[name])
+            dtype = "int" if name in index_arrays else "double"
+            specs[name] = ArgSpec("array", dtype, ndims[name])
     return specs
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from polycuda.errors import IndirectSubscriptError, NotAffineError
-from polycuda.ir.expr import BinOp, Cast, Const, Expr, Ref, UnaryOp, Var
+from polycuda.ir.expr import BinOp, Cast, Const, Expr, Ref, UnaryOp, Var, map_refs, walk
 
 _CMP = {"<": "<", "<=": "<=", ">": ">", ">=": ">=", "==": "="}
 
@@ -109,3 +109,38 @@ def condition_text(expr: Expr, names: frozenset[str] | set[str]) -> str:
         b = affine_text(expr.rhs, names, "condition")
         return f"({a} < {b} or {a} > {b})"
     raise NotAffineError("condition is not an affine comparison", getattr(expr, "loc", None))
+
+
+# -- indirect subscripts (Anantpur & Govindarajan 2013, Section 3.1: `A[B[i]]`) -----------------
+INDEX_DTYPES = ("int", "long")
+_PLACEHOLDER = "pc_ix"
+
+
+def is_indirect(expr: Expr) -> bool:
+    """Whether `expr` reads an array element (a subscript like `idx[i]` or `row[i] + 1`)."""
+    return any(isinstance(e, Ref) for e in walk(expr))
+
+
+def indirect_shape_text(expr: Expr, names: frozenset[str] | set[str]) -> str:
+    """isl text of an indirect subscript with each outermost array read replaced by a fresh
+    name (pc_ix0, pc_ix1, ...): the subscript must be affine in the iterators, the parameters
+    and the values read from index arrays (`idx[i] + j`, `2 * row[i]`; not `p[i] * q[i]`).
+
+    Raises:
+        NotAffineError: the subscript is not affine in those values.
+    """
+    count = [0]
+
+    def placeholder(ref: Ref) -> Expr:
+        count[0] += 1
+        return Var(f"{_PLACEHOLDER}{count[0] - 1}", ref.loc)
+
+    shaped = map_refs(expr, placeholder)
+    extended = set(names) | {f"{_PLACEHOLDER}{k}" for k in range(count[0])}
+    try:
+        return affine_text(shaped, extended, "indirect subscript")
+    except NotAffineError as err:
+        raise NotAffineError(
+            f"{err.msg}: an indirect subscript must be affine in the loop iterators, the "
+            "integer parameters and the values it reads from index arrays",
+            err.loc or getattr(expr, "loc", None)) from None

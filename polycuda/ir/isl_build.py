@@ -7,7 +7,8 @@ from typing import TypeVar
 
 import islpy as isl
 
-from polycuda.ir.affine import affine_text
+from polycuda.ir.affine import affine_text, is_indirect
+from polycuda.ir.expr import Ref
 from polycuda.ir.scop import Access, Scop, Statement
 
 
@@ -39,11 +40,32 @@ def statement_accesses(scop: Scop, stmt: Statement) -> tuple[Access, ...]:
     refs = ((stmt.lhs, True),) + tuple((r, False) for r in stmt.read_refs())
     accesses = []
     for k, (ref, is_write) in enumerate(refs):
-        index = ", ".join(affine_text(e, names, "subscript") for e in ref.index)
         iters = ", ".join(stmt.iterators)
-        text = f"{param_prefix(scop)} -> {{ {stmt.name}[{iters}] -> {ref.array}[{index}] }}"
-        accesses.append(Access(f"{stmt.name}_{k}", ref.array, is_write, ref, text))
+        if not any(is_indirect(e) for e in ref.index):
+            index = ", ".join(affine_text(e, names, "subscript") for e in ref.index)
+            text = f"{param_prefix(scop)} -> {{ {stmt.name}[{iters}] -> {ref.array}[{index}] }}"
+            accesses.append(Access(f"{stmt.name}_{k}", ref.array, is_write, ref, text))
+            continue
+        index, bounds = _may_index(scop, ref, names)
+        text = (f"{param_prefix(scop)} -> {{ {stmt.name}[{iters}] -> {ref.array}[{index}] : "
+                f"{bounds} }}")
+        accesses.append(Access(f"{stmt.name}_{k}", ref.array, is_write, ref, text, True))
     return tuple(accesses)
+
+
+def _may_index(scop: Scop, ref: Ref, names: set[str]) -> tuple[str, str]:
+    """The output tuple and constraints of an indirect access as a may-access: an indirect
+    dimension is any index of its extent (the values of index arrays are known only at run
+    time; Anantpur & Govindarajan 2013, Section 3.1), an affine one is exact.
+    # { S[i] -> A[pc_a0, i] : 0 <= pc_a0 < n0 }"""
+    dims, bounds = [], []
+    for k, (e, extent) in enumerate(zip(ref.index, scop.array(ref.array).shape)):
+        if not is_indirect(e):
+            dims.append(affine_text(e, names, "subscript"))
+            continue
+        dims.append(f"pc_a{k}")
+        bounds.append(f"0 <= pc_a{k} < {affine_text(extent, set(scop.params), 'array size')}")
+    return ", ".join(dims), " and ".join(bounds)
 
 
 def all_accesses(scop: Scop) -> tuple[Access, ...]:
@@ -62,14 +84,15 @@ def access_map(access: Access, stmt: Statement, ctx: isl.Context, tagged: bool) 
     return tag_map.reverse().apply_range(amap)
 
 
-def accesses_union(scop: Scop, ctx: isl.Context, writes: bool, tagged: bool = False
-                   ) -> isl.UnionMap:
+def accesses_union(scop: Scop, ctx: isl.Context, writes: bool, tagged: bool = False,
+                   indirect: bool | None = None) -> isl.UnionMap:
     """Every write (or every read) of the scop: { S[i] -> A[f(i)] }, or tagged
-    { [S[i] -> ref[]] -> A[f(i)] } (access_map)."""
+    { [S[i] -> ref[]] -> A[f(i)] } (access_map); with `indirect` True or False, only the
+    indirect (may-) accesses or only the others."""
     result = isl.UnionMap.empty(isl.Space.params_alloc(ctx, 0))
     for stmt in scop.statements:
         for acc in statement_accesses(scop, stmt):
-            if acc.is_write == writes:
+            if acc.is_write == writes and indirect in (None, acc.indirect):
                 result = result.union(isl.UnionMap.from_map(access_map(acc, stmt, ctx, tagged)))
     return result
 

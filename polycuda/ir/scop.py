@@ -50,6 +50,9 @@ class Access:
     is_write: bool
     ref: Ref
     index_map: str  # isl map text: [params] -> { S0[i, j] -> A[i + 1, j] }
+    # a subscript reads an index array (A[idx[i]]): index_map is then a may-access of the
+    # whole extent of each such dimension (sound for the static analysis)
+    indirect: bool = False
 
 
 @dataclass(frozen=True)
@@ -74,9 +77,19 @@ class Statement:
         return self.directions or (1,) * len(self.iterators)
 
     def read_refs(self) -> tuple[Ref, ...]:
-        """References read, in source order; a compound assignment reads its target first."""
+        """References read, in source order; a compound assignment reads its target first,
+        then the index arrays in the target's subscripts (A[idx[i]] = ...: idx[i])."""
         compound = (self.lhs,) if self.op != "=" else ()
-        return compound + refs(self.rhs)
+        return compound + tuple(r for e in self.lhs.index for r in refs(e)) + refs(self.rhs)
+
+    def index_refs(self) -> tuple[Ref, ...]:
+        """The reads of index arrays: every array element read inside a subscript."""
+        tops = (self.lhs,) + refs(self.rhs)
+        return tuple(r for top in tops for e in top.index for r in refs(e))
+
+    def is_indirect(self) -> bool:
+        """Whether a subscript of the statement reads an array element (A[idx[i]])."""
+        return bool(self.index_refs())
 
 
 @dataclass(frozen=True)

@@ -188,7 +188,7 @@ class PreparedCall:
             rc = self.fn(*self.cargs)
             if rc != 0:
                 raise LaunchError(f"{self.fn.__name__} ({self.kernel.target}) returned "
-                                  f"{_error_name(rc)}")
+                                  f"{_error_name(rc, self.kernel.scop)}")
             return
         self._run_emulated()
 
@@ -206,7 +206,8 @@ class PreparedCall:
         code, message = emulate.take_error(lib)
         if rc or code:
             raise LaunchError(f"{self.fn.__name__} (emulated) failed with "
-                              f"{_error_name(rc or code)}" + (f": {message}" if message else ""))
+                              f"{_error_name(rc or code, self.kernel.scop)}"
+                              + (f": {message}" if message else ""))
 
 
 def _entry(lib: ctypes.CDLL, symbol: str, scop: Scop) -> Any:
@@ -282,7 +283,12 @@ def check_no_overlap(infos: dict[str, arrays.ArrayInfo], written: set[str]) -> N
                               f"{a if a in written else b}; pass distinct arrays")
 
 
-def _error_name(code: int) -> str:
+def _error_name(code: int, scop: Scop | None = None) -> str:
+    arrays = scop.arrays if scop is not None else ()
+    if 0 <= code - abi.INDEX_ERROR_BASE < len(arrays):  # codegen/inspector_cuda.py
+        name = arrays[code - abi.INDEX_ERROR_BASE].name
+        return (f"error {code} (index out of bounds: a subscript of '{name}' read from an "
+                "index array is outside its extent; found by the inspector before any write)")
     name = CUDA_ERRORS.get(code)
     return f"error {code} ({name})" if name else f"error {code}"
 

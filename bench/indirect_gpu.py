@@ -1,0 +1,214 @@
+"""Indirect subscripts on a real GPU (issue 17): the CUDA inspector/executor checked against
+the sequential program (the C target, gcc) and timed against it, at sizes that fill the GPU.
+
+    python bench/indirect_gpu.py OUT.json [--quick]
+
+Per case: the levels the inspector found; the GPU time of the whole run-time path (inspection
++ execution, device arrays in place, CUDA events, median); with a second build under
+-DPC_TIMING (no pipelining) the inspection and execution times separately; the sequential C
+time (host arrays, median); the result compared with the sequential one (exact for
+histograms of integers-valued doubles, rtol 1e-12 otherwise; nvcc may contract a*b+c to FMA).
+Scatter-add also gets CuPy's atomic scatter_add (cupyx.scatter_add) as a reference point.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import datetime
+import json
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+import polycuda
+from polycuda.runtime import build, launch
+
+SCATTER = """
+void scatter(int n, int m, double H[m], int key[n], double v[n]) {
+#pragma scop
+  for (int i = 0; i < n; i++)
+    H[key[i]] += v[i];
+#pragma endscop
+}
+"""
+MOVE = """
+void move(int n, int m, double A[m], int src[n], int dst[n], double v[n]) {
+#pragma scop
+  for (int i = 0; i < n; i++)
+    A[dst[i]] = 0.5 * A[src[i]] + v[i];
+#pragma endscop
+}
+"""
+ROWS = """
+void rows(int n, int m, int k, double A[m][k], double B[n][k], int idx[n]) {
+#pragma scop
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < k; j++)
+      A[idx[i]][j] += B[i][j];
+#pragma endscop
+}
+"""
+
+
+def cases(quick: bool) -> list[tuple[str, str, dict]]:
+    """(name, source, host arguments) of every case; sizes fill an H100 unless quick. A name
+    ending in "-levels" runs with --no-allow-reassociation: scatter-add levelized instead of
+    atomicAdd."""
+    rng = np.random.default_rng(0)
+    big = 1 << (20 if quick else 24)  # 16M iterations
+    out = []
+
+    def scatter(name: str, n: int, m: int, key: np.ndarray) -> None:
+        out.append((name, SCATTER, {"n": n, "m": m, "H": np.ones(m),
+                                    "key": key.astype(np.int32),
+                                    "v": rng.integers(1, 4, n).astype(np.float64)}))
+
+    scatter("scatter-permutation", big, big, rng.permutation(big))
+    scatter("scatter-random", big, big, rng.integers(0, big, big))
+    scatter("scatter-random-levels", big, big, rng.integers(0, big, big))
+    scatter("scatter-hot-16-per-element", big, big // 16, rng.integers(0, big // 16, big))
+    scatter("scatter-hot-16-per-element-levels", big, big // 16,
+            rng.integers(0, big // 16, big))
+    n = big
+    out.append(("move-random", MOVE, {"n": n, "m": n, "A": rng.uniform(0.5, 1.5, n),
+                                      "src": rng.integers(0, n, n).astype(np.int32),
+                                      "dst": rng.integers(0, n, n).astype(np.int32),
+                                      "v": rng.uniform(0.5, 1.5, n)}))
+    chain = 1 << (10 if quick else 13)  # worst case: one iteration per level
+    out.append(("move-chain", MOVE, {"n": chain, "m": chain + 1,
+                                     "A": rng.uniform(0.5, 1.5, chain + 1),
+                                     "src": np.arange(chain, dtype=np.int32),
+                                     "dst": np.arange(1, chain + 1, dtype=np.int32),
+                                     "v": rng.uniform(0.5, 1.5, chain)}))
+    rows_n, k = big // 64, 64
+    out.append(("rows-random", ROWS, {"n": rows_n, "m": rows_n, "k": k,
+                                      "A": rng.uniform(0.5, 1.5, (rows_n, k)),
+                                      "B": rng.uniform(0.5, 1.5, (rows_n, k)),
+                                      "idx": rng.integers(0, rows_n, rows_n).astype(np.int32)}))
+    return out
+
+
+def _copy(args: dict) -> dict:
+    return {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in args.items()}
+
+
+def _ordered(prog, args: dict) -> list:
+    return [args[a.name] for a in prog.scop.args]
+
+
+def sequential(prog, args: dict, repeats: int) -> tuple[dict, float]:
+    """The C target's result (from the given inputs) and its median time in seconds."""
+    kernel = prog.kernel("c")
+    result = _copy(args)
+    kernel(*_ordered(prog, result))
+    times = []
+    for _ in range(repeats):
+        fresh = _copy(args)
+        start = time.perf_counter()
+        kernel(*_ordered(prog, fresh))
+        times.append(time.perf_counter() - start)
+    return result, statistics.median(times)
+
+
+def on_gpu(prog, args: dict, repeats: int, changes: dict) -> tuple[dict, float, int]:
+    """The CUDA result, the median time of the run-time path on device arrays, the levels."""
+    import cupy as cp
+
+    kernel = prog.kernel("cuda", **changes)
+    dev = {k: (cp.asarray(v) if isinstance(v, np.ndarray) else v) for k, v in args.items()}
+    kernel(*_ordered(prog, dev))
+    cp.cuda.Device().synchronize()
+    result = {k: (cp.asnumpy(v) if isinstance(v, cp.ndarray) else v) for k, v in dev.items()}
+    levels = ctypes.c_longlong.in_dll(kernel.lib, f"pc_{prog.name}_levels").value
+    times = []
+    for _ in range(repeats):
+        fresh = {k: (cp.asarray(v) if isinstance(v, np.ndarray) else v) for k, v in args.items()}
+        cp.cuda.Device().synchronize()
+        times += launch.time_calls(kernel, _ordered(prog, fresh), repeats=1, warmup=0)
+    return result, statistics.median(times), levels
+
+
+def phases(prog, args: dict, changes: dict) -> tuple[float, float]:
+    """(inspection, execution) seconds of a -DPC_TIMING build (no pipelining)."""
+    import cupy as cp
+
+    lib = build.build_shared(prog.generate("cuda", **changes).source, "cuda",
+                             flags=("-DPC_TIMING",))
+    kernel = launch.load(lib, prog.scop, "cuda")
+    dev = {k: (cp.asarray(v) if isinstance(v, np.ndarray) else v) for k, v in args.items()}
+    kernel(*_ordered(prog, dev))  # warm-up (module load)
+    dev = {k: (cp.asarray(v) if isinstance(v, np.ndarray) else v) for k, v in args.items()}
+    kernel(*_ordered(prog, dev))
+    get = lambda what: ctypes.c_double.in_dll(kernel.lib, f"pc_{prog.name}_{what}_s").value  # noqa: E731
+    return get("inspect"), get("execute")
+
+
+def compare(prog, expected: dict, actual: dict) -> tuple[bool, float]:
+    worst, ok = 0.0, True
+    for name in prog.scop.written_arrays():
+        exp, act = np.asarray(expected[name]), np.asarray(actual[name])
+        err = float(np.max(np.abs(act - exp) / np.maximum(np.abs(exp), 1e-300)))
+        worst = max(worst, err)
+        ok &= bool(np.allclose(act, exp, rtol=1e-12, atol=0))
+    return ok, worst
+
+
+def cupy_scatter_add(args: dict, repeats: int) -> float:
+    import cupy as cp
+    import cupyx
+
+    H, key, v = cp.asarray(args["H"]), cp.asarray(args["key"]), cp.asarray(args["v"])
+    cupyx.scatter_add(H, key, v)
+    times = []
+    for _ in range(repeats):
+        start, stop = cp.cuda.Event(), cp.cuda.Event()
+        start.record()
+        cupyx.scatter_add(H, key, v)
+        stop.record()
+        stop.synchronize()
+        times.append(cp.cuda.get_elapsed_time(start, stop) / 1e3)
+    return statistics.median(times)
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out")
+    parser.add_argument("--quick", action="store_true", help="small sizes (a smoke test)")
+    parser.add_argument("--repeats", type=int, default=5)
+    opts = parser.parse_args(argv)
+    gpu = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
+                         capture_output=True, text=True, check=False).stdout.strip()
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                            check=False).stdout.strip()
+    rows, all_ok = [], True
+    for name, source, args in cases(opts.quick):
+        prog = polycuda.compile(source)
+        expected, seq_s = sequential(prog, args, max(1, opts.repeats // 2))
+        changes = {"allow_reassociation": False} if name.endswith("-levels") else {}
+        actual, gpu_s, levels = on_gpu(prog, args, opts.repeats, changes)
+        ok, worst = compare(prog, expected, actual)
+        inspect_s, execute_s = phases(prog, args, changes)
+        row = {"case": name, "iterations": int(args["n"]), "levels": levels, "correct": ok,
+               "atomic_scatter_add": source is SCATTER and not changes,
+               "worst_relative_error": worst, "sequential_c_s": seq_s,
+               "gpu_inspector_executor_s": gpu_s, "gpu_inspect_s_unpipelined": inspect_s,
+               "gpu_execute_s_unpipelined": execute_s, "speedup_vs_sequential": seq_s / gpu_s}
+        if source is SCATTER:
+            row["cupyx_scatter_add_s"] = cupy_scatter_add(args, opts.repeats)
+        all_ok &= ok
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    report = {"gpu": gpu, "commit": commit, "date": datetime.date.today().isoformat(),
+              "quick": opts.quick, "all_correct": all_ok, "cases": rows}
+    with open(opts.out, "w") as f:
+        json.dump(report, f, indent=2)
+    print(f"wrote {opts.out}; all correct: {all_ok}")
+    return 0 if all_ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,301 @@
+"""Target "cuda" for regions with run-time nests: GPU inspector/executor (Anantpur &
+Govindarajan 2013) for each run-time nest, the static path's code for the other statements.
+
+Per run-time nest k (iterations t = 0..N-1 of its outer loop, in sequential order):
+  pc_check<k>    every indirect subscript of every iteration within its extent, before any
+                 write (an error names the array; never a wild access)
+  pass c = 0, 1, ... until no iteration moves (Algorithm 4), over the active iterations
+  (level >= c; every iteration not yet final is at level c when the pass starts):
+    pc_writer<k>   Algorithm 2's log: atomicMin(aux_A[x], t) for each element x of a
+                   monitored array A that t writes (auxiliary array of A's size); also runs
+                   the iterations of level c - 1, final since the last pass (Algorithm 6,
+                   software pipelining)
+    pc_reader<k>   Algorithms 2-3's checks against the smallest writer w of x, after all of
+                   the pass's writes are logged (a kernel boundary, where the paper checks
+                   against a running minimum): t writes x and t > w: WAW, t moves to c + 1;
+                   t reads x and t > w: RAW, t moves; t reads x and t < w: WAR, w moves
+    pc_clear<k>    resets the aux entries the pass logged (no pass pays for the whole array)
+  pc_exec<k>     the last level (Algorithm 5; the earlier ones ran in the writers)
+Levels are exact: two conflicting iterations t1 < t2 end at levels l1 < l2 (in the first pass
+where either could stay, t2 > w moves, or t2 = w moves for the reader t1 < w), and the
+smallest active iteration never moves, so each pass ends a level.
+"""
+
+from __future__ import annotations
+
+import re
+
+import islpy as isl
+
+from polycuda.analysis.indirect import RuntimeNest
+from polycuda.codegen import abi
+from polycuda.codegen import cuda_target
+from polycuda.codegen.c_target import array_elements
+from polycuda.codegen.printer import AstPrinter
+from polycuda.codegen.runtime_nest import ITERATION, NestCode, body_lines, bound_checks, nest_code
+from polycuda.codegen.statements import flat_index
+from polycuda.codegen.test_main import main_source
+from polycuda.ir.scop import Scop
+
+THREADS = 256  # threads per block of every inspector/executor kernel (one iteration each)
+
+
+def kernel_args(scop: Scop) -> list[tuple[str, str]]:
+    """(declaration, argument) of every value a kernel of the region may use: the entry's
+    arguments (parameters as long long) and the region's local arrays."""
+    out = [(abi.arg_decl(arg), arg.name) for arg in scop.args]
+    for arr in scop.arrays:
+        if arr.local:
+            out.append((f"{abi.C_TYPES[arr.dtype]} *{arr.name}", arr.name))
+    return out
+
+
+def _aux(name: str) -> str:
+    return f"pc_aux_{name}"
+
+
+def _kernel(name: str, scop: Scop, extra: list[str], code: NestCode, lines: list[str]) -> str:
+    decl = ", ".join([d for d, _ in kernel_args(scop)] + ["long long pc_first", "long long pc_n"]
+                     + [f"long long {h}" for h in code.host] + extra)
+    step = "+" if code.direction > 0 else "-"
+    head = [f"__global__ void __launch_bounds__({THREADS}) {name}({decl}) {{",
+            "  const long long pc_t = (long long)blockIdx.x * blockDim.x + threadIdx.x;",
+            "  if (pc_t >= pc_n) return;",
+            f"  const long long {ITERATION} = pc_first {step} pc_t;"]
+    return "\n".join(head + lines + ["}"])
+
+
+def _nest_kernels(scop: Scop, k: int, nest: RuntimeNest, code: NestCode) -> list[str]:
+    """The five kernels of run-time nest k (module docstring)."""
+    monitored = set(nest.monitored)
+    ids = {a.name: n for n, a in enumerate(scop.arrays)}
+    aux = [f"unsigned *{_aux(a)}" for a in nest.monitored]
+    level = ["int *pc_level", "int pc_cur"]
+
+    def check(stmt, ref, is_write, text):
+        out = []
+        for inner, value, extent in bound_checks(scop, ref, text):
+            out.append(f"if (!(0 <= ({value}) && ({value}) < ({extent}))) {{ atomicMin(pc_err, "
+                       f"(unsigned long long)pc_t * {len(scop.arrays)}ULL + {ids[inner.array]}ULL);"
+                       " return; }")
+        return out
+
+    def log(stmt, ref, is_write, text):
+        if not is_write or ref.array not in monitored:
+            return []
+        return [f"atomicMin(&{_aux(ref.array)}[{flat_index(scop, ref, text)}], "
+                "(unsigned)pc_t);"]
+
+    def test(stmt, ref, is_write, text):
+        if ref.array not in monitored:
+            return []
+        x = flat_index(scop, ref, text)
+        if is_write:  # WAW: t is not the smallest writer of x
+            return [f"if ((unsigned)pc_t > {_aux(ref.array)}[{x}]) "
+                    "{ pc_level[pc_t] = pc_cur + 1; *pc_more = 1; }"]
+        return [f"{{ const unsigned pc_w = {_aux(ref.array)}[{x}];",
+                "  if (pc_w != PC_NONE && (unsigned)pc_t > pc_w) "  # RAW
+                "{ pc_level[pc_t] = pc_cur + 1; *pc_more = 1; }",
+                "  else if (pc_w != PC_NONE && (unsigned)pc_t < pc_w) "  # WAR
+                "{ pc_level[pc_w] = pc_cur + 1; *pc_more = 1; } }"]
+
+    def clear(stmt, ref, is_write, text):
+        if not is_write or ref.array not in monitored:
+            return []
+        return [f"{_aux(ref.array)}[{flat_index(scop, ref, text)}] = PC_NONE;"]
+
+    run = body_lines(scop, code, None, 2, frozenset(nest.atomic))
+    return [
+        _kernel(f"pc_check{k}", scop, ["unsigned long long *pc_err"], code,
+                body_lines(scop, code, check, 1)),
+        _kernel(f"pc_writer{k}", scop, level + aux, code,
+                ["#ifndef PC_TIMING", "  if (pc_level[pc_t] == pc_cur - 1) {"] + run
+                + ["  }", "#endif", "  if (pc_level[pc_t] != pc_cur) return;"]
+                + body_lines(scop, code, log, 1)),
+        _kernel(f"pc_reader{k}", scop, level + aux + ["int *pc_more"], code,
+                ["  if (pc_level[pc_t] < pc_cur) return;"] + body_lines(scop, code, test, 1)),
+        _kernel(f"pc_clear{k}", scop, level + aux, code,
+                ["  if (pc_level[pc_t] < pc_cur) return;"] + body_lines(scop, code, clear, 1)),
+        _kernel(f"pc_exec{k}", scop, level, code,
+                ["  if (pc_level[pc_t] != pc_cur) return;"] + run),
+    ]
+
+
+def _nest_driver(scop: Scop, k: int, nest: RuntimeNest, code: NestCode) -> list[str]:
+    """Host lines of `pc_<name>_dev` that inspect and execute run-time nest k."""
+    first = code.lower if code.direction > 0 else code.upper
+    launch = (f"<<<pc_blocks, {THREADS}>>>({', '.join(a for _, a in kernel_args(scop))}, "
+              f"pc_first, pc_n{''.join(', ' + h for h in code.host)}")
+    lines = [f"{{ /* loop '{nest.iterator}': run-time dependences (inspector/executor) */"]
+    lines += [f"  const long long {h} = pc_hl{j};" for j, h in enumerate(code.host)]
+    lines += [f"  const long long pc_first = {first};",
+              f"  const long long pc_n = ({code.upper}) - ({code.lower}) + 1;",
+              "  if (pc_n > 0) {",
+             "    if (pc_n >= (long long)PC_NONE) return (int)cudaErrorInvalidValue;",
+             f"    const unsigned pc_blocks = (unsigned)((pc_n + {THREADS - 1}) / {THREADS});",
+             "    int *pc_level = NULL, *pc_more = NULL, pc_again = 0, pc_cur = 0;"]
+    lines += _check_lines(scop, k, nest, code, launch)
+    lines += ["    PC_CHECK(cudaMalloc((void **)&pc_level, pc_n * sizeof(int)));",
+              "    PC_CHECK(cudaMemset(pc_level, 0, pc_n * sizeof(int)));",
+              "    PC_CHECK(cudaMalloc((void **)&pc_more, sizeof(int)));"]
+    for name in nest.monitored:
+        size = array_elements(scop.array(name))
+        lines += [f"    unsigned *{_aux(name)} = NULL;",
+                  f"    PC_CHECK(cudaMalloc((void **)&{_aux(name)}, {size} * sizeof(unsigned)));",
+                  f"    PC_CHECK(cudaMemset({_aux(name)}, 0xff, {size} * sizeof(unsigned)));"]
+    lines += _level_lines(scop, k, nest, launch)
+    lines += [f"    pc_{scop.name}_levels[{k}] = pc_cur + 1;",
+              f"    pc_{scop.name}_iterations[{k}] = pc_n;",
+              "    cudaFree(pc_level);",
+              "    cudaFree(pc_more);"]
+    lines += [f"    cudaFree({_aux(name)});" for name in nest.monitored]
+    lines += ["    (void)pc_again;", "  }", "}"]
+    return lines
+
+
+def _check_lines(scop: Scop, k: int, nest: RuntimeNest, code: NestCode, launch: str
+                 ) -> list[str]:
+    """Run pc_check<k>; an index out of bounds returns INDEX_ERROR_BASE + the array's number
+    after a message that names the array and the iteration."""
+    names = ", ".join(f'"{a.name}"' for a in scop.arrays)
+    count = len(scop.arrays)
+    sign = "+" if code.direction > 0 else "-"
+    return ["    unsigned long long *pc_err = NULL, pc_bad = 0;",
+            "    PC_CHECK(cudaMalloc((void **)&pc_err, sizeof(unsigned long long)));",
+            "    PC_CHECK(cudaMemset(pc_err, 0xff, sizeof(unsigned long long)));",
+            f"    pc_check{k}{launch}, pc_err);",
+            "    PC_CHECK(cudaGetLastError());",
+            "    PC_CHECK(cudaMemcpy(&pc_bad, pc_err, sizeof(pc_bad), cudaMemcpyDeviceToHost));",
+            "    cudaFree(pc_err);",
+            "    if (pc_bad != ~0ULL) {",
+            f"      static const char *pc_names[] = {{{names}}};",
+            f"      const int pc_array = (int)(pc_bad % {count}ULL);",
+            f'      fprintf(stderr, "polycuda: {abi.entry_name(scop)}: index out of bounds in a '
+            f"subscript of '%s' at {nest.iterator} = %lld (checked before any write)\\n\", "
+            f"pc_names[pc_array], pc_first {sign} (long long)(pc_bad / {count}ULL));",
+            f"      return {abi.INDEX_ERROR_BASE} + pc_array;",
+            "    }"]
+
+
+def _level_lines(scop: Scop, k: int, nest: RuntimeNest, launch: str) -> list[str]:
+    """The passes (Algorithm 4; none when no array is monitored: one level) and the
+    executions (Algorithms 5-6); under PC_TIMING without pipelining, both timed."""
+    aux = "".join(f", {_aux(a)}" for a in nest.monitored)
+    passes = ["    for (;; pc_cur++) {  /* one pass per level (Algorithm 4) */",
+              "      PC_CHECK(cudaMemset(pc_more, 0, sizeof(int)));",
+              f"      pc_writer{k}{launch}, pc_level, pc_cur{aux});",
+              f"      pc_reader{k}{launch}, pc_level, pc_cur{aux}, pc_more);",
+              f"      pc_clear{k}{launch}, pc_level, pc_cur{aux});",
+              "      PC_CHECK(cudaGetLastError());",
+              "      PC_CHECK(cudaMemcpy(&pc_again, pc_more, sizeof(int), "
+              "cudaMemcpyDeviceToHost));",
+              "      if (!pc_again) break;",
+              "    }"] if nest.monitored else []
+    return (["#ifdef PC_TIMING",
+             "    PC_CHECK(cudaDeviceSynchronize());",
+             "    const double pc_t0 = PC_NOW();",
+             "#endif"] + passes +
+            ["#ifdef PC_TIMING  /* no pipelining: every level after the inspection */",
+             "    const double pc_t1 = PC_NOW();",
+             f"    for (int pc_l = 0; pc_l < pc_cur; pc_l++) pc_exec{k}{launch}, pc_level, pc_l);",
+             "#endif",
+             f"    pc_exec{k}{launch}, pc_level, pc_cur);",
+             "    PC_CHECK(cudaGetLastError());",
+             "#ifdef PC_TIMING",
+             "    PC_CHECK(cudaDeviceSynchronize());",
+             f"    pc_{scop.name}_inspect_s[{k}] = pc_t1 - pc_t0;",
+             f"    pc_{scop.name}_execute_s[{k}] = PC_NOW() - pc_t1;",
+             "#endif"])
+
+
+class _HostLoops(AstPrinter):
+    """The host loops around a levelized loop; at each point, the inspector/executor."""
+
+    int_type = "long long"
+
+    def __init__(self, scop: Scop, block: list[str]):
+        super().__init__(scop)
+        self.block = block
+
+    def user(self, node: isl.AstNode, indent: int) -> None:
+        self.lines += ["  " * indent + line for line in self.block]
+
+
+def _host_loops(scop: Scop, code: NestCode, block: list[str]) -> list[str]:
+    """`block` inside the host loops of `code` (their iterators pc_hl0, pc_hl1, ...)."""
+    if code.host_ast is None:
+        return block
+    printer = _HostLoops(scop, block)
+    printer.node(code.host_ast, 0)
+    return printer.lines
+
+
+def static_part(source: str, sub: Scop) -> tuple[str, bool]:
+    """From the static path's .cu for `sub` (a region of the static statements between
+    run-time nests, cuda_target.generate): its kernels, renamed <sub>_kernel..., and its
+    device driver, made static; and whether it needs cooperative groups."""
+    prelude = cuda_target.prelude()
+    assert source.startswith(prelude), "static part: unexpected CUDA prelude"
+    body = source[len(prelude):]
+    coop = "#include <cooperative_groups.h>\n"
+    cooperative = body.lstrip("\n").startswith(coop)
+    body = body.replace(coop, "", 1) if cooperative else body
+    body = body[:body.index(f'extern "C" int {abi.entry_name(sub)}(')]
+    body = body.replace(f'extern "C" int {abi.entry_name(sub, "_dev")}(',
+                        f'static int {abi.entry_name(sub, "_dev")}(')
+    body = re.sub(r"\bkernel(\d+)", rf"{sub.name}_kernel\1", body)
+    return body.strip("\n"), cooperative
+
+
+def generate(scop: Scop, parts: list[tuple[str, object]], ctx: isl.Context) -> str:
+    """The standalone .cu of a region with run-time nests. parts: in textual order,
+    ("nest", RuntimeNest) or ("static", (sub_scop, its cuda source))."""
+    kernels, driver, cooperative = [], [], False
+    nests = [p for kind, p in parts if kind == "nest"]
+    for kind, part in parts:
+        if kind == "nest":
+            k = nests.index(part)
+            code = nest_code(scop, part, ctx)
+            kernels += _nest_kernels(scop, k, part, code)
+            driver += _host_loops(scop, code, _nest_driver(scop, k, part, code))
+        else:
+            sub, source = part
+            text, coop = static_part(source, sub)
+            cooperative |= coop
+            kernels.append(text)
+            call = ", ".join(a for _, a in kernel_args(scop))
+            driver.append(f"{{ const int pc_r = {abi.entry_name(sub, '_dev')}({call}); "
+                          "if (pc_r) return pc_r; }")
+    out = [cuda_target.prelude() + "#define PC_NONE 0xffffffffu\n"]
+    if cooperative:
+        out.append("#include <cooperative_groups.h>\n")
+    count = max(len(nests), 1)
+    # levels found and iterations per run-time nest (the last call); with -DPC_TIMING (no pipelining) the seconds of the
+    # inspection and of the execution (host clock around synchronized phases)
+    out.append(f'extern "C" {{ long long pc_{scop.name}_levels[{count}], '
+               f"pc_{scop.name}_iterations[{count}]; }}\n"
+               "#ifdef PC_TIMING\n#include <chrono>\n#define PC_NOW() std::chrono::duration"
+               "<double>(std::chrono::steady_clock::now().time_since_epoch()).count()\n"
+               f'extern "C" {{ double pc_{scop.name}_inspect_s[{count}], '
+               f"pc_{scop.name}_execute_s[{count}]; }}\n#endif\n")
+    out += [k + "\n" for k in kernels]
+    out.append("\n".join(_dev_entry(scop, driver)) + "\n")
+    out.append("\n".join(cuda_target.host_entry(scop)) + "\n")
+    out.append("\n".join(cuda_target.fail_function(scop)) + "\n")
+    out.append(main_source(scop))
+    return "\n".join(out)
+
+
+def _dev_entry(scop: Scop, driver: list[str]) -> list[str]:
+    lines = [f'extern "C" int {abi.entry_name(scop, "_dev")}({abi.arg_decls(scop)}) {{']
+    for arr in (a for a in scop.arrays if a.local):
+        ctype = abi.C_TYPES[arr.dtype]
+        lines += [f"  {ctype} *{arr.name} = NULL;",
+                  f"  PC_CHECK(cudaMalloc((void **)&{arr.name}, "
+                  f"{array_elements(arr)} * sizeof({ctype})));"]
+    lines += [f"  {line}" for line in driver]
+    lines += ["  PC_CHECK(cudaGetLastError());", "  PC_CHECK(cudaDeviceSynchronize());"]
+    lines += [f"  cudaFree({arr.name});" for arr in scop.arrays if arr.local]
+    lines += ["  return 0;", "}"]
+    return lines
+
