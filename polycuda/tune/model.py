@@ -47,7 +47,10 @@ class Problem:
     kind: "wavefront" (DOACROSS band, Section 2) or "doall" (every band member parallel).
     intra: the intra-tile wavefronts: "sum" (of the point coordinates) or "hyperplane" (y_0).
     accesses: loads and stores per point (DOALL memory term).
-    launches: DOALL: how many times the kernel runs (host loops around it).
+    launches: how many times the kernel runs (host loops around it; a wavefront kernel's own
+        loop over its inter-tile wavefronts is not one of them).
+    repeat: points of the band members that are not tiled (they run inside each thread) per
+        point of the tiled ones: scales the tile's work.
     """
 
     constraints: tuple[tuple[tuple[int, ...], int], ...]
@@ -57,6 +60,7 @@ class Problem:
     intra: str = "sum"
     accesses: int = 2
     launches: int = 1
+    repeat: int = 1
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -194,14 +198,15 @@ def tile_terms(cal: Calibration, problem: Problem, layout: Layout, warp: int = 3
                ) -> tuple[float, float, float, float]:
     """T_TILE = alpha a + beta b + gamma c + d: (a, b, c, d) of eq. (8)."""
     volume = math.prod(layout.tiles)
+    r = problem.repeat
     n_mem = memory_accesses(problem, layout.tiles)
     if problem.kind == "doall":
         rounds = math.prod(-(-m // b) for m, b in zip(layout.tiles, layout.block))
-        return (rounds * math.ceil(layout.threads / warp), volume, n_mem, 0.0)
+        return (r * rounds * math.ceil(layout.threads / warp), r * volume, r * n_mem, 0.0)
     g, h = intra_wavefronts(layout.tiles, layout.block, problem.intra, warp)
     assert int(h.sum()) == volume  # eq. (7)
     syncs = len(g) + 2  # U - L + 1 at (2), one at (1) and one at (3)
-    return float(g.sum()), volume, n_mem, syncs * cal.thd(layout.threads)
+    return r * float(g.sum()), r * volume, r * n_mem, syncs * cal.thd(layout.threads)
 
 
 # -- tiles of each inter-tile wavefront (Section 3.2) ----------------------------------------------
@@ -312,7 +317,8 @@ def total_time(problem: Problem, layout: Layout, cal: Calibration, blocks_per_sm
     if problem.kind == "doall":
         total = problem.launches * (work * t_tile + cal.sigma_ker)
     else:
-        total = work * t_tile + len(counts.tiles) * cal.blk(blocks_per_sm) + cal.sigma_ker
+        total = problem.launches * (work * t_tile + len(counts.tiles) * cal.blk(blocks_per_sm)
+                                    + cal.sigma_ker)
     return Estimate(total, t_tile, len(counts.tiles), sum(counts.tiles), blocks_per_sm)
 
 
