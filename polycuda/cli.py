@@ -1,4 +1,4 @@
-"""The `polycuda` command: compile, run, verify, show, bench, demo."""
+"""The `polycuda` command: compile, run, verify, show, tune, bench, demo."""
 
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ from polycuda.program import Program
 
 VERIFY_TARGETS = ("c", "openmp", "cuda", "emulate")
 # options whose value may start with '-' ("--tile-sizes -4,8" is a value, not an option)
-_VALUE_OPTIONS = ("--tile-sizes", "--block-sizes", "--size", "--shared-memory", "--repeat")
+_VALUE_OPTIONS = ("--tile-sizes", "--block-sizes", "--size", "--shared-memory", "--repeat",
+                  "--top-k", "--budget")
 _EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what a shell reports for `yes | head`
 
 
@@ -129,7 +130,21 @@ def _options(args: argparse.Namespace, target: str | None = None) -> Options:
         changes["intra_wavefront"] = args.intra_wavefront
     if args.shared_memory is not None:
         changes["shared_memory_kib"] = args.shared_memory
+    if getattr(args, "sizes", None):
+        changes.update(read_sizes_file(args.sizes))
     return base.replace(**changes)
+
+
+def read_sizes_file(path: str) -> dict[str, tuple[int, ...]]:
+    """tile_sizes and block_sizes written by `polycuda tune --dump-sizes`; anything else in
+    the file is a UserError."""
+    sizes = read_options_file(path)
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    other = sorted(set(data) - {"tile_sizes", "block_sizes"})
+    if other:
+        raise UserError(f"sizes file '{path}' may hold only tile_sizes and block_sizes "
+                        f"(as written by --dump-sizes), not {other}", SourceLoc(path, 1))
+    return {k: getattr(sizes, k) for k in ("tile_sizes", "block_sizes") if k in data}
 
 
 def load_programs(args: argparse.Namespace, options: Options) -> tuple[Program, ...]:
@@ -223,6 +238,48 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got '{text}'") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be > 0 and finite, got {text}")
+    return value
+
+
+def cmd_tune(args: argparse.Namespace) -> int:
+    import logging
+
+    from polycuda.program import require_one
+    from polycuda.tune import search
+
+    _check_writable(args.dump_sizes)
+    if args.verbose:  # every excluded layout with its reason
+        logging.basicConfig(stream=sys.stderr, format="polycuda: tune: %(message)s")
+        logging.getLogger("polycuda.tune").setLevel(logging.DEBUG)
+    options = _options(args).replace(target="cuda")
+    prog = require_one(load_programs(args, options), args.function, args.file)
+    result = search.tune(prog, dict(args.size or ()), top_k=args.top_k, budget_s=args.budget,
+                         use_cache=not args.no_cache)
+    print(f"{prog.name}: tile_sizes {','.join(map(str, result.tile_sizes))} block_sizes "
+          f"{','.join(map(str, result.block_sizes))}  ({result.evaluated} layouts ranked by "
+          f"the model, calibration {result.calibration}; "
+          f"{'top ' + str(len(result.top)) + ' measured' if result.measured else 'not measured: no GPU'})")
+    print(f"  {'tiles':>16s} {'block':>10s} {'model ms':>10s} {'measured ms':>12s}")
+    for r in result.top:
+        shown = f"{r.measured_s * 1e3:12.3f}" if r.measured_s is not None else f"{'-':>12s}"
+        print(f"  {','.join(map(str, r.tiles)):>16s} {','.join(map(str, r.block)):>10s} "
+              f"{r.model_s * 1e3:10.3f} {shown}")
+    if args.dump_sizes:
+        try:
+            Path(args.dump_sizes).write_text(result.sizes_text() + "\n")
+        except OSError as err:
+            raise UserError(f"cannot write '{args.dump_sizes}': {err.strerror}") from None
+        print(f"wrote {args.dump_sizes}", file=sys.stderr)
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from polycuda.demo import demo
 
@@ -281,6 +338,9 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="CUDA: keep every array element in global memory (no registers for "
                         "elements that one thread reuses)")
     p.add_argument("--options", help="read options written by --dump-options")
+    p.add_argument("--sizes", metavar="FILE",
+                   help="read tile_sizes and block_sizes written by `polycuda tune "
+                        "--dump-sizes` (they override --tile-sizes and --block-sizes)")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -313,6 +373,20 @@ def parser() -> argparse.ArgumentParser:
                    help="timed runs of the target and of the reference (medians reported)")
     p.add_argument("--no-verify", action="store_true", help="skip the comparison")
     p.set_defaults(func=cmd_run)
+    p = sub.add_parser("tune", help="choose tile sizes and block shapes: execution-time model "
+                                    "(Di & Xue 2011), then the model's top k measured on a GPU")
+    _common(p)
+    p.add_argument("--size", type=_size, action="append", metavar="N=V", help="parameter value")
+    p.add_argument("--top-k", type=_positive, default=5,
+                   help="layouts of the model's ranking measured on the GPU (default 5)")
+    p.add_argument("--budget", type=_positive_float, default=60.0, metavar="SECONDS",
+                   help="seconds for ranking layouts by the model (default 60)")
+    p.add_argument("--dump-sizes", metavar="FILE",
+                   help="write the chosen sizes, for --sizes FILE of compile, run, verify")
+    p.add_argument("--no-cache", action="store_true", help="tune again even if cached")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="log every excluded layout and why")
+    p.set_defaults(func=cmd_tune)
     p = sub.add_parser("bench", help="every kernel of the suite against every baseline")
     bench_command.add_arguments(p)
     p = sub.add_parser("demo", help="compile, run and verify the embedded example")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -161,9 +162,9 @@ def intra_wavefronts(tiles: tuple[int, ...], block: tuple[int, ...], intra: str 
     else:  # wavefront e = p_0 + s, s = p_1 + ... + p_n-1, 0 <= p_0 < m_0
         s = sum(grids) if grids else np.zeros((), dtype=np.int64)
         smax = int(np.max(s))
-        hist = np.zeros((smax + 1, threads), dtype=np.int64)
-        np.add.at(hist, (np.ravel(s), tid.ravel()), 1)
-        csum = np.vstack([np.zeros((1, threads), dtype=np.int64), np.cumsum(hist, axis=0)])
+        flat = (np.ravel(s) + 1) * threads + tid.ravel()  # row s + 1: csum[k] counts s < k
+        hist = np.bincount(flat, minlength=(smax + 2) * threads).reshape(smax + 2, threads)
+        csum = np.cumsum(hist, axis=0, out=hist)
         e = np.arange(tiles[0] + smax)
         hi = np.minimum(e, smax) + 1  # s in (e - m_0, e]
         lo = np.clip(e - tiles[0] + 1, 0, smax + 1)
@@ -173,13 +174,22 @@ def intra_wavefronts(tiles: tuple[int, ...], block: tuple[int, ...], intra: str 
     return per_warp.max(axis=2).sum(axis=1), rounds.sum(axis=1)
 
 
+def points_per_wavefront(tiles: tuple[int, ...]) -> np.ndarray:
+    """H_e1 of the skewed-sum wavefronts e1 = p_0 + ... + p_n-1 of a full tile: the
+    convolution of the tile's extents."""
+    h = np.ones(1, dtype=np.int64)
+    for m in tiles:
+        h = np.convolve(h, np.ones(m, dtype=np.int64))
+    return h
+
+
 def memory_accesses(problem: Problem, tiles: tuple[int, ...]) -> int:
     """N_mem of eq. (6): loads and stores of one tile.
 
     Wavefront tiles: the values that cross the tile's faces, sum_k prod_{j != k} m_j, so that
     the data reuse rate D = L_TILE / N_mem tends to the bounds of Section 5 (m_2,
     m_2 m_3 / (m_2 + m_3), ... as m_1 grows). DOALL tiles (extension): every access of every
-    point, no reuse assumed.
+    point, no reuse assumed (tile_terms counts them per warp and memory segment).
     """
     volume = math.prod(tiles)
     if problem.kind == "doall":
@@ -196,13 +206,20 @@ def tile_time(cal: Calibration, problem: Problem, layout: Layout, warp: int = 32
 
 def tile_terms(cal: Calibration, problem: Problem, layout: Layout, warp: int = 32
                ) -> tuple[float, float, float, float]:
-    """T_TILE = alpha a + beta b + gamma c + d: (a, b, c, d) of eq. (8)."""
+    """T_TILE = alpha a + beta b + gamma c + d: (a, b, c, d) of eq. (8).
+
+    DOALL (extension): a = warps executed (rounds of the block over the tile), b = points,
+    c = warp accesses times the memory segments each spans (ceil(32 / blockDim.x) rows: the
+    coalescing that the wavefront model leaves out, Section 3.1), d = 0 (no barrier)."""
     volume = math.prod(layout.tiles)
     r = problem.repeat
     n_mem = memory_accesses(problem, layout.tiles)
     if problem.kind == "doall":
         rounds = math.prod(-(-m // b) for m, b in zip(layout.tiles, layout.block))
-        return (r * rounds * math.ceil(layout.threads / warp), r * volume, r * n_mem, 0.0)
+        warps = r * rounds * math.ceil(layout.threads / warp)
+        # a warp's access spans ceil(warp / blockDim.x) rows: as many memory segments
+        segments = -(-warp // min(warp, layout.block[-1]))
+        return (warps, r * volume, warps * problem.accesses * segments, 0.0)
     g, h = intra_wavefronts(layout.tiles, layout.block, problem.intra, warp)
     assert int(h.sum()) == volume  # eq. (7)
     syncs = len(g) + 2  # U - L + 1 at (2), one at (1) and one at (3)
@@ -218,6 +235,7 @@ class TileCounts:
     full: tuple[int, ...]
 
 
+@lru_cache(maxsize=1024)
 def tile_counts(problem: Problem, tiles: tuple[int, ...]) -> TileCounts:
     """Per inter-tile wavefront w = T_0 + ... + T_n-1: the tiles that meet the polytope and
     the full ones (inside it). For every (T_1, ..., T_n-1) the admissible T_0 form an interval

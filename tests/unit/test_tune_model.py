@@ -121,12 +121,15 @@ def test_total_time_eq9_worked():
 
 
 def test_doall_extension():
-    # 2-D DOALL 64 x 64, tiles 16 x 32 on 8 x 32 threads (8 warps, 2 rounds), 3 accesses per
-    # point, run 10 times: 8 full tiles in one wavefront on 132 SMs -> one round
+    # 2-D DOALL 64 x 64, tiles 16 x 32 on 8 x 32 threads (8 warps, 2 rounds: 16 warps), 3
+    # accesses per point, each warp access one segment; run 10 times: 8 full tiles in one
+    # wavefront on 132 SMs -> one round
     prob = Problem.from_box((64, 64), kind="doall", accesses=3, launches=10)
     layout = Layout((16, 32), (8, 32))
-    assert model.tile_terms(CAL, prob, layout) == (16, 512, 1536, 0.0)
-    t_tile = 16 * 1.0 + 512 * 0.1 + 1536 * 0.5
+    assert model.tile_terms(CAL, prob, layout) == (16, 512, 48, 0.0)
+    # the same tile on 32 x 8 threads: each warp access spans 4 rows (4 segments)
+    assert model.tile_terms(CAL, prob, Layout((32, 16), (32, 8))) == (16, 512, 192, 0.0)
+    t_tile = 16 * 1.0 + 512 * 0.1 + 48 * 0.5
     est = model.total_time(prob, layout, CAL, blocks_per_sm=8, sms=132)
     assert est.total == pytest.approx(10 * (t_tile + 5.0)) and est.wavefronts == 1
 
@@ -138,3 +141,9 @@ def test_bad_problem():
         Problem.from_box((4, 4), kind="other")
     with pytest.raises(InvalidConfigError, match="one entry per tile size"):
         model.intra_wavefronts((4, 4, 4), (4,))
+
+
+def test_points_per_wavefront_is_the_convolution_of_the_extents():
+    for tiles in ((2, 4), (3, 5, 7), (4, 1, 6, 2)):
+        _, h = model.intra_wavefronts(tiles, tiles[1:])
+        assert list(model.points_per_wavefront(tiles)) == list(h)
