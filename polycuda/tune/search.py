@@ -324,29 +324,23 @@ def _measured(top: list[Ranked], options: Options, measure: Callable[[Options], 
 
 def measure_on_gpu(prog, values: dict[str, int], repeats: int = 3
                    ) -> Callable[[Options], float]:
-    """Median seconds of `repeats` runs on device arrays (CuPy, CUDA events) after one warm-up,
-    inputs random (verify.random_arguments) and copied to the GPU once."""
-    from polycuda.runtime import device
+    """Median seconds of `repeats` runs on device arrays after one warm-up (CUDA events,
+    runtime.launch.time_calls); random inputs (verify.random_arguments) copied to the GPU
+    once, updated in place by every run."""
+    import numpy as np
+
+    from polycuda.runtime import device, launch
     from polycuda.verify import random_arguments
 
     cupy = device.require_cupy()
     host = random_arguments(prog.scop, values, 0)
-    args = [cupy.asarray(host[a.name]) if hasattr(host[a.name], "shape") else host[a.name]
-            for a in prog.scop.args]
+    args = [cupy.asarray(v) if isinstance(v, np.ndarray) else v
+            for v in (host[a.name] for a in prog.scop.args)]
 
     def run(options: Options) -> float:
         kernel = prog.kernel("cuda", tile_sizes=options.tile_sizes,
                              block_sizes=options.block_sizes)
-        kernel(*args)
-        cupy.cuda.Device().synchronize()
-        times = []
-        for _ in range(repeats):
-            begin, end = cupy.cuda.Event(), cupy.cuda.Event()
-            begin.record()
-            kernel(*args)
-            end.record()
-            end.synchronize()
-            times.append(cupy.cuda.get_elapsed_time(begin, end) * 1e-3)
+        times = launch.time_calls(kernel, args, repeats=repeats, warmup=1)
         return sorted(times)[len(times) // 2]
 
     return run
