@@ -132,6 +132,8 @@ def _options(args: argparse.Namespace, target: str | None = None) -> Options:
         changes["shared_memory_kib"] = args.shared_memory
     if getattr(args, "sizes", None):
         changes.update(read_sizes_file(args.sizes))
+    if args.no_tuned_sizes:
+        changes["tuned_sizes"] = False
     return base.replace(**changes)
 
 
@@ -181,6 +183,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
     for out in (args.output, args.dump_options):
         _check_writable(out)
     programs = load_programs(args, options)
+    _say_tuned(programs, options.target)
     for path in write_outputs(Path(args.file), programs, options, args.output):
         print(f"wrote {path}", file=sys.stderr)
     if args.dump_options:
@@ -189,6 +192,19 @@ def cmd_compile(args: argparse.Namespace) -> int:
         except OSError as err:
             raise UserError(f"cannot write '{args.dump_options}': {err.strerror}") from None
     return 0
+
+
+def _say_tuned(programs: tuple[Program, ...], target: str | None) -> None:
+    """Say on stderr which regions take the sizes of an earlier `polycuda tune`."""
+    for prog in programs:
+        if prog.resolve_target(target) != "cuda":
+            continue
+        used = prog.effective_options(target)
+        if (used.tile_sizes, used.block_sizes) != (prog.options.tile_sizes,
+                                                    prog.options.block_sizes):
+            print(f"polycuda: {prog.name}: tuned sizes tile_sizes={used.tile_sizes} "
+                  f"block_sizes={used.block_sizes} (from `polycuda tune`; --no-tuned-sizes "
+                  "ignores them)", file=sys.stderr)
 
 
 def _check_writable(path: str | None) -> None:
@@ -229,6 +245,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from polycuda.run import run_and_time
 
     programs = load_programs(args, _options(args))
+    _say_tuned(programs, None)
     for prog in programs:
         report = run_and_time(prog, dict(args.size or ()), repeats=args.repeat,
                               verify=not args.no_verify)
@@ -338,6 +355,9 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="CUDA: keep every array element in global memory (no registers for "
                         "elements that one thread reuses)")
     p.add_argument("--options", help="read options written by --dump-options")
+    p.add_argument("--no-tuned-sizes", action="store_true",
+                   help="cuda: ignore the sizes of an earlier `polycuda tune` of this region "
+                        "(used by default when no --tile-sizes / --block-sizes is given)")
     p.add_argument("--sizes", metavar="FILE",
                    help="read tile_sizes and block_sizes written by `polycuda tune "
                         "--dump-sizes` (they override --tile-sizes and --block-sizes)")

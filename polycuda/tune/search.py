@@ -224,9 +224,27 @@ def _reason_kind(why: str) -> str:
     return why
 
 
-def cache_key(source: str, options: Options, gpu: str, sizes: dict[str, int]) -> str:
-    blob = json.dumps([source, options.to_text(), gpu, sorted(sizes.items())])
+def cache_key(scop, options: Options, gpu: str, sizes: dict[str, int] | None) -> str:
+    """sha256 of the region (its Scop, whose text is stable across runs), the options tuned
+    from (sizes and the target normalised away), the GPU's name and the sizes (None: the key
+    of the region's latest result, whatever its sizes)."""
+    base = options.replace(target="cuda", tile_sizes=(), block_sizes=(), tuned_sizes=True)
+    blob = json.dumps([repr(scop), base.to_text(), gpu,
+                       sorted(sizes.items()) if sizes is not None else "latest"])
     return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def gpu_name() -> str:
+    """The name tune results are filed under: the GPU's (nvidia-smi), or "no GPU"."""
+    from polycuda.runtime import device
+
+    info = device.gpu_info()
+    return info.name if info else "no GPU"
+
+
+def lookup(scop, options: Options, cache: Path | None = None) -> TuneResult | None:
+    """The latest tune result of this region and options on this GPU, whatever its sizes."""
+    return cached_result(cache_key(scop, options, gpu_name(), None), cache)
 
 
 def cached_result(key: str, root: Path | None = None) -> TuneResult | None:
@@ -276,8 +294,8 @@ def tune(prog, sizes: dict[str, int], *, top_k: int = 5, budget_s: float = 60.0,
     values = resolve_sizes(prog.scop, sizes)
     options = prog.options.replace(target="cuda")
     props, on_gpu = occupancy.current_device()
-    gen = prog.generate("cuda")
-    key = cache_key(gen.source, options, props.name if on_gpu else "no GPU", values)
+    gen = prog.generate("cuda", tile_sizes=(), block_sizes=(), tuned_sizes=False)
+    key = cache_key(prog.scop, options, gpu_name(), values)
     if use_cache and (hit := cached_result(key, cache)):
         progress and progress(f"cached result {result_path(key, cache)}")
         return hit
@@ -300,6 +318,7 @@ def tune(prog, sizes: dict[str, int], *, top_k: int = 5, budget_s: float = 60.0,
                         dict(excluded), tuple(top), measure is not None,
                         time.perf_counter() - start)
     store(key, result, cache)
+    store(cache_key(prog.scop, options, gpu_name(), None), result, cache)  # lookup()'s
     return result
 
 

@@ -139,3 +139,38 @@ def test_registers_come_from_nvcc(monkeypatch):
     prog = polycuda.compile("kernels/c/sor_1d.c", options=Options(target="cuda"))
     (km,) = problem.kernel_models(prog.generate("cuda"), {"T": 8, "n": 64})
     assert 8 <= km.registers <= 255
+
+
+def _store_fake_result(prog, tiles=(32, 128), block=(32,)):
+    result = search.TuneResult(tiles, block, "test", calibrate.ESTIMATED, 1, {},
+                               (search.Ranked(tiles, block, 1e-3),), False, 0.1)
+    search.store(search.cache_key(prog.scop, prog.options, search.gpu_name(), None), result)
+    return result
+
+
+def test_cached_tune_result_is_used_unless_opted_out(capsys):
+    prog = polycuda.compile("kernels/c/sor_1d.c", options=Options(target="cuda"))
+    plain = prog.generate("cuda").source
+    _store_fake_result(prog)
+    tuned = polycuda.compile("kernels/c/sor_1d.c", options=Options(target="cuda"))
+    assert tuned.effective_options("cuda").tile_sizes == (32, 128)
+    assert tuned.generate("cuda").source == tuned.generate(
+        "cuda", tile_sizes=(32, 128), block_sizes=(32,), tuned_sizes=False).source != plain
+    off = polycuda.compile("kernels/c/sor_1d.c",
+                           options=Options(target="cuda", tuned_sizes=False))
+    assert off.generate("cuda").source == plain
+    # explicit sizes win over tuned ones
+    assert tuned.effective_options("cuda", tile_sizes=(8, 64)).tile_sizes == (8, 64)
+    # CPU targets never take them
+    assert tuned.effective_options("openmp").tile_sizes == ()
+
+
+def test_cli_uses_tuned_sizes_and_no_tuned_sizes(tmp_path, capsys):
+    prog = polycuda.compile("kernels/c/sor_1d.c", options=Options(target="cuda"))
+    _store_fake_result(prog)
+    a, b = tmp_path / "a.cu", tmp_path / "b.cu"
+    assert main(["compile", "kernels/c/sor_1d.c", "-o", str(a)]) == 0
+    assert "tuned sizes tile_sizes=(32, 128)" in capsys.readouterr().err
+    assert main(["compile", "kernels/c/sor_1d.c", "--no-tuned-sizes", "-o", str(b)]) == 0
+    assert "tuned sizes" not in capsys.readouterr().err
+    assert a.read_text() != b.read_text()
