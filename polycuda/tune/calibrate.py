@@ -127,7 +127,10 @@ def simplified_terms(cal: Calibration, tiles: tuple[int, int], threads: int,
 def microbench_source() -> str:
     """CUDA source of the microbenchmarks; each host entry returns milliseconds (CUDA events),
     or a negative CUDA error code."""
-    return r'''#include <cuda_runtime.h>
+    return MICROBENCH_CU
+
+
+MICROBENCH_CU = r'''#include <cuda_runtime.h>
 #define PC_TRY(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) return -(float)e_; } while (0)
 
 __global__ void pc_cal_empty(int *sink) { if (sink && threadIdx.x == 1 << 30) sink[0] = 1; }
@@ -269,8 +272,11 @@ def measure(props: occupancy.DeviceProps, log=print) -> tuple[Calibration, dict]
     log("sigma_blk " + ", ".join(f"B={b}: {s * 1e6:.2f} us" for b, s in blk))
     partial = Calibration(props.name, sigma_ker, tuple(thd), tuple(blk), 0.0, 0.0, 0.0, True)
     alpha, beta, gamma, runs = _fit_simplified(bench, partial, props, log)
-    cal = dataclasses.replace(partial, alpha=alpha, beta=beta, gamma=gamma,
-                              note="measured by polycuda.tune.calibrate")
+    note = "measured by polycuda.tune.calibrate"
+    if min(alpha, beta, gamma) < 0:  # plain least squares, as the paper: kept, but flagged
+        note += "; a fitted coefficient is negative (noise or a term the nest barely varies)"
+        log(f"warning: {note}")
+    cal = dataclasses.replace(partial, alpha=alpha, beta=beta, gamma=gamma, note=note)
     return cal, {"fit_runs": runs, "device": dataclasses.asdict(props)}
 
 
