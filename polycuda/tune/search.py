@@ -61,6 +61,11 @@ class TuneResult:
     measured: bool
     seconds: float
 
+    def measured_s_of_choice(self) -> float | None:
+        """The measured time of the chosen layout (None when nothing was measured)."""
+        return next((r.measured_s for r in self.top
+                     if (r.tiles, r.block) == (self.tile_sizes, self.block_sizes)), None)
+
     def apply(self, options: Options) -> Options:
         return options.replace(tile_sizes=self.tile_sizes, block_sizes=self.block_sizes)
 
