@@ -138,6 +138,7 @@ def _interpolate(table: tuple[tuple[int, float], ...], x: int) -> float:
 
 
 # -- one tile (Section 3.1) ------------------------------------------------------------------------
+@lru_cache(maxsize=8192)
 def intra_wavefronts(tiles: tuple[int, ...], block: tuple[int, ...], intra: str = "sum",
                      warp: int = 32) -> tuple[np.ndarray, np.ndarray]:
     """(G, H) per intra-tile wavefront e_1 of a full tile (eq. (4)): warps executed and points.
@@ -145,7 +146,8 @@ def intra_wavefronts(tiles: tuple[int, ...], block: tuple[int, ...], intra: str 
     The points of wavefront e_1 with coordinates (p_1, ..., p_n-1) beyond the first run on
     thread (p_k mod block_k); a thread with r of them runs r rounds, and a warp costs the most
     rounds of its threads, so G_e1 sums that over the warps (Di & Xue: "the number of 32-thread
-    warps executed at the wavefront"). sum(H) = m_1 ... m_n (eq. (7)).
+    warps executed at the wavefront"). sum(H) = m_1 ... m_n (eq. (7)). Cached (read-only
+    arrays): it depends on the tile and block only, not on the problem.
     """
     inner = tiles[1:]
     if len(block) != len(inner):
@@ -171,7 +173,9 @@ def intra_wavefronts(tiles: tuple[int, ...], block: tuple[int, ...], intra: str 
         rounds = csum[hi] - csum[lo]
     pad = (-threads) % warp
     per_warp = np.pad(rounds, ((0, 0), (0, pad))).reshape(rounds.shape[0], -1, warp)
-    return per_warp.max(axis=2).sum(axis=1), rounds.sum(axis=1)
+    g, h = per_warp.max(axis=2).sum(axis=1), rounds.sum(axis=1)
+    g.flags.writeable = h.flags.writeable = False  # cached: shared by every caller
+    return g, h
 
 
 def points_per_wavefront(tiles: tuple[int, ...]) -> np.ndarray:

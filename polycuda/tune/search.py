@@ -28,7 +28,11 @@ from polycuda.tune.model import Calibration, Layout
 from polycuda.tune.problem import KernelModel
 
 LOG = logging.getLogger("polycuda.tune")
-TILE_CHOICES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
+# tile sizes tried per band member: powers of two and three times powers of two (Di & Xue
+# search every size; the steps here keep a 3-D band's space to some 10^4 layouts)
+TILE_CHOICES = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768,
+                1024)
+THREAD_CHOICES = (32, 64, 128, 256, 512, 1024)
 MIN_THREADS = 32  # Di & Xue 2011, Section 4.1: too few threads starve the SM
 # Section 4.1's tile-size constraint: data reuse D = L_TILE / N_mem of a wavefront tile at
 # least this (the paper's thresholds are 300, 6 and 1 for 1-, 2- and 3-D SOR on a C1060; the
@@ -92,15 +96,15 @@ class TuneResult:
 # -- enumeration and constraints (Section 4.1) -----------------------------------------------------
 def layouts(primary: KernelModel) -> list[Layout]:
     """Every layout of the primary kernel's band: tile sizes from TILE_CHOICES; for each
-    power-of-two thread count K, the block that fills the innermost tile dimension first (x,
-    for coalescing), then the next, each at most its tile size."""
+    thread count K of THREAD_CHOICES, the block that fills the innermost tile dimension first
+    (x, for coalescing), then the next, each at most its tile size."""
     n = len(primary.default_tiles)
     threaded = n - 1 if primary.problem.kind == "wavefront" else n
     found = []
     for tiles in itertools.product(TILE_CHOICES, repeat=n):
         inner = tiles[n - threaded:]
         seen = set()
-        for threads in TILE_CHOICES:
+        for threads in THREAD_CHOICES:
             block = _fill_inner_first(inner, threads)
             if block not in seen:
                 seen.add(block)
@@ -114,7 +118,7 @@ def _fill_inner_first(inner: tuple[int, ...], threads: int) -> tuple[int, ...]:
     for t in reversed(inner):
         b = min(t, left)
         block.append(b)
-        left //= b
+        left = max(1, left // b)
     return tuple(reversed(block))
 
 
@@ -221,12 +225,17 @@ def rank(models: tuple[KernelModel, ...], cal: Calibration, props: occupancy.Dev
     return ranked, excluded
 
 
+_REASON_KINDS = (("more threads than points", "threads without work"),
+                 ("threads per block exceed", "block over the thread limit"),
+                 ("fewer than", "too few threads"), ("exceeds the domain", "tile over the domain"),
+                 ("shared memory exceed", "shared memory over the limit"),
+                 ("data reuse", "data reuse below the threshold"),
+                 ("no block resident", "no resident block"))
+
+
 def _reason_kind(why: str) -> str:
-    for key in ("tile", "threads", "shared memory", "data reuse", "more threads",
-                "no block"):
-        if key in why:
-            return key
-    return why
+    """The kind of an exclusion reason, for the per-kind counts."""
+    return next((kind for key, kind in _REASON_KINDS if key in why), why)
 
 
 def cache_key(scop, options: Options, gpu: str, sizes: dict[str, int] | None) -> str:

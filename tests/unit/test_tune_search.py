@@ -174,3 +174,9 @@ def test_cli_uses_tuned_sizes_and_no_tuned_sizes(tmp_path, capsys):
     assert main(["compile", "kernels/c/sor_1d.c", "--no-tuned-sizes", "-o", str(b)]) == 0
     assert "tuned sizes" not in capsys.readouterr().err
     assert a.read_text() != b.read_text()
+
+
+def test_exclusion_kinds_are_counted_apart():
+    _, excluded = search.rank((WAVE,), calibrate.reference_calibration(), H100)
+    assert set(excluded) <= {kind for _, kind in search._REASON_KINDS}
+    assert excluded["tile over the domain"] > 0 and excluded["threads without work"] > 0
