@@ -317,7 +317,11 @@ def tune(prog, sizes: dict[str, int], *, top_k: int = 5, budget_s: float = 60.0,
 
     models = problem.kernel_models(gen, values)
     cal = calibrate.load_calibration(props.name if on_gpu else None, warn=progress is not None)
-    ranked, excluded = rank(models, cal, props, budget_s, progress)
+    try:
+        ranked, excluded = rank(models, cal, props, budget_s, progress)
+    except InvalidConfigError as err:
+        given = "" if sizes else " (the default sizes: pass --size N=V as the program runs)"
+        raise InvalidConfigError(f"{prog.name} at {values}{given}: {err}") from None
     if progress:
         progress(f"{len(ranked)} layouts ranked by the model; excluded before measuring: "
                  + (", ".join(f"{why}: {n}" for why, n in sorted(excluded.items())) or "none"))

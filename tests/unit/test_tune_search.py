@@ -129,6 +129,8 @@ def test_cli_tune_errors(tmp_path, capsys):
     _fails(capsys, ["tune", "kernels/c/sor_1d.c", "--size", "X=3"], "not integer parameters")
     _fails(capsys, ["tune", "kernels/c/sor_1d.c", "--dump-sizes", str(tmp_path / "no" / "f")],
            "does not exist")
+    # at the default sizes (12) no layout of 32 threads or more fits the domain
+    _fails(capsys, ["tune", "kernels/c/gesummv.c"], "pass --size N=V")
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not found")
