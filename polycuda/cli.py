@@ -1,4 +1,4 @@
-"""The `polycuda` command: compile, run, verify, show, bench, demo."""
+"""The `polycuda` command: compile, run, verify, show, tune, bench, demo."""
 
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ from polycuda.program import Program
 
 VERIFY_TARGETS = ("c", "openmp", "cuda", "emulate")
 # options whose value may start with '-' ("--tile-sizes -4,8" is a value, not an option)
-_VALUE_OPTIONS = ("--tile-sizes", "--block-sizes", "--size", "--shared-memory", "--repeat")
+_VALUE_OPTIONS = ("--tile-sizes", "--block-sizes", "--size", "--shared-memory", "--repeat",
+                  "--top-k", "--budget")
 _EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what a shell reports for `yes | head`
 
 
@@ -129,7 +130,23 @@ def _options(args: argparse.Namespace, target: str | None = None) -> Options:
         changes["intra_wavefront"] = args.intra_wavefront
     if args.shared_memory is not None:
         changes["shared_memory_kib"] = args.shared_memory
+    if getattr(args, "sizes", None):
+        changes.update(read_sizes_file(args.sizes))
+    if args.no_tuned_sizes:
+        changes["tuned_sizes"] = False
     return base.replace(**changes)
+
+
+def read_sizes_file(path: str) -> dict[str, tuple[int, ...]]:
+    """tile_sizes and block_sizes written by `polycuda tune --dump-sizes`; anything else in
+    the file is a UserError."""
+    sizes = read_options_file(path)
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    other = sorted(set(data) - {"tile_sizes", "block_sizes"})
+    if other:
+        raise UserError(f"sizes file '{path}' may hold only tile_sizes and block_sizes "
+                        f"(as written by --dump-sizes), not {other}", SourceLoc(path, 1))
+    return {k: getattr(sizes, k) for k in ("tile_sizes", "block_sizes") if k in data}
 
 
 def load_programs(args: argparse.Namespace, options: Options) -> tuple[Program, ...]:
@@ -166,6 +183,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
     for out in (args.output, args.dump_options):
         _check_writable(out)
     programs = load_programs(args, options)
+    _say_tuned(programs, options.target)
     for path in write_outputs(Path(args.file), programs, options, args.output):
         print(f"wrote {path}", file=sys.stderr)
     if args.dump_options:
@@ -174,6 +192,19 @@ def cmd_compile(args: argparse.Namespace) -> int:
         except OSError as err:
             raise UserError(f"cannot write '{args.dump_options}': {err.strerror}") from None
     return 0
+
+
+def _say_tuned(programs: tuple[Program, ...], target: str | None) -> None:
+    """Say on stderr which regions take the sizes of an earlier `polycuda tune`."""
+    for prog in programs:
+        if prog.resolve_target(target) != "cuda":
+            continue
+        used = prog.effective_options(target)
+        if (used.tile_sizes, used.block_sizes) != (prog.options.tile_sizes,
+                                                    prog.options.block_sizes):
+            print(f"polycuda: {prog.name}: tuned sizes tile_sizes={used.tile_sizes} "
+                  f"block_sizes={used.block_sizes} (from `polycuda tune`; --no-tuned-sizes "
+                  "ignores them)", file=sys.stderr)
 
 
 def _check_writable(path: str | None) -> None:
@@ -214,12 +245,55 @@ def cmd_run(args: argparse.Namespace) -> int:
     from polycuda.run import run_and_time
 
     programs = load_programs(args, _options(args))
+    _say_tuned(programs, None)
     for prog in programs:
         report = run_and_time(prog, dict(args.size or ()), repeats=args.repeat,
                               verify=not args.no_verify)
         print(report.render())
         if not report.ok:
             return 1
+    return 0
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got '{text}'") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be > 0 and finite, got {text}")
+    return value
+
+
+def cmd_tune(args: argparse.Namespace) -> int:
+    import logging
+
+    from polycuda.program import require_one
+    from polycuda.tune import search
+
+    _check_writable(args.dump_sizes)
+    if args.verbose:  # every excluded layout with its reason
+        logging.basicConfig(stream=sys.stderr, format="polycuda: tune: %(message)s")
+        logging.getLogger("polycuda.tune").setLevel(logging.DEBUG)
+    options = _options(args).replace(target="cuda")
+    prog = require_one(load_programs(args, options), args.function, args.file)
+    result = search.tune(prog, dict(args.size or ()), top_k=args.top_k, budget_s=args.budget,
+                         use_cache=not args.no_cache)
+    print(f"{prog.name}: tile_sizes {','.join(map(str, result.tile_sizes))} block_sizes "
+          f"{','.join(map(str, result.block_sizes))}  ({result.evaluated} layouts ranked by "
+          f"the model, calibration {result.calibration}; "
+          f"{'top ' + str(len(result.top)) + ' measured' if result.measured else 'not measured: no GPU'})")
+    print(f"  {'tiles':>16s} {'block':>10s} {'model ms':>10s} {'measured ms':>12s}")
+    for r in result.top:
+        shown = f"{r.measured_s * 1e3:12.3f}" if r.measured_s is not None else f"{'-':>12s}"
+        print(f"  {','.join(map(str, r.tiles)):>16s} {','.join(map(str, r.block)):>10s} "
+              f"{r.model_s * 1e3:10.3f} {shown}")
+    if args.dump_sizes:
+        try:
+            Path(args.dump_sizes).write_text(result.sizes_text() + "\n")
+        except OSError as err:
+            raise UserError(f"cannot write '{args.dump_sizes}': {err.strerror}") from None
+        print(f"wrote {args.dump_sizes}", file=sys.stderr)
     return 0
 
 
@@ -283,6 +357,12 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="CUDA: keep every array element in global memory (no registers for "
                         "elements that one thread reuses)")
     p.add_argument("--options", help="read options written by --dump-options")
+    p.add_argument("--no-tuned-sizes", action="store_true",
+                   help="cuda: ignore the sizes of an earlier `polycuda tune` of this region "
+                        "(used by default when no --tile-sizes / --block-sizes is given)")
+    p.add_argument("--sizes", metavar="FILE",
+                   help="read tile_sizes and block_sizes written by `polycuda tune "
+                        "--dump-sizes` (they override --tile-sizes and --block-sizes)")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -315,6 +395,20 @@ def parser() -> argparse.ArgumentParser:
                    help="timed runs of the target and of the reference (medians reported)")
     p.add_argument("--no-verify", action="store_true", help="skip the comparison")
     p.set_defaults(func=cmd_run)
+    p = sub.add_parser("tune", help="choose tile sizes and block shapes: execution-time model "
+                                    "(Di & Xue 2011), then the model's top k measured on a GPU")
+    _common(p)
+    p.add_argument("--size", type=_size, action="append", metavar="N=V", help="parameter value")
+    p.add_argument("--top-k", type=_positive, default=5,
+                   help="layouts of the model's ranking measured on the GPU (default 5)")
+    p.add_argument("--budget", type=_positive_float, default=60.0, metavar="SECONDS",
+                   help="seconds for ranking layouts by the model (default 60)")
+    p.add_argument("--dump-sizes", metavar="FILE",
+                   help="write the chosen sizes, for --sizes FILE of compile, run, verify")
+    p.add_argument("--no-cache", action="store_true", help="tune again even if cached")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="log every excluded layout and why")
+    p.set_defaults(func=cmd_tune)
     p = sub.add_parser("bench", help="every kernel of the suite against every baseline")
     bench_command.add_arguments(p)
     p = sub.add_parser("demo", help="compile, run and verify the embedded example")

@@ -129,6 +129,10 @@ class Options:
     # with a PolycudaWarning; a compile that stays within its budgets is deterministic, one
     # that falls back depends on the machine's speed.
     schedule_budget_s: float = 4.0
+    # CUDA: when neither tile_sizes nor block_sizes is given, take those of the latest
+    # `polycuda tune` of this region (same options) on this GPU, from the tune cache
+    # (Program.effective_options; tune/search.lookup). False: the defaults of gpu/mapping.
+    tuned_sizes: bool = True
 
     def __post_init__(self) -> None:
         if self.target not in TARGETS:

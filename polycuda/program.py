@@ -31,6 +31,7 @@ class Program:
         self._reference = reference
         self.reference_name = reference_name
         self._kernels: dict[tuple[str, Options], Callable] = {}
+        self._tuned: dict[Options, Options] = {}
 
     @property
     def name(self) -> str:
@@ -38,9 +39,23 @@ class Program:
 
     def generate(self, target: str | None = None, **changes: object) -> pipeline.Generated:
         """The generated code for `target` (default: the options' target)."""
+        return _generate(self.scop, self.effective_options(target, **changes))
+
+    def effective_options(self, target: str | None = None, **changes: object) -> Options:
+        """The options code is generated with: these options with `changes`, for `target`,
+        and on cuda, when no tile or block size is given and Options.tuned_sizes holds, the
+        sizes of the latest `polycuda tune` of this region on this GPU (if any)."""
         target = self.resolve_target(target)
         opts = self.options.replace(target="cuda" if target == "emulate" else target, **changes)
-        return _generate(self.scop, opts)
+        if opts.target == "cuda" and opts.tuned_sizes and not (opts.tile_sizes or
+                                                               opts.block_sizes):
+            if opts not in self._tuned:  # one look in the tune cache per options
+                from polycuda.tune import search
+
+                found = search.lookup(self.scop, opts)
+                self._tuned[opts] = found.apply(opts) if found is not None else opts
+            opts = self._tuned[opts]
+        return opts
 
     def resolve_target(self, target: str | None) -> str:
         """"auto" (the default) is cuda when a GPU is present, else openmp."""
@@ -59,7 +74,7 @@ class Program:
         from polycuda.runtime import build, emulate, launch
 
         target = self.resolve_target(target)
-        opts = self.options.replace(target="cuda" if target == "emulate" else target, **changes)
+        opts = self.effective_options(target, **changes)
         key = (target, opts)
         if key not in self._kernels:
             gen = _generate(self.scop, opts)

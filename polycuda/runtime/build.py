@@ -93,6 +93,25 @@ def compile_only(source: str, target: str, *, flags: tuple[str, ...] = (),
         run_compiler(compile_command(target, compiler, src, out, flags, arch, shared=False))
 
 
+def resource_usage_report(source: str, *, arch: str | None = None) -> str:
+    """ptxas's resource report of CUDA `source` (`nvcc -c --resource-usage`): registers,
+    shared memory and spills of every kernel as built, for the tuner's occupancy (Baskaran et
+    al.: register usage read from the object code, not guessed). Compiles to a throw-away
+    object; needs nvcc but no GPU.
+
+    Raises:
+        BuildError: nvcc rejected the source.
+        ToolNotFoundError: nvcc is not installed.
+    """
+    text, compiler, arch = _prepare(source, "cuda", arch)
+    with tempfile.TemporaryDirectory(prefix="polycuda-usage-") as tmp:
+        src = Path(tmp) / "kernel.cu"
+        src.write_text(text)
+        cmd = compile_command("cuda", compiler, src, Path(tmp) / "kernel.o", ("--resource-usage",),
+                              arch, shared=False)
+        return run_compiler(cmd)
+
+
 def _prepare(source: str, target: str, arch: str | None) -> tuple[str, str, str | None]:
     """(text to compile, compiler path, resolved arch) of a build."""
     if target not in TARGETS:
@@ -163,8 +182,8 @@ def compiler_version(compiler: str) -> str:
     return done.stdout.strip()
 
 
-def run_compiler(cmd: list[str]) -> None:
-    """Run one compiler command.
+def run_compiler(cmd: list[str]) -> str:
+    """Run one compiler command; returns what it printed (stderr, then stdout).
 
     Raises:
         BuildError: nonzero exit, timeout or failure to start (command and stderr attached).
@@ -178,6 +197,7 @@ def run_compiler(cmd: list[str]) -> None:
         raise BuildError(cmd, str(exc)) from exc
     if done.returncode != 0:
         raise BuildError(cmd, (done.stderr + done.stdout).strip())
+    return done.stderr + done.stdout
 
 
 def _atomic_write(path: Path, text: str, directory: Path) -> None:

@@ -1,0 +1,363 @@
+"""The execution-time model of tiled loop nests on a GPU (Di & Xue 2011, Section 3, eqs. 3-12):
+time of one tile from its intra-tile wavefronts, time of each inter-tile wavefront from the
+tiles in it and the blocks resident per SM, border tiles at half a full tile (Section 3.4);
+and its extension to DOALL kernels (one wavefront of all tiles). Pure functions of a Layout,
+a Problem and a Calibration.
+
+Coordinates: y = (y_0, ..., y_n-1) are the band's coordinates (after the legality skew S of
+Di & Xue's eq. (1)); tile T holds m_k T_k <= y_k < m_k (T_k + 1), as gpu/wavefront.py tiles.
+The inter-tile wavefront of T is T_0 + ... + T_n-1 (matrix W of eq. (2)); the threads of a
+block take the points of the last n-1 coordinates cyclically (blockDim = layout.block, the
+innermost on x), and the first coordinate, or the sum of all (intra "sum"), orders the
+intra-tile wavefronts.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from polycuda.errors import InvalidConfigError
+
+KINDS = ("wavefront", "doall")
+INTRAS = ("sum", "hyperplane")
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A tile layout (Di & Xue 2011, Section 4): tile sizes m (outermost first) and the block
+    shape (threads along the last len(block) band members, outermost first)."""
+
+    tiles: tuple[int, ...]
+    block: tuple[int, ...]
+
+    @property
+    def threads(self) -> int:
+        return math.prod(self.block)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One kernel's band at fixed problem sizes.
+
+    constraints: rows (a, c) meaning a . y + c >= 0: the polytope of the band's points.
+    lower, upper: inclusive bounds of each y_k over the polytope.
+    kind: "wavefront" (DOACROSS band, Section 2) or "doall" (every band member parallel).
+    intra: the intra-tile wavefronts: "sum" (of the point coordinates) or "hyperplane" (y_0).
+    accesses: loads and stores per point (DOALL memory term).
+    launches: how many times the kernel runs (host loops around it; a wavefront kernel's own
+        loop over its inter-tile wavefronts is not one of them).
+    repeat: points of the band members that are not tiled (they run inside each thread) per
+        point of the tiled ones: scales the tile's work.
+    """
+
+    constraints: tuple[tuple[tuple[int, ...], int], ...]
+    lower: tuple[int, ...]
+    upper: tuple[int, ...]
+    kind: str = "wavefront"
+    intra: str = "sum"
+    accesses: int = 2
+    launches: int = 1
+    repeat: int = 1
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise InvalidConfigError(f"{self.kind=} is not one of {KINDS}")
+        if self.intra not in INTRAS:
+            raise InvalidConfigError(f"{self.intra=} is not one of {INTRAS}")
+        if any(lo > hi for lo, hi in zip(self.lower, self.upper)):
+            raise InvalidConfigError(f"empty band: {self.lower=} {self.upper=}")
+
+    @property
+    def n(self) -> int:
+        return len(self.lower)
+
+    @property
+    def extents(self) -> tuple[int, ...]:
+        return tuple(hi - lo + 1 for lo, hi in zip(self.lower, self.upper))
+
+    @staticmethod
+    def from_box(extents: tuple[int, ...], skew: tuple[tuple[int, ...], ...] | None = None,
+                 **fields: object) -> Problem:
+        """The band y = S x of the box 0 <= x_k < extents[k] under a unimodular skew S
+        (identity when None), e.g. 1-D SOR (Di & Xue 2011, Fig. 2): y = (t, t + i), S =
+        ((1, 0), (1, 1)).
+
+        Raises:
+            InvalidConfigError: S is not square of the box's dimension, or not unimodular.
+        """
+        n = len(extents)
+        s = np.array(skew if skew is not None else np.eye(n, dtype=int), dtype=np.int64)
+        if s.shape != (n, n) or round(abs(np.linalg.det(s))) != 1:
+            raise InvalidConfigError(f"skew {skew} is not a unimodular {n}x{n} matrix")
+        inv = np.rint(np.linalg.inv(s)).astype(np.int64)
+        rows: list[tuple[tuple[int, ...], int]] = []
+        for k, extent in enumerate(extents):  # 0 <= (S^-1 y)_k <= extent - 1
+            rows.append((tuple(int(v) for v in inv[k]), 0))
+            rows.append((tuple(int(-v) for v in inv[k]), extent - 1))
+        corners = np.array(np.meshgrid(*[(0, e - 1) for e in extents], indexing="ij"))
+        images = s @ corners.reshape(n, -1)
+        return Problem(tuple(rows), tuple(int(v) for v in images.min(axis=1)),
+                       tuple(int(v) for v in images.max(axis=1)), **fields)  # type: ignore
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The six parameters of T_total (Di & Xue 2011, Section 3.3), in seconds.
+
+    sigma_thd: (threads per block, seconds of one __syncthreads) pairs;
+    sigma_blk: (blocks per SM B, seconds of the barrier between inter-tile wavefronts) pairs;
+    alpha: per warp executed; beta: per point; gamma: per load or store of a tile.
+    """
+
+    gpu: str
+    sigma_ker: float
+    sigma_thd: tuple[tuple[int, float], ...]
+    sigma_blk: tuple[tuple[int, float], ...]
+    alpha: float
+    beta: float
+    gamma: float
+    measured: bool = False
+    note: str = ""
+
+    def thd(self, threads: int) -> float:
+        """sigma_thd at `threads` (linear between measured counts, clamped at the ends)."""
+        return _interpolate(self.sigma_thd, threads)
+
+    def blk(self, blocks_per_sm: int) -> float:
+        return _interpolate(self.sigma_blk, blocks_per_sm)
+
+
+def _interpolate(table: tuple[tuple[int, float], ...], x: int) -> float:
+    xs = [p[0] for p in table]
+    ys = [p[1] for p in table]
+    return float(np.interp(x, xs, ys))
+
+
+# -- one tile (Section 3.1) ------------------------------------------------------------------------
+@lru_cache(maxsize=8192)
+def intra_wavefronts(tiles: tuple[int, ...], block: tuple[int, ...], intra: str = "sum",
+                     warp: int = 32) -> tuple[np.ndarray, np.ndarray]:
+    """(G, H) per intra-tile wavefront e_1 of a full tile (eq. (4)): warps executed and points.
+
+    The points of wavefront e_1 with coordinates (p_1, ..., p_n-1) beyond the first run on
+    thread (p_k mod block_k); a thread with r of them runs r rounds, and a warp costs the most
+    rounds of its threads, so G_e1 sums that over the warps (Di & Xue: "the number of 32-thread
+    warps executed at the wavefront"). sum(H) = m_1 ... m_n (eq. (7)). Cached (read-only
+    arrays): it depends on the tile and block only, not on the problem.
+    """
+    inner = tiles[1:]
+    if len(block) != len(inner):
+        raise InvalidConfigError(f"{block=} must have one entry per tile size after the "
+                                 f"first ({tiles=})")
+    grids = np.meshgrid(*[np.arange(m) for m in inner], indexing="ij")
+    tid = np.zeros(inner, dtype=np.int64)
+    for k, g in enumerate(grids):  # row-major thread id, the last member on x
+        tid = tid * block[k] + g % block[k]
+    threads = math.prod(block)
+    if intra == "hyperplane":  # wavefront p_0 = e: all inner points, m_0 times
+        rounds = np.bincount(tid.ravel(), minlength=threads)[None, :]
+        rounds = np.repeat(rounds, tiles[0], axis=0)
+    else:  # wavefront e = p_0 + s, s = p_1 + ... + p_n-1, 0 <= p_0 < m_0
+        s = sum(grids) if grids else np.zeros((), dtype=np.int64)
+        smax = int(np.max(s))
+        flat = (np.ravel(s) + 1) * threads + tid.ravel()  # row s + 1: csum[k] counts s < k
+        hist = np.bincount(flat, minlength=(smax + 2) * threads).reshape(smax + 2, threads)
+        csum = np.cumsum(hist, axis=0, out=hist)
+        e = np.arange(tiles[0] + smax)
+        hi = np.minimum(e, smax) + 1  # s in (e - m_0, e]
+        lo = np.clip(e - tiles[0] + 1, 0, smax + 1)
+        rounds = csum[hi] - csum[lo]
+    pad = (-threads) % warp
+    per_warp = np.pad(rounds, ((0, 0), (0, pad))).reshape(rounds.shape[0], -1, warp)
+    g, h = per_warp.max(axis=2).sum(axis=1), rounds.sum(axis=1)
+    g.flags.writeable = h.flags.writeable = False  # cached: shared by every caller
+    return g, h
+
+
+def points_per_wavefront(tiles: tuple[int, ...]) -> np.ndarray:
+    """H_e1 of the skewed-sum wavefronts e1 = p_0 + ... + p_n-1 of a full tile: the
+    convolution of the tile's extents."""
+    h = np.ones(1, dtype=np.int64)
+    for m in tiles:
+        h = np.convolve(h, np.ones(m, dtype=np.int64))
+    return h
+
+
+def memory_accesses(problem: Problem, tiles: tuple[int, ...]) -> int:
+    """N_mem of eq. (6): loads and stores of one tile.
+
+    Wavefront tiles: the values that cross the tile's faces, sum_k prod_{j != k} m_j, so that
+    the data reuse rate D = L_TILE / N_mem tends to the bounds of Section 5 (m_2,
+    m_2 m_3 / (m_2 + m_3), ... as m_1 grows). DOALL tiles (extension): every access of every
+    point, no reuse assumed (tile_terms counts them per warp and memory segment).
+    """
+    volume = math.prod(tiles)
+    if problem.kind == "doall":
+        return problem.accesses * volume
+    return sum(volume // m for m in tiles)
+
+
+def tile_time(cal: Calibration, problem: Problem, layout: Layout, warp: int = 32) -> float:
+    """T_TILE of a full tile, eq. (8): alpha sum G + (U - L + 3) sigma_thd + beta L_TILE +
+    gamma N_mem. DOALL tiles (extension): one wavefront of all points, no barriers."""
+    a, b, c, d = tile_terms(cal, problem, layout, warp)
+    return cal.alpha * a + cal.beta * b + cal.gamma * c + d
+
+
+def tile_terms(cal: Calibration, problem: Problem, layout: Layout, warp: int = 32
+               ) -> tuple[float, float, float, float]:
+    """T_TILE = alpha a + beta b + gamma c + d: (a, b, c, d) of eq. (8).
+
+    DOALL (extension): a = warps executed (rounds of the block over the tile), b = points,
+    c = warp accesses times the memory segments each spans (ceil(32 / blockDim.x) rows: the
+    coalescing that the wavefront model leaves out, Section 3.1), d = 0 (no barrier)."""
+    volume = math.prod(layout.tiles)
+    r = problem.repeat
+    n_mem = memory_accesses(problem, layout.tiles)
+    if problem.kind == "doall":
+        rounds = math.prod(-(-m // b) for m, b in zip(layout.tiles, layout.block))
+        warps = r * rounds * math.ceil(layout.threads / warp)
+        # a warp's access spans ceil(warp / blockDim.x) rows: as many memory segments
+        segments = -(-warp // min(warp, layout.block[-1]))
+        return (warps, r * volume, warps * problem.accesses * segments, 0.0)
+    g, h = intra_wavefronts(layout.tiles, layout.block, problem.intra, warp)
+    assert int(h.sum()) == volume  # eq. (7)
+    syncs = len(g) + 2  # U - L + 1 at (2), one at (1) and one at (3)
+    return r * float(g.sum()), r * volume, r * n_mem, syncs * cal.thd(layout.threads)
+
+
+# -- tiles of each inter-tile wavefront (Section 3.2) ----------------------------------------------
+@dataclass(frozen=True)
+class TileCounts:
+    """Tiles meeting the band's polytope, and full tiles, per inter-tile wavefront."""
+
+    tiles: tuple[int, ...]
+    full: tuple[int, ...]
+
+
+@lru_cache(maxsize=1024)
+def tile_counts(problem: Problem, tiles: tuple[int, ...]) -> TileCounts:
+    """Per inter-tile wavefront w = T_0 + ... + T_n-1: the tiles that meet the polytope and
+    the full ones (inside it). For every (T_1, ..., T_n-1) the admissible T_0 form an interval
+    (the polytope is convex), so only n-1 coordinates are enumerated. A tile "meets" the
+    polytope when it meets each half-space: exact for the boxes and parallelograms of skewed
+    nests, an over-approximation at corners otherwise. DOALL: one wavefront of all tiles.
+    """
+    m = np.array(tiles, dtype=np.int64)
+    lo_t = np.array(problem.lower) // m
+    hi_t = np.array(problem.upper) // m
+    rest = np.meshgrid(*[np.arange(lo_t[k], hi_t[k] + 1) for k in range(1, problem.n)],
+                       indexing="ij")
+    rest = np.stack([r.ravel() for r in rest]) if rest else np.zeros((0, 1), dtype=np.int64)
+    width = rest.shape[1]
+    meet_lo = np.full(width, lo_t[0]); meet_hi = np.full(width, hi_t[0])  # noqa: E702
+    full_lo = meet_lo.copy(); full_hi = meet_hi.copy()  # noqa: E702
+    for a, c in problem.constraints:
+        a = np.array(a, dtype=np.int64)
+        # a . y over the box of tile T: a_k m_k T_k + [min, max] of a_k * (0 .. m_k - 1)
+        base = (a[1:, None] * m[1:, None] * rest).sum(axis=0) + c
+        slack_max = int(np.sum(np.maximum(a, 0) * (m - 1)))
+        slack_min = int(np.sum(np.minimum(a, 0) * (m - 1)))
+        coef = int(a[0] * m[0])
+        # meets: coef T_0 + base + slack_max >= 0; full: coef T_0 + base + slack_min >= 0
+        meet_lo, meet_hi = _restrict(meet_lo, meet_hi, coef, base + slack_max)
+        full_lo, full_hi = _restrict(full_lo, full_hi, coef, base + slack_min)
+    offset = rest.sum(axis=0) if problem.n > 1 else np.zeros(width, dtype=np.int64)
+    w_lo, w_hi = int(lo_t.sum()), int(hi_t.sum())
+    meet = _per_wavefront(meet_lo, meet_hi, offset, w_lo, w_hi)
+    full = _per_wavefront(full_lo, full_hi, offset, w_lo, w_hi)
+    if problem.kind == "doall":
+        return TileCounts((int(meet.sum()),), (int(full.sum()),))
+    keep = meet > 0
+    return TileCounts(tuple(int(v) for v in meet[keep]), tuple(int(v) for v in full[keep]))
+
+
+def _restrict(lo: np.ndarray, hi: np.ndarray, coef: int, rhs: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """Intersect [lo, hi] with {T : coef T + rhs >= 0}."""
+    if coef > 0:
+        return np.maximum(lo, -(rhs // coef)), hi  # T >= ceil(-rhs / coef)
+    if coef < 0:
+        return lo, np.minimum(hi, rhs // -coef)  # T <= floor(rhs / -coef)
+    empty = rhs < 0
+    return np.where(empty, 1, lo), np.where(empty, 0, hi)
+
+
+def _per_wavefront(lo: np.ndarray, hi: np.ndarray, offset: np.ndarray, w_lo: int, w_hi: int
+                   ) -> np.ndarray:
+    """Counts per w in [w_lo, w_hi] of the tiles T_0 in [lo, hi] at wavefront T_0 + offset."""
+    diff = np.zeros(w_hi - w_lo + 2, dtype=np.int64)
+    ok = lo <= hi
+    np.add.at(diff, lo[ok] + offset[ok] - w_lo, 1)
+    np.add.at(diff, hi[ok] + offset[ok] - w_lo + 1, -1)
+    return np.cumsum(diff)[:-1]
+
+
+# -- the kernel (eqs. 9-12) ------------------------------------------------------------------------
+def wavefront_rounds(tiles: int, full: int, blocks_per_sm: int, sms: int) -> float:
+    """sum_i T^i_t1 / T_TILE of eqs. (10)-(12) for one inter-tile wavefront: I - 1 rounds of B
+    tiles on the slowest SM and a last round of ceil(rest / P); border tiles weigh 0.5 T_TILE
+    (Section 3.4), applied as the wavefront's mean tile cost."""
+    per_round = blocks_per_sm * sms  # gridDim.x = B x P
+    rounds = -(-tiles // per_round)  # eq. (10)
+    rest = tiles - (rounds - 1) * per_round  # in (0, B P]; eq. (12) writes it as a modulo
+    slowest = (rounds - 1) * blocks_per_sm + -(-rest // sms)
+    return slowest * (full + 0.5 * (tiles - full)) / tiles
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """T_total (eq. (9)) and its parts, in seconds."""
+
+    total: float
+    tile: float
+    wavefronts: int
+    tiles: int
+    blocks_per_sm: int
+
+
+def total_time(problem: Problem, layout: Layout, cal: Calibration, blocks_per_sm: int,
+               sms: int, warp: int = 32) -> Estimate:
+    """T_total = sum_t1 T_t1 + sigma_ker (eq. (9)), T_t1 = sum_i T^i_t1 + sigma_blk (eq. (11)).
+
+    DOALL kernels (extension): one wavefront of every tile, no sigma_blk, the whole run
+    `problem.launches` times (a host loop around the kernel).
+
+    Raises:
+        InvalidConfigError: blocks_per_sm < 1 (the block cannot be resident: Table 1's B = 0).
+    """
+    if blocks_per_sm < 1:
+        raise InvalidConfigError(f"{layout} has no resident block per SM ({blocks_per_sm=})")
+    t_tile = tile_time(cal, problem, layout, warp)
+    counts = tile_counts(problem, layout.tiles)
+    work = sum(wavefront_rounds(t, f, blocks_per_sm, sms) for t, f in
+               zip(counts.tiles, counts.full))
+    if problem.kind == "doall":
+        total = problem.launches * (work * t_tile + cal.sigma_ker)
+    else:
+        total = problem.launches * (work * t_tile + len(counts.tiles) * cal.blk(blocks_per_sm)
+                                    + cal.sigma_ker)
+    return Estimate(total, t_tile, len(counts.tiles), sum(counts.tiles), blocks_per_sm)
+
+
+def linear_terms(problem: Problem, layout: Layout, cal: Calibration, blocks_per_sm: int,
+                 sms: int, warp: int = 32) -> tuple[float, float, float, float]:
+    """T_total = alpha a + beta b + gamma c + d with the sigmas of `cal` (alpha, beta, gamma
+    ignored): the rows of the least-squares fit of Section 3.3."""
+    zero = Calibration(cal.gpu, 0.0, ((1, 0.0),), ((1, 0.0),), 0.0, 0.0, 0.0)
+    base = total_time(problem, layout, _with(cal, 0.0, 0.0, 0.0), blocks_per_sm, sms, warp)
+    terms = []
+    for unit in ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)):
+        terms.append(total_time(problem, layout, _with(zero, *unit), blocks_per_sm, sms,
+                                warp).total)
+    return terms[0], terms[1], terms[2], base.total
+
+
+def _with(cal: Calibration, alpha: float, beta: float, gamma: float) -> Calibration:
+    from dataclasses import replace
+
+    return replace(cal, alpha=alpha, beta=beta, gamma=gamma)

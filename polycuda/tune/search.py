@@ -1,0 +1,383 @@
+"""Model-driven empirical search of tile sizes and block shapes (Di & Xue 2011, Section 4 and
+Fig. 5; Baskaran et al. 2008, "model-driven empirical search"): enumerate every layout that
+meets the constraints (excluded ones are logged with the reason before anything runs),
+rank them by the execution-time model, then, on a GPU, measure the model's top k and keep the
+fastest. Results are cached per (kernel source, options, GPU, sizes)."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import itertools
+import json
+import logging
+import math
+import random
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from polycuda.errors import InvalidConfigError, PolycudaError
+from polycuda.options import Options, fit_sizes
+from polycuda.tune import calibrate, model, occupancy
+from polycuda.tune.model import Calibration, Layout
+from polycuda.tune.problem import KernelModel
+
+LOG = logging.getLogger("polycuda.tune")
+# tile sizes tried per band member: powers of two and three times powers of two (Di & Xue
+# search every size; the steps here keep a 3-D band's space to some 10^4 layouts)
+TILE_CHOICES = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768,
+                1024)
+THREAD_CHOICES = (32, 64, 128, 256, 512, 1024)
+MIN_THREADS = 32  # Di & Xue 2011, Section 4.1: too few threads starve the SM
+# Section 4.1's tile-size constraint: data reuse D = L_TILE / N_mem of a wavefront tile at
+# least this (the paper's thresholds are 300, 6 and 1 for 1-, 2- and 3-D SOR on a C1060; the
+# smallest is the default here, the model ranks the rest).
+MIN_REUSE = 1.0
+PROGRESS_S = 2.0
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """One layout of the search: the model's estimate and, when measured, the time (s)."""
+
+    tiles: tuple[int, ...]
+    block: tuple[int, ...]
+    model_s: float
+    measured_s: float | None = None
+
+
+@dataclass(frozen=True)
+class TuneResult:
+    """The chosen layout and how it was found."""
+
+    tile_sizes: tuple[int, ...]
+    block_sizes: tuple[int, ...]
+    gpu: str
+    calibration: str  # "measured" or calibrate.ESTIMATED
+    evaluated: int
+    excluded: dict[str, int]
+    top: tuple[Ranked, ...]
+    measured: bool
+    seconds: float
+
+    def measured_s_of_choice(self) -> float | None:
+        """The measured time of the chosen layout (None when nothing was measured)."""
+        return next((r.measured_s for r in self.top
+                     if (r.tiles, r.block) == (self.tile_sizes, self.block_sizes)), None)
+
+    def apply(self, options: Options) -> Options:
+        return options.replace(tile_sizes=self.tile_sizes, block_sizes=self.block_sizes)
+
+    def sizes_text(self) -> str:
+        """The --dump-sizes text: the options that carry the sizes (Options.to_text's form)."""
+        return json.dumps({"block_sizes": list(self.block_sizes),
+                           "tile_sizes": list(self.tile_sizes)}, sort_keys=True)
+
+    def to_json(self) -> str:
+        data = dataclasses.asdict(self)
+        data["top"] = [dataclasses.asdict(r) for r in self.top]
+        return json.dumps(data, indent=2)
+
+    @staticmethod
+    def from_json(text: str) -> TuneResult:
+        data = json.loads(text)
+        data["top"] = tuple(Ranked(tuple(r["tiles"]), tuple(r["block"]), r["model_s"],
+                                   r["measured_s"]) for r in data["top"])
+        data["tile_sizes"] = tuple(data["tile_sizes"])
+        data["block_sizes"] = tuple(data["block_sizes"])
+        return TuneResult(**data)
+
+
+# -- enumeration and constraints (Section 4.1) -----------------------------------------------------
+def layouts(primary: KernelModel) -> list[Layout]:
+    """Every layout of the primary kernel's band: tile sizes from TILE_CHOICES; for each
+    thread count K of THREAD_CHOICES, the block that fills the innermost tile dimension first
+    (x, for coalescing), then the next, each at most its tile size."""
+    n = len(primary.default_tiles)
+    threaded = n - 1 if primary.problem.kind == "wavefront" else n
+    found = []
+    for tiles in itertools.product(TILE_CHOICES, repeat=n):
+        inner = tiles[n - threaded:]
+        seen = set()
+        for threads in THREAD_CHOICES:
+            block = _fill_inner_first(inner, threads)
+            if block not in seen:
+                seen.add(block)
+                found.append(Layout(tiles, block))
+    return found
+
+
+def _fill_inner_first(inner: tuple[int, ...], threads: int) -> tuple[int, ...]:
+    block = []
+    left = threads
+    for t in reversed(inner):
+        b = min(t, left)
+        block.append(b)
+        left = max(1, left // b)
+    return tuple(reversed(block))
+
+
+def exclusion(layout: Layout, km: KernelModel, props: occupancy.DeviceProps) -> str | None:
+    """Why `layout` cannot or should not run for kernel `km` (None when it may)."""
+    prob = km.problem
+    extents = prob.extents
+    for k, (m, e) in enumerate(zip(layout.tiles, extents)):
+        if m > e:
+            return f"tile {m} along member {k} exceeds the domain's extent {e}"
+    if layout.threads > props.max_threads_per_block:
+        return f"{layout.threads} threads per block exceed {props.max_threads_per_block}"
+    if layout.threads < MIN_THREADS:
+        return f"{layout.threads} threads per block, fewer than {MIN_THREADS}"
+    if km.smem_bytes > props.max_smem_per_block:
+        return f"{km.smem_bytes} B of shared memory exceed {props.max_smem_per_block}"
+    if prob.kind == "wavefront":
+        reuse = math.prod(layout.tiles) / model.memory_accesses(prob, layout.tiles)
+        if reuse < MIN_REUSE:
+            return f"data reuse {reuse:.2f} below {MIN_REUSE} (Section 4.1)"
+        # Section 4.1's blockDim constraint, read as its reason says ("every thread has some
+        # work to do"): no more threads than points in the widest intra-tile wavefront
+        if layout.threads > _widest_wavefront(layout.tiles, prob.intra):
+            return "more threads than points in the widest intra-tile wavefront"
+    occ = occupancy.occupancy(props, layout.threads, km.registers, km.smem_bytes)
+    if occ.blocks == 0:
+        return f"no block resident per SM ({occ.limited_by})"
+    return None
+
+
+@lru_cache(maxsize=4096)
+def _widest_wavefront(tiles: tuple[int, ...], intra: str) -> int:
+    """max_e1 H_e1 of a full tile."""
+    if intra == "hyperplane":
+        return math.prod(tiles[1:])
+    return int(model.points_per_wavefront(tiles).max())
+
+
+def kernel_layout(km: KernelModel, tiles: tuple[int, ...], block: tuple[int, ...]) -> Layout:
+    """The layout a kernel gets from the program's tile_sizes and block_sizes (the last
+    entries apply to its innermost members: options.fit_sizes), blocks capped by tiles."""
+    mine = fit_sizes(tiles, km.default_tiles)
+    inner = mine[1:] if km.problem.kind == "wavefront" else mine
+    blocks = tuple(min(b, t) for b, t in zip(fit_sizes(block, inner), inner))
+    return Layout(mine, blocks)
+
+
+def estimate(models: tuple[KernelModel, ...], tiles: tuple[int, ...], block: tuple[int, ...],
+             cal: Calibration, props: occupancy.DeviceProps) -> float:
+    """Sum of the kernels' T_total (eq. (9)) at the program's sizes.
+
+    Raises:
+        InvalidConfigError: some kernel cannot run this layout.
+    """
+    total = 0.0
+    for km in models:
+        lay = kernel_layout(km, tiles, block)
+        occ = occupancy.occupancy(props, lay.threads, km.registers, km.smem_bytes)
+        total += model.total_time(km.problem, lay, cal, occ.blocks, props.sm_count).total
+    return total
+
+
+# -- the search (Fig. 5) ---------------------------------------------------------------------------
+def rank(models: tuple[KernelModel, ...], cal: Calibration, props: occupancy.DeviceProps,
+         budget_s: float = 60.0, progress: Callable[[str], None] | None = None
+         ) -> tuple[list[Ranked], Counter]:
+    """Every admissible layout ranked by the model (fastest first) and the exclusion counts.
+
+    Raises:
+        InvalidConfigError: no kernel to tune, or no layout left.
+    """
+    if not models:
+        raise InvalidConfigError("no tiled kernel to tune (only one-thread or reduction "
+                                 "kernels)")
+    primary = max(models, key=lambda km: len(km.default_tiles))
+    candidates = layouts(primary)
+    # a fixed shuffle: a budget that runs out leaves a uniform sample, not the small tiles
+    random.Random(0).shuffle(candidates)
+    excluded: Counter = Counter()
+    ranked: list[Ranked] = []
+    start = last = time.perf_counter()
+    for k, lay in enumerate(candidates):
+        why = next((w for km in models if (w := exclusion(kernel_layout(km, lay.tiles,
+                                                                        lay.block), km, props))),
+                   None)
+        if why:
+            LOG.debug("excluded tiles=%s block=%s: %s", lay.tiles, lay.block, why)
+            excluded[_reason_kind(why)] += 1
+            continue
+        ranked.append(Ranked(lay.tiles, lay.block, estimate(models, lay.tiles, lay.block,
+                                                            cal, props)))
+        now = time.perf_counter()
+        if progress and now - last > PROGRESS_S:
+            best = min(ranked, key=lambda r: r.model_s)
+            progress(f"{k + 1}/{len(candidates)} layouts, best so far tiles={best.tiles} "
+                     f"block={best.block} {best.model_s * 1e3:.3f} ms (model)")
+            last = now
+        if now - start > budget_s:
+            progress and progress(f"budget of {budget_s:.0f} s spent after {k + 1} layouts")
+            break
+    if not ranked:
+        raise InvalidConfigError(f"every layout was excluded: {dict(excluded)}")
+    ranked.sort(key=lambda r: (r.model_s, r.tiles, r.block))
+    return ranked, excluded
+
+
+_REASON_KINDS = (("more threads than points", "threads without work"),
+                 ("threads per block exceed", "block over the thread limit"),
+                 ("fewer than", "too few threads"), ("exceeds the domain", "tile over the domain"),
+                 ("shared memory exceed", "shared memory over the limit"),
+                 ("data reuse", "data reuse below the threshold"),
+                 ("no block resident", "no resident block"))
+
+
+def _reason_kind(why: str) -> str:
+    """The kind of an exclusion reason, for the per-kind counts."""
+    return next((kind for key, kind in _REASON_KINDS if key in why), why)
+
+
+def cache_key(scop, options: Options, gpu: str, sizes: dict[str, int] | None) -> str:
+    """sha256 of the region (its Scop, whose text is stable across runs), the options tuned
+    from (sizes and the target normalised away), the GPU's name and the sizes (None: the key
+    of the region's latest result, whatever its sizes)."""
+    base = options.replace(target="cuda", tile_sizes=(), block_sizes=(), tuned_sizes=True)
+    blob = json.dumps([repr(scop), base.to_text(), gpu,
+                       sorted(sizes.items()) if sizes is not None else "latest"])
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def gpu_name() -> str:
+    """The name tune results are filed under: the GPU's (nvidia-smi), or "no GPU"."""
+    from polycuda.runtime import device
+
+    info = device.gpu_info()
+    return info.name if info else "no GPU"
+
+
+def lookup(scop, options: Options, cache: Path | None = None) -> TuneResult | None:
+    """The latest tune result of this region and options on this GPU, whatever its sizes."""
+    return cached_result(cache_key(scop, options, gpu_name(), None), cache)
+
+
+def cached_result(key: str, root: Path | None = None) -> TuneResult | None:
+    path = result_path(key, root)
+    if not path.is_file():
+        return None
+    try:
+        return TuneResult.from_json(path.read_text())
+    except (ValueError, KeyError, TypeError):
+        return None  # an old or damaged entry: tune again
+
+
+def result_path(key: str, root: Path | None = None) -> Path:
+    from polycuda.runtime import build
+
+    return (root or build.cache_dir() / "tune") / "results" / f"{key[:40]}.json"
+
+
+def store(key: str, result: TuneResult, root: Path | None = None) -> Path:
+    path = result_path(key, root)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(result.to_json() + "\n")
+    tmp.replace(path)
+    return path
+
+
+def stderr_progress(message: str) -> None:
+    print(f"polycuda: tune: {message}", file=sys.stderr, flush=True)
+
+
+def tune(prog, sizes: dict[str, int], *, top_k: int = 5, budget_s: float = 60.0,
+         measure: Callable[[Options], float] | None = None, cache: Path | None = None,
+         use_cache: bool = True, progress: Callable[[str], None] | None = stderr_progress
+         ) -> TuneResult:
+    """Tune the tile and block sizes of Program `prog` at parameter values `sizes`.
+
+    measure: seconds of one run at the given options (default: on the GPU when there is
+    one, see measure_on_gpu; without a GPU the model's choice is kept unmeasured).
+
+    Raises:
+        InvalidConfigError: nothing to tune; BuildError / ToolNotFoundError: nvcc failed.
+    """
+    from polycuda.sizes import resolve_sizes
+
+    start = time.perf_counter()
+    values = resolve_sizes(prog.scop, sizes)
+    options = prog.options.replace(target="cuda")
+    props, on_gpu = occupancy.current_device()
+    gen = prog.generate("cuda", tile_sizes=(), block_sizes=(), tuned_sizes=False)
+    key = cache_key(prog.scop, options, gpu_name(), values)
+    if use_cache and (hit := cached_result(key, cache)):
+        progress and progress(f"cached result {result_path(key, cache)}")
+        return hit
+    from polycuda.tune import problem
+
+    models = problem.kernel_models(gen, values)
+    cal = calibrate.load_calibration(props.name if on_gpu else None, warn=progress is not None)
+    try:
+        ranked, excluded = rank(models, cal, props, budget_s, progress)
+    except InvalidConfigError as err:
+        given = "" if sizes else " (the default sizes: pass --size N=V as the program runs)"
+        raise InvalidConfigError(f"{prog.name} at {values}{given}: {err}") from None
+    if progress:
+        progress(f"{len(ranked)} layouts ranked by the model; excluded before measuring: "
+                 + (", ".join(f"{why}: {n}" for why, n in sorted(excluded.items())) or "none"))
+    if measure is None and on_gpu:
+        measure = measure_on_gpu(prog, values)
+    top = ranked[:top_k]
+    if measure is not None:
+        top = _measured(top, options, measure, progress)
+    best = min(top, key=lambda r: r.measured_s if r.measured_s is not None else r.model_s)
+    result = TuneResult(best.tiles, best.block, cal.gpu,
+                        "measured" if cal.measured else calibrate.ESTIMATED, len(ranked),
+                        dict(excluded), tuple(top), measure is not None,
+                        time.perf_counter() - start)
+    store(key, result, cache)
+    store(cache_key(prog.scop, options, gpu_name(), None), result, cache)  # lookup()'s
+    return result
+
+
+def _measured(top: list[Ranked], options: Options, measure: Callable[[Options], float],
+              progress: Callable[[str], None] | None) -> list[Ranked]:
+    out = []
+    for k, r in enumerate(top, 1):
+        try:
+            seconds: float | None = measure(options.replace(tile_sizes=r.tiles,
+                                                            block_sizes=r.block))
+        except PolycudaError as err:  # InvalidConfigError, LaunchError: skip the layout
+            LOG.info("layout %s %s failed: %s", r.tiles, r.block, err)
+            seconds = None
+        out.append(dataclasses.replace(r, measured_s=seconds))
+        if progress:
+            shown = f"{seconds * 1e3:.3f} ms" if seconds is not None else "failed"
+            progress(f"measured {k}/{len(top)} tiles={r.tiles} block={r.block}: {shown} "
+                     f"(model {r.model_s * 1e3:.3f} ms)")
+    ok = [r for r in out if r.measured_s is not None]
+    return ok or out
+
+
+def measure_on_gpu(prog, values: dict[str, int], repeats: int = 3
+                   ) -> Callable[[Options], float]:
+    """Median seconds of `repeats` runs on device arrays after one warm-up (CUDA events,
+    runtime.launch.time_calls); random inputs (verify.random_arguments) copied to the GPU
+    once, updated in place by every run."""
+    import numpy as np
+
+    from polycuda.runtime import device, launch
+    from polycuda.verify import random_arguments
+
+    cupy = device.require_cupy()
+    host = random_arguments(prog.scop, values, 0)
+    args = [cupy.asarray(v) if isinstance(v, np.ndarray) else v
+            for v in (host[a.name] for a in prog.scop.args)]
+
+    def run(options: Options) -> float:
+        kernel = prog.kernel("cuda", tile_sizes=options.tile_sizes,
+                             block_sizes=options.block_sizes)
+        times = launch.time_calls(kernel, args, repeats=repeats, warmup=1)
+        return sorted(times)[len(times) // 2]
+
+    return run

@@ -1,0 +1,149 @@
+"""The execution-time model of Di & Xue 2011 (eqs. 3-12, Section 3.4) with worked numbers,
+its tile counts against brute-force enumeration, and the DOALL extension."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from polycuda.errors import InvalidConfigError
+from polycuda.tune import model
+from polycuda.tune.model import Calibration, Layout, Problem
+
+SOR1 = ((1, 0), (1, 1))  # Di & Xue 2011, Fig. 2: y = (t, t + i)
+SOR2 = ((1, 0, 0), (1, 1, 0), (1, 0, 1))
+SOR3 = ((1, 0, 0, 0), (1, 1, 0, 0), (1, 0, 1, 0), (1, 0, 0, 1))
+CAL = Calibration("test", sigma_ker=5.0, sigma_thd=((32, 0.01), (1024, 0.01)),
+                  sigma_blk=((1, 2.0), (32, 2.0)), alpha=1.0, beta=0.1, gamma=0.5)
+
+
+def test_intra_tile_wavefronts_worked():
+    # tile 2 x 4 on 4 threads: points per wavefront e = p0 + p1 are 1, 2, 2, 2, 1; one warp
+    g, h = model.intra_wavefronts((2, 4), (4,))
+    assert list(h) == [1, 2, 2, 2, 1] and list(g) == [1, 1, 1, 1, 1]
+    # tile 2 x 64 on 64 threads (2 warps): wavefront e holds p1 in {e - 1, e}; only e = 32
+    # spans both warps, so sum G = 32 + 2 + 32 over 65 wavefronts
+    g, h = model.intra_wavefronts((2, 64), (64,))
+    assert (len(g), int(g.sum()), int(h.sum())) == (65, 66, 128)
+    # skewed wavefronts of a 4 x 64 tile hold 4 consecutive p1: on 16 threads, one each
+    g, h = model.intra_wavefronts((4, 64), (16,))
+    assert int(h.sum()) == 256 and int(g.max()) == 1 and int(h.max()) == 4
+    # hyperplane wavefronts of 64 points on 16 threads: 4 rounds of the one warp each
+    g, h = model.intra_wavefronts((4, 64), (16,), intra="hyperplane")
+    assert list(h) == [64] * 4 and list(g) == [4] * 4
+    # hyperplane wavefronts: m_0 wavefronts of all the inner points
+    g, h = model.intra_wavefronts((3, 8, 8), (8, 8), intra="hyperplane")
+    assert list(h) == [64, 64, 64] and list(g) == [2, 2, 2]
+
+
+def test_tile_time_eq8_worked():
+    # eq. (8): alpha * 5 + (5 + 2) sigma_thd + beta * 8 + gamma * N_mem, N_mem = 8/2 + 8/4 = 6
+    prob = Problem.from_box((4, 16), SOR1)
+    assert model.memory_accesses(prob, (2, 4)) == 6
+    assert model.tile_time(CAL, prob, Layout((2, 4), (4,))) == pytest.approx(
+        5 + 7 * 0.01 + 0.8 + 3.0)
+
+
+@pytest.mark.parametrize("tiles, bound", [
+    ((10**6, 64), 64),  # 1-D SOR: D -> m_2 (Di & Xue 2011, Section 5)
+    ((10**6, 16, 48), 16 * 48 / (16 + 48)),  # 2-D SOR: m_2 m_3 / (m_2 + m_3)
+    ((10**6, 4, 8, 16), 4 * 8 * 16 / (32 + 64 + 128)),  # 3-D SOR
+])
+def test_data_reuse_tends_to_section5_bounds(tiles, bound):
+    prob = Problem.from_box((2,) * len(tiles))
+    reuse = np.prod(tiles, dtype=float) / model.memory_accesses(prob, tiles)
+    assert reuse == pytest.approx(bound, rel=1e-3) and reuse < bound
+
+
+def test_wavefront_rounds_eqs_10_to_12():
+    # 300 tiles, B = 2, P = 132: I = ceil(300 / 264) = 2; the slowest SM runs B tiles, then
+    # ceil(36 / 132) = 1: 3 T_TILE
+    assert model.wavefront_rounds(300, 300, 2, 132) == 3
+    # a full last round (eq. (12)'s modulo would give 0): 2 rounds of B
+    assert model.wavefront_rounds(528, 528, 2, 132) == 4
+    # Section 3.4: 100 border tiles at 0.5 T_TILE -> (200 + 50) / 300 of the rounds
+    assert model.wavefront_rounds(300, 200, 2, 132) == pytest.approx(2.5)
+
+
+def _brute_counts(extents, skew, tiles):
+    s = np.array(skew)
+    points = {tuple(s @ np.array(x)) for x in itertools.product(*[range(e) for e in extents])}
+    per_tile: dict[tuple[int, ...], int] = {}
+    for y in points:
+        key = tuple(v // m for v, m in zip(y, tiles))
+        per_tile[key] = per_tile.get(key, 0) + 1
+    meet: dict[int, int] = {}
+    full: dict[int, int] = {}
+    for key, count in per_tile.items():
+        w = sum(key)
+        meet[w] = meet.get(w, 0) + 1
+        full[w] = full.get(w, 0) + (count == np.prod(tiles))
+    order = sorted(meet)
+    return tuple(meet[w] for w in order), tuple(full[w] for w in order)
+
+
+@pytest.mark.parametrize("extents, skew, tiles", [
+    ((5, 13), SOR1, (2, 4)), ((6, 9), ((1, 0), (2, 1)), (3, 4)), ((9, 30), SOR1, (4, 8)),
+    ((3, 5, 6, 4), SOR3, (2, 2, 3, 2)),
+])
+def test_tile_counts_match_enumeration(extents, skew, tiles):
+    counts = model.tile_counts(Problem.from_box(extents, skew), tiles)
+    assert (counts.tiles, counts.full) == _brute_counts(extents, skew, tiles)
+
+
+def test_tile_counts_full_exact_meet_over_approximates_at_corners():
+    counts = model.tile_counts(Problem.from_box((4, 7, 6), SOR2), (2, 3, 4))
+    meet, full = _brute_counts((4, 7, 6), SOR2, (2, 3, 4))
+    assert counts.full == full
+    assert all(a >= b for a, b in zip(counts.tiles, meet)) and sum(counts.tiles) <= \
+        sum(meet) + 1
+
+
+def test_total_time_eq9_worked():
+    # 1-D SOR, T = 2, n = 4, tiles 2 x 2 on 2 threads: three wavefronts of one tile each, the
+    # middle one full (tiles T1 = 0 and 2 are border tiles: 0.5 T_TILE)
+    prob = Problem.from_box((2, 4), SOR1)
+    counts = model.tile_counts(prob, (2, 2))
+    assert (counts.tiles, counts.full) == ((1, 1, 1), (0, 1, 0))
+    layout = Layout((2, 2), (2,))
+    # T_TILE = alpha * 3 + (3 + 2) * 0.01 + beta * 4 + gamma * (2 + 2) = 5.45
+    t_tile = model.tile_time(CAL, prob, layout)
+    assert t_tile == pytest.approx(3 + 0.05 + 0.4 + 2.0)
+    est = model.total_time(prob, layout, CAL, blocks_per_sm=4, sms=132)
+    assert est.total == pytest.approx(2 * t_tile + 3 * 2.0 + 5.0)
+    assert (est.wavefronts, est.tiles) == (3, 3)
+    a, b, c, d = model.linear_terms(prob, layout, CAL, 4, 132)
+    assert CAL.alpha * a + CAL.beta * b + CAL.gamma * c + d == pytest.approx(est.total)
+    with pytest.raises(InvalidConfigError, match="no resident block"):
+        model.total_time(prob, layout, CAL, blocks_per_sm=0, sms=132)
+
+
+def test_doall_extension():
+    # 2-D DOALL 64 x 64, tiles 16 x 32 on 8 x 32 threads (8 warps, 2 rounds: 16 warps), 3
+    # accesses per point, each warp access one segment; run 10 times: 8 full tiles in one
+    # wavefront on 132 SMs -> one round
+    prob = Problem.from_box((64, 64), kind="doall", accesses=3, launches=10)
+    layout = Layout((16, 32), (8, 32))
+    assert model.tile_terms(CAL, prob, layout) == (16, 512, 48, 0.0)
+    # the same tile on 32 x 8 threads: each warp access spans 4 rows (4 segments)
+    assert model.tile_terms(CAL, prob, Layout((32, 16), (32, 8))) == (16, 512, 192, 0.0)
+    t_tile = 16 * 1.0 + 512 * 0.1 + 48 * 0.5
+    est = model.total_time(prob, layout, CAL, blocks_per_sm=8, sms=132)
+    assert est.total == pytest.approx(10 * (t_tile + 5.0)) and est.wavefronts == 1
+
+
+def test_bad_problem():
+    with pytest.raises(InvalidConfigError, match="unimodular"):
+        Problem.from_box((4, 4), ((2, 0), (0, 1)))
+    with pytest.raises(InvalidConfigError, match="kind"):
+        Problem.from_box((4, 4), kind="other")
+    with pytest.raises(InvalidConfigError, match="one entry per tile size"):
+        model.intra_wavefronts((4, 4, 4), (4,))
+
+
+def test_points_per_wavefront_is_the_convolution_of_the_extents():
+    for tiles in ((2, 4), (3, 5, 7), (4, 1, 6, 2)):
+        _, h = model.intra_wavefronts(tiles, tiles[1:])
+        assert list(model.points_per_wavefront(tiles)) == list(h)

@@ -1,0 +1,184 @@
+"""The model-driven search (Di & Xue 2011, Fig. 5): constraints before any measurement, the
+model's ranking, the measured top k, the cache, and `polycuda tune`."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+import polycuda
+from polycuda.cli import main
+from polycuda.errors import InvalidConfigError
+from polycuda.options import Options
+from polycuda.tune import calibrate, occupancy, search
+from polycuda.tune.model import Layout, Problem
+from polycuda.tune.problem import KernelModel
+
+H100 = occupancy.reference_device()
+SOR1 = ((1, 0), (1, 1))
+WAVE = KernelModel("k", Problem.from_box((64, 2048), SOR1), (16, 64), 32, 0)
+
+
+@pytest.fixture(autouse=True)
+def _cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("POLYCUDA_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(occupancy, "kernel_resources", lambda source, arch=None: {
+        "kernel0": occupancy.KernelResources("kernel0", 32, 0)})
+
+
+@pytest.mark.parametrize("layout, km, reason", [
+    (Layout((16, 4096), (1024,)), WAVE, "exceeds the domain's extent"),
+    (Layout((16, 64), (16,)), WAVE, "fewer than 32"),
+    (Layout((2, 2), (2,)), WAVE, "fewer than 32"),
+    (Layout((1, 64), (64,)), WAVE, "data reuse 0.98 below 1.0"),
+    (Layout((2, 64), (64,)), WAVE, "more threads than points"),
+    (Layout((64, 64), (64,)), KernelModel("k", WAVE.problem, (16, 64), 32, 300_000),
+     "shared memory exceed"),
+    (Layout((1024, 1024), (1024,)), KernelModel(
+        "k", Problem.from_box((2048, 2048), SOR1), (16, 64), 128, 0),
+     "no block resident per SM (registers)"),
+])
+def test_excluded_before_measuring(layout, km, reason):
+    assert reason in search.exclusion(layout, km, H100)
+
+
+def test_over_1024_threads_excluded():
+    doall = KernelModel("k", Problem.from_box((4096, 4096), kind="doall"), (8, 32), 32, 0)
+    assert "2048 threads per block exceed 1024" in search.exclusion(
+        Layout((64, 64), (32, 64)), doall, H100)
+    assert search.exclusion(Layout((32, 64), (16, 64)), doall, H100) is None
+
+
+def test_rank_is_the_model_order_of_every_admissible_layout():
+    cal = calibrate.reference_calibration()
+    ranked, excluded = search.rank((WAVE,), cal, H100)
+    every = search.layouts(WAVE)
+    admissible = [lay for lay in every if search.exclusion(lay, WAVE, H100) is None]
+    assert len(ranked) == len(admissible) and sum(excluded.values()) == len(every) - len(
+        admissible)
+    best = min(admissible, key=lambda lay: search.estimate((WAVE,), lay.tiles, lay.block, cal,
+                                                          H100))
+    assert (ranked[0].tiles, ranked[0].block) == (best.tiles, best.block)
+    assert [r.model_s for r in ranked] == sorted(r.model_s for r in ranked)
+
+
+def test_kernel_layout_fits_sizes_like_options():
+    doall = KernelModel("k", Problem.from_box((64, 64), kind="doall"), (8, 32), 32, 0)
+    assert search.kernel_layout(doall, (4, 16, 64), (2, 64)) == Layout((16, 64), (2, 64))
+    assert search.kernel_layout(WAVE, (8, 32, 128), (32,)) == Layout((32, 128), (32,))
+
+
+def test_tune_measures_top_k_keeps_the_fastest_and_caches(capsys):
+    prog = polycuda.compile("kernels/c/sor_1d.c", options=Options(target="cuda"))
+    calls = []
+
+    def measure(opts: Options) -> float:  # the model's third choice runs fastest
+        calls.append(opts.tile_sizes)
+        return 1.0 if len(calls) != 3 else 0.5
+
+    result = search.tune(prog, {"T": 64, "n": 2048}, top_k=4, measure=measure)
+    assert len(calls) == 4 and result.measured
+    assert result.tile_sizes == calls[2] and result.top[2].measured_s == 0.5
+    assert "excluded before measuring" in capsys.readouterr().err
+    again = search.tune(prog, {"T": 64, "n": 2048}, top_k=4, measure=measure)
+    assert again == result and len(calls) == 4  # from the cache
+    assert search.TuneResult.from_json(result.to_json()) == result
+    assert result.apply(Options()).tile_sizes == result.tile_sizes
+
+
+def test_nothing_to_tune():
+    with pytest.raises(InvalidConfigError, match="no tiled kernel"):
+        search.rank((), calibrate.reference_calibration(), H100)
+
+
+def test_cli_tune_dump_sizes_round_trip(tmp_path, capsys):
+    sizes = tmp_path / "sizes.json"
+    assert main(["tune", "kernels/c/sor_1d.c", "--size", "T=64", "--size", "n=2048",
+                 "--dump-sizes", str(sizes), "--top-k", "2"]) == 0
+    out, err = capsys.readouterr()
+    assert "sor_1d: tile_sizes" in out and "reference calibration" in err
+    data = json.loads(sizes.read_text())
+    assert set(data) == {"tile_sizes", "block_sizes"}
+    tiles, block = ",".join(map(str, data["tile_sizes"])), ",".join(map(str, data["block_sizes"]))
+    a, b = tmp_path / "a.cu", tmp_path / "b.cu"
+    assert main(["compile", "kernels/c/sor_1d.c", "--sizes", str(sizes), "-o", str(a)]) == 0
+    assert main(["compile", "kernels/c/sor_1d.c", "--tile-sizes", tiles, "--block-sizes", block,
+                 "-o", str(b)]) == 0
+    assert a.read_text() == b.read_text()
+    assert f"{data['tile_sizes'][-1]}" in a.read_text()
+
+
+def _fails(capsys, argv, needle, code=1):
+    try:
+        rc = main(argv)
+    except SystemExit as stop:
+        rc = stop.code
+    err = capsys.readouterr().err
+    assert rc == code and needle in err and "Traceback" not in err, err
+
+
+def test_cli_tune_errors(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"tile_sizes": [8, 8], "target": "c"}')
+    _fails(capsys, ["compile", "kernels/c/sor_1d.c", "--sizes", str(bad)],
+           "may hold only tile_sizes and block_sizes")
+    _fails(capsys, ["tune", "kernels/c/sor_1d.c", "--budget", "0"], "must be > 0", code=2)
+    _fails(capsys, ["tune", "kernels/c/sor_1d.c", "--top-k", "0"], "must be >= 1", code=2)
+    _fails(capsys, ["tune", "kernels/c/sor_1d.c", "--size", "X=3"], "not integer parameters")
+    _fails(capsys, ["tune", "kernels/c/sor_1d.c", "--dump-sizes", str(tmp_path / "no" / "f")],
+           "does not exist")
+    # at the default sizes (12) no layout of 32 threads or more fits the domain
+    _fails(capsys, ["tune", "kernels/c/gesummv.c"], "pass --size N=V")
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not found")
+def test_registers_come_from_nvcc(monkeypatch):
+    monkeypatch.undo()
+    from polycuda.tune import problem
+
+    prog = polycuda.compile("kernels/c/sor_1d.c", options=Options(target="cuda"))
+    (km,) = problem.kernel_models(prog.generate("cuda"), {"T": 8, "n": 64})
+    assert 8 <= km.registers <= 255
+
+
+def _store_fake_result(prog, tiles=(32, 128), block=(32,)):
+    result = search.TuneResult(tiles, block, "test", calibrate.ESTIMATED, 1, {},
+                               (search.Ranked(tiles, block, 1e-3),), False, 0.1)
+    search.store(search.cache_key(prog.scop, prog.options, search.gpu_name(), None), result)
+    return result
+
+
+def test_cached_tune_result_is_used_unless_opted_out(capsys):
+    prog = polycuda.compile("kernels/c/sor_1d.c", options=Options(target="cuda"))
+    plain = prog.generate("cuda").source
+    _store_fake_result(prog)
+    tuned = polycuda.compile("kernels/c/sor_1d.c", options=Options(target="cuda"))
+    assert tuned.effective_options("cuda").tile_sizes == (32, 128)
+    assert tuned.generate("cuda").source == tuned.generate(
+        "cuda", tile_sizes=(32, 128), block_sizes=(32,), tuned_sizes=False).source != plain
+    off = polycuda.compile("kernels/c/sor_1d.c",
+                           options=Options(target="cuda", tuned_sizes=False))
+    assert off.generate("cuda").source == plain
+    # explicit sizes win over tuned ones
+    assert tuned.effective_options("cuda", tile_sizes=(8, 64)).tile_sizes == (8, 64)
+    # CPU targets never take them
+    assert tuned.effective_options("openmp").tile_sizes == ()
+
+
+def test_cli_uses_tuned_sizes_and_no_tuned_sizes(tmp_path, capsys):
+    prog = polycuda.compile("kernels/c/sor_1d.c", options=Options(target="cuda"))
+    _store_fake_result(prog)
+    a, b = tmp_path / "a.cu", tmp_path / "b.cu"
+    assert main(["compile", "kernels/c/sor_1d.c", "-o", str(a)]) == 0
+    assert "tuned sizes tile_sizes=(32, 128)" in capsys.readouterr().err
+    assert main(["compile", "kernels/c/sor_1d.c", "--no-tuned-sizes", "-o", str(b)]) == 0
+    assert "tuned sizes" not in capsys.readouterr().err
+    assert a.read_text() != b.read_text()
+
+
+def test_exclusion_kinds_are_counted_apart():
+    _, excluded = search.rank((WAVE,), calibrate.reference_calibration(), H100)
+    assert set(excluded) <= {kind for _, kind in search._REASON_KINDS}
+    assert excluded["tile over the domain"] > 0 and excluded["threads without work"] > 0
