@@ -79,13 +79,21 @@ def test_tune_measures_top_k_keeps_the_fastest_and_caches(capsys):
         return 1.0 if len(calls) != 3 else 0.5
 
     result = search.tune(prog, {"T": 64, "n": 2048}, top_k=4, measure=measure)
-    assert len(calls) == 4 and result.measured
+    assert len(calls) == 5 and calls[4] == () and result.measured  # the defaults last
     assert result.tile_sizes == calls[2] and result.top[2].measured_s == 0.5
     assert "excluded before measuring" in capsys.readouterr().err
     again = search.tune(prog, {"T": 64, "n": 2048}, top_k=4, measure=measure)
-    assert again == result and len(calls) == 4  # from the cache
+    assert again == result and len(calls) == 5  # from the cache
     assert search.TuneResult.from_json(result.to_json()) == result
     assert result.apply(Options()).tile_sizes == result.tile_sizes
+
+
+def test_the_default_tables_are_kept_where_they_measure_fastest(tmp_path):
+    prog = polycuda.compile("kernels/c/sor_1d.c", options=Options(target="cuda"))
+    result = search.tune(prog, {"T": 64, "n": 2048}, top_k=3, cache=tmp_path,
+                         measure=lambda opts: 0.5 if opts.tile_sizes == () else 1.0)
+    assert (result.tile_sizes, result.block_sizes) == ((), ())
+    assert result.apply(Options()).tile_sizes == ()
 
 
 def test_nothing_to_tune():
