@@ -25,24 +25,9 @@ import time
 import numpy as np
 
 import polycuda
+from kernels.indirect import MOVE, SCATTER
 from polycuda.runtime import build, launch
 
-SCATTER = """
-void scatter(int n, int m, double H[m], int key[n], double v[n]) {
-#pragma scop
-  for (int i = 0; i < n; i++)
-    H[key[i]] += v[i];
-#pragma endscop
-}
-"""
-MOVE = """
-void move(int n, int m, double A[m], int src[n], int dst[n], double v[n]) {
-#pragma scop
-  for (int i = 0; i < n; i++)
-    A[dst[i]] = 0.5 * A[src[i]] + v[i];
-#pragma endscop
-}
-"""
 ROWS = """
 void rows(int n, int m, int k, double A[m][k], double B[n][k], int idx[n]) {
 #pragma scop

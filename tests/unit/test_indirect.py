@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import polycuda
+from kernels.indirect import MOVE, SCATTER
 from polycuda.analysis import dependences, indirect
 from polycuda.errors import LaunchError, NotAffineError, UnsupportedConstruct
 from polycuda.frontend import c as cfront
@@ -16,23 +17,6 @@ from polycuda.ir import isl_build
 from polycuda.show import deps_json, show
 from tests.unit.test_runtime import needs_nvcc
 
-SCATTER = """
-void scatter(int n, int m, double H[m], int key[n], double v[n]) {
-#pragma scop
-  for (int i = 0; i < n; i++)
-    H[key[i]] += v[i];
-#pragma endscop
-}
-"""
-# reads what another iteration writes: RAW and WAR through the same array
-MOVE = """
-void move(int n, int m, double A[m], int src[n], int dst[n], double v[n]) {
-#pragma scop
-  for (int i = 0; i < n; i++)
-    A[dst[i]] = 0.5 * A[src[i]] + v[i];
-#pragma endscop
-}
-"""
 # static nests around a run-time nest with an inner loop over a 2-D array; a gather at the end
 MIXED = """
 void mixed(int n, int m, int k, double A[m][k], double B[n][k], int idx[n], double C[n]) {
