@@ -82,7 +82,7 @@ class Program:
                 path = emulate.build_emulated(gen.source)
             else:
                 path = build.build_shared(gen.source, target)
-            self._kernels[key] = launch.load(path, self.scop, target)
+            self._kernels[key] = launch.load(path, self.scop, target, transformed=gen.scop)
         return self._kernels[key]
 
     def __call__(self, *args: object, **kwargs: object) -> None:

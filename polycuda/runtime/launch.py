@@ -39,7 +39,7 @@ CUDA_ERRORS = {1: "cudaErrorInvalidValue", 2: "cudaErrorMemoryAllocation",
 
 
 def load(lib_path: str | Path, scop: Scop, target: str, *, device_entry: bool = False,
-         seed: int | None = None) -> Kernel:
+         seed: int | None = None, transformed: Scop | None = None) -> Kernel:
     """The callable entry of a library built by `build.build_shared` for `scop`.
 
     Args:
@@ -47,6 +47,10 @@ def load(lib_path: str | Path, scop: Scop, target: str, *, device_entry: bool = 
         device_entry: target "emulate" only: call `pc_<name>_dev` with host arrays standing in
             for device memory (exercises the device-pointer entry in CI).
         seed: target "emulate" only: seed of the shuffled block/thread orders.
+        transformed: the Scop the code was generated from (pipeline.Generated.scop), when
+            passes added statements or arrays (expansion, copies): its accesses are checked
+            against the shapes too before every call, so that a compiler bug is refused, not
+            run past an array's end.
 
     Raises:
         LaunchError: the library cannot be loaded or lacks the entry symbol.
@@ -61,7 +65,7 @@ def load(lib_path: str | Path, scop: Scop, target: str, *, device_entry: bool = 
         lib = ctypes.CDLL(str(lib_path))
     except OSError as exc:
         raise LaunchError(f"cannot load {lib_path}: {exc}") from exc
-    kernel = Kernel(lib, scop, target, device_entry=device_entry)
+    kernel = Kernel(lib, scop, target, device_entry=device_entry, transformed=transformed)
     if seed is not None:
         kernel.set_seed(seed)
     return kernel
@@ -70,7 +74,8 @@ def load(lib_path: str | Path, scop: Scop, target: str, *, device_entry: bool = 
 class Kernel:
     """One region's entry in a loaded library: call it with the Scop's arguments."""
 
-    def __init__(self, lib: ctypes.CDLL, scop: Scop, target: str, *, device_entry: bool = False):
+    def __init__(self, lib: ctypes.CDLL, scop: Scop, target: str, *, device_entry: bool = False,
+                 transformed: Scop | None = None):
         self.lib, self.scop, self.target = lib, scop, target
         self.device_entry = device_entry and target == "emulate"
         if target == "reference":
@@ -82,6 +87,9 @@ class Kernel:
         self._dev = _entry(lib, abi.entry_name(scop, "_dev"), scop) if target == "cuda" else None
         self._written = set(scop.written_arrays())
         self._bounds: bounds.BoundsChecker | None = None
+        self._transformed = transformed if transformed is not None and transformed != scop \
+            else None
+        self._transformed_bounds: bounds.BoundsChecker | None = None
 
     def __call__(self, *args: object, **kwargs: object) -> None:
         """Run the entry in place on the arguments.
@@ -146,6 +154,15 @@ class Kernel:
         if self._bounds is None:
             self._bounds = bounds.BoundsChecker(self.scop)
         self._bounds.check(params)
+        if self._transformed is None:
+            return
+        if self._transformed_bounds is None:
+            self._transformed_bounds = bounds.BoundsChecker(self._transformed)
+        bad = self._transformed_bounds.violations(params)
+        if bad:  # the user's accesses are in bounds (checked above): the passes' are not
+            raise LaunchError(f"internal error, nothing was run: the generated code of "
+                              f"{self.scop.name} would access outside an array: "
+                              f"{bad[0].describe(params)} (please report it)")
 
     def _side(self, infos: dict[str, arrays.ArrayInfo]) -> bool:
         """True when the entry gets device pointers (target cuda with GPU arrays)."""

@@ -11,6 +11,7 @@ import islpy as isl
 from polycuda.analysis import dependences
 from polycuda.analysis.dependences import Dependence
 from polycuda.ir import isl_build
+from polycuda.ir.affine import affine_text
 from polycuda.ir.expr import Expr, Ref, Var, children, with_children
 from polycuda.ir.scop import Array, Scop, Statement
 from polycuda.schedule import farkas, pluto
@@ -211,11 +212,27 @@ def _copy_statement(scop: Scop, plan: _Copy, copy_array: str, name: str, ctx: is
         xs.append(fresh_name(taken | set(xs), "x"))
     outer = list(stmt.iterators[:plan.level - 1])
     domain = _footprint(scop, stmt, plan, name, outer + xs, ctx)
+    # the hull is taken with the parameters as dimensions: at one parameter value its slice
+    # can reach past the array (fuzz seed 40027: a copy read B and wrote B0 past their end);
+    # only elements inside the array were read, so the copy keeps to its bounds
+    domain = domain.intersect(_array_box(scop, plan.array, name, outer + xs, len(outer), ctx))
     beta = stmt.beta[:plan.level] + (0,) * n_dims
     index = tuple(Var(x) for x in xs)
     return Statement(name, tuple(outer + xs), str(domain), beta, Ref(copy_array, index), "=",
                      Ref(plan.array, index), stmt.loc,
                      stmt.loop_directions()[:plan.level - 1] + (1,) * n_dims)
+
+
+def _array_box(scop: Scop, array: str, name: str, iters: list[str], n_outer: int,
+               ctx: isl.Context) -> isl.Set:
+    """{ name[outer, x] : 0 <= x_k < extent_k of `array` }"""
+    params = set(scop.params)
+    xs = iters[n_outer:]
+    bounds = [f"0 <= {x} < {affine_text(e, params, 'array extent')}"
+              for x, e in zip(xs, scop.array(array).shape)]
+    text = (f"{isl_build.param_prefix(scop)} -> {{ {name}[{', '.join(iters)}] : "
+            f"{' and '.join(bounds) or '1 = 1'} }}")
+    return isl.Set.read_from_str(ctx, text)
 
 
 def _apply(scop: Scop, plan: _Copy, ctx: isl.Context) -> Scop:

@@ -187,3 +187,34 @@ def test_trmm_default_cuda_has_a_two_dimensional_product_kernel_and_verifies():
     assert "dim3(32, 8)" in gen.source and "dim3(256)>>>" not in gen.source
     assert all(r.ok for r in prog.verify({"m": 21, "n": 13},
                                          targets=("c", "openmp", "emulate")))
+
+
+# Fuzz seed 40027: the convex hull of the footprint, taken with n as a dimension, reached past
+# B at n = 8; the copy read B and wrote B0 past their ends (heap corruption in the process).
+HULL_PAST_END = """
+void hull(int n, double alpha, double B[6][n], double C[n - 4])
+{
+  int i;
+#pragma scop
+  for (i = 2; i <= n - 1; i++) {
+    if (3 >= i) {
+      B[i - 1][i - 2] += 0.5 * B[i - 2][i - 1] + 0.25 * B[n - i - 4][i + 1] + 0.3 * B[i - 1][n - i - 1] + alpha;
+    } else {
+      B[i - 2][i] += 0.5 * C[i - 4] + 0.1;
+    }
+  }
+#pragma endscop
+}
+"""
+
+
+def test_a_copy_keeps_to_its_array_at_every_parameter_value():
+    from polycuda.analysis.bounds import BoundsChecker
+
+    prog = polycuda.compile(HULL_PAST_END, filename="hull.c")
+    copied = false_deps.copy_original_reads(prog.scop)
+    assert any(s.lhs.array == "B0" for s in copied.statements)
+    for n in range(8, 14):  # the copy statement (the program itself fits B only at n = 8)
+        bad = BoundsChecker(copied).violations({"n": n})
+        assert not [v for v in bad if v.stmt.lhs.array == "B0"], (n, bad)
+    assert all(r.ok for r in prog.verify({"n": 8}, targets=("c", "openmp", "emulate")))

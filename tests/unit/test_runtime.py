@@ -374,3 +374,35 @@ def test_expected_shape_of_a_product():
                            ("A", "array", "double", (BinOp("*", Var("nb"), Const(4)),))],
                       written=("A",))
     assert arrays.expected_shape(scop.array("A"), {"nb": 3}) == (12,)
+
+
+def test_generated_accesses_outside_an_array_are_refused_before_running():
+    """The safety net behind the passes: the transformed Scop's accesses are checked too."""
+    import dataclasses
+
+    import polycuda
+    from polycuda.runtime import build, launch
+
+    src = """
+void shift(int n, double A[n], double B[n]) {
+#pragma scop
+  for (int i = 0; i < n; i++)
+    B[i] = A[i] * 2.0;
+#pragma endscop
+}
+"""
+    prog = polycuda.compile(src, filename="shift.c", options=polycuda.Options(target="c"))
+    gen = prog.generate("c")
+    stmt = gen.scop.statements[0]
+    past = dataclasses.replace(stmt, lhs=dataclasses.replace(
+        stmt.lhs, index=(BinOp("+", stmt.lhs.index[0], Const(1)),)))  # B[i + 1]
+    broken = dataclasses.replace(gen.scop, statements=(past,))
+    kernel = launch.load(build.build_shared(gen.source, "c"), prog.scop, "c",
+                         transformed=broken)
+    a, b = np.ones(5), np.zeros(5)
+    with pytest.raises(LaunchError, match="internal error, nothing was run"):
+        kernel(5, a, b)
+    assert (b == 0).all()
+    launch.load(build.build_shared(gen.source, "c"), prog.scop, "c",
+                transformed=gen.scop)(5, a, b)
+    assert (b == 2).all()
