@@ -26,6 +26,8 @@ CONFIGS: dict[str, Options] = {
     "pluto": Options(scheduler="pluto"),
     "pluto-balanced": Options(scheduler="pluto", balanced_wavefront=True),
     "false-deps": Options(eliminate_false_deps=True),
+    # the third candidate of the default "auto" on cuda (one nest per SCC)
+    "isl-distributed": Options(scheduler="isl-distributed"),
 }
 TARGETS = ("c", "openmp", "emulate")
 RUN_LIMIT_S = 300.0  # building and running one target (gcc/g++ and the emulator)

@@ -40,7 +40,8 @@ def test_random_nest_matches_the_original(seed):
 
 
 def test_rotation_covers_every_configuration_and_target_pair():
-    pairs = {tuple(x[0] for x in rotation(s, tuple(CONFIGS), TARGETS)) for s in range(12)}
+    pairs = {tuple(x[0] for x in rotation(s, tuple(CONFIGS), TARGETS))
+             for s in range(len(CONFIGS) * len(TARGETS))}
     assert pairs == {(c, t) for c in CONFIGS for t in TARGETS}
 
 
