@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import ctypes
 import dataclasses
+import itertools
 import json
 import re
 import sys
@@ -94,8 +95,13 @@ def load_calibration(gpu: str | None, root: Path | None = None,
 # -- least squares (Section 3.3) -------------------------------------------------------------------
 def fit(rows: list[tuple[float, float, float, float]], times: list[float]
         ) -> tuple[float, float, float]:
-    """alpha, beta, gamma minimising sum_i (alpha a_i + beta b_i + gamma c_i + d_i - T_i)^2
-    (numpy.linalg.lstsq), rows (a, b, c, d) from model.linear_terms / simplified_terms.
+    """alpha, beta, gamma >= 0 minimising sum_i (alpha a_i + beta b_i + gamma c_i + d_i -
+    T_i)^2, rows (a, b, c, d) from model.linear_terms / simplified_terms.
+
+    Non-negative least squares, exactly, by trying every subset of the three coefficients
+    (numpy.linalg.lstsq on each) and keeping the best fit whose coefficients are all >= 0: a
+    time per warp, point or access cannot be negative, and the unconstrained fit of the H100's
+    runs gave beta, gamma < 0 and negative predicted times.
 
     Raises:
         InvalidConfigError: fewer than three rows.
@@ -106,8 +112,20 @@ def fit(rows: list[tuple[float, float, float, float]], times: list[float]
     target = np.array(times, dtype=float) - np.array([r[3] for r in rows], dtype=float)
     scale = np.abs(matrix).max(axis=0)
     scale[scale == 0] = 1.0
-    solution, *_ = np.linalg.lstsq(matrix / scale, target, rcond=None)
-    alpha, beta, gamma = (solution / scale).tolist()
+    scaled = matrix / scale
+    best, best_residual = np.zeros(3), float(np.sum(target ** 2))
+    for used in itertools.chain.from_iterable(itertools.combinations(range(3), k)
+                                              for k in (1, 2, 3)):
+        columns = list(used)
+        part, *_ = np.linalg.lstsq(scaled[:, columns], target, rcond=None)
+        if (part < 0).any():
+            continue
+        solution = np.zeros(3)
+        solution[columns] = part
+        residual = float(np.sum((scaled @ solution - target) ** 2))
+        if residual < best_residual:
+            best, best_residual = solution, residual
+    alpha, beta, gamma = (best / scale).tolist()
     return alpha, beta, gamma
 
 

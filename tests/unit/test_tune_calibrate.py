@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import shutil
 
+import numpy as np
 import pytest
 
 from polycuda.errors import InvalidConfigError
@@ -28,6 +29,16 @@ def test_fit_recovers_known_parameters():
     assert calibrate.fit(rows, times) == pytest.approx((alpha, beta, gamma), rel=1e-6)
     with pytest.raises(InvalidConfigError, match=">= 3 runs"):
         calibrate.fit(rows[:2], times[:2])
+
+
+def test_fit_keeps_every_coefficient_non_negative():
+    # times that the unconstrained least squares fits only with a negative third coefficient
+    rows = [(1.0, 0.0, 1.0, 0.0), (2.0, 1.0, 0.0, 0.0), (3.0, 1.0, 2.0, 0.0), (1.0, 2.0, 3.0, 0.0)]
+    times = [1.0, 2.0, 2.5, 0.5]
+    free = np.linalg.lstsq(np.array([r[:3] for r in rows]), np.array(times), rcond=None)[0]
+    assert (free < 0).any()
+    alpha, beta, gamma = calibrate.fit(rows, times)
+    assert min(alpha, beta, gamma) >= 0 and max(alpha, beta, gamma) > 0
 
 
 def test_simplified_nest_terms():
