@@ -517,7 +517,19 @@ static bool release_grid(unsigned nblocks, unsigned n, std::vector<Tally> &tally
 // Each step resumes a ready fiber drawn at random, which runs to its next barrier or returns; a
 // barrier lets its threads go as soon as the last live thread it waits for arrives, so blocks
 // drift apart between grid.sync()s as on a GPU. False if a thread failed or barriers deadlocked.
+static bool run_fibers_once(unsigned nblocks, unsigned n, Rng &rng);
+
+// The fibers' stacks are given back after each run: two memory mappings each (stack and guard
+// page), kept per loaded library, reached Linux's limit of 65530 mappings in a process that
+// had loaded a few hundred emulated libraries (the CPU suite: "failed to map segment").
 static bool run_fibers(unsigned nblocks, unsigned n, Rng &rng) {
+  bool ok = run_fibers_once(nblocks, n, rng);
+  for (Fiber &f : tl_run.fibers) munmap(f.stack, kStackBytes);
+  tl_run.fibers.clear();
+  return ok;
+}
+
+static bool run_fibers_once(unsigned nblocks, unsigned n, Rng &rng) {
   size_t total = (size_t)nblocks * n;
   if (!ensure_fibers(total)) return false;
   std::vector<unsigned> ready(total);
