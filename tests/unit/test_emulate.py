@@ -172,6 +172,19 @@ def test_portable_ucontext_fibers(cache):
     assert run_blocks(launch.load(lib, BLOCKS, "emulate"), nb=2)
 
 
+def test_fiber_stacks_are_given_back_after_a_launch(cache):
+    """Each fiber's stack and guard page are two memory mappings: kept per loaded library,
+    a few hundred libraries reached Linux's limit of 65530 in the CPU suite's process."""
+    def mappings() -> int:
+        with open("/proc/self/maps") as maps:
+            return sum(1 for _ in maps)
+
+    before = mappings()  # a library of its own (the comment), loaded here
+    kernel = emulated(cache, BLOCK_GOOD_CU + "// fibers given back\n", BLOCKS)
+    assert run_blocks(kernel, nb=8)  # 8 blocks of 256 threads: 2048 fibers in one wave
+    assert mappings() - before < 200  # the library's own segments; kept stacks: 4096
+
+
 # -- wrong kernels are caught -------------------------------------------------------------------
 def test_wrong_mapping_is_caught(cache):
     assert not run_jacobi(emulated(cache, JACOBI_WRONG_CU, JACOBI))
