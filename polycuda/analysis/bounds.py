@@ -104,9 +104,7 @@ class BoundsChecker:
 
     def _point(self, values: dict[str, int]) -> isl.Set:
         # point: [params] -> { : p0 = v0 and ... }
-        fixed = " and ".join(f"{p} = {int(values[p])}" for p in self.scop.params) or "1 = 1"
-        return isl.Set.read_from_str(
-            self._ctx, f"{isl_build.param_prefix(self.scop)} -> {{ : {fixed} }}")
+        return isl_build.fixed_params(self.scop, values, self._ctx)
 
 
 def _constant(bound: isl.PwAff, pick: type[min] | type[max]) -> int:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import islpy as isl
 
 from polycuda.errors import SourceLoc
+from polycuda.ir import isl_build
 from polycuda.ir.affine import affine_text
 from polycuda.ir.evaluate import eval_int
 from polycuda.ir.expr import BinOp, Expr, Ref, UnaryOp, Var, refs, walk
@@ -197,10 +198,9 @@ def _value_range(scop: Scop, stmt: Statement, rest: Expr, values: dict[str, int]
     # image: { [v] : v = rest(i), i in domain, params = values }"""
     ctx = isl.Context()
     text = affine_text(rest, set(stmt.iterators) | set(scop.params), "subscript")
-    params = ", ".join(scop.params)
-    fix = " and ".join(f"{p} = {values[p]}" for p in scop.params) or "true"
-    amap = isl.Map.read_from_str(
-        ctx, f"[{params}] -> {{ {stmt.name}[{', '.join(stmt.iterators)}] -> [{text}] : {fix} }}")
+    amap = isl.Map.read_from_str(ctx, f"{isl_build.param_prefix(scop)} -> "
+                                      f"{{ {stmt.name}[{', '.join(stmt.iterators)}] -> [{text}] }}")
+    amap = amap.intersect_params(isl_build.fixed_params(scop, values, ctx))
     image = amap.intersect_domain(isl.Set.read_from_str(ctx, stmt.domain)).range()
     if image.is_empty():
         return 0, 0

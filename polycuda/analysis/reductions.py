@@ -63,11 +63,8 @@ def terms_per_cell(scop: Scop, values: dict[str, int]) -> dict[str, int]:
     # same: { S[x] -> S[x'] : S[x] and S[x'] write one cell of X }, at the given values
     """
     ctx = isl.Context()
-    context = isl_build.context_set(scop, ctx)
-    for name in scop.params:
-        if name in values:
-            fixed = isl.Set(f"[{name}] -> {{ : {name} = {int(values[name])} }}", context=ctx)
-            context = context.intersect(fixed.align_params(context.get_space()))
+    context = isl_build.context_set(scop, ctx).intersect(
+        isl_build.fixed_params(scop, values, ctx))
     found: dict[str, int] = {}
     for name in reduction_ops(scop):
         stmt = scop.statement(name)

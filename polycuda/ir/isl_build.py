@@ -16,6 +16,12 @@ def param_prefix(scop: Scop) -> str:
     return "[" + ", ".join(scop.params) + "]"
 
 
+def fixed_params(scop: Scop, values: dict[str, int], ctx: isl.Context) -> isl.Set:
+    # [params] -> { : p = values[p] for each parameter given a value }
+    fixed = " and ".join(f"{p} = {int(values[p])}" for p in scop.params if p in values)
+    return isl.Set.read_from_str(ctx, f"{param_prefix(scop)} -> {{ : {fixed or '1 = 1'} }}")
+
+
 def context_set(scop: Scop, ctx: isl.Context) -> isl.Set:
     # context: [params] -> { : constraints }
     return isl.Set.read_from_str(ctx, scop.context)

@@ -50,7 +50,7 @@ def kernel_models(gen: Generated, values: dict[str, int],
         resources = occupancy.kernel_resources(gen.source)
     ctx = isl.Context()
     schedule = isl.Schedule.read_from_str(ctx, gen.schedule)
-    fixed = _fixed_params(gen, values, ctx)
+    fixed = isl_build.fixed_params(gen.scop, values, ctx)
     bands = _candidate_bands(schedule.get_root(), gen.options)
     models = []
     tiled = [k for k in gen.kernels if not k.serial and not k.reduction]
@@ -61,12 +61,6 @@ def kernel_models(gen: Generated, values: dict[str, int],
         models.append(KernelModel(kernel.name, problem, kernel.tile_sizes,
                                   use.registers if use else 32, use.smem_bytes if use else 0))
     return tuple(models)
-
-
-def _fixed_params(gen: Generated, values: dict[str, int], ctx: isl.Context) -> isl.Set:
-    fixed = " and ".join(f"{p} = {values[p]}" for p in gen.scop.params if p in values)
-    return isl.Set.read_from_str(
-        ctx, f"{isl_build.param_prefix(gen.scop)} -> {{ : {fixed or '1 = 1'} }}")
 
 
 def _accesses(gen: Generated) -> int:
