@@ -53,17 +53,18 @@ def transform_scop(scop: Scop, options: Options, timer: progress.PassTimer | Non
     timer = timer or progress.PassTimer(scop.name)
     # statements whose domain is empty never run: dropped, so that no band is empty
     scop = drop_empty_statements(scop)
-    # schedule.expand: a cell per iteration for local scalars (temp2 -> temp2_x[i][j])
     # expansion and array copies need exact footprints; indirect accesses (A[idx[i]]) have
     # only may-footprints
-    indirect = any(s.is_indirect() for s in scop.statements)
-    if options.expand_scalars and not indirect:
+    has_indirect = any(s.is_indirect() for s in scop.statements)
+    if options.expand_scalars and not has_indirect:
+        # schedule.expand: a cell per iteration for local scalars and arrays (temp2 ->
+        # temp2_x[i][j], doitgen's acc[p] -> acc_x[r][q][p])
         with timer.step("scalar expansion"):
             scop = expand.expand_scalars(scop)
         # schedule.false_deps: reads of values from before their nest read a copy (trmm)
         with timer.step("copies of original values"):
             scop = false_deps.copy_original_reads(scop)
-    if not options.eliminate_false_deps or indirect:
+    if not options.eliminate_false_deps or has_indirect:
         return scop
     # schedule.false_deps: array copies (Di et al. 2012, Algorithm 2)
     with timer.step("false dependences"):

@@ -122,13 +122,12 @@ def _copy_out(scop: Scop, arr: Array, expanded: str, users: list[Statement], loo
     """
     depth = max(loops) + 1
     writes = None
-    for stmt in users:
-        for acc in isl_build.statement_accesses(scop, stmt):
-            if acc.is_write and acc.array == arr.name:
-                rel = isl_build.access_map(acc, stmt, ctx, tagged=False).reverse()
-                rel = rel.project_out(isl.dim_type.out, depth, len(stmt.iterators) - depth)
-                rel = rel.reset_tuple_id(isl.dim_type.out)
-                writes = rel if writes is None else writes.union(rel)
+    for stmt, is_write, amap in _accesses(scop, arr, users, ctx):
+        if is_write:
+            rel = amap.reverse().project_out(isl.dim_type.out, depth,
+                                             len(stmt.iterators) - depth)
+            rel = rel.reset_tuple_id(isl.dim_type.out)
+            writes = rel if writes is None else writes.union(rel)
     assert writes is not None
     last = writes.intersect_params(isl_build.context_set(scop, ctx)).lexmax().coalesce()
     taken = set(scop.params) | {a.name for a in scop.arrays}
@@ -153,6 +152,15 @@ def _copy_out(scop: Scop, arr: Array, expanded: str, users: list[Statement], loo
                      Ref(expanded, tuple(index) + ref), users[0].loc, (1,) * len(xs))
 
 
+def _accesses(scop: Scop, arr: Array, users: list[Statement], ctx: isl.Context
+              ) -> list[tuple[Statement, bool, isl.Map]]:
+    """(statement, is_write, { S[x] -> arr[a] } within its domain) of every access to `arr`
+    in `users`."""
+    return [(stmt, acc.is_write, isl_build.access_map(acc, stmt, ctx, tagged=False))
+            for stmt in users for acc in isl_build.statement_accesses(scop, stmt)
+            if acc.array == arr.name]
+
+
 def _arrays_of(stmt: Statement) -> set[str]:
     return {stmt.lhs.array} | {r.array for r in stmt.read_refs()}
 
@@ -165,14 +173,11 @@ def _reads_covered(scop: Scop, arr: Array, users: list[Statement], shared: int,
     # footprints: { [i_0, ..., i_{shared-1}] -> arr[x] } read / written per iteration
     """
     footprints = {True: None, False: None}
-    for stmt in users:
-        for acc in isl_build.statement_accesses(scop, stmt):
-            if acc.array == arr.name:
-                rel = isl_build.access_map(acc, stmt, ctx, tagged=False)
-                rel = rel.project_out(isl.dim_type.in_, shared, len(stmt.iterators) - shared)
-                rel = rel.reset_tuple_id(isl.dim_type.in_)
-                old = footprints[acc.is_write]
-                footprints[acc.is_write] = rel if old is None else old.union(rel)
+    for stmt, is_write, amap in _accesses(scop, arr, users, ctx):
+        rel = amap.project_out(isl.dim_type.in_, shared, len(stmt.iterators) - shared)
+        rel = rel.reset_tuple_id(isl.dim_type.in_)
+        old = footprints[is_write]
+        footprints[is_write] = rel if old is None else old.union(rel)
     reads, writes = footprints[False], footprints[True]
     if reads is None or writes is None:
         return writes is not None
@@ -190,12 +195,9 @@ def _local_loops(scop: Scop, arr: Array, users: list[Statement], shared: int,
     context = isl_build.context_set(scop, ctx)
     reads = isl.UnionMap.empty(isl.Space.params_alloc(ctx, 0))
     writes = reads
-    for stmt in users:
-        for acc in isl_build.statement_accesses(scop, stmt):
-            if acc.array == arr.name:
-                amap = isl.UnionMap.from_map(isl_build.access_map(acc, stmt, ctx, tagged=False))
-                reads, writes = (reads, writes.union(amap)) if acc.is_write else (
-                    reads.union(amap), writes)
+    for _, is_write, amap in _accesses(scop, arr, users, ctx):
+        umap = isl.UnionMap.from_map(amap)
+        reads, writes = (reads, writes.union(umap)) if is_write else (reads.union(umap), writes)
     info = isl.UnionAccessInfo.from_sink(reads).set_must_source(writes)
     flow = info.set_schedule_map(isl_build.original_schedule(scop, ctx)).compute_flow()
     if not flow.get_may_no_source().intersect_params(context).is_empty():
