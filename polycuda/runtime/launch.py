@@ -90,6 +90,7 @@ class Kernel:
         self._transformed = transformed if transformed is not None and transformed != scop \
             else None
         self._transformed_bounds: bounds.BoundsChecker | None = None
+        self._transformed_ok: set[tuple[tuple[str, int], ...]] = set()  # checked sizes
 
     def __call__(self, *args: object, **kwargs: object) -> None:
         """Run the entry in place on the arguments.
@@ -154,8 +155,9 @@ class Kernel:
         if self._bounds is None:
             self._bounds = bounds.BoundsChecker(self.scop)
         self._bounds.check(params)
-        if self._transformed is None:
-            return
+        key = tuple(sorted(params.items()))
+        if self._transformed is None or key in self._transformed_ok:
+            return  # (isl work once per sizes, as BoundsChecker.check: calls repeat them)
         if self._transformed_bounds is None:
             self._transformed_bounds = bounds.BoundsChecker(self._transformed)
         bad = self._transformed_bounds.violations(params)
@@ -163,6 +165,7 @@ class Kernel:
             raise LaunchError(f"internal error, nothing was run: the generated code of "
                               f"{self.scop.name} would access outside an array: "
                               f"{bad[0].describe(params)} (please report it)")
+        self._transformed_ok.add(key)
 
     def _side(self, infos: dict[str, arrays.ArrayInfo]) -> bool:
         """True when the entry gets device pointers (target cuda with GPU arrays)."""
