@@ -108,7 +108,7 @@ class Options:
     # can run in parallel.
     expand_scalars: bool = True
     # CUDA: a loop of one reduction statement (`x += e`, `x *= e`) that would run in one
-    # thread is summed by a block of threads instead, in a different order: floating-point
+    # thread is summed by blocks of threads instead, in a different order: floating-point
     # results differ from the sequential ones by rounding (verify's tolerance allows it).
     allow_reassociation: bool = True
     # CUDA, with allow_reassociation: blocks of a reduction kernel. 0: enough to fill the GPU,
