@@ -52,9 +52,11 @@ def declarations(kernel: KernelMapping, name: str, ctype: str) -> list[str]:
     launches of one kernel are ordered (one stream), as the entries issue them."""
     if kernel.reduction_combine != PARTIAL_PASS:
         return []
-    return [f"static __device__ {ctype} pc_partial_{name}[{MAX_REDUCTION_BLOCKS}];",
-            f"static __device__ {ctype} *volatile pc_cell_{name} = NULL;",
-            f"static __device__ unsigned int pc_done_{name} = 0;"]
+    # named after the kernel, so that a renaming of the kernel renames them too
+    # (inspector_cuda.static_part: kernel3 -> <region>_kernel3)
+    return [f"static __device__ {ctype} {name}_partial[{MAX_REDUCTION_BLOCKS}];",
+            f"static __device__ {ctype} *volatile {name}_cell = NULL;",
+            f"static __device__ unsigned int {name}_done = 0;"]
 
 
 def prologue(ctype: str, identity: str) -> list[str]:
@@ -99,7 +101,7 @@ def epilogue(kernel: KernelMapping, name: str, ctype: str) -> list[str]:
                if ctype == "long long" else "atomicAdd(pc_cell, pc_part[0])")
         return [*lines, f"  if (threadIdx.x == 0 && pc_cell != NULL) {add};"]
     identity = OPERATIONS[kernel.reduction][1]
-    partial, cell, done = f"pc_partial_{name}", f"pc_cell_{name}", f"pc_done_{name}"
+    partial, cell, done = f"{name}_partial", f"{name}_cell", f"{name}_done"
     return [*lines,
             "  __shared__ bool pc_last;",
             "  if (threadIdx.x == 0) {",

@@ -201,8 +201,8 @@ def test_each_operator_picks_its_combine():
     source = _many("double").generate("cuda").source
     # += and -=: atomicAdd; *=: the partial array, finished by the last block
     assert source.count("atomicAdd(pc_cell, pc_part[0]);") == 2
-    assert source.count("atomicInc(&pc_done_") == 1
-    assert "static __device__ double pc_partial_kernel3[1024];" in source
+    assert source.count("atomicInc(&kernel3_done, gridDim.x - 1)") == 1
+    assert "static __device__ double kernel3_partial[1024];" in source
     assert "pc_part[threadIdx.x] = pc_part[threadIdx.x] * pc_part[threadIdx.x + pc_s];" in source
     # the grid: a block per 1024 iterations, at most 4 per SM of the GPU it runs on
     assert "cudaDeviceGetAttribute(&pc_reduce_sms, cudaDevAttrMultiProcessorCount" in source
@@ -311,3 +311,31 @@ def test_long_dot_product_on_the_gpu(source, combine):
     prog = polycuda.compile(source, filename="dot.c",
                             options=Options(target="cuda", reduction_combine=combine))
     assert all(r.ok for r in prog.verify({"n": 1 << 24}, targets=("cuda",)))
+
+
+# Two reduction kernels by the partial pass in the static parts around a run-time nest: each
+# part's kernels are renamed (<region>_s0_kernel0, ...), and their file-scope variables with them.
+MIXED = """
+void mixed(int n, int m, double A[m], int src[n], int dst[n], double v[n], double s[2]) {
+#pragma scop
+  for (int i = 0; i < n; i++)
+    s[0] *= 1.0 + 0.001 * v[i];
+  for (int i = 0; i < n; i++)
+    A[dst[i]] = 0.5 * A[src[i]] + v[i];
+  for (int i = 0; i < n; i++)
+    s[1] *= 1.0 + 0.001 * A[i];
+#pragma endscop
+}
+"""
+
+
+def test_partial_pass_variables_follow_their_kernels_around_a_run_time_nest():
+    prog = polycuda.compile(MIXED, filename="mixed.c")
+    source = prog.generate("cuda").source
+    assert "static __device__ double mixed_s0_kernel0_partial[1024];" in source
+    assert "static __device__ double mixed_s2_kernel0_partial[1024];" in source
+    if shutil.which("nvcc"):
+        from polycuda.runtime import build
+
+        build.compile_only(source, "cuda")
+    assert all(r.ok for r in prog.verify({"n": 3000, "m": 3000}, targets=("emulate",)))
