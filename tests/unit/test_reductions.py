@@ -339,3 +339,20 @@ def test_partial_pass_variables_follow_their_kernels_around_a_run_time_nest():
 
         build.compile_only(source, "cuda")
     assert all(r.ok for r in prog.verify({"n": 3000, "m": 3000}, targets=("emulate",)))
+
+
+def test_reduction_flags_reach_the_code_and_dump_options(tmp_path, capsys):
+    from polycuda.cli import main
+
+    source, out, opts = tmp_path / "dot.c", tmp_path / "dot.cu", tmp_path / "opts.json"
+    source.write_text(DOT_FLOAT)
+    assert main(["compile", str(source), "--target", "cuda", "-o", str(out),
+                 "--reduction-blocks", "8", "--reduction-combine", "pass",
+                 "--dump-options", str(opts)]) == 0
+    assert "const long long pc_reduce_blocks = 8;" in out.read_text()
+    assert "atomicInc(&kernel0_done" in out.read_text()
+    assert Options.from_text(opts.read_text()) == Options(
+        target="cuda", reduction_blocks=8, reduction_combine="pass")
+    assert main(["compile", str(source), "--target", "cuda", "-o", str(out),
+                 "--reduction-blocks", "-1"]) != 0
+    assert "reduction_blocks=-1 must be 0" in capsys.readouterr().err
