@@ -12,13 +12,14 @@ from pathlib import Path
 
 from polycuda.bench import command as bench_command
 from polycuda.errors import InvalidConfigError, PolycudaError, SourceLoc, UserError
-from polycuda.options import INTRA_WAVEFRONTS, SCHEDULERS, WAVEFRONT_SYNCS, Options
+from polycuda.options import (INTRA_WAVEFRONTS, MAX_REDUCTION_BLOCKS, REDUCTION_COMBINES,
+                              SCHEDULERS, WAVEFRONT_SYNCS, Options)
 from polycuda.program import Program
 
 VERIFY_TARGETS = ("c", "openmp", "cuda", "emulate")
 # options whose value may start with '-' ("--tile-sizes -4,8" is a value, not an option)
 _VALUE_OPTIONS = ("--tile-sizes", "--block-sizes", "--size", "--shared-memory", "--repeat",
-                  "--top-k", "--budget")
+                  "--top-k", "--budget", "--reduction-blocks")
 _EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what a shell reports for `yes | head`
 
 
@@ -122,6 +123,10 @@ def _options(args: argparse.Namespace, target: str | None = None) -> Options:
         changes["expand_scalars"] = False
     if args.allow_reassociation is not None:
         changes["allow_reassociation"] = args.allow_reassociation
+    if args.reduction_blocks is not None:
+        changes["reduction_blocks"] = args.reduction_blocks
+    if args.reduction_combine:
+        changes["reduction_combine"] = args.reduction_combine
     if args.no_private_promotion:
         changes["private_promotion"] = False
     if args.wavefront_sync:
@@ -336,6 +341,15 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="cuda: sum a reduction loop that would run in one thread with a block "
                         "of threads, in another order (default: on; floating-point results "
                         "then differ by rounding)")
+    p.add_argument("--reduction-blocks", type=int, metavar="N",
+                   help="cuda: blocks of a reduction kernel: 0 (default) fills the GPU, "
+                        "min(ceil(L / 1024), 4 x SMs) for L iterations; N: at most N (1: one "
+                        f"block); at most {MAX_REDUCTION_BLOCKS}")
+    p.add_argument("--reduction-combine", choices=REDUCTION_COMBINES,
+                   help="cuda: the blocks of a reduction kernel combine their results by "
+                        "atomicAdd for += and -= and a pass over a partial array for *= "
+                        "(auto, default), or always by the pass, in a fixed order (pass: the "
+                        "same floating-point result on every run)")
     p.add_argument("--no-expand-scalars", action="store_true",
                    help="keep one cell for each region-local scalar or array set and read in "
                         "each iteration of its loops, and no copy for reads of values from "

@@ -20,6 +20,14 @@ WAVEFRONT_SYNCS = ("kernels", "grid")
 # else along the skewed sum of the point coordinates; "sum" always the skewed sum, as PLUTO's
 # CUDA (Di et al. 2012, Figure 5: the baseline of their Figures 12-13).
 INTRA_WAVEFRONTS = ("auto", "sum")
+# How the blocks of a many-block reduction kernel combine their results into the cell
+# (gpu/mapping.py, reduction_combine): "auto" by atomicAdd for `+=` and `-=` (floating-point
+# results then depend on the order in which blocks finish), and by a pass over a partial array
+# for `*=` (no atomic multiply in hardware); "pass" always by the pass, in a fixed order (the
+# same result on every run at one grid size).
+REDUCTION_COMBINES = ("auto", "pass")
+# Most blocks of a reduction kernel: its partial array (one entry per block) is this long.
+MAX_REDUCTION_BLOCKS = 1024
 
 
 def fit_sizes(given: tuple[int, ...], default: tuple[int, ...]) -> tuple[int, ...]:
@@ -100,9 +108,15 @@ class Options:
     # can run in parallel.
     expand_scalars: bool = True
     # CUDA: a loop of one reduction statement (`x += e`, `x *= e`) that would run in one
-    # thread is summed by a block of threads instead, in a different order: floating-point
+    # thread is summed by blocks of threads instead, in a different order: floating-point
     # results differ from the sequential ones by rounding (verify's tolerance allows it).
     allow_reassociation: bool = True
+    # CUDA, with allow_reassociation: blocks of a reduction kernel. 0: enough to fill the GPU,
+    # min(ceil(L / 1024), 4 x SMs) for a loop of L iterations, read at run time; N: at most N
+    # (1: one block, no atomics and no partial array). At most MAX_REDUCTION_BLOCKS.
+    reduction_blocks: int = 0
+    # REDUCTION_COMBINES: how the blocks of a reduction kernel combine their partial results.
+    reduction_combine: str = "auto"
     # Tile permutable bands that have no parallel member and run them as two-level wavefronts
     # (tiles of one wavefront on blocks, points of one intra-tile wavefront on threads).
     wavefront: bool = True
@@ -156,6 +170,12 @@ class Options:
         if not 0 < self.schedule_budget_s < math.inf:
             raise InvalidConfigError(f"{self.schedule_budget_s=} must be > 0 and finite "
                                      "(seconds)")
+        if not 0 <= self.reduction_blocks <= MAX_REDUCTION_BLOCKS:
+            raise InvalidConfigError(f"{self.reduction_blocks=} must be 0 (fill the GPU) .. "
+                                     f"{MAX_REDUCTION_BLOCKS}")
+        if self.reduction_combine not in REDUCTION_COMBINES:
+            raise InvalidConfigError(
+                f"{self.reduction_combine=} is not one of {REDUCTION_COMBINES}")
         if not 1 <= self.max_mapped_dims <= 3:
             raise InvalidConfigError(f"{self.max_mapped_dims=} must be 1, 2 or 3")
 
