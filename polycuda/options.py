@@ -20,6 +20,14 @@ WAVEFRONT_SYNCS = ("kernels", "grid")
 # else along the skewed sum of the point coordinates; "sum" always the skewed sum, as PLUTO's
 # CUDA (Di et al. 2012, Figure 5: the baseline of their Figures 12-13).
 INTRA_WAVEFRONTS = ("auto", "sum")
+# CUDA host entry `pc_<name>` (codegen/host_driver.py): device buffers allocated and freed in
+# every call, or kept in the generated file across calls (grown when a call needs more bytes,
+# freed by `pc_<name>_release()` and at exit).
+HOST_BUFFERS = ("per-call", "reuse")
+# How the host entry copies the user's arrays: pageable cudaMemcpy; the arrays page-locked for
+# the call (cudaHostRegister); or through a reused page-locked staging buffer, in chunks whose
+# copy engine transfer overlaps the CPU's memcpy of the next chunk (double buffering).
+HOST_COPIES = ("pageable", "register", "staged")
 
 
 def fit_sizes(given: tuple[int, ...], default: tuple[int, ...]) -> tuple[int, ...]:
@@ -133,6 +141,15 @@ class Options:
     # `polycuda tune` of this region (same options) on this GPU, from the tune cache
     # (Program.effective_options; tune/search.lookup). False: the defaults of gpu/mapping.
     tuned_sizes: bool = True
+    # CUDA host entry: HOST_BUFFERS (device buffers per call or reused across calls).
+    host_buffers: str = "per-call"
+    # CUDA host entry: HOST_COPIES (pageable, register or staged copies in and out).
+    host_copies: str = "pageable"
+    # host_copies register / staged: arrays of fewer KiB are copied as pageable memory (pinning
+    # or staging costs more than it saves on a small copy).
+    host_pin_min_kib: int = 1024
+    # host_copies staged: KiB per chunk; the staging buffer holds two chunks.
+    host_chunk_kib: int = 4096
 
     def __post_init__(self) -> None:
         if self.target not in TARGETS:
@@ -156,6 +173,14 @@ class Options:
         if not 0 < self.schedule_budget_s < math.inf:
             raise InvalidConfigError(f"{self.schedule_budget_s=} must be > 0 and finite "
                                      "(seconds)")
+        if self.host_buffers not in HOST_BUFFERS:
+            raise InvalidConfigError(f"{self.host_buffers=} is not one of {HOST_BUFFERS}")
+        if self.host_copies not in HOST_COPIES:
+            raise InvalidConfigError(f"{self.host_copies=} is not one of {HOST_COPIES}")
+        if not 0 <= self.host_pin_min_kib <= 1 << 30:
+            raise InvalidConfigError(f"{self.host_pin_min_kib=} must be 0..2^30 (KiB)")
+        if not 1 <= self.host_chunk_kib <= 1 << 20:
+            raise InvalidConfigError(f"{self.host_chunk_kib=} must be 1..2^20 (KiB)")
         if not 1 <= self.max_mapped_dims <= 3:
             raise InvalidConfigError(f"{self.max_mapped_dims=} must be 1, 2 or 3")
 
