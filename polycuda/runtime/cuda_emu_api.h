@@ -333,6 +333,10 @@ int pc_emu_pinned_ranges(void) {
   pc_emu::Lock lock(&pc_emu::g_mem_mutex);
   return (int)pc_emu::g_pinned.size();
 }
+// Page-locks host memory as a caller of an entry may (cudaHostRegister): for tests.
+int pc_emu_host_register(void *p, unsigned long long bytes) {
+  return (int)cudaHostRegister(p, (size_t)bytes, cudaHostRegisterDefault);
+}
 // Page-locked ranges made since the library was loaded (given back or not).
 int pc_emu_pins_made(void) {
   pc_emu::Lock lock(&pc_emu::g_mem_mutex);
