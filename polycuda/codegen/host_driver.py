@@ -275,8 +275,8 @@ def host_entry(scop: Scop, host: HostSide) -> list[str]:
         ctype = abi.C_TYPES[arg.dtype]
         lines.append(f"  {ctype} *d_{arg.name} = NULL;")
         if host.reuse:
-            lines.append(f"  PC_CHECK((cudaError_t)pc_host_buffer(&{state}, {k}, {sizes[arg.name]}, "
-                         f"(void **)&d_{arg.name}));")
+            lines.append(f"  PC_CHECK((cudaError_t)pc_host_buffer(&{state}, {k}, "
+                         f"{sizes[arg.name]}, (void **)&d_{arg.name}));")
         else:
             lines.append(f"  PC_CHECK(cudaMalloc((void **)&d_{arg.name}, {sizes[arg.name]}));")
     if host.reuse or host.copies == "staged":

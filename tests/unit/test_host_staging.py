@@ -7,6 +7,7 @@ left after pc_<name>_release(), and the entry still right after a release."""
 from __future__ import annotations
 
 import ctypes
+import json
 import shutil
 import subprocess
 
@@ -250,3 +251,22 @@ def test_register_falls_back_when_an_array_is_already_page_locked():
     assert emulate.pinned_ranges(lib) == 1  # the caller's own registration is left alone
     np.testing.assert_allclose(A, expected["A"], rtol=1e-13)
     np.testing.assert_allclose(B, expected["B"], rtol=1e-13)
+
+
+def test_bench_script_runs_on_the_emulator(tmp_path):
+    """bench/host_side.py (the lead's GPU timing of these options) end to end on the CPU."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "bench" / "host_side.py"
+    spec = importlib.util.spec_from_file_location("host_side", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    out = tmp_path / "host.json"
+    assert module.main(["--target", "emulate", "--small", "--repeats", "2", "--kernels", "mvt",
+                        "--configs", "baseline,reuse+staged", "--out", str(out)]) == 0
+    result = json.loads(out.read_text())
+    configs = result["kernels"]["mvt"]["configs"]
+    assert set(configs) == {"baseline", "reuse+staged"} and result["date"]
+    assert all(len(c["times_s"]) == 2 and c["min_s"] <= c["median_s"] <= c["max_s"]
+               for c in configs.values())
