@@ -28,6 +28,9 @@ HOST_BUFFERS = ("per-call", "reuse")
 # the call (cudaHostRegister); or through a reused page-locked staging buffer, in chunks whose
 # copy engine transfer overlaps the CPU's memcpy of the next chunk (double buffering).
 HOST_COPIES = ("pageable", "register", "staged")
+# The options of the host entry alone: they change no kernel (tune results, sub-regions of the
+# inspector/executor's entry ignore them).
+HOST_SIDE_FIELDS = ("host_buffers", "host_copies", "host_pin_min_kib", "host_chunk_kib")
 
 
 def fit_sizes(given: tuple[int, ...], default: tuple[int, ...]) -> tuple[int, ...]:
@@ -186,6 +189,11 @@ class Options:
 
     def replace(self, **changes: object) -> Options:
         return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+
+    def default_host_side(self) -> Options:
+        """These options with the host entry's (HOST_SIDE_FIELDS) at their defaults."""
+        default = Options()
+        return self.replace(**{name: getattr(default, name) for name in HOST_SIDE_FIELDS})
 
     def to_text(self) -> str:
         """Only the fields that differ from the defaults, as sorted JSON."""

@@ -10,7 +10,7 @@ import islpy as isl
 
 from polycuda.analysis import dependences, indirect, reductions
 from polycuda.codegen import c_target, cuda_target, inspector_cuda, private_code
-from polycuda.codegen.host_driver import HOST_DEFAULTS, HostSide
+from polycuda.codegen.host_driver import HostSide
 from polycuda import progress
 from polycuda.errors import IllegalScheduleError, InvalidConfigError, PolycudaError
 from polycuda.gpu import cost, mapping, promotion, staging
@@ -336,7 +336,7 @@ def _runtime_generated(scop: Scop, options: Options, start: float) -> Generated:
         sub = static_region(scop, tuple(static), len(parts))
         # the sub-region's host entry is dropped (inspector_cuda.static_part): its default
         # host side keeps the host-side helpers out of its text
-        generated = compile_scop(sub, options.replace(**HOST_DEFAULTS))
+        generated = compile_scop(sub, options.default_host_side())
         kernels.extend(generated.kernels)
         parts.append(("static", (sub, generated.source)))
         static.clear()

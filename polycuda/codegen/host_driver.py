@@ -23,7 +23,9 @@ SUPPORT = r"""
 #include <pthread.h>
 #include <string.h>
 /* polycuda host side (Options.host_buffers / host_copies): an entry's state in static storage,
-   guarded by its mutex; calls of one entry from several threads run one after another. */
+   guarded by its mutex; calls of one entry from several threads run one after another. In an
+   unnamed namespace: two generated files linked into one program keep their own definitions. */
+namespace {
 struct pc_host_state {
   pthread_mutex_t lock;
   void *buf[PC_HOST_MAX_BUFFERS];
@@ -151,12 +153,8 @@ static int pc_host_release(pc_host_state *s) {
   }
   return err;
 }
+}  // namespace
 """
-
-
-# The Options fields of the host side at their defaults (today's code)
-HOST_DEFAULTS = {name: getattr(Options(), name) for name in
-                 ("host_buffers", "host_copies", "host_pin_min_kib", "host_chunk_kib")}
 
 
 @dataclass(frozen=True)

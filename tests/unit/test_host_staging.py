@@ -270,3 +270,15 @@ def test_bench_script_runs_on_the_emulator(tmp_path):
     assert set(configs) == {"baseline", "reuse+staged"} and result["date"]
     assert all(len(c["times_s"]) == 2 and c["min_s"] <= c["median_s"] <= c["max_s"]
                for c in configs.values())
+
+
+def test_host_options_share_the_kernels_tune_results():
+    """The host side changes no kernel: a region tuned with the default host side keeps its
+    tuned sizes under any host option (tune/search.cache_key)."""
+    from polycuda.tune import search
+
+    scop = polycuda.compile(SMOOTH).scop
+    plain = search.cache_key(scop, Options(target="cuda"), "gpu", None)
+    host = Options(target="cuda", host_buffers="reuse", host_copies="staged", host_chunk_kib=8)
+    assert search.cache_key(scop, host, "gpu", None) == plain
+    assert search.cache_key(scop, Options(target="cuda", scheduler="pluto"), "gpu", None) != plain
