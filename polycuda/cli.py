@@ -12,8 +12,8 @@ from pathlib import Path
 
 from polycuda.bench import command as bench_command
 from polycuda.errors import InvalidConfigError, PolycudaError, SourceLoc, UserError
-from polycuda.options import (INTRA_WAVEFRONTS, MAX_REDUCTION_BLOCKS, REDUCTION_COMBINES,
-                              SCHEDULERS, WAVEFRONT_SYNCS, Options)
+from polycuda.options import (HOST_BUFFERS, HOST_COPIES, INTRA_WAVEFRONTS, MAX_REDUCTION_BLOCKS,
+                              REDUCTION_COMBINES, SCHEDULERS, WAVEFRONT_SYNCS, Options)
 from polycuda.program import Program
 
 VERIFY_TARGETS = ("c", "openmp", "cuda", "emulate")
@@ -139,6 +139,9 @@ def _options(args: argparse.Namespace, target: str | None = None) -> Options:
         changes.update(read_sizes_file(args.sizes))
     if args.no_tuned_sizes:
         changes["tuned_sizes"] = False
+    for name in ("host_buffers", "host_copies", "host_pin_min_kib", "host_chunk_kib"):
+        if getattr(args, name) is not None:
+            changes[name] = getattr(args, name)
     return base.replace(**changes)
 
 
@@ -370,6 +373,20 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-private-promotion", action="store_true",
                    help="CUDA: keep every array element in global memory (no registers for "
                         "elements that one thread reuses)")
+    p.add_argument("--host-buffers", choices=HOST_BUFFERS,
+                   help="cuda host entry: allocate and free the device arrays in every call "
+                        "(per-call, default) or keep them across calls (reuse: grown when a "
+                        "call needs more, freed by pc_<name>_release() and at exit)")
+    p.add_argument("--host-copies", choices=HOST_COPIES,
+                   help="cuda host entry: copy the arrays in and out as pageable memory "
+                        "(default), page-locked for the call (register: cudaHostRegister), or "
+                        "through a reused page-locked buffer in double-buffered chunks (staged)")
+    p.add_argument("--host-pin-min", type=int, metavar="KIB", dest="host_pin_min_kib",
+                   help="--host-copies register/staged: arrays under KIB KiB are copied as "
+                        "pageable memory (default 1024)")
+    p.add_argument("--host-chunk", type=int, metavar="KIB", dest="host_chunk_kib",
+                   help="--host-copies staged: KiB per chunk of the staging buffer (default "
+                        "4096; the buffer holds two)")
     p.add_argument("--options", help="read options written by --dump-options")
     p.add_argument("--no-tuned-sizes", action="store_true",
                    help="cuda: ignore the sizes of an earlier `polycuda tune` of this region "

@@ -29,10 +29,10 @@ from collections.abc import Callable
 
 import islpy as isl
 
-from polycuda.codegen import abi, reduction_code
+from polycuda.codegen import abi, host_driver, reduction_code
+from polycuda.codegen.host_driver import HostSide
 from polycuda.ir.ast_expr import ast_expr_to_c
 from polycuda.codegen.c_expr import C_HELPERS, RefPrinter, expr_to_c
-from polycuda.codegen.c_target import array_elements
 from polycuda.codegen.printer import AstPrinter, for_parts, mark_parts, simple_upper_bound
 from polycuda.codegen.private_code import PrivateTables
 from polycuda.codegen.statements import flat_ref_printer, statement_parts, user_statement
@@ -840,45 +840,23 @@ def _launch_dims(kernel: KernelMapping, host_iters: list[str]) -> tuple[str, str
     return f"dim3({', '.join(grid)})", f"dim3({', '.join(block)})"
 
 
-def _dev_entry(scop: Scop, host: HostPrinter) -> list[str]:
+def _dev_entry(scop: Scop, host: HostPrinter, side: HostSide) -> list[str]:
     lines = [f'extern "C" int {abi.entry_name(scop, "_dev")}({abi.arg_decls(scop)}) {{']
-    locals_ = [a for a in scop.arrays if a.local]
-    for arr in locals_:
-        ctype = abi.C_TYPES[arr.dtype]
-        lines.append(f"  {ctype} *{arr.name} = NULL;")
-        lines.append(f"  PC_CHECK(cudaMalloc((void **)&{arr.name}, "
-                     f"{array_elements(arr)} * sizeof({ctype})));")
+    alloc, free = host_driver.device_locals(scop, side)
+    lines += alloc
     lines += [f"  {line}" for line in host.setup]
     lines += host.lines
     lines.append("  PC_CHECK(cudaGetLastError());")
     lines.append("  PC_CHECK(cudaDeviceSynchronize());")
-    lines += [f"  cudaFree({arr.name});" for arr in locals_]
+    lines += free
     lines += ["  return 0;", "}"]
     return lines
 
 
-def host_entry(scop: Scop) -> list[str]:
-    """pc_<name>: copies host arrays to the device, runs pc_<name>_dev, copies results back."""
-    lines = [f'extern "C" int {abi.entry_name(scop)}({abi.arg_decls(scop)}) {{',
-             "  int err = 0;"]
-    arrays = [a for a in scop.args if a.kind == "array"]
-    written = set(scop.written_arrays())
-    for arg in arrays:
-        ctype, size = abi.C_TYPES[arg.dtype], array_elements(scop.array(arg.name))
-        lines.append(f"  {ctype} *d_{arg.name} = NULL;")
-        lines.append(f"  PC_CHECK(cudaMalloc((void **)&d_{arg.name}, {size} * sizeof({ctype})));")
-        lines.append(f"  PC_CHECK(cudaMemcpy(d_{arg.name}, {arg.name}, {size} * sizeof({ctype}), "
-                     "cudaMemcpyHostToDevice));")
-    call_args = ", ".join(f"d_{a.name}" if a.kind == "array" else a.name for a in scop.args)
-    lines.append(f"  err = {abi.entry_name(scop, '_dev')}({call_args});")
-    for arg in arrays:
-        ctype, size = abi.C_TYPES[arg.dtype], array_elements(scop.array(arg.name))
-        if arg.name in written:
-            lines.append(f"  if (!err) err = (int)cudaMemcpy({arg.name}, d_{arg.name}, "
-                         f"{size} * sizeof({ctype}), cudaMemcpyDeviceToHost);")
-    lines += [f"  cudaFree(d_{a.name});" for a in arrays]
-    lines += ["  return err;", "}"]
-    return lines
+def host_entry(scop: Scop, side: HostSide | None = None) -> list[str]:
+    """pc_<name>: copies host arrays to the device, runs pc_<name>_dev, copies results back
+    (codegen/host_driver.py; `side`: how, default the options' defaults)."""
+    return host_driver.host_entry(scop, side or HostSide())
 
 
 def fail_function(scop: Scop) -> list[str]:
@@ -911,11 +889,14 @@ def prelude() -> str:
 def generate(scop: Scop, ast: isl.AstNode, kernels: tuple[KernelMapping, ...],
              final_conditions: dict[str, str] | None = None,
              private: PrivateTables | None = None,
-             leaf_coordinates: dict[str, dict[str, str]] | None = None) -> str:
+             leaf_coordinates: dict[str, dict[str, str]] | None = None,
+             side: HostSide | None = None) -> str:
     """The standalone .cu text: kernels, `pc_<name>_dev`, `pc_<name>` (extern "C"), and a
     `main` compiled only with -DPOLYCUDA_MAIN. final_conditions: of final_store_guards, for
     the AST built with it (a staged kernel needs them); private: of
-    private_code.private_registers, the same (a kernel with private scopes needs them)."""
+    private_code.private_registers, the same (a kernel with private scopes needs them); side:
+    the host side of the entries (host_driver.HostSide.of(options)), default the defaults'."""
+    side = side or HostSide()
     host = HostPrinter(scop, {k.name: k for k in kernels}, final_conditions, private,
                        leaf_coordinates)
     host.node(ast, 1)
@@ -924,8 +905,12 @@ def generate(scop: Scop, ast: isl.AstNode, kernels: tuple[KernelMapping, ...],
     if any(k.grid_sync for k in kernels):
         parts.append("#include <cooperative_groups.h>\n")
     parts += [src + "\n" for src in host.kernel_sources]
-    parts.append("\n".join(_dev_entry(scop, host)) + "\n")
-    parts.append("\n".join(host_entry(scop)) + "\n")
+    parts += [text for text in (host_driver.support(scop, side), host_driver.states(scop, side))
+              if text]
+    parts.append("\n".join(_dev_entry(scop, host, side)) + "\n")
+    parts.append("\n".join(host_entry(scop, side)) + "\n")
+    if side.stateful:
+        parts.append("\n".join(host_driver.release_function(scop, side)) + "\n")
     parts.append("\n".join(fail_function(scop)) + "\n")
     parts.append(main_source(scop))
     return "\n".join(parts)
