@@ -12,7 +12,8 @@ from pathlib import Path
 
 from polycuda.bench import command as bench_command
 from polycuda.errors import InvalidConfigError, PolycudaError, SourceLoc, UserError
-from polycuda.options import INTRA_WAVEFRONTS, SCHEDULERS, WAVEFRONT_SYNCS, Options
+from polycuda.options import (INTRA_WAVEFRONTS, RUNTIME_EXECUTORS, SCHEDULERS, WAVEFRONT_SYNCS,
+                              Options)
 from polycuda.program import Program
 
 VERIFY_TARGETS = ("c", "openmp", "cuda", "emulate")
@@ -134,6 +135,12 @@ def _options(args: argparse.Namespace, target: str | None = None) -> Options:
         changes.update(read_sizes_file(args.sizes))
     if args.no_tuned_sizes:
         changes["tuned_sizes"] = False
+    if args.runtime_executor:
+        changes["runtime_executor"] = args.runtime_executor
+    if args.reuse_levels:
+        changes["reuse_levels"] = True
+    if args.cpu_fallback_per_level is not None:
+        changes["cpu_fallback_per_level"] = args.cpu_fallback_per_level
     return base.replace(**changes)
 
 
@@ -356,6 +363,18 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-private-promotion", action="store_true",
                    help="CUDA: keep every array element in global memory (no registers for "
                         "elements that one thread reuses)")
+    p.add_argument("--runtime-executor", choices=RUNTIME_EXECUTORS,
+                   help="cuda, loops with run-time dependences: one launch per level "
+                        "(levels, default), one launch whose iterations wait on done-counters "
+                        "(syncfree), or per call (auto: syncfree when reused levels are many)")
+    p.add_argument("--reuse-levels", action="store_true",
+                   help="cuda, loops with run-time dependences: reuse the levels of an earlier "
+                        "outer iteration or call when the index arrays are equal (compared on "
+                        "the GPU) at the same parameters")
+    p.add_argument("--cpu-fallback-per-level", type=float, metavar="ITERATIONS",
+                   help="cuda, loops with run-time dependences: run the rest of the loop in "
+                        "order on the host once the inspector has found more than n / "
+                        "ITERATIONS levels (default 0: never)")
     p.add_argument("--options", help="read options written by --dump-options")
     p.add_argument("--no-tuned-sizes", action="store_true",
                    help="cuda: ignore the sizes of an earlier `polycuda tune` of this region "

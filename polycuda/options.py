@@ -20,6 +20,11 @@ WAVEFRONT_SYNCS = ("kernels", "grid")
 # else along the skewed sum of the point coordinates; "sum" always the skewed sum, as PLUTO's
 # CUDA (Di et al. 2012, Figure 5: the baseline of their Figures 12-13).
 INTRA_WAVEFRONTS = ("auto", "sum")
+# How the levels of a run-time nest run on cuda (codegen/inspector_cuda.py): one launch per
+# level (Anantpur & Govindarajan 2013, Algorithms 5-6, pipelined with the inspection), one
+# launch for all levels whose iterations wait on done-counters (codegen/executor_cuda.py), or
+# per call by the rule of executor_cuda.SYNCFREE_MIN_LEVELS.
+RUNTIME_EXECUTORS = ("levels", "syncfree", "auto")
 
 
 def fit_sizes(given: tuple[int, ...], default: tuple[int, ...]) -> tuple[int, ...]:
@@ -133,6 +138,17 @@ class Options:
     # `polycuda tune` of this region (same options) on this GPU, from the tune cache
     # (Program.effective_options; tune/search.lookup). False: the defaults of gpu/mapping.
     tuned_sizes: bool = True
+    # RUNTIME_EXECUTORS: the executor of run-time nests (indirect subscripts) on cuda.
+    runtime_executor: str = "levels"
+    # Run-time nests on cuda: keep each nest's levels on the GPU and reuse them in later outer
+    # iterations and calls whose index arrays are equal (compared element by element on the
+    # GPU against a saved copy) at the same parameters (Anantpur & Govindarajan 2013,
+    # Section 3.5.4).
+    reuse_levels: bool = False
+    # Run-time nests on cuda: when the inspector has found more than n / this many levels
+    # (the average level then holds fewer iterations than this), it stops and the iterations
+    # not yet executed run in order on the host (Section 3.5.2, last paragraph). 0: never.
+    cpu_fallback_per_level: float = 0.0
 
     def __post_init__(self) -> None:
         if self.target not in TARGETS:
@@ -156,6 +172,12 @@ class Options:
         if not 0 < self.schedule_budget_s < math.inf:
             raise InvalidConfigError(f"{self.schedule_budget_s=} must be > 0 and finite "
                                      "(seconds)")
+        if self.runtime_executor not in RUNTIME_EXECUTORS:
+            raise InvalidConfigError(
+                f"{self.runtime_executor=} is not one of {RUNTIME_EXECUTORS}")
+        if not 0 <= self.cpu_fallback_per_level < math.inf:
+            raise InvalidConfigError(f"{self.cpu_fallback_per_level=} must be >= 0 and finite "
+                                     "(iterations per level; 0: never)")
         if not 1 <= self.max_mapped_dims <= 3:
             raise InvalidConfigError(f"{self.max_mapped_dims=} must be 1, 2 or 3")
 
