@@ -13,7 +13,8 @@ from pathlib import Path
 from polycuda.bench import command as bench_command
 from polycuda.errors import InvalidConfigError, PolycudaError, SourceLoc, UserError
 from polycuda.options import (HOST_BUFFERS, HOST_COPIES, INTRA_WAVEFRONTS, MAX_REDUCTION_BLOCKS,
-                              REDUCTION_COMBINES, SCHEDULERS, WAVEFRONT_SYNCS, Options)
+                              REDUCTION_COMBINES, RUNTIME_EXECUTORS, SCHEDULERS,
+                              WAVEFRONT_SYNCS, Options)
 from polycuda.program import Program
 
 VERIFY_TARGETS = ("c", "openmp", "cuda", "emulate")
@@ -142,6 +143,12 @@ def _options(args: argparse.Namespace, target: str | None = None) -> Options:
     for name in ("host_buffers", "host_copies", "host_pin_min_kib", "host_chunk_kib"):
         if getattr(args, name) is not None:
             changes[name] = getattr(args, name)
+    if args.runtime_executor:
+        changes["runtime_executor"] = args.runtime_executor
+    if args.reuse_levels:
+        changes["reuse_levels"] = True
+    if args.cpu_fallback_per_level is not None:
+        changes["cpu_fallback_per_level"] = args.cpu_fallback_per_level
     return base.replace(**changes)
 
 
@@ -387,6 +394,18 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host-chunk", type=int, metavar="KIB", dest="host_chunk_kib",
                    help="--host-copies staged: KiB per chunk of the staging buffer (default "
                         "4096; the buffer holds two)")
+    p.add_argument("--runtime-executor", choices=RUNTIME_EXECUTORS,
+                   help="cuda, loops with run-time dependences: one launch per level "
+                        "(levels, default), one launch whose iterations wait on done-counters "
+                        "(syncfree), or per call (auto: syncfree when reused levels are many)")
+    p.add_argument("--reuse-levels", action="store_true",
+                   help="cuda, loops with run-time dependences: reuse the levels of an earlier "
+                        "outer iteration or call when the index arrays are equal (compared on "
+                        "the GPU) at the same parameters")
+    p.add_argument("--cpu-fallback-per-level", type=float, metavar="ITERATIONS",
+                   help="cuda, loops with run-time dependences: run the rest of the loop in "
+                        "order on the host once the inspector has found more than n / "
+                        "ITERATIONS levels (default 0: never)")
     p.add_argument("--options", help="read options written by --dump-options")
     p.add_argument("--no-tuned-sizes", action="store_true",
                    help="cuda: ignore the sizes of an earlier `polycuda tune` of this region "

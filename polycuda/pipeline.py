@@ -349,7 +349,7 @@ def _runtime_generated(scop: Scop, options: Options, start: float) -> Generated:
             static.extend(stmts)
     flush()
     source = inspector_cuda.generate(scop, parts, isl_scheduler.new_context(),
-                                     HostSide.of(options))
+                                     HostSide.of(options), options)
     reason = "run-time nests: " + "; ".join(n.reason for n in nests.values())
     return Generated(scop, options, source, "", tuple(kernels),
                      time.perf_counter() - start, reason)
