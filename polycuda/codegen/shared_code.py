@@ -43,10 +43,10 @@ class SharedCode:
     store: str | None
 
     def name(self) -> str:
-        return f"pc_sh_{self.array.array}"
+        return f"pc_sh_{self.array.name}"
 
     def offset(self, d: int) -> str:
-        return f"pc_so_{self.array.array}_{d}"
+        return f"pc_so_{self.array.name}_{d}"
 
 
 def shared_marks(scop: Scop, kernels: tuple[KernelMapping, ...]
@@ -214,12 +214,13 @@ def _box_loop(scop: Scop, kernel: KernelMapping, code: SharedCode, condition: st
 
 
 def ref_printer(scop: Scop, codes: tuple[SharedCode, ...]) -> RefPrinter:
-    """References to promoted arrays read and write their shared copies; others as before."""
-    by_array = {c.array.array: c for c in codes}
+    """References of promoted groups read and write their shared copies; others as before
+    (equal references are in one group: shared_promotion._groups)."""
+    by_ref = {r: c for c in codes for r in c.array.refs}
     flat = flat_ref_printer(scop)
 
     def ref(r: Ref, sub: Callable[[Expr], str]) -> str:
-        code = by_array.get(r.array)
+        code = by_ref.get(r)
         if code is None:
             return flat(r, sub)
         local = " + ".join(f"(({sub(index)}) - {code.offset(d)}) * {stride}"

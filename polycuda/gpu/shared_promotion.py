@@ -41,6 +41,7 @@ import islpy as isl
 
 from polycuda.gpu import staging
 from polycuda.ir import isl_build
+from polycuda.ir.expr import Ref
 from polycuda.ir.scop import Scop
 from polycuda.options import Options
 
@@ -66,10 +67,11 @@ SHARED_PROMOTION_OPERATIONS = 5_000_000
 
 @dataclass(frozen=True)
 class SharedArray:
-    """One array held in shared memory per tile: a box of `sizes` elements whose innermost
-    dimension is laid out with `pitch` >= sizes[-1] elements (padding).
+    """A group of references to one array held in shared memory per tile: a box of `sizes`
+    elements whose innermost dimension is laid out with `pitch` >= sizes[-1] elements
+    (padding).
 
-    # reads, writes: { S[x] -> A[a] } the scope's reads and writes of the array
+    # reads, writes: { S[x] -> A[a] } the group's reads and writes in the scope
     """
 
     array: str
@@ -78,6 +80,9 @@ class SharedArray:
     pitch: int
     reads: isl.UnionMap = field(compare=False, repr=False)
     writes: isl.UnionMap = field(compare=False, repr=False)
+    # the copy's name (a group of references of the array: "<array>_<k>") and its references
+    name: str = ""
+    refs: frozenset[Ref] = frozenset()
 
     @property
     def strides(self) -> tuple[int, ...]:
@@ -180,7 +185,8 @@ def _marks(root: isl.ScheduleNode) -> list[isl.ScheduleNode]:
 def _arrays(mark: isl.ScheduleNode, kernel: KernelMapping, scop: Scop, reads: isl.UnionMap,
             writes: isl.UnionMap, unsafe: dict[str, frozenset[str]], dtypes: dict[str, str],
             budget: int) -> tuple[SharedArray, ...]:
-    """The arrays promoted at `mark` (module docstring's conditions), in array-name order.
+    """The reference groups promoted at `mark` (module docstring's conditions), in array-name
+    order, then by their first reference.
 
     # reads, writes: { S[x] -> A[a] } in the schedule's domain
     """
@@ -200,33 +206,86 @@ def _arrays(mark: isl.ScheduleNode, kernel: KernelMapping, scop: Scop, reads: is
     private = {e.array for scope in kernel.private for e in scope.elements}
     names: set[str] = set()
     domain.foreach_set(lambda s: names.update(unsafe.get(s.get_tuple_name(), frozenset())))
-    my_reads, my_writes = reads.intersect_domain(domain), writes.intersect_domain(domain)
     same_tile = prefix.apply_range(prefix.reverse())
     steps = _thread_steps(mark, kernel)
+    everything = reads.union(writes)
     chosen, used = [], 0
-    for array in promotion.array_names(my_reads.union(my_writes)):
+    for group in _groups(scop, domain, prefix):
+        array = group.array
         if array in private or array in names or not scop.array(array).shape:
             continue
-        a_reads = promotion.of_array(my_reads, array)
-        a_writes = promotion.of_array(my_writes, array)
-        touched = a_reads.union(a_writes)
+        touched = group.reads.union(group.writes)
         if not _reused(touched, same_tile):
             continue
-        conflicts = a_writes.apply_range(
-            promotion.of_array(reads.union(writes), array).reverse()).union(
+        conflicts = group.writes.apply_range(
+            promotion.of_array(everything, array).reverse()).union(
             touched.apply_range(promotion.of_array(writes, array).reverse()))
         if not conflicts.intersect(other_blocks).is_empty():
             continue
         sizes = _box_sizes(prefix.reverse().apply_range(touched))
         if sizes is None:
             continue
-        pitch = padded_pitch(sizes, dtypes[array], _strides_across_threads(
-            scop, array, domain, steps))
-        shared = SharedArray(array, dtypes[array], sizes, pitch, a_reads, a_writes)
+        pitch = padded_pitch(sizes, dtypes[array], _strides_across_threads(group, steps))
+        shared = dataclasses.replace(group, dtype=dtypes[array], sizes=sizes, pitch=pitch)
         if used + shared.bytes() <= budget:
             chosen.append(shared)
             used += shared.bytes()
     return tuple(chosen)
+
+
+def _groups(scop: Scop, domain: isl.UnionSet, prefix: isl.UnionMap) -> list[SharedArray]:
+    """The references of the statements of `domain`, grouped (Baskaran et al.: a scratchpad
+    array per non-overlapping accessed region): equal references together, and references to
+    one array whose footprints meet in some tile where one of them writes. Sizes are not set
+    yet.
+
+    # prefix: { S[x] -> [p] }
+    """
+    ctx = domain.get_ctx()
+    names: set[str] = set()
+    domain.foreach_set(lambda s: names.add(s.get_tuple_name()))
+    # per array: [refs, reads, writes, footprint { [p] -> A[a] }] of each group
+    groups: dict[str, list[list]] = {}
+    for stmt in scop.statements:
+        if stmt.name not in names:
+            continue
+        for access in isl_build.statement_accesses(scop, stmt):
+            amap = isl.UnionMap.from_map(isl_build.access_map(access, stmt, ctx, tagged=False))
+            amap = amap.intersect_domain(domain)
+            empty = isl.UnionMap.empty(amap.get_space())
+            entry = [{access.ref}, empty if access.is_write else amap,
+                     amap if access.is_write else empty, prefix.reverse().apply_range(amap)]
+            groups.setdefault(access.array, []).append(entry)
+    result = []
+    for array in sorted(groups):
+        merged = _merged(groups[array])
+        for k, (refs, reads, writes, _) in enumerate(merged):
+            result.append(SharedArray(array, "", (), 0, reads, writes, f"{array}_{k}",
+                                      frozenset(refs)))
+    return result
+
+
+def _merged(entries: list[list]) -> list[list]:
+    """Entries [refs, reads, writes, footprint] merged while two share a reference, or their
+    footprints meet and one writes (two read-only copies of an element hold the same value:
+    syrk's A[i][k] and A[j][k] keep a copy each, whose boxes have constant sizes)."""
+    entries = list(entries)
+    changed = True
+    while changed:
+        changed = False
+        for a in range(len(entries)):
+            for b in range(a + 1, len(entries)):
+                ea, eb = entries[a], entries[b]
+                writes = not ea[2].is_empty() or not eb[2].is_empty()
+                if ea[0] & eb[0] or (writes and not ea[3].intersect(eb[3]).is_empty()):
+                    entries[a] = [ea[0] | eb[0], ea[1].union(eb[1]), ea[2].union(eb[2]),
+                                  ea[3].union(eb[3])]
+                    del entries[b]
+                    changed = True
+                    break
+            if changed:
+                break
+    return entries
 
 
 def _reused(touched: isl.UnionMap, same_tile: isl.UnionMap) -> bool:
@@ -272,32 +331,25 @@ def _thread_steps(mark: isl.ScheduleNode, kernel: KernelMapping) -> isl.UnionMap
     return full.apply_range(shift).apply_range(full.reverse())
 
 
-def _strides_across_threads(scop: Scop, array: str, domain: isl.UnionSet,
-                            steps: isl.UnionMap) -> list[tuple[int, ...]]:
-    """Per reference to `array` in the statements of `domain`: the difference of the elements
-    that two neighbouring threads along x access at the same step (a constant vector), for
-    the references where it is one."""
-    ctx = domain.get_ctx()
-    names: set[str] = set()
-    domain.foreach_set(lambda s: names.add(s.get_tuple_name()))
+def _strides_across_threads(group: SharedArray, steps: isl.UnionMap
+                            ) -> list[tuple[int, ...]]:
+    """Per reference of the group: the difference of the elements that two neighbouring
+    threads along x access at the same step (a constant vector), where it is one.
+
+    # steps: { S[x] -> S[y] } (_thread_steps)
+    """
     vectors = []
-    for stmt in scop.statements:
-        if stmt.name not in names:
+    for access in isl_build.maps_of(group.reads.union(group.writes)):
+        ref = isl.UnionMap.from_map(access)
+        delta = steps.apply_domain(ref).apply_range(ref).deltas()  # { A[a' - a] }
+        if delta.is_empty():
             continue
-        for access in isl_build.statement_accesses(scop, stmt):
-            if access.array != array:
-                continue
-            ref = isl.UnionMap.from_map(isl_build.access_map(access, stmt, ctx, tagged=False))
-            moves = steps.apply_domain(ref).apply_range(ref)  # { A[a] -> A[a'] }
-            delta = moves.deltas()
-            if delta.is_empty():
-                continue
-            point = isl.Set.from_union_set(delta)
-            if not point.is_singleton():
-                continue
-            sample = point.sample_point()
-            vectors.append(tuple(sample.get_coordinate_val(isl.dim_type.set, d).to_python()
-                                 for d in range(point.dim(isl.dim_type.set))))
+        point = isl.Set.from_union_set(delta)
+        if not point.is_singleton():
+            continue
+        sample = point.sample_point()
+        vectors.append(tuple(sample.get_coordinate_val(isl.dim_type.set, d).to_python()
+                             for d in range(point.dim(isl.dim_type.set))))
     return vectors
 
 
