@@ -115,8 +115,9 @@ def _promote_private(mapped: MappedSchedule, scop: Scop, accesses: staging.Acces
     # accesses: { S[x] -> A[a] } reads and writes in the scop's statement space; the schedule's
     #           domain is its image under mapped.lift ({ S[x] -> S[x, T] })
     """
-    lifted = _Lifted(lift_access(accesses.reads, mapped.lift), lift_access(accesses.writes, mapped.lift),
-                     accesses.dtypes, unsafe_arrays(scop), mapped.schedule.get_map())
+    lifted = _Lifted(lift_access(accesses.reads, mapped.lift),
+                     lift_access(accesses.writes, mapped.lift), accesses.dtypes,
+                     unsafe_arrays(scop), mapped.schedule.get_map())
     kernels = {k.name: k for k in mapped.kernels}
     root = mapped.schedule.get_root()
     found: dict[str, list[PrivateScope]] = {}

@@ -277,7 +277,8 @@ def _last_writes(w_band: isl.ScheduleNode, lifted: isl.UnionMap, tile_of: isl.Un
     return lifted.intersect_domain(band_writes.domain().subtract(overwritten)).range()
 
 
-def footprint_box(amap: isl.Map, names: list[str]) -> tuple[tuple[str, ...], tuple[int, ...]] | None:
+def footprint_box(amap: isl.Map, names: list[str]
+                  ) -> tuple[tuple[str, ...], tuple[int, ...]] | None:
     """Offsets (C, in the parameters and `names`) and constant sizes of the bounding box of
     the range of { [W, T...] -> A[a] } per domain point; None if some size is not bounded by
     a constant."""
