@@ -236,8 +236,7 @@ def _arrays(mark: isl.ScheduleNode, kernel: KernelMapping, scop: Scop, reads: is
 def _groups(scop: Scop, domain: isl.UnionSet, prefix: isl.UnionMap) -> list[SharedArray]:
     """The references of the statements of `domain`, grouped (Baskaran et al.: a scratchpad
     array per non-overlapping accessed region): equal references together, and references to
-    one array whose footprints meet in some tile where one of them writes. Sizes are not set
-    yet.
+    one array whose footprints meet in some tile (_merged). Sizes are not set yet.
 
     # prefix: { S[x] -> [p] }
     """
@@ -267,8 +266,10 @@ def _groups(scop: Scop, domain: isl.UnionSet, prefix: isl.UnionMap) -> list[Shar
 
 def _merged(entries: list[list]) -> list[list]:
     """Entries [refs, reads, writes, footprint] merged while two share a reference, or their
-    footprints meet and one writes (two read-only copies of an element hold the same value:
-    syrk's A[i][k] and A[j][k] keep a copy each, whose boxes have constant sizes)."""
+    footprints meet and one writes or their union's box has constant sizes (a stencil's
+    neighbours: one copy, reused across threads). Two read-only copies of an element hold the
+    same value: syrk's A[i][k] and A[j][k], whose union grows with the tiles' distance,
+    keep a copy each."""
     entries = list(entries)
     changed = True
     while changed:
@@ -277,7 +278,9 @@ def _merged(entries: list[list]) -> list[list]:
             for b in range(a + 1, len(entries)):
                 ea, eb = entries[a], entries[b]
                 writes = not ea[2].is_empty() or not eb[2].is_empty()
-                if ea[0] & eb[0] or (writes and not ea[3].intersect(eb[3]).is_empty()):
+                meet = not ea[3].intersect(eb[3]).is_empty()
+                if ea[0] & eb[0] or (meet and (writes or _box_sizes(ea[3].union(eb[3]))
+                                               is not None)):
                     entries[a] = [ea[0] | eb[0], ea[1].union(eb[1]), ea[2].union(eb[2]),
                                   ea[3].union(eb[3])]
                     del entries[b]

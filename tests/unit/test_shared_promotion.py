@@ -81,9 +81,12 @@ def test_syrk_reads_of_one_array_keep_one_copy_per_reference_padded_where_thread
 
 
 def test_a_stencil_promotes_its_neighbourhood():
-    prog = _program("jacobi_2d", scheduler="isl")
-    sizes = dict(suite.by_name("jacobi_2d").small)
-    assert _verified(prog, sizes, ("emulate", "c", "openmp"))
+    """jacobi-2d's DOALL kernels (no wavefront): the five neighbours' footprints meet, one
+    copy of the 8 x 32 tile with its halo, reused across threads."""
+    prog = _program("jacobi_2d", scheduler="isl", wavefront=False)
+    assert _shared(prog) == {"kernel0": [("A", (10, 34), 34)],
+                             "kernel1": [("B", (10, 34), 34)]}
+    assert _verified(prog, {"T": 3, "n": 37}, ("emulate", "c", "openmp"))
 
 
 TRANSPOSED = """
