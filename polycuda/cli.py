@@ -128,6 +128,8 @@ def _options(args: argparse.Namespace, target: str | None = None) -> Options:
         changes["reduction_blocks"] = args.reduction_blocks
     if args.reduction_combine:
         changes["reduction_combine"] = args.reduction_combine
+    if args.shared_promotion is not None:
+        changes["shared_promotion"] = args.shared_promotion
     if args.no_private_promotion:
         changes["private_promotion"] = False
     if args.wavefront_sync:
@@ -377,6 +379,11 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--shared-memory", type=int, metavar="KIB",
                    help="shared memory per block for staged tiles (default 48; above 48 the "
                         "kernel opts in to more: H100 allows 227, A100 163)")
+    p.add_argument("--shared-promotion", action=argparse.BooleanOptionalAction, default=None,
+                   help="CUDA: hold each block's tile of an array that its threads reuse in "
+                        "shared memory in DOALL kernels, loaded per tile of the loops inside "
+                        "the kernel (gemm's k), when it fits --shared-memory (at most 48 KiB); "
+                        "off by default")
     p.add_argument("--no-private-promotion", action="store_true",
                    help="CUDA: keep every array element in global memory (no registers for "
                         "elements that one thread reuses)")

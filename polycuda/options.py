@@ -146,6 +146,11 @@ class Options:
     # dynamic shared memory; above 48 KiB the kernel opts in (cudaFuncSetAttribute), which
     # the GPU must allow (H100: 227 KiB, A100: 163 KiB), else the launch reports an error.
     shared_memory_kib: int = 48
+    # CUDA: hold one block's tile of an array that its threads reuse in shared memory in DOALL
+    # kernels, the band's sequential members tiled too so that a tile is loaded per tile of
+    # them (gpu/shared_promotion.py); within shared_memory_kib, at most 48 KiB. Not with
+    # register_tiles.
+    shared_promotion: bool = False
     # CUDA: hold an array element that one thread accesses repeatedly (and no other thread
     # touches) in a register over the loops that reuse it (gpu/promotion.py).
     private_promotion: bool = True
