@@ -52,7 +52,7 @@ def from_json(text: str, where: str = "calibration") -> Calibration:
     except json.JSONDecodeError as err:
         raise InvalidConfigError(f"{where}: not JSON ({err.msg})") from None
     names = [f.name for f in dataclasses.fields(Calibration)]
-    missing = [n for n in names if n not in data and n not in ("measured", "note")]
+    missing = [n for n in names if n not in data and n not in ("measured", "note", "lam")]
     if missing:
         raise InvalidConfigError(f"{where}: missing fields {missing}")
     fields = {n: data[n] for n in names if n in data}
@@ -110,23 +110,54 @@ def fit(rows: list[tuple[float, float, float, float]], times: list[float]
         raise InvalidConfigError(f"need >= 3 runs with times to fit, got {len(rows)}")
     matrix = np.array([r[:3] for r in rows], dtype=float)
     target = np.array(times, dtype=float) - np.array([r[3] for r in rows], dtype=float)
+    alpha, beta, gamma = nonneg_lstsq(matrix, target).tolist()
+    return alpha, beta, gamma
+
+
+def nonneg_lstsq(matrix: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """x >= 0 minimising |matrix x - target|^2, exactly: numpy.linalg.lstsq on every subset
+    of the columns (2^k - 1 of them, k <= 8 here), keeping the best fit whose coefficients are
+    all >= 0 (zero where no subset fits). Columns are scaled to 1 first."""
+    k = matrix.shape[1]
+    if k > 8:
+        raise InvalidConfigError(f"{k} coefficients: at most 8 are fitted by subsets")
     scale = np.abs(matrix).max(axis=0)
     scale[scale == 0] = 1.0
     scaled = matrix / scale
-    best, best_residual = np.zeros(3), float(np.sum(target ** 2))
-    for used in itertools.chain.from_iterable(itertools.combinations(range(3), k)
-                                              for k in (1, 2, 3)):
+    best, best_residual = np.zeros(k), float(np.sum(target ** 2))
+    for used in itertools.chain.from_iterable(itertools.combinations(range(k), n)
+                                              for n in range(1, k + 1)):
         columns = list(used)
         part, *_ = np.linalg.lstsq(scaled[:, columns], target, rcond=None)
         if (part < 0).any():
             continue
-        solution = np.zeros(3)
+        solution = np.zeros(k)
         solution[columns] = part
         residual = float(np.sum((scaled @ solution - target) ** 2))
         if residual < best_residual:
             best, best_residual = solution, residual
-    alpha, beta, gamma = (best / scale).tolist()
-    return alpha, beta, gamma
+    return best / scale
+
+
+def fit_relative(rows: list[tuple[float, ...]], times: list[float]) -> tuple[float, ...]:
+    """alpha, beta, gamma, lam >= 0 minimising the squared relative errors
+    sum_i ((alpha a_i + beta b_i + gamma c_i + lam l_i + d_i) / T_i - 1)^2 over rows
+    (a, b, c, l, d) of search.model_terms: measured kernels, not the simplified nest.
+
+    Relative, not absolute as Section 3.3: the times of a tuning run span 1000x, and the
+    search compares layouts by ratio; an absolute fit is decided by the slowest layouts.
+
+    Raises:
+        InvalidConfigError: fewer runs than coefficients, or a time <= 0.
+    """
+    k = len(rows[0]) - 1 if rows else 0
+    if len(rows) < max(k, 1) or len(rows) != len(times):
+        raise InvalidConfigError(f"need >= {k} runs with times to fit, got {len(rows)}")
+    t = np.array(times, dtype=float)
+    if (t <= 0).any():
+        raise InvalidConfigError("every fitted time must be > 0")
+    data = np.array(rows, dtype=float)
+    return tuple(nonneg_lstsq(data[:, :k] / t[:, None], 1.0 - data[:, k] / t).tolist())
 
 
 def simplified_terms(cal: Calibration, tiles: tuple[int, int], threads: int,

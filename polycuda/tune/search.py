@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+import numpy as np
+
 from polycuda.errors import InvalidConfigError, PolycudaError
 from polycuda.options import Options, fit_sizes
 from polycuda.tune import calibrate, model, occupancy
@@ -179,6 +181,28 @@ def estimate(models: tuple[KernelModel, ...], tiles: tuple[int, ...], block: tup
         occ = occupancy.occupancy(props, lay.threads, km.registers, km.smem_bytes)
         total += model.total_time(km.problem, lay, cal, occ.blocks, props.sm_count).total
     return total
+
+
+def model_terms(models: tuple[KernelModel, ...], tiles: tuple[int, ...],
+                block: tuple[int, ...], cal: Calibration, props: occupancy.DeviceProps
+                ) -> tuple[float, float, float, float, float]:
+    """estimate() = alpha a + beta b + gamma c + lam l + d: (a, b, c, l, d) summed over the
+    kernels, d with the sigmas of `cal` (the rows of calibrate.fit_relative).
+
+    Raises:
+        InvalidConfigError: some kernel cannot run this layout.
+    """
+    total = np.zeros(5)
+    for km in models:
+        lay = kernel_layout(km, tiles, block)
+        occ = occupancy.occupancy(props, lay.threads, km.registers, km.smem_bytes)
+        if occ.blocks < 1:
+            raise InvalidConfigError(f"{lay} has no resident block per SM")
+        a, b, c, d = model.linear_terms(km.problem, lay, dataclasses.replace(cal, lam=0.0),
+                                        occ.blocks, props.sm_count)
+        lat = model.latency_term(km.problem, lay, occ.blocks, props.sm_count)
+        total += (a, b, c, lat, d)
+    return tuple(float(v) for v in total)  # type: ignore[return-value]
 
 
 # -- the search (Fig. 5) ---------------------------------------------------------------------------
