@@ -115,6 +115,9 @@ def evaluate(cases: list[Case], cal: Calibration, train_sizes: set[int]) -> dict
         for name, coef in fits.items():
             entry[name] = summary(case, coef)
         entry["extended_lok"] = summary(case, loks[case.kernel])
+        # per layout: tiles, block, measured s, extended model s (for bench/tune_plot.py)
+        entry["layouts"] = [[list(k[0]), list(k[1]), t, predict(r, fits["extended"])]
+                            for k, t, r in zip(case.keys, case.times, case.rows)]
         problems.append(entry)
     held = [p for p in problems if p["split"] == "held-out"]
     overall = {}

@@ -76,3 +76,27 @@ def test_committed_h100_analysis_is_derived_and_held_out():
     held = [p for p in data["problems"] if p["split"] == "held-out"]
     assert held and all(p["sizes"] for p in held)
     assert {"old", "paper_refit", "extended", "extended_lok"} <= set(data["held_out"])
+
+
+def test_tune_plot_writes_a_png_from_a_tiny_json(tmp_path):
+    pytest.importorskip("matplotlib")
+    plot = _script("tune_plot")
+    layouts = [{"tiles": [8, 32], "block": [32], "model_s": m, "measured_s": t, "sampled": True}
+               for m, t in ((1e-3, 2e-3), (2e-3, 3e-3), (-1e-3, 4e-3))]
+    accuracy = {"gpu": "Test GPU", "kernels": [
+        {"kernel": "sor_1d", "problems": [{"sizes": {"T": 4, "n": 64}, "layouts": layouts}]}]}
+    reevaluate = {"held_out": {"extended": {"mean_abs_rel_error": 0.1}}, "problems": [
+        {"kernel": "sor_1d", "sizes": {"T": 4, "n": 64}, "split": "held-out",
+         "layouts": [[[8, 32], [32], 2e-3, 2.1e-3], [[16, 32], [32], 3e-3, 2.9e-3]]}]}
+    acc_path = tmp_path / "acc.json"
+    acc_path.write_text(json.dumps(accuracy))
+    re_path = tmp_path / "re.json"
+    re_path.write_text(json.dumps(reevaluate))
+    out = tmp_path / "plot.png"
+    assert plot.main([str(acc_path), str(out), "--reevaluate", str(re_path)]) == 0
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # nothing measured: a clear error, no file
+    accuracy["kernels"][0]["problems"][0]["layouts"] = []
+    acc_path.write_text(json.dumps(accuracy))
+    assert plot.main([str(acc_path), str(tmp_path / "none.png")]) == 1
+    assert not (tmp_path / "none.png").exists()
