@@ -107,14 +107,16 @@ def layouts(primary: KernelModel) -> list[Layout]:
         inner = tiles[n - threaded:]
         seen = set()
         for threads in THREAD_CHOICES:
-            block = _fill_inner_first(inner, threads)
+            block = fill_inner_first(inner, threads)
             if block not in seen:
                 seen.add(block)
                 found.append(Layout(tiles, block))
     return found
 
 
-def _fill_inner_first(inner: tuple[int, ...], threads: int) -> tuple[int, ...]:
+def fill_inner_first(inner: tuple[int, ...], threads: int) -> tuple[int, ...]:
+    """The block of about `threads` threads over tile sizes `inner` (outermost first): the
+    innermost member first, each at most its tile size."""
     block = []
     left = threads
     for t in reversed(inner):

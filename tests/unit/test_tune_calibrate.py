@@ -103,3 +103,16 @@ def test_fit_relative_recovers_alpha_beta_gamma_lam():
         calibrate.fit_relative(rows, [0.0] * len(rows))
     with pytest.raises(InvalidConfigError, match="runs with times"):
         calibrate.fit_relative(rows[:2], times[:2])
+
+
+def test_a_new_calibration_of_the_reference_gpu_keeps_the_kernel_fit():
+    ref = calibrate.reference_calibration()
+    assert ref.lam > 0  # fitted on the H100's measured SOR kernels
+    fresh = dataclasses.replace(ref, sigma_ker=1e-5, alpha=1.0, beta=2.0, gamma=3.0, lam=0.0,
+                                note="measured")
+    kept = calibrate.adopt_reference_fit(fresh)
+    assert (kept.alpha, kept.beta, kept.gamma, kept.lam) == (ref.alpha, ref.beta, ref.gamma,
+                                                             ref.lam)
+    assert kept.sigma_ker == 1e-5 and "simplified_fit" in kept.note
+    other = dataclasses.replace(fresh, gpu="Another GPU")
+    assert calibrate.adopt_reference_fit(other) == other
