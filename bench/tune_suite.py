@@ -4,8 +4,10 @@ layout `polycuda tune` chooses (model ranking, then its top k and the defaults m
 search.tune), and (3) the best of a wide hand sweep (tile sizes SWEEP_TILES per band member x
 threads SWEEP_THREADS, the layouts search.exclusion rejects left out, a fixed-seed sample of
 --sweep of them); plus 2-D Jacobi 4096^2 x 1000 float (the target: <= 45.8 ms, the single-sweep
-bandwidth floor, with no hand-given size). The tuned and the sweep's best layouts are verified
-against the sequential program at the kernel's small sizes. JSON with the GPU, date and commit.
+bandwidth floor, with no hand-given size). --schedulers: tune also picks the scheduler among
+the auto candidates by measuring each (e.g. --kernels fdtd_2d --schedulers --no-jacobi). The
+tuned and the sweep's best layouts are verified against the sequential program at the kernel's
+small sizes. JSON with the GPU, date and commit.
 
     python bench/tune_suite.py OUT.json [--quick] [--budget 420] [--kernels a,b] [--sweep 48]
     python bench/tune_suite.py OUT.json --dry-run --kernels sor_1d --sweep 2   # no GPU
@@ -75,11 +77,12 @@ class Timer:
         cupy = device.require_cupy()
         return [cupy.asarray(a) if isinstance(a, np.ndarray) else a for a in host]
 
-    def seconds(self, prog, args: list, tiles: tuple, block: tuple, best: float) -> float:
+    def seconds(self, prog, args: list, tiles: tuple, block: tuple, best: float,
+                scheduler: str | None = None) -> float:
         from polycuda.runtime import launch
 
         kernel = prog.kernel(self.target, tile_sizes=tiles, block_sizes=block,
-                             tuned_sizes=False)
+                             scheduler=scheduler or prog.options.scheduler, tuned_sizes=False)
         first = launch.time_calls(kernel, args, repeats=1, warmup=0)[0]
         if first > SLOW_FACTOR * best:
             return first
@@ -159,8 +162,8 @@ def run_entry(spec: dict, args, timer: Timer, pool, deadline: float, log) -> dic
     data = timer.arguments(kernel, sizes, spec["dtype"])
     best = [math.inf]
 
-    def measure(tiles: tuple, block: tuple) -> float:
-        seconds = timer.seconds(prog, data, tiles, block, best[0])
+    def measure(tiles: tuple, block: tuple, scheduler: str | None = None) -> float:
+        seconds = timer.seconds(prog, data, tiles, block, best[0], scheduler)
         best[0] = min(best[0], seconds)
         return seconds
 
@@ -183,11 +186,16 @@ def _tuned(prog, sizes: dict, args, measure, log) -> dict:
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as cache:
         result = search.tune(prog, sizes, top_k=args.top_k, budget_s=args.rank_budget,
-                             measure=lambda o: measure(o.tile_sizes, o.block_sizes),
+                             measure=lambda o: measure(o.tile_sizes, o.block_sizes,
+                                                       o.scheduler),
+                             schedulers=args.schedulers,
                              cache=Path(cache), use_cache=False,
                              progress=lambda m: log(f"  tune: {m}"))
     seconds = result.measured_s_of_choice()
     return {"tiles": list(result.tile_sizes), "block": list(result.block_sizes),
+            "scheduler": result.scheduler or prog.options.scheduler,
+            "scheduler_candidates_ms": {k: v * 1e3 if v is not None else None
+                                        for k, v in result.candidates.items()},
             "ms": seconds * 1e3 if seconds is not None else None,
             "kept_default": result.tile_sizes == (), "ranked": result.evaluated,
             "tune_s": time.perf_counter() - start,
@@ -242,7 +250,8 @@ def _verify(prog, kernel: suite.Kernel, entry: dict, target: str) -> dict:
         if not pick or not pick.get("tiles"):
             continue
         one = prog.with_options(tile_sizes=tuple(pick["tiles"]),
-                                block_sizes=tuple(pick["block"]), tuned_sizes=False)
+                                block_sizes=tuple(pick["block"]), tuned_sizes=False,
+                                scheduler=pick.get("scheduler", prog.options.scheduler))
         try:
             one.verify(sizes=dict(kernel.small), targets=(target,))
             out[name] = "ok"
@@ -300,6 +309,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size", action="append", type=_size, default=[], metavar="NAME=V",
                         help="set a size parameter of every suite kernel that has it")
     parser.add_argument("--dtype", default="double", choices=("double", "float"))
+    parser.add_argument("--schedulers", action="store_true",
+                        help="tune also chooses among the auto scheduler's candidates "
+                             "(search.tune(schedulers=True)): about 3x the tuning time")
     parser.add_argument("--no-jacobi", action="store_true",
                         help="leave out the 2-D Jacobi 4096^2 x 1000 float entry")
     parser.add_argument("--no-verify", dest="verify", action="store_false")
