@@ -9,7 +9,7 @@ the auto candidates by measuring each (e.g. --kernels fdtd_2d --schedulers --no-
 tuned and the sweep's best layouts are verified against the sequential program at the kernel's
 small sizes. JSON with the GPU, date and commit.
 
-    python bench/tune_suite.py OUT.json [--quick] [--budget 420] [--kernels a,b] [--sweep 48]
+    python bench/tune_suite.py OUT.json [--quick] [--budget 360] [--kernels a,b] [--sweep 48]
     python bench/tune_suite.py OUT.json --dry-run --kernels sor_1d --sweep 2   # no GPU
 
 --quick: QUICK_KERNELS, a sweep of 12, top 3, 2 repeats: about 8 minutes on an H100. --budget:
@@ -298,14 +298,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path)
     parser.add_argument("--quick", action="store_true", help="QUICK_KERNELS, ~8 minutes")
-    parser.add_argument("--budget", type=float, help="seconds of measuring (quick: 420)")
+    parser.add_argument("--budget", type=float,
+                        help="seconds after which no sweep layout or kernel starts (3000; "
+                             "quick 360)")
     parser.add_argument("--kernels", help="comma-separated suite names (default: all dense)")
     parser.add_argument("--sweep", type=int, help="sampled layouts of the hand grid (48; "
                         "quick 12)")
     parser.add_argument("--top-k", type=int, help="layouts tune measures (5; quick 3)")
     parser.add_argument("--repeats", type=int, help="timed runs per layout (5; quick 2)")
-    parser.add_argument("--rank-budget", type=float, default=10.0,
-                        help="seconds of model ranking per kernel")
+    parser.add_argument("--rank-budget", type=float,
+                        help="seconds of model ranking per kernel (20; quick 6)")
     parser.add_argument("--size", action="append", type=_size, default=[], metavar="NAME=V",
                         help="set a size parameter of every suite kernel that has it")
     parser.add_argument("--dtype", default="double", choices=("double", "float"))
@@ -323,7 +325,9 @@ def main(argv: list[str] | None = None) -> int:
     args.sweep = args.sweep if args.sweep is not None else (12 if quick else 48)
     args.top_k = args.top_k or (3 if quick else 5)
     args.repeats = args.repeats or (2 if quick else 5)
-    budget = args.budget or (420.0 if quick else 3000.0)
+    budget = args.budget or (360.0 if quick else 3000.0)  # quick: + tuning and checks ~8 min
+    if args.rank_budget is None:
+        args.rank_budget = 6.0 if quick else 20.0
     start = time.perf_counter()
     deadline = start + budget
 
