@@ -154,16 +154,20 @@ def _options(args: argparse.Namespace, target: str | None = None) -> Options:
     return base.replace(**changes)
 
 
-def read_sizes_file(path: str) -> dict[str, tuple[int, ...]]:
-    """tile_sizes and block_sizes written by `polycuda tune --dump-sizes`; anything else in
-    the file is a UserError."""
+SIZES_FILE_KEYS = ("tile_sizes", "block_sizes", "scheduler")
+
+
+def read_sizes_file(path: str) -> dict[str, object]:
+    """tile_sizes, block_sizes (and scheduler, from `tune --schedulers`) written by
+    `polycuda tune --dump-sizes`; anything else in the file is a UserError."""
     sizes = read_options_file(path)
     data = json.loads(Path(path).read_text(encoding="utf-8"))
-    other = sorted(set(data) - {"tile_sizes", "block_sizes"})
+    other = sorted(set(data) - set(SIZES_FILE_KEYS))
     if other:
-        raise UserError(f"sizes file '{path}' may hold only tile_sizes and block_sizes "
-                        f"(as written by --dump-sizes), not {other}", SourceLoc(path, 1))
-    return {k: getattr(sizes, k) for k in ("tile_sizes", "block_sizes") if k in data}
+        raise UserError(f"sizes file '{path}' may hold only tile_sizes, block_sizes and "
+                        f"scheduler (as written by --dump-sizes), not {other}",
+                        SourceLoc(path, 1))
+    return {k: getattr(sizes, k) for k in SIZES_FILE_KEYS if k in data}
 
 
 def load_programs(args: argparse.Namespace, options: Options) -> tuple[Program, ...]:
@@ -217,9 +221,11 @@ def _say_tuned(programs: tuple[Program, ...], target: str | None) -> None:
         if prog.resolve_target(target) != "cuda":
             continue
         used = prog.effective_options(target)
-        if (used.tile_sizes, used.block_sizes) != (prog.options.tile_sizes,
-                                                    prog.options.block_sizes):
-            print(f"polycuda: {prog.name}: tuned sizes tile_sizes={used.tile_sizes} "
+        if (used.tile_sizes, used.block_sizes, used.scheduler) != (
+                prog.options.tile_sizes, prog.options.block_sizes, prog.options.scheduler):
+            scheduler = (f"scheduler={used.scheduler} "
+                         if used.scheduler != prog.options.scheduler else "")
+            print(f"polycuda: {prog.name}: tuned sizes {scheduler}tile_sizes={used.tile_sizes} "
                   f"block_sizes={used.block_sizes} (from `polycuda tune`; --no-tuned-sizes "
                   "ignores them)", file=sys.stderr)
 
@@ -295,8 +301,9 @@ def cmd_tune(args: argparse.Namespace) -> int:
     options = _options(args).replace(target="cuda")
     prog = require_one(load_programs(args, options), args.function, args.file)
     result = search.tune(prog, dict(args.size or ()), top_k=args.top_k, budget_s=args.budget,
-                         use_cache=not args.no_cache)
-    print(f"{prog.name}: tile_sizes {','.join(map(str, result.tile_sizes))} block_sizes "
+                         use_cache=not args.no_cache, schedulers=args.schedulers)
+    scheduler = f"scheduler {result.scheduler} " if result.scheduler else ""
+    print(f"{prog.name}: {scheduler}tile_sizes {','.join(map(str, result.tile_sizes))} block_sizes "
           f"{','.join(map(str, result.block_sizes))}  ({result.evaluated} layouts ranked by "
           f"the model, calibration {result.calibration}; "
           f"{'top ' + str(len(result.top)) + ' measured' if result.measured else 'not measured: no GPU'})")
@@ -463,6 +470,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--dump-sizes", metavar="FILE",
                    help="write the chosen sizes, for --sizes FILE of compile, run, verify")
     p.add_argument("--no-cache", action="store_true", help="tune again even if cached")
+    p.add_argument("--schedulers", action="store_true",
+                   help="with --scheduler auto (the default): tune each of auto's candidates "
+                        "(isl, pluto, isl-distributed), keep the fastest measured; compile and "
+                        "run then use its scheduler too (needs a GPU)")
     p.add_argument("-v", "--verbose", action="store_true",
                    help="log every excluded layout and why")
     p.set_defaults(func=cmd_tune)
