@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable
 
 import islpy as isl
 
-from polycuda.codegen import abi
+from polycuda.codegen import abi, csr
+from polycuda.codegen.statements import statement_parts
+from polycuda.ir import isl_build
 from polycuda.codegen.c_expr import C_HELPERS, expr_to_c
 from polycuda.codegen.printer import AstPrinter, for_parts, mark_parts, simple_upper_bound
 from polycuda.gpu.mapping import KernelMapping
@@ -373,6 +376,40 @@ def array_elements(arr: Array) -> str:
     return " * ".join(f"(size_t)({expr_to_c(d)})" for d in arr.shape)
 
 
+class _CheckPrinter(AstPrinter):
+    """The points of the checked statements; at each, its run-time index checks."""
+
+    int_type = "long long"
+
+    def user(self, node: isl.AstNode, indent: int) -> None:
+        stmt, text = statement_parts(self.scop, node.user_get_expr())
+        for line in csr.check_lines(self.scop, stmt, text,
+                                    lambda code: f"return {abi.INDEX_ERROR_BASE + code};"):
+            self.emit(indent, line)
+
+
+def index_checks(scop: Scop) -> list[str]:
+    """Lines that check, before the region writes anything, every subscript read from an
+    index array and every range of a loop whose bounds read one (codegen/csr.py), at every
+    point of the statements that have them, in the original order; the entry returns
+    INDEX_ERROR_BASE + code at the first bad one (index arrays are read-only in a region, so
+    checking first is checking what the region will read)."""
+    checked = [s for s in scop.statements if s.is_indirect()]
+    if not checked:
+        return []
+    ctx = isl.Context()
+    sub = dataclasses.replace(scop, statements=tuple(checked))
+    build = isl.AstBuild.from_context(isl_build.context_set(scop, ctx))
+    ids = isl.IdList.alloc(ctx, 64)
+    for k in range(64):
+        ids = ids.add(isl.Id(f"pc_v{k}", context=ctx))
+    ast = build.set_iterators(ids).node_from_schedule_map(isl_build.original_schedule(sub, ctx))
+    printer = _CheckPrinter(scop)
+    printer.node(ast, 1)
+    return ["  /* run-time index checks (indirect subscripts, loops with bounds read from "
+            "arrays), before any write */"] + printer.lines
+
+
 def generate(scop: Scop, ast: isl.AstNode, kernels: tuple[KernelMapping, ...], openmp: bool,
              shuffle: bool = False) -> str:
     """The C source of `int pc_<name>(ARGS)` running the region in the order of `ast`."""
@@ -388,6 +425,7 @@ def generate(scop: Scop, ast: isl.AstNode, kernels: tuple[KernelMapping, ...], o
     lines.append("")
     lines += printer.functions
     lines.append(f"int {abi.entry_name(scop)}({abi.arg_decls(scop)}) {{")
+    lines += index_checks(scop)
     for arr in locals_:
         ctype = abi.C_TYPES[arr.dtype]
         lines.append(f"  {ctype} *{arr.name} = ({ctype} *)calloc({array_elements(arr)}, "
