@@ -157,7 +157,7 @@ class ScopBuilder:
                         f"{arr.dtype}: bounds may read integer (int or long) arrays only",
                         ref.loc or loc)
                 self._check_ref(ref, names)
-            indirect_shape_text(bound, names)
+            indirect_shape_text(bound, names, "loop bound read from arrays")
         loop = CsrLoop(iterator, lower, upper, direction, loc)
         self._csr.append(_Csr(loop, len(self.statements)))
 

@@ -119,7 +119,7 @@ def test_python_frontend_reads_bounds_from_arrays():
     ("for (int k = rowptr[i]; k < rowptr[i + 1]; k++) { y[i] += x[k]; x[k] = 1.0; }",
      "share 'x'", UnsupportedConstruct),
     ("for (int k = rowptr[i] * rowptr[i]; k < rowptr[i + 1]; k++) y[i] += x[k];",
-     "indirect subscript", NotAffineError),
+     "loop bound read from arrays", NotAffineError),
     ("for (int k = (int)x[i]; k < rowptr[i + 1]; k++) y[i] += x[k];",
      "an array of double", UnsupportedConstruct),
     ("for (int k = rowptr[i]; k < rowptr[i + 1]; k++) rowptr[k] = 0;",
