@@ -306,7 +306,8 @@ class ScopBuilder:
                 line = f" at line {stmt.loc.line}" if stmt.loc else ""
                 raise UnsupportedConstruct(
                     f"the statement{line} uses '{ref.array}' as an index array (in a "
-                    f"subscript), but the region also writes '{ref.array}'{where}: index arrays "
+                    f"subscript or a loop bound), but the region also writes "
+                    f"'{ref.array}'{where}: index arrays "
                     "must be read-only in the region", ref.loc or stmt.loc)
 
 
