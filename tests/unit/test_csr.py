@@ -159,6 +159,25 @@ void two(int n, int nnz, double y[n], double z[n], int rowptr[n + 1], double val
 
 
 # -- generated code against the sequential program ----------------------------------------------
+@needs_nvcc
+@pytest.mark.parametrize("target", TARGETS)
+def test_decreasing_csr_loop_keeps_its_order(target):
+    """A CSR loop counting down, its statement not commutative in k (Horner's rule)."""
+    src = """
+void horner(int n, int nnz, double y[n], int rowptr[n + 1], double val[nnz]) {
+#pragma scop
+  for (int i = 0; i < n; i++)
+    for (int k = rowptr[i + 1] - 1; k >= rowptr[i]; k--)
+      y[i] = y[i] * 0.5 + val[k];
+#pragma endscop
+}
+"""
+    prog = polycuda.compile(src)
+    assert prog.scop.statements[0].csr[0].direction == -1
+    args = spmv_args([[0, 1, 2], [], [3], [4, 5, 6, 7]], 4)
+    assert_same(prog, target, {k: args[k] for k in ("n", "nnz", "y", "rowptr", "val")})
+
+
 def test_spmv_stays_static_with_its_row_loop_parallel():
     prog = polycuda.compile(SPMV)
     assert not indirect.runtime_nests(prog.scop)
@@ -253,3 +272,22 @@ def test_bad_row_pointers_are_refused_before_any_write(target, case, array):
     with pytest.raises(LaunchError, match=f"{word} '{array}'"):
         kernel(*[args[a.name] for a in prog.scop.args])
     assert np.array_equal(args["y"], before)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("source, sizes", [(SPMV, {"n": 5000, "nnz": 40000}),
+                                           (SPTRSV, {"n": 5000, "nnz": 40000}),
+                                           (MESH, {"n": 5000, "ne": 40000})])
+def test_csr_on_the_gpu(source, sizes):
+    """On a real GPU: the CSR loops against the sequential program, and a bad row pointer
+    refused on device arrays with nothing written."""
+    cupy = pytest.importorskip("cupy")
+    prog = polycuda.compile(source)
+    assert all(r.ok for r in prog.verify(sizes=sizes, targets=("cuda",)))
+    if source is SPMV:
+        args = spmv_args([[0, 1], [2], [3, 4], [1], []], 5)
+        args["rowptr"][4] = 9
+        dev = {k: (cupy.asarray(v) if isinstance(v, np.ndarray) else v) for k, v in args.items()}
+        with pytest.raises(LaunchError, match="bad loop bounds read from 'rowptr'"):
+            prog.kernel("cuda")(*[dev[a.name] for a in prog.scop.args])
+        np.testing.assert_array_equal(cupy.asnumpy(dev["y"]), args["y"])
