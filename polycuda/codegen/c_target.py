@@ -377,23 +377,51 @@ def array_elements(arr: Array) -> str:
 
 
 class _CheckPrinter(AstPrinter):
-    """The points of the checked statements; at each, its run-time index checks."""
+    """The points of the checked statements; at each, its run-time index checks. A failed
+    check records the least error code in pc_err and leaves the innermost loop around it (its
+    statement's checks: a `do { } while (0)`), so nothing after it reads through the value it
+    refused; with `openmp`, the outermost loops run in parallel (checks only read)."""
 
     int_type = "long long"
 
+    def __init__(self, scop: Scop, openmp: bool):
+        super().__init__(scop)
+        self.openmp = openmp
+        self.depth = 0
+
+    def for_(self, node: isl.AstNode, indent: int) -> None:
+        ub, (it, init, _, inc) = simple_upper_bound(node), for_parts(node)
+        if self.openmp and self.depth == 0 and ub is not None and inc == "1" \
+                and not node.for_is_degenerate():
+            # OpenMP wants the canonical form `it <= bound` (no parentheses around it)
+            self.emit(indent, "#pragma omp parallel for reduction(min: pc_err) "
+                              "schedule(dynamic, 256)")
+            self.emit(indent, f"for (long long {it} = {init}; {it} <= {ub}; {it} += 1) {{")
+            self.depth += 1
+            self.node(node.for_get_body(), indent + 1)
+            self.depth -= 1
+            self.emit(indent, "}")
+            return
+        self.depth += 1
+        super().for_(node, indent)
+        self.depth -= 1
+
     def user(self, node: isl.AstNode, indent: int) -> None:
         stmt, text = statement_parts(self.scop, node.user_get_expr())
+        self.emit(indent, "do {")
         for line in csr.check_lines(self.scop, stmt, text,
-                                    lambda code: f"return {abi.INDEX_ERROR_BASE + code};"):
-            self.emit(indent, line)
+                                    lambda code: f"{{ if ({code} < pc_err) pc_err = {code}; "
+                                                 "break; }"):
+            self.emit(indent + 1, line)
+        self.emit(indent, "} while (0);")
 
 
-def index_checks(scop: Scop) -> list[str]:
+def index_checks(scop: Scop, openmp: bool = False) -> list[str]:
     """Lines that check, before the region writes anything, every subscript read from an
     index array and every range of a loop whose bounds read one (codegen/csr.py), at every
-    point of the statements that have them, in the original order; the entry returns
-    INDEX_ERROR_BASE + code at the first bad one (index arrays are read-only in a region, so
-    checking first is checking what the region will read)."""
+    point of the statements that have them; the entry returns INDEX_ERROR_BASE + the least
+    error code found (index arrays are read-only in a region, so checking first is checking
+    what the region will read)."""
     checked = [s for s in scop.statements if s.is_indirect()]
     if not checked:
         return []
@@ -404,10 +432,13 @@ def index_checks(scop: Scop) -> list[str]:
     for k in range(64):
         ids = ids.add(isl.Id(f"pc_v{k}", context=ctx))
     ast = build.set_iterators(ids).node_from_schedule_map(isl_build.original_schedule(sub, ctx))
-    printer = _CheckPrinter(scop)
-    printer.node(ast, 1)
-    return ["  /* run-time index checks (indirect subscripts, loops with bounds read from "
-            "arrays), before any write */"] + printer.lines
+    printer = _CheckPrinter(scop, openmp)
+    printer.node(ast, 2)
+    none = "0x7fffffff"
+    return (["  { /* run-time index checks (indirect subscripts, loops with bounds read from "
+             "arrays), before any write */",
+             f"    int pc_err = {none};"] + printer.lines
+            + [f"    if (pc_err != {none}) return {abi.INDEX_ERROR_BASE} + pc_err;", "  }"])
 
 
 def generate(scop: Scop, ast: isl.AstNode, kernels: tuple[KernelMapping, ...], openmp: bool,
@@ -425,7 +456,7 @@ def generate(scop: Scop, ast: isl.AstNode, kernels: tuple[KernelMapping, ...], o
     lines.append("")
     lines += printer.functions
     lines.append(f"int {abi.entry_name(scop)}({abi.arg_decls(scop)}) {{")
-    lines += index_checks(scop)
+    lines += index_checks(scop, openmp)
     for arr in locals_:
         ctype = abi.C_TYPES[arr.dtype]
         lines.append(f"  {ctype} *{arr.name} = ({ctype} *)calloc({array_elements(arr)}, "
