@@ -12,13 +12,14 @@ from pathlib import Path
 
 from polycuda.bench import command as bench_command
 from polycuda.errors import InvalidConfigError, PolycudaError, SourceLoc, UserError
-from polycuda.options import INTRA_WAVEFRONTS, SCHEDULERS, WAVEFRONT_SYNCS, Options
+from polycuda.options import (HOST_BUFFERS, HOST_COPIES, INTRA_WAVEFRONTS, MAX_REDUCTION_BLOCKS,
+                              REDUCTION_COMBINES, SCHEDULERS, WAVEFRONT_SYNCS, Options)
 from polycuda.program import Program
 
 VERIFY_TARGETS = ("c", "openmp", "cuda", "emulate")
 # options whose value may start with '-' ("--tile-sizes -4,8" is a value, not an option)
 _VALUE_OPTIONS = ("--tile-sizes", "--block-sizes", "--size", "--shared-memory", "--repeat",
-                  "--top-k", "--budget")
+                  "--top-k", "--budget", "--reduction-blocks")
 _EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what a shell reports for `yes | head`
 
 
@@ -122,6 +123,10 @@ def _options(args: argparse.Namespace, target: str | None = None) -> Options:
         changes["expand_scalars"] = False
     if args.allow_reassociation is not None:
         changes["allow_reassociation"] = args.allow_reassociation
+    if args.reduction_blocks is not None:
+        changes["reduction_blocks"] = args.reduction_blocks
+    if args.reduction_combine:
+        changes["reduction_combine"] = args.reduction_combine
     if args.no_private_promotion:
         changes["private_promotion"] = False
     if args.wavefront_sync:
@@ -134,6 +139,9 @@ def _options(args: argparse.Namespace, target: str | None = None) -> Options:
         changes.update(read_sizes_file(args.sizes))
     if args.no_tuned_sizes:
         changes["tuned_sizes"] = False
+    for name in ("host_buffers", "host_copies", "host_pin_min_kib", "host_chunk_kib"):
+        if getattr(args, name) is not None:
+            changes[name] = getattr(args, name)
     return base.replace(**changes)
 
 
@@ -336,6 +344,15 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="cuda: sum a reduction loop that would run in one thread with a block "
                         "of threads, in another order (default: on; floating-point results "
                         "then differ by rounding)")
+    p.add_argument("--reduction-blocks", type=int, metavar="N",
+                   help="cuda: blocks of a reduction kernel: 0 (default) fills the GPU, "
+                        "min(ceil(L / 1024), 4 x SMs) for L iterations; N: at most N (1: one "
+                        f"block); at most {MAX_REDUCTION_BLOCKS}")
+    p.add_argument("--reduction-combine", choices=REDUCTION_COMBINES,
+                   help="cuda: the blocks of a reduction kernel combine their results by "
+                        "atomicAdd for += and -= and a pass over a partial array for *= "
+                        "(auto, default), or always by the pass, in a fixed order (pass: the "
+                        "same floating-point result on every run)")
     p.add_argument("--no-expand-scalars", action="store_true",
                    help="keep one cell for each region-local scalar or array set and read in "
                         "each iteration of its loops, and no copy for reads of values from "
@@ -356,6 +373,20 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-private-promotion", action="store_true",
                    help="CUDA: keep every array element in global memory (no registers for "
                         "elements that one thread reuses)")
+    p.add_argument("--host-buffers", choices=HOST_BUFFERS,
+                   help="cuda host entry: allocate and free the device arrays in every call "
+                        "(per-call, default) or keep them across calls (reuse: grown when a "
+                        "call needs more, freed by pc_<name>_release() and at exit)")
+    p.add_argument("--host-copies", choices=HOST_COPIES,
+                   help="cuda host entry: copy the arrays in and out as pageable memory "
+                        "(default), page-locked for the call (register: cudaHostRegister), or "
+                        "through a reused page-locked buffer in double-buffered chunks (staged)")
+    p.add_argument("--host-pin-min", type=int, metavar="KIB", dest="host_pin_min_kib",
+                   help="--host-copies register/staged: arrays under KIB KiB are copied as "
+                        "pageable memory (default 1024)")
+    p.add_argument("--host-chunk", type=int, metavar="KIB", dest="host_chunk_kib",
+                   help="--host-copies staged: KiB per chunk of the staging buffer (default "
+                        "4096; the buffer holds two)")
     p.add_argument("--options", help="read options written by --dump-options")
     p.add_argument("--no-tuned-sizes", action="store_true",
                    help="cuda: ignore the sizes of an earlier `polycuda tune` of this region "

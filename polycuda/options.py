@@ -20,6 +20,25 @@ WAVEFRONT_SYNCS = ("kernels", "grid")
 # else along the skewed sum of the point coordinates; "sum" always the skewed sum, as PLUTO's
 # CUDA (Di et al. 2012, Figure 5: the baseline of their Figures 12-13).
 INTRA_WAVEFRONTS = ("auto", "sum")
+# How the blocks of a many-block reduction kernel combine their results into the cell
+# (gpu/mapping.py, reduction_combine): "auto" by atomicAdd for `+=` and `-=` (floating-point
+# results then depend on the order in which blocks finish), and by a pass over a partial array
+# for `*=` (no atomic multiply in hardware); "pass" always by the pass, in a fixed order (the
+# same result on every run at one grid size).
+REDUCTION_COMBINES = ("auto", "pass")
+# Most blocks of a reduction kernel: its partial array (one entry per block) is this long.
+MAX_REDUCTION_BLOCKS = 1024
+# CUDA host entry `pc_<name>` (codegen/host_driver.py): device buffers allocated and freed in
+# every call, or kept in the generated file across calls (grown when a call needs more bytes,
+# freed by `pc_<name>_release()` and at exit).
+HOST_BUFFERS = ("per-call", "reuse")
+# How the host entry copies the user's arrays: pageable cudaMemcpy; the arrays page-locked for
+# the call (cudaHostRegister); or through a reused page-locked staging buffer, in chunks whose
+# copy engine transfer overlaps the CPU's memcpy of the next chunk (double buffering).
+HOST_COPIES = ("pageable", "register", "staged")
+# The options of the host entry alone: they change no kernel (tune results, sub-regions of the
+# inspector/executor's entry ignore them).
+HOST_SIDE_FIELDS = ("host_buffers", "host_copies", "host_pin_min_kib", "host_chunk_kib")
 
 
 def fit_sizes(given: tuple[int, ...], default: tuple[int, ...]) -> tuple[int, ...]:
@@ -100,9 +119,15 @@ class Options:
     # can run in parallel.
     expand_scalars: bool = True
     # CUDA: a loop of one reduction statement (`x += e`, `x *= e`) that would run in one
-    # thread is summed by a block of threads instead, in a different order: floating-point
+    # thread is summed by blocks of threads instead, in a different order: floating-point
     # results differ from the sequential ones by rounding (verify's tolerance allows it).
     allow_reassociation: bool = True
+    # CUDA, with allow_reassociation: blocks of a reduction kernel. 0: enough to fill the GPU,
+    # min(ceil(L / 1024), 4 x SMs) for a loop of L iterations, read at run time; N: at most N
+    # (1: one block, no atomics and no partial array). At most MAX_REDUCTION_BLOCKS.
+    reduction_blocks: int = 0
+    # REDUCTION_COMBINES: how the blocks of a reduction kernel combine their partial results.
+    reduction_combine: str = "auto"
     # Tile permutable bands that have no parallel member and run them as two-level wavefronts
     # (tiles of one wavefront on blocks, points of one intra-tile wavefront on threads).
     wavefront: bool = True
@@ -133,6 +158,15 @@ class Options:
     # `polycuda tune` of this region (same options) on this GPU, from the tune cache
     # (Program.effective_options; tune/search.lookup). False: the defaults of gpu/mapping.
     tuned_sizes: bool = True
+    # CUDA host entry: HOST_BUFFERS (device buffers per call or reused across calls).
+    host_buffers: str = "per-call"
+    # CUDA host entry: HOST_COPIES (pageable, register or staged copies in and out).
+    host_copies: str = "pageable"
+    # host_copies register / staged: arrays of fewer KiB are copied as pageable memory (pinning
+    # or staging costs more than it saves on a small copy).
+    host_pin_min_kib: int = 1024
+    # host_copies staged: KiB per chunk; the staging buffer holds two chunks.
+    host_chunk_kib: int = 4096
 
     def __post_init__(self) -> None:
         if self.target not in TARGETS:
@@ -156,11 +190,30 @@ class Options:
         if not 0 < self.schedule_budget_s < math.inf:
             raise InvalidConfigError(f"{self.schedule_budget_s=} must be > 0 and finite "
                                      "(seconds)")
+        if not 0 <= self.reduction_blocks <= MAX_REDUCTION_BLOCKS:
+            raise InvalidConfigError(f"{self.reduction_blocks=} must be 0 (fill the GPU) .. "
+                                     f"{MAX_REDUCTION_BLOCKS}")
+        if self.reduction_combine not in REDUCTION_COMBINES:
+            raise InvalidConfigError(
+                f"{self.reduction_combine=} is not one of {REDUCTION_COMBINES}")
+        if self.host_buffers not in HOST_BUFFERS:
+            raise InvalidConfigError(f"{self.host_buffers=} is not one of {HOST_BUFFERS}")
+        if self.host_copies not in HOST_COPIES:
+            raise InvalidConfigError(f"{self.host_copies=} is not one of {HOST_COPIES}")
+        if not 0 <= self.host_pin_min_kib <= 1 << 30:
+            raise InvalidConfigError(f"{self.host_pin_min_kib=} must be 0..2^30 (KiB)")
+        if not 1 <= self.host_chunk_kib <= 1 << 20:
+            raise InvalidConfigError(f"{self.host_chunk_kib=} must be 1..2^20 (KiB)")
         if not 1 <= self.max_mapped_dims <= 3:
             raise InvalidConfigError(f"{self.max_mapped_dims=} must be 1, 2 or 3")
 
     def replace(self, **changes: object) -> Options:
         return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+
+    def default_host_side(self) -> Options:
+        """These options with the host entry's (HOST_SIDE_FIELDS) at their defaults."""
+        default = Options()
+        return self.replace(**{name: getattr(default, name) for name in HOST_SIDE_FIELDS})
 
     def to_text(self) -> str:
         """Only the fields that differ from the defaults, as sorted JSON."""

@@ -10,6 +10,7 @@ import islpy as isl
 
 from polycuda.analysis import dependences, indirect, reductions
 from polycuda.codegen import c_target, cuda_target, inspector_cuda, private_code
+from polycuda.codegen.host_driver import HostSide
 from polycuda import progress
 from polycuda.errors import IllegalScheduleError, InvalidConfigError, PolycudaError
 from polycuda.gpu import cost, mapping, promotion, staging
@@ -305,7 +306,7 @@ def _source(scop: Scop, options: Options, ctx: isl.Context, mapped: mapping.Mapp
     del handle, private_handle
     if options.target == "cuda":
         return cuda_target.generate(scop, ast, mapped.kernels, final_conditions, private,
-                                    coordinates)
+                                    coordinates, HostSide.of(options))
     return c_target.generate(scop, ast, mapped.kernels, openmp=options.target == "openmp",
                              shuffle=options.shuffle_parallel)
 
@@ -343,8 +344,12 @@ def _runtime_generated(scop: Scop, options: Options, start: float) -> Generated:
         if not static:
             return
         sub = static_region(scop, tuple(static), len(parts))
+        # the sub-region's host entry is dropped (inspector_cuda.static_part): its default
+        # host side keeps the host-side helpers out of its text; its own index checks are
+        # the "check" part before it, so it takes the static path directly
+        host = options.default_host_side()
         timer = progress.PassTimer(sub.name)
-        generated = _static_generated(transform_scop(sub, options, timer), options,
+        generated = _static_generated(transform_scop(sub, host, timer), host,
                                       time.perf_counter(), timer)
         kernels.extend(generated.kernels)
         parts.append(("static", (sub, generated.source)))
@@ -360,7 +365,8 @@ def _runtime_generated(scop: Scop, options: Options, start: float) -> Generated:
                 parts.append(("check", checks[pos]))
             static.extend(stmts)
     flush()
-    source = inspector_cuda.generate(scop, parts, isl_scheduler.new_context())
+    source = inspector_cuda.generate(scop, parts, isl_scheduler.new_context(),
+                                     HostSide.of(options))
     reason = "run-time nests: " + "; ".join(n.reason for n in nests.values())
     return Generated(scop, options, source, "", tuple(kernels),
                      time.perf_counter() - start, reason)

@@ -32,8 +32,16 @@ def schedule_of(prog: Program) -> dict:
     options = prog.options.replace(target=prog.resolve_target(None).replace("emulate", "cuda"))
     scop = transform_scop(prog.scop, options)
     choice = choose_schedule(scop, options, ctx, dependence_map(scop, ctx))
-    return {"scheduler": choice.scheduler, "choice": choice.reason,
-            **report.schedule_json(scop, choice.schedule)}
+    scheduled = report.schedule_json(scop, choice.schedule)
+    kernels = {k.reduction_statement: k for k in choice.mapped.kernels if k.reduction}
+    for stmt in scheduled["statements"]:
+        kernel = kernels.get(stmt["name"])
+        if kernel is not None and stmt["hyperplanes"]:
+            # a reduction kernel's band has one member and the statement as its leaf: the
+            # statement's innermost loop (mapping._reduction)
+            stmt["reduction"] = {"row": len(stmt["hyperplanes"]) - 1, "op": kernel.reduction,
+                                 "kernel": kernel.name, "run": kernel.reduction_combine}
+    return {"scheduler": choice.scheduler, "choice": choice.reason, **scheduled}
 
 
 def _deps_text(prog: Program) -> str:
@@ -56,8 +64,13 @@ def _schedule_text(prog: Program) -> str:
     lines = [f"region {prog.name} ({scheduled['scheduler']} scheduler; {scheduled['choice']}):"]
     for stmt in scheduled["statements"]:
         lines.append(f"  {stmt['name']}[{', '.join(stmt['iterators'])}]")
-        for row, par in zip(stmt["hyperplanes"], stmt["parallel"]):
-            lines.append(f"    {row}  {'parallel' if par else 'sequential'}")
+        reduction = stmt.get("reduction", {})
+        for k, (row, par) in enumerate(zip(stmt["hyperplanes"], stmt["parallel"])):
+            kind = "parallel" if par else "sequential"
+            if reduction.get("row") == k:  # Shirako et al. 2017, Section 5.3: a reduction loop
+                kind = (f"reduction ({reduction['op']}), {reduction['kernel']}: "
+                        f"{reduction['run']}")
+            lines.append(f"    {row}  {kind}")
     return "\n".join(lines)
 
 

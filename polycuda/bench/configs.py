@@ -31,6 +31,10 @@ CONFIG_OPTIONS: Mapping[str, Mapping[str, Any]] = {
     "pluto-sum": {"scheduler": "pluto", "intra_wavefront": "sum"},
     "intra": {"scheduler": "pluto", "balanced_wavefront": True},
     "inter": {"scheduler": "pluto", "balanced_wavefront": True, "eliminate_false_deps": True},
+    # reduction loops on one block (as before many-block reductions) / always by the partial-
+    # array pass (a fixed order), against the default: atomics for += and -= (gpu/mapping.py)
+    "red-1block": {"reduction_blocks": 1},
+    "red-pass": {"reduction_combine": "pass"},
     # Options() as it is: what `polycuda compile` does without flags, whatever that becomes
     "default": {},
 }
@@ -45,6 +49,8 @@ CONFIG_LABELS: Mapping[str, str] = {
     "intra": "Pluto + balanced intra-tile wavefronts (Di et al. 'intra')",
     "inter": "Pluto + balanced intra-tile wavefronts + false-dependence elimination "
              "(Di et al. 'intra+inter')",
+    "red-1block": "reduction loops summed by one block of 256 threads",
+    "red-pass": "reduction loops on many blocks, their totals combined by a partial-array pass",
     "default": "polycuda's default Options() (no flag)",
 }
 

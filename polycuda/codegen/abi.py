@@ -5,6 +5,10 @@ Every generated source (targets c, openmp, cuda) defines one entry per region:
     int pc_<scop.name>(ARGS)        host pointers; returns 0 on success
     int pc_<scop.name>_dev(ARGS)    CUDA only: device pointers, runs in place; returns the
                                     cudaError_t as int (0 = success)
+    int pc_<scop.name>_release(void)  CUDA only, when Options.host_buffers / host_copies
+                                    are not the defaults: frees the device buffers and the
+                                    page-locked staging buffer kept across calls (0 = success;
+                                    call it before cudaDeviceReset)
     void pc_<scop.name>_fail(int err)  CUDA only: prints the entry's name and the CUDA error
                                     (number, name, message) on stderr, then exit(EXIT_FAILURE);
                                     the rewritten C of `polycuda compile --target cuda` calls

@@ -29,11 +29,11 @@ from collections.abc import Callable
 
 import islpy as isl
 
-from polycuda.codegen import abi
+from polycuda.codegen import abi, host_driver, reduction_code
+from polycuda.codegen.host_driver import HostSide
 from polycuda.ir.ast_expr import ast_expr_to_c
 from polycuda.codegen.c_expr import C_HELPERS, RefPrinter, expr_to_c
-from polycuda.codegen.c_target import array_elements
-from polycuda.codegen.printer import AstPrinter, for_parts, mark_parts
+from polycuda.codegen.printer import AstPrinter, for_parts, mark_parts, simple_upper_bound
 from polycuda.codegen.private_code import PrivateTables
 from polycuda.codegen.statements import flat_ref_printer, statement_parts, user_statement
 from polycuda.codegen.test_main import main_source
@@ -369,26 +369,28 @@ class KernelPrinter(AstPrinter):
 
 
 class ReductionPrinter(KernelPrinter):
-    """A one-block reduction kernel (KernelMapping.reduction; Shirako et al. 2017, Section 5.3,
-    thread-level tree reduction): thread t runs iterations t, t + blockDim.x, ... of the loop,
-    accumulating its statement's right-hand side into a register; the partial results are
-    combined pairwise in shared memory, halving the threads at each step (a barrier after
-    each), and thread 0 applies the total to the statement's cell, which every iteration
-    updates (mapping._reduction proved it one cell). A statement outside the loop (a single
-    iteration) runs on thread 0. `lines_around()` adds the prologue and the epilogue."""
+    """A reduction kernel (KernelMapping.reduction; Shirako et al. 2017, Section 5.3, run as a
+    tree reduction, on one block or many: codegen/reduction_code.py): thread t of block b runs
+    iterations b * blockDim.x + t, then gridDim.x * blockDim.x further on, ..., accumulating its
+    statement's right-hand side into a register; each block combines its threads' results in
+    a tree in shared memory, and the blocks' totals are applied to the statement's cell, which
+    every iteration updates (mapping._reduction proved it one cell), once each. A statement
+    outside the loop (a single iteration) runs on thread 0 of block 0. `lines_around(name)`
+    adds the prologue and the epilogue; `declarations` the file-scope variables."""
 
     def __init__(self, scop: Scop, kernel: KernelMapping, scope: frozenset[str]):
         super().__init__(scop, kernel, scope)
         self.combine, self.identity = OPERATIONS[kernel.reduction]
         self.ctype = "double"
         self.in_loop = False
+        self.declarations: list[str] = []
 
     def for_(self, node: isl.AstNode, indent: int) -> None:
         if self.in_loop or node.for_is_degenerate():
             return super().for_(node, indent)
         it, init, cond, inc = for_parts(node)
-        self.emit(indent, f"for (int {it} = {init} + (int)threadIdx.x * {inc}; {cond}; "
-                          f"{it} += (int)blockDim.x * {inc}) {{")
+        first, stride = reduction_code.loop_start(self.kernel, init, inc)
+        self.emit(indent, f"for (int {it} = {first}; {cond}; {it} += {stride}) {{")
         self.in_loop = True
         self.node(node.for_get_body(), indent + 1)
         self.in_loop = False
@@ -398,24 +400,13 @@ class ReductionPrinter(KernelPrinter):
         stmt, text = statement_parts(self.scop, node.user_get_expr())
         self.ctype = abi.C_TYPES[self.scop.array(stmt.lhs.array).dtype]
         update = f"{{ pc_cell = &{text(stmt.lhs)}; pc_acc {stmt.op} {text(stmt.rhs)}; }}"
-        self.emit(indent, update if self.in_loop else f"if (threadIdx.x == 0) {update}")
+        self.emit(indent, update if self.in_loop else
+                  f"if ({reduction_code.first_thread(self.kernel)}) {update}")
 
-    def lines_around(self) -> None:
-        t, op = self.ctype, self.combine
-        self.lines[:0] = [f"  __shared__ {t} pc_part[{REDUCTION_THREADS}];",
-                          f"  __shared__ {t} *pc_cell;",
-                          f"  {t} pc_acc = ({t}){self.identity};",
-                          "  if (threadIdx.x == 0) pc_cell = NULL;",
-                          "  __syncthreads();"]
-        self.lines += ["  pc_part[threadIdx.x] = pc_acc;",
-                       "  __syncthreads();",
-                       "  for (int pc_s = (int)blockDim.x / 2; pc_s > 0; pc_s /= 2) {",
-                       "    if ((int)threadIdx.x < pc_s)",
-                       f"      pc_part[threadIdx.x] = pc_part[threadIdx.x] {op} "
-                       "pc_part[threadIdx.x + pc_s];",
-                       "    __syncthreads();",
-                       "  }",
-                       f"  if (threadIdx.x == 0 && pc_cell != NULL) *pc_cell {op}= pc_part[0];"]
+    def lines_around(self, name: str) -> None:
+        self.lines[:0] = reduction_code.prologue(self.ctype, self.identity)
+        self.lines += reduction_code.epilogue(self.kernel, name, self.ctype)
+        self.declarations = reduction_code.declarations(self.kernel, name, self.ctype)
 
 
 class HostPrinter(AstPrinter):
@@ -454,6 +445,8 @@ class HostPrinter(AstPrinter):
         name, params = self._kernel(kernel, node.mark_get_node(), self.host_iters)
         args = ", ".join(p[1] for p in params)
         grid, block = _launch_dims(kernel, self.host_iters)
+        if kernel.reduction:
+            grid = reduction_code.grid(kernel, _loop_length(node.mark_get_node()))
         shared = f", {self.shared[name]}" if self.shared[name] else ""
         # a wavefront kernel: one launch per inter-tile wavefront (the host loop around it);
         # kernel boundaries order the wavefronts
@@ -476,9 +469,11 @@ class HostPrinter(AstPrinter):
         printer = (ReductionPrinter(self.scop, kernel, scope) if kernel.reduction else
                    KernelPrinter(self.scop, kernel, scope, self.final_conditions,
                                  self.private, self.leaf_coordinates))
+        head: list[str] = []
         if isinstance(printer, ReductionPrinter):
             printer.node(body, 1)
-            printer.lines_around()
+            printer.lines_around(name)
+            head = printer.declarations
         elif w_loop is None:
             printer.node(body, 1)
         else:
@@ -504,7 +499,7 @@ class HostPrinter(AstPrinter):
             bound = (f" __launch_bounds__({threads}, {resident})" if resident > 1
                      else f" __launch_bounds__({threads})")
         self.kernel_sources.append("\n".join(
-            [f"__global__ void{bound} {name}({decl}) {{"] + printer.lines + ["}"]))
+            [*head, f"__global__ void{bound} {name}({decl}) {{"] + printer.lines + ["}"]))
         return name, params
 
     def _grid_synced(self, node: isl.AstNode) -> KernelMapping | None:
@@ -818,6 +813,18 @@ def _product(values: tuple[int, ...]) -> int:
     return result
 
 
+def _loop_length(body: isl.AstNode) -> str | None:
+    """The iterations of the loop that is the whole AST `body` (C text in the host's iterators
+    and the parameters; ub - init + 1, negative when it runs none), else None."""
+    if body.get_type() != isl.ast_node_type.for_ or body.for_is_degenerate():
+        return None
+    _, init, _, inc = for_parts(body)
+    upper = simple_upper_bound(body)
+    if inc != "1" or upper is None:
+        return None
+    return f"({upper}) - ({init}) + 1"
+
+
 def _launch_dims(kernel: KernelMapping, host_iters: list[str]) -> tuple[str, str]:
     if kernel.reduction:
         return "dim3(1)", f"dim3({REDUCTION_THREADS})"
@@ -833,45 +840,23 @@ def _launch_dims(kernel: KernelMapping, host_iters: list[str]) -> tuple[str, str
     return f"dim3({', '.join(grid)})", f"dim3({', '.join(block)})"
 
 
-def _dev_entry(scop: Scop, host: HostPrinter) -> list[str]:
+def _dev_entry(scop: Scop, host: HostPrinter, side: HostSide) -> list[str]:
     lines = [f'extern "C" int {abi.entry_name(scop, "_dev")}({abi.arg_decls(scop)}) {{']
-    locals_ = [a for a in scop.arrays if a.local]
-    for arr in locals_:
-        ctype = abi.C_TYPES[arr.dtype]
-        lines.append(f"  {ctype} *{arr.name} = NULL;")
-        lines.append(f"  PC_CHECK(cudaMalloc((void **)&{arr.name}, "
-                     f"{array_elements(arr)} * sizeof({ctype})));")
+    alloc, free = host_driver.device_locals(scop, side)
+    lines += alloc
     lines += [f"  {line}" for line in host.setup]
     lines += host.lines
     lines.append("  PC_CHECK(cudaGetLastError());")
     lines.append("  PC_CHECK(cudaDeviceSynchronize());")
-    lines += [f"  cudaFree({arr.name});" for arr in locals_]
+    lines += free
     lines += ["  return 0;", "}"]
     return lines
 
 
-def host_entry(scop: Scop) -> list[str]:
-    """pc_<name>: copies host arrays to the device, runs pc_<name>_dev, copies results back."""
-    lines = [f'extern "C" int {abi.entry_name(scop)}({abi.arg_decls(scop)}) {{',
-             "  int err = 0;"]
-    arrays = [a for a in scop.args if a.kind == "array"]
-    written = set(scop.written_arrays())
-    for arg in arrays:
-        ctype, size = abi.C_TYPES[arg.dtype], array_elements(scop.array(arg.name))
-        lines.append(f"  {ctype} *d_{arg.name} = NULL;")
-        lines.append(f"  PC_CHECK(cudaMalloc((void **)&d_{arg.name}, {size} * sizeof({ctype})));")
-        lines.append(f"  PC_CHECK(cudaMemcpy(d_{arg.name}, {arg.name}, {size} * sizeof({ctype}), "
-                     "cudaMemcpyHostToDevice));")
-    call_args = ", ".join(f"d_{a.name}" if a.kind == "array" else a.name for a in scop.args)
-    lines.append(f"  err = {abi.entry_name(scop, '_dev')}({call_args});")
-    for arg in arrays:
-        ctype, size = abi.C_TYPES[arg.dtype], array_elements(scop.array(arg.name))
-        if arg.name in written:
-            lines.append(f"  if (!err) err = (int)cudaMemcpy({arg.name}, d_{arg.name}, "
-                         f"{size} * sizeof({ctype}), cudaMemcpyDeviceToHost);")
-    lines += [f"  cudaFree(d_{a.name});" for a in arrays]
-    lines += ["  return err;", "}"]
-    return lines
+def host_entry(scop: Scop, side: HostSide | None = None) -> list[str]:
+    """pc_<name>: copies host arrays to the device, runs pc_<name>_dev, copies results back
+    (codegen/host_driver.py; `side`: how, default the options' defaults)."""
+    return host_driver.host_entry(scop, side or HostSide())
 
 
 def fail_function(scop: Scop) -> list[str]:
@@ -904,20 +889,28 @@ def prelude() -> str:
 def generate(scop: Scop, ast: isl.AstNode, kernels: tuple[KernelMapping, ...],
              final_conditions: dict[str, str] | None = None,
              private: PrivateTables | None = None,
-             leaf_coordinates: dict[str, dict[str, str]] | None = None) -> str:
+             leaf_coordinates: dict[str, dict[str, str]] | None = None,
+             side: HostSide | None = None) -> str:
     """The standalone .cu text: kernels, `pc_<name>_dev`, `pc_<name>` (extern "C"), and a
     `main` compiled only with -DPOLYCUDA_MAIN. final_conditions: of final_store_guards, for
     the AST built with it (a staged kernel needs them); private: of
-    private_code.private_registers, the same (a kernel with private scopes needs them)."""
+    private_code.private_registers, the same (a kernel with private scopes needs them); side:
+    the host side of the entries (host_driver.HostSide.of(options)), default the defaults'."""
+    side = side or HostSide()
     host = HostPrinter(scop, {k.name: k for k in kernels}, final_conditions, private,
                        leaf_coordinates)
     host.node(ast, 1)
+    host.setup[:0] = reduction_code.grid_setup(list(kernels))
     parts = [_PRELUDE.format(helpers=C_HELPERS.rstrip())]
     if any(k.grid_sync for k in kernels):
         parts.append("#include <cooperative_groups.h>\n")
     parts += [src + "\n" for src in host.kernel_sources]
-    parts.append("\n".join(_dev_entry(scop, host)) + "\n")
-    parts.append("\n".join(host_entry(scop)) + "\n")
+    parts += [text for text in (host_driver.support(scop, side), host_driver.states(scop, side))
+              if text]
+    parts.append("\n".join(_dev_entry(scop, host, side)) + "\n")
+    parts.append("\n".join(host_entry(scop, side)) + "\n")
+    if side.stateful:
+        parts.append("\n".join(host_driver.release_function(scop, side)) + "\n")
     parts.append("\n".join(fail_function(scop)) + "\n")
     parts.append(main_source(scop))
     return "\n".join(parts)

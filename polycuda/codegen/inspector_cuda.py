@@ -28,8 +28,9 @@ import re
 import islpy as isl
 
 from polycuda.analysis.indirect import RuntimeNest
-from polycuda.codegen import abi
+from polycuda.codegen import abi, host_driver
 from polycuda.codegen import cuda_target
+from polycuda.codegen.host_driver import HostSide
 from polycuda.codegen.c_target import array_elements
 from polycuda.codegen.printer import AstPrinter
 from polycuda.codegen.runtime_nest import ITERATION, NestCode, body_lines, bound_checks, nest_code
@@ -276,10 +277,13 @@ def static_part(source: str, sub: Scop) -> tuple[str, bool]:
     return body.strip("\n"), cooperative
 
 
-def generate(scop: Scop, parts: list[tuple[str, object]], ctx: isl.Context) -> str:
+def generate(scop: Scop, parts: list[tuple[str, object]], ctx: isl.Context,
+             side: HostSide | None = None) -> str:
     """The standalone .cu of a region with run-time nests. parts: in textual order,
     ("nest", RuntimeNest), ("check", RuntimeNest) (the index checks alone, before a static
-    part) or ("static", (sub_scop, its cuda source))."""
+    part) or ("static", (sub_scop, its cuda source: generated with the default host side,
+    whose host entry is dropped)); side: the host side of the entries."""
+    side = side or HostSide()
     kernels, driver, cooperative = [], [], False
     nests = [p for kind, p in parts if kind == "nest"]
     checks = [p for kind, p in parts if kind == "check"]
@@ -315,23 +319,23 @@ def generate(scop: Scop, parts: list[tuple[str, object]], ctx: isl.Context) -> s
                f'extern "C" {{ double pc_{scop.name}_inspect_s[{count}], '
                f"pc_{scop.name}_execute_s[{count}]; }}\n#endif\n")
     out += [k + "\n" for k in kernels]
-    out.append("\n".join(_dev_entry(scop, driver)) + "\n")
-    out.append("\n".join(cuda_target.host_entry(scop)) + "\n")
+    out += [text for text in (host_driver.support(scop, side), host_driver.states(scop, side))
+            if text]
+    out.append("\n".join(_dev_entry(scop, driver, side)) + "\n")
+    out.append("\n".join(cuda_target.host_entry(scop, side)) + "\n")
+    if side.stateful:
+        out.append("\n".join(host_driver.release_function(scop, side)) + "\n")
     out.append("\n".join(cuda_target.fail_function(scop)) + "\n")
     out.append(main_source(scop))
     return "\n".join(out)
 
 
-def _dev_entry(scop: Scop, driver: list[str]) -> list[str]:
+def _dev_entry(scop: Scop, driver: list[str], side: HostSide) -> list[str]:
     lines = [f'extern "C" int {abi.entry_name(scop, "_dev")}({abi.arg_decls(scop)}) {{']
-    for arr in (a for a in scop.arrays if a.local):
-        ctype = abi.C_TYPES[arr.dtype]
-        lines += [f"  {ctype} *{arr.name} = NULL;",
-                  f"  PC_CHECK(cudaMalloc((void **)&{arr.name}, "
-                  f"{array_elements(arr)} * sizeof({ctype})));"]
+    alloc, free = host_driver.device_locals(scop, side)
+    lines += alloc
     lines += [f"  {line}" for line in driver]
     lines += ["  PC_CHECK(cudaGetLastError());", "  PC_CHECK(cudaDeviceSynchronize());"]
-    lines += [f"  cudaFree({arr.name});" for arr in scop.arrays if arr.local]
+    lines += free
     lines += ["  return 0;", "}"]
     return lines
-

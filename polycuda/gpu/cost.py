@@ -7,7 +7,7 @@ wavefront kernel, the point loops of a tile); only loops whose trip count grows 
 problem's parameters lengthen the chain asymptotically. The cost counts them:
 
     serial  loops of parametric length inside one-thread kernels (the worst: no parallelism;
-            a reduction loop summed by a block is not one)
+            a reduction loop summed by blocks is not one)
     depth   parametric loops on the longest path from the root to a statement, outside the
             loops mapped to blocks and threads (host loops and in-thread loops alike)
 

@@ -32,8 +32,18 @@ MAX_WAVEFRONT_MEMBERS = 3  # members of a band tiled into a two-level wavefront
 KERNEL_MARK = "kernel"
 SERIAL_MARK = "serial"
 REDUCE_MARK = "reduce"
-# Threads of the one block that sums a reduction loop (a power of two: the tree halves it)
+# Threads of each block that sums a reduction loop (a power of two: the tree halves it)
 REDUCTION_THREADS = 256
+# Iterations per thread of a reduction loop before a second block is used: a block per
+# REDUCTION_THREADS * REDUCTION_ITERATIONS iterations, up to Options.reduction_blocks (by
+# default 4 blocks per SM, read at run time), so that the tree (log2(256) barriers) and the
+# block's combine are paid for by a few loads per thread.
+REDUCTION_ITERATIONS = 4
+# How the blocks of a reduction kernel combine their results into the cell (KernelMapping.
+# reduction_combine): one block applies its total (ONE_BLOCK); each block adds its total with
+# atomicAdd (ATOMIC); each block writes its total to a partial array, and the last block to
+# finish combines them in a fixed order and applies the result (PARTIAL_PASS).
+ONE_BLOCK, ATOMIC, PARTIAL_PASS = "one block", "many blocks + atomics", "many blocks + pass"
 
 
 @dataclass(frozen=True)
@@ -56,10 +66,16 @@ class KernelMapping:
     tile_sizes: tuple[int, ...]
     block_sizes: tuple[int, ...]
     serial: bool = False
-    # A one-block kernel summing a reduction loop (mark "reduce:<name>"): the update operator
-    # of its one statement (analysis/reductions.py); its threads take the loop's iterations
-    # in turn, then combine their partial results in a tree in shared memory.
+    # A kernel summing a reduction loop (mark "reduce:<name>"): the update operator of its one
+    # statement (analysis/reductions.py); the threads of its blocks take the loop's iterations
+    # in turn (a grid-stride loop), then each block combines their partial results in a tree
+    # in shared memory, and the blocks' totals are combined as reduction_combine says.
     reduction: str = ""
+    # A reduction kernel's statement and how its blocks combine their results (ONE_BLOCK,
+    # ATOMIC or PARTIAL_PASS; reduction_combine()).
+    reduction_statement: str = ""
+    reduction_combine: str = ""
+    reduction_blocks: int = 0  # Options.reduction_blocks: at most this many (0: fill the GPU)
     # Number of tiles along each tile dimension, over every host iteration (C text in the
     # parameters): an upper bound used for the grid size; grid-stride loops make any size exact.
     tile_counts: tuple[str, ...] = ()
@@ -117,6 +133,21 @@ class KernelMapping:
     def wavefront_iterator(self) -> str | None:
         """Iterator of the sequential intra-tile wavefront loop of a wavefront kernel."""
         return self.iterator(self.depth + self.n) if self.wavefront else None
+
+
+def reduction_combine(op: str, options: Options) -> str:
+    """How the blocks of a reduction kernel of update operator `op` combine their results:
+    one block when Options.reduction_blocks is 1; else atomicAdd for `+=` and `-=` (CUDA has
+    it for int, unsigned long long, float and double; with Options.allow_reassociation, which
+    already lets the order of a floating-point sum change), and the partial-array pass for `*=`
+    (no atomic multiply; a compare-and-swap loop would serialize every block on one cell) or
+    when Options.reduction_combine is "pass" (the blocks' totals combined in a fixed order: the
+    same result on every run at one grid size)."""
+    if options.reduction_blocks == 1:
+        return ONE_BLOCK
+    if op in ("+=", "-=") and options.reduction_combine == "auto":
+        return ATOMIC
+    return PARTIAL_PASS
 
 
 def tile_sizes_for(n: int, options: Options) -> tuple[int, ...]:
@@ -320,7 +351,8 @@ class _Mapper:
         return wavefront.intra_mode(band, self.dep_map)
 
     def _reduction(self, node: isl.ScheduleNode) -> isl.ScheduleNode | None:
-        """A one-block reduction kernel for the band `node`, or None when it is not a loop of
+        """A reduction kernel for the band `node` (on one block or many: reduction_combine),
+        or None when it is not a loop of
         one update statement `X[f] op= e` (analysis/reductions.py) that, for each value of
         the loops around it, updates one cell of X and reads no other element of X that it
         writes: then the loop carries no other dependence. Only with
@@ -346,8 +378,11 @@ class _Mapper:
             if not outer.reverse().apply_range(read).intersect(cells).is_empty():
                 return None  # e reads the cell it updates (a recurrence, not a reduction)
         name = self._name()
-        self.kernels.append(KernelMapping(name, node.get_schedule_depth(), (), (), serial=True,
-                                          prefix=self.prefix, reduction=update.op))
+        self.kernels.append(KernelMapping(
+            name, node.get_schedule_depth(), (), (), serial=True, prefix=self.prefix,
+            reduction=update.op, reduction_statement=names[0],
+            reduction_combine=reduction_combine(update.op, self.options),
+            reduction_blocks=self.options.reduction_blocks))
         return node.insert_mark(isl.Id(f"{REDUCE_MARK}:{name}", context=node.get_ctx()))
 
     def _around_reductions(self, node: isl.ScheduleNode) -> isl.ScheduleNode | None:
@@ -572,7 +607,8 @@ def map_schedule(schedule: isl.Schedule, options: Options, context: isl.Set,
     writes, for Options.shared_staging on the CUDA target and for rows in blocks per thread
     (neither without them). reductions: the scop's update statements `X[f] op= e`
     (analysis/reductions.py); a loop of one of them that would run in one thread
-    becomes a one-block reduction kernel (mark "reduce:<name>", Options.allow_reassociation).
+    becomes a reduction kernel (mark "reduce:<name>", Options.allow_reassociation) of one
+    block or many (reduction_combine).
     """
     ctx = schedule.get_ctx()
     ctx.set_tile_scale_tile_loops(0)

@@ -80,7 +80,8 @@ enum cudaError_t {
   cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorMemoryAllocation = 2,
   cudaErrorInvalidConfiguration = 9, cudaErrorInvalidDevicePointer = 17,
   cudaErrorInvalidMemcpyDirection = 21, cudaErrorInvalidDevice = 101,
-  cudaErrorIllegalAddress = 700, cudaErrorLaunchFailure = 719,
+  cudaErrorIllegalAddress = 700, cudaErrorHostMemoryAlreadyRegistered = 712,
+  cudaErrorHostMemoryNotRegistered = 713, cudaErrorLaunchFailure = 719,
   cudaErrorCooperativeLaunchTooLarge = 720,
 };
 typedef cudaError_t cudaError;
@@ -95,6 +96,10 @@ typedef CUevent_st *cudaEvent_t;
 #define cudaEventDefault 0
 #define cudaEventDisableTiming 2
 #define cudaStreamNonBlocking 1
+#define cudaHostRegisterDefault 0
+#define cudaHostRegisterPortable 1
+#define cudaHostRegisterMapped 2
+#define cudaHostRegisterReadOnly 8
 
 namespace pc_emu {
 

@@ -73,11 +73,67 @@ static inline cudaError_t cudaMemsetAsync(void *p, int value, size_t bytes,
                                           cudaStream_t = nullptr) {
   return cudaMemset(p, value, bytes);
 }
-static inline cudaError_t cudaMallocHost(void **p, size_t bytes) {
-  *p = malloc(bytes ? bytes : 1);
-  return *p ? cudaSuccess : cudaErrorMemoryAllocation;
+// Page-locked host memory: ordinary host memory here, but its ranges are kept (cudaMallocHost
+// blocks and cudaHostRegister'ed ranges) so that double registration, overlaps and
+// unregistering what is not registered fail as on a GPU, and tests can find leaks.
+namespace pc_emu {
+struct Pinned { uintptr_t start; size_t bytes; bool allocated; };
+static std::vector<Pinned> g_pinned;
+static int g_pins_made = 0;  // successful cudaMallocHost / cudaHostRegister calls, ever
+static int pin(void *p, size_t bytes, bool allocated) {
+  Lock lock(&g_mem_mutex);
+  uintptr_t a = (uintptr_t)p;
+  for (const Pinned &r : g_pinned)
+    if (a < r.start + r.bytes && r.start < a + bytes) return cudaErrorHostMemoryAlreadyRegistered;
+  g_pinned.push_back(Pinned{a, bytes, allocated});
+  g_pins_made++;
+  return 0;
 }
-static inline cudaError_t cudaFreeHost(void *p) { free(p); return cudaSuccess; }
+static bool unpin(void *p, bool allocated) {
+  Lock lock(&g_mem_mutex);
+  for (Pinned &r : g_pinned)
+    if (r.start == (uintptr_t)p && r.allocated == allocated) {
+      r = g_pinned.back();
+      g_pinned.pop_back();
+      return true;
+    }
+  return false;
+}
+}  // namespace pc_emu
+static inline cudaError_t cudaMallocHost(void **p, size_t bytes) {
+  if (pc_emu::tl_sticky_error) return (cudaError_t)pc_emu::tl_sticky_error;
+  *p = malloc(bytes ? bytes : 1);
+  if (!*p) return (cudaError_t)pc_emu::api_result(cudaErrorMemoryAllocation);
+  pc_emu::pin(*p, bytes ? bytes : 1, true);
+  return cudaSuccess;
+}
+template <class T> static inline cudaError_t cudaMallocHost(T **p, size_t bytes) {
+  return cudaMallocHost((void **)p, bytes);
+}
+static inline cudaError_t cudaFreeHost(void *p) {
+  if (!p) return cudaSuccess;
+  if (!pc_emu::unpin(p, true)) {
+    pc_emu::set_error(cudaErrorInvalidValue, false, "cudaFreeHost(%p): not from cudaMallocHost",
+                      p);
+    return (cudaError_t)pc_emu::api_result(cudaErrorInvalidValue);
+  }
+  free(p);
+  return cudaSuccess;
+}
+static inline cudaError_t cudaHostRegister(void *p, size_t bytes, unsigned) {
+  if (pc_emu::tl_sticky_error) return (cudaError_t)pc_emu::tl_sticky_error;
+  if (!p || bytes == 0) return (cudaError_t)pc_emu::api_result(cudaErrorInvalidValue);
+  if (pc_emu::is_device_range(p, 1)) {
+    pc_emu::set_error(cudaErrorInvalidValue, false, "cudaHostRegister(%p): device memory", p);
+    return (cudaError_t)pc_emu::api_result(cudaErrorInvalidValue);
+  }
+  if (int err = pc_emu::pin(p, bytes, false)) return (cudaError_t)pc_emu::api_result(err);
+  return cudaSuccess;
+}
+static inline cudaError_t cudaHostUnregister(void *p) {
+  if (pc_emu::unpin(p, false)) return cudaSuccess;
+  return (cudaError_t)pc_emu::api_result(cudaErrorHostMemoryNotRegistered);
+}
 static inline cudaError_t cudaDeviceSynchronize() {
   return (cudaError_t)pc_emu::tl_sticky_error;
 }
@@ -101,6 +157,10 @@ static inline const char *cudaGetErrorString(cudaError_t err) {
     case cudaErrorInvalidMemcpyDirection: return "invalid copy direction for memcpy";
     case cudaErrorInvalidDevice: return "invalid device ordinal";
     case cudaErrorLaunchFailure: return "unspecified launch failure";
+    case cudaErrorHostMemoryAlreadyRegistered:
+      return "part or all of the requested memory range is already mapped";
+    case cudaErrorHostMemoryNotRegistered: return "pointer does not correspond to a registered "
+                                                  "memory region";
     case cudaErrorCooperativeLaunchTooLarge: return "too many blocks in cooperative launch";
     default: return "unknown error";
   }
@@ -268,6 +328,20 @@ void pc_emu_register_device(void *p, unsigned long long bytes) {
 }
 void pc_emu_unregister_device(void *p) { pc_emu::remove_region((uintptr_t)p, false); }
 // Number of cudaMalloc allocations not yet freed: finds leaks of an entry.
+// Page-locked ranges not yet given back (cudaMallocHost blocks, cudaHostRegister'ed ranges).
+int pc_emu_pinned_ranges(void) {
+  pc_emu::Lock lock(&pc_emu::g_mem_mutex);
+  return (int)pc_emu::g_pinned.size();
+}
+// Page-locks host memory as a caller of an entry may (cudaHostRegister): for tests.
+int pc_emu_host_register(void *p, unsigned long long bytes) {
+  return (int)cudaHostRegister(p, (size_t)bytes, cudaHostRegisterDefault);
+}
+// Page-locked ranges made since the library was loaded (given back or not).
+int pc_emu_pins_made(void) {
+  pc_emu::Lock lock(&pc_emu::g_mem_mutex);
+  return pc_emu::g_pins_made;
+}
 int pc_emu_live_allocations(void) {
   pc_emu::Lock lock(&pc_emu::g_mem_mutex);
   int n = 0;

@@ -129,6 +129,16 @@ def take_error(lib: ctypes.CDLL) -> tuple[int, str]:
     return int(code), buf.value.decode(errors="replace")
 
 
+def pinned_ranges(lib: ctypes.CDLL) -> int:
+    """Page-locked host ranges of `lib` not yet given back (cudaMallocHost, cudaHostRegister)."""
+    return int(lib.pc_emu_pinned_ranges())
+
+
+def pins_made(lib: ctypes.CDLL) -> int:
+    """Page-locked host ranges `lib` made since it was loaded (given back or not)."""
+    return int(lib.pc_emu_pins_made())
+
+
 def live_allocations(lib: ctypes.CDLL) -> int:
     """cudaMalloc allocations of `lib` not yet freed (an entry that leaks shows here)."""
     return int(lib.pc_emu_live_allocations())

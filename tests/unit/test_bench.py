@@ -421,6 +421,8 @@ def test_config_names_map_to_options():
         "pluto-sum": Options(scheduler="pluto", intra_wavefront="sum"),
         "intra": Options(scheduler="pluto", balanced_wavefront=True),
         "inter": Options(scheduler="pluto", balanced_wavefront=True, eliminate_false_deps=True),
+        "red-1block": Options(reduction_blocks=1),
+        "red-pass": Options(reduction_combine="pass"),
         "default": Options(),
     }
     assert {c: configs.Variant(c).options() for c in configs.CONFIG_OPTIONS} == expected
