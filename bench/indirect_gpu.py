@@ -9,6 +9,8 @@ Per case: the levels the inspector found; the GPU time of the whole run-time pat
 time (host arrays, median); the result compared with the sequential one (exact for
 histograms of integers-valued doubles, rtol 1e-12 otherwise; nvcc may contract a*b+c to FMA).
 Scatter-add also gets CuPy's atomic scatter_add (cupyx.scatter_add) as a reference point.
+Per case, every executor of EXECUTORS (levels, one launch, each with reused levels, the host
+fallback) timed alike, under "executors".
 """
 
 from __future__ import annotations
@@ -132,6 +134,37 @@ def phases(prog, args: dict, changes: dict) -> tuple[float, float]:
     return get("inspect"), get("execute")
 
 
+# Executors of run-time nests (codegen/executor_cuda.py), each timed on the same case: the
+# per-level launches (the paper), the one-launch executor, and both with the levels reused
+# (every timed call after the first finds the index arrays unchanged); "host-fallback" forces
+# the sequential fallback (threshold above n, so it stops after the first pass) to time the
+# host path with its copies. The times feed executor_cuda.SYNCFREE_MIN_LEVELS and the
+# --cpu-fallback-per-level default.
+EXECUTORS = {
+    "levels": {"runtime_executor": "levels"},
+    "syncfree": {"runtime_executor": "syncfree"},
+    "levels-reused": {"runtime_executor": "levels", "reuse_levels": True},
+    "syncfree-reused": {"runtime_executor": "syncfree", "reuse_levels": True},
+    "host-fallback": {"cpu_fallback_per_level": 1e12},
+}
+
+
+def executors(prog, args: dict, expected: dict, repeats: int, changes: dict) -> dict:
+    """{variant: {gpu_s, executor, reused, levels, correct}} for EXECUTORS."""
+    out = {}
+    for name, extra in EXECUTORS.items():
+        both = {**changes, **extra}
+        actual, gpu_s, levels = on_gpu(prog, args, repeats, both)
+        kernel = prog.kernel("cuda", **both)
+        get = lambda what: ctypes.c_longlong.in_dll(  # noqa: E731
+            kernel.lib, f"pc_{prog.name}_{what}").value
+        out[name] = {"gpu_s": gpu_s, "levels": levels, "executor": get("executor"),
+                     "reused_last_call": bool(get("reused")), "widest_level": get("widest"),
+                     "correct": compare(prog, expected, actual)[0]}
+        print(f"  {name}: {json.dumps(out[name])}", flush=True)
+    return out
+
+
 def compare(prog, expected: dict, actual: dict) -> tuple[bool, float]:
     worst, ok = 0.0, True
     for name in prog.scop.written_arrays():
@@ -184,6 +217,9 @@ def main(argv: list[str]) -> int:
                "gpu_execute_s_unpipelined": execute_s, "speedup_vs_sequential": seq_s / gpu_s}
         if source is SCATTER:
             row["cupyx_scatter_add_s"] = cupy_scatter_add(args, opts.repeats)
+        row["executors"] = executors(prog, args, expected, opts.repeats, changes)
+        ok &= all(e["correct"] for e in row["executors"].values())
+        row["correct"] = ok
         all_ok &= ok
         rows.append(row)
         print(json.dumps(row), flush=True)

@@ -13,7 +13,8 @@ from pathlib import Path
 from polycuda.bench import command as bench_command
 from polycuda.errors import InvalidConfigError, PolycudaError, SourceLoc, UserError
 from polycuda.options import (HOST_BUFFERS, HOST_COPIES, INTRA_WAVEFRONTS, MAX_REDUCTION_BLOCKS,
-                              REDUCTION_COMBINES, SCHEDULERS, WAVEFRONT_SYNCS, Options)
+                              REDUCTION_COMBINES, RUNTIME_EXECUTORS, SCHEDULERS,
+                              WAVEFRONT_SYNCS, Options)
 from polycuda.program import Program
 
 VERIFY_TARGETS = ("c", "openmp", "cuda", "emulate")
@@ -127,6 +128,8 @@ def _options(args: argparse.Namespace, target: str | None = None) -> Options:
         changes["reduction_blocks"] = args.reduction_blocks
     if args.reduction_combine:
         changes["reduction_combine"] = args.reduction_combine
+    if args.shared_promotion is not None:
+        changes["shared_promotion"] = args.shared_promotion
     if args.no_private_promotion:
         changes["private_promotion"] = False
     if args.wavefront_sync:
@@ -142,19 +145,29 @@ def _options(args: argparse.Namespace, target: str | None = None) -> Options:
     for name in ("host_buffers", "host_copies", "host_pin_min_kib", "host_chunk_kib"):
         if getattr(args, name) is not None:
             changes[name] = getattr(args, name)
+    if args.runtime_executor:
+        changes["runtime_executor"] = args.runtime_executor
+    if args.reuse_levels:
+        changes["reuse_levels"] = True
+    if args.cpu_fallback_per_level is not None:
+        changes["cpu_fallback_per_level"] = args.cpu_fallback_per_level
     return base.replace(**changes)
 
 
-def read_sizes_file(path: str) -> dict[str, tuple[int, ...]]:
-    """tile_sizes and block_sizes written by `polycuda tune --dump-sizes`; anything else in
-    the file is a UserError."""
+SIZES_FILE_KEYS = ("tile_sizes", "block_sizes", "scheduler")
+
+
+def read_sizes_file(path: str) -> dict[str, object]:
+    """tile_sizes, block_sizes (and scheduler, from `tune --schedulers`) written by
+    `polycuda tune --dump-sizes`; anything else in the file is a UserError."""
     sizes = read_options_file(path)
     data = json.loads(Path(path).read_text(encoding="utf-8"))
-    other = sorted(set(data) - {"tile_sizes", "block_sizes"})
+    other = sorted(set(data) - set(SIZES_FILE_KEYS))
     if other:
-        raise UserError(f"sizes file '{path}' may hold only tile_sizes and block_sizes "
-                        f"(as written by --dump-sizes), not {other}", SourceLoc(path, 1))
-    return {k: getattr(sizes, k) for k in ("tile_sizes", "block_sizes") if k in data}
+        raise UserError(f"sizes file '{path}' may hold only tile_sizes, block_sizes and "
+                        f"scheduler (as written by --dump-sizes), not {other}",
+                        SourceLoc(path, 1))
+    return {k: getattr(sizes, k) for k in SIZES_FILE_KEYS if k in data}
 
 
 def load_programs(args: argparse.Namespace, options: Options) -> tuple[Program, ...]:
@@ -208,9 +221,11 @@ def _say_tuned(programs: tuple[Program, ...], target: str | None) -> None:
         if prog.resolve_target(target) != "cuda":
             continue
         used = prog.effective_options(target)
-        if (used.tile_sizes, used.block_sizes) != (prog.options.tile_sizes,
-                                                    prog.options.block_sizes):
-            print(f"polycuda: {prog.name}: tuned sizes tile_sizes={used.tile_sizes} "
+        if (used.tile_sizes, used.block_sizes, used.scheduler) != (
+                prog.options.tile_sizes, prog.options.block_sizes, prog.options.scheduler):
+            scheduler = (f"scheduler={used.scheduler} "
+                         if used.scheduler != prog.options.scheduler else "")
+            print(f"polycuda: {prog.name}: tuned sizes {scheduler}tile_sizes={used.tile_sizes} "
                   f"block_sizes={used.block_sizes} (from `polycuda tune`; --no-tuned-sizes "
                   "ignores them)", file=sys.stderr)
 
@@ -286,8 +301,9 @@ def cmd_tune(args: argparse.Namespace) -> int:
     options = _options(args).replace(target="cuda")
     prog = require_one(load_programs(args, options), args.function, args.file)
     result = search.tune(prog, dict(args.size or ()), top_k=args.top_k, budget_s=args.budget,
-                         use_cache=not args.no_cache)
-    print(f"{prog.name}: tile_sizes {','.join(map(str, result.tile_sizes))} block_sizes "
+                         use_cache=not args.no_cache, schedulers=args.schedulers)
+    scheduler = f"scheduler {result.scheduler} " if result.scheduler else ""
+    print(f"{prog.name}: {scheduler}tile_sizes {','.join(map(str, result.tile_sizes))} block_sizes "
           f"{','.join(map(str, result.block_sizes))}  ({result.evaluated} layouts ranked by "
           f"the model, calibration {result.calibration}; "
           f"{'top ' + str(len(result.top)) + ' measured' if result.measured else 'not measured: no GPU'})")
@@ -370,6 +386,11 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--shared-memory", type=int, metavar="KIB",
                    help="shared memory per block for staged tiles (default 48; above 48 the "
                         "kernel opts in to more: H100 allows 227, A100 163)")
+    p.add_argument("--shared-promotion", action=argparse.BooleanOptionalAction, default=None,
+                   help="CUDA: hold each block's tile of an array that its threads reuse in "
+                        "shared memory in DOALL kernels, loaded per tile of the loops inside "
+                        "the kernel (gemm's k), when it fits --shared-memory (at most 48 KiB); "
+                        "off by default")
     p.add_argument("--no-private-promotion", action="store_true",
                    help="CUDA: keep every array element in global memory (no registers for "
                         "elements that one thread reuses)")
@@ -387,6 +408,18 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host-chunk", type=int, metavar="KIB", dest="host_chunk_kib",
                    help="--host-copies staged: KiB per chunk of the staging buffer (default "
                         "4096; the buffer holds two)")
+    p.add_argument("--runtime-executor", choices=RUNTIME_EXECUTORS,
+                   help="cuda, loops with run-time dependences: one launch per level "
+                        "(levels, default), one launch whose iterations wait on done-counters "
+                        "(syncfree), or per call (auto: syncfree when reused levels are many)")
+    p.add_argument("--reuse-levels", action="store_true",
+                   help="cuda, loops with run-time dependences: reuse the levels of an earlier "
+                        "outer iteration or call when the index arrays are equal (compared on "
+                        "the GPU) at the same parameters")
+    p.add_argument("--cpu-fallback-per-level", type=float, metavar="ITERATIONS",
+                   help="cuda, loops with run-time dependences: run the rest of the loop in "
+                        "order on the host once the inspector has found more than n / "
+                        "ITERATIONS levels (default 0: never)")
     p.add_argument("--options", help="read options written by --dump-options")
     p.add_argument("--no-tuned-sizes", action="store_true",
                    help="cuda: ignore the sizes of an earlier `polycuda tune` of this region "
@@ -437,6 +470,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--dump-sizes", metavar="FILE",
                    help="write the chosen sizes, for --sizes FILE of compile, run, verify")
     p.add_argument("--no-cache", action="store_true", help="tune again even if cached")
+    p.add_argument("--schedulers", action="store_true",
+                   help="with --scheduler auto (the default): tune each of auto's candidates "
+                        "(isl, pluto, isl-distributed), keep the fastest measured; compile and "
+                        "run then use its scheduler too (needs a GPU)")
     p.add_argument("-v", "--verbose", action="store_true",
                    help="log every excluded layout and why")
     p.set_defaults(func=cmd_tune)

@@ -39,6 +39,11 @@ HOST_COPIES = ("pageable", "register", "staged")
 # The options of the host entry alone: they change no kernel (tune results, sub-regions of the
 # inspector/executor's entry ignore them).
 HOST_SIDE_FIELDS = ("host_buffers", "host_copies", "host_pin_min_kib", "host_chunk_kib")
+# How the levels of a run-time nest run on cuda (codegen/inspector_cuda.py): one launch per
+# level (Anantpur & Govindarajan 2013, Algorithms 5-6, pipelined with the inspection), one
+# launch for all levels whose iterations wait on done-counters (codegen/executor_cuda.py), or
+# per call by the rule of executor_cuda.SYNCFREE_MIN_LEVELS.
+RUNTIME_EXECUTORS = ("levels", "syncfree", "auto")
 
 
 def fit_sizes(given: tuple[int, ...], default: tuple[int, ...]) -> tuple[int, ...]:
@@ -141,6 +146,11 @@ class Options:
     # dynamic shared memory; above 48 KiB the kernel opts in (cudaFuncSetAttribute), which
     # the GPU must allow (H100: 227 KiB, A100: 163 KiB), else the launch reports an error.
     shared_memory_kib: int = 48
+    # CUDA: hold one block's tile of an array that its threads reuse in shared memory in DOALL
+    # kernels, the band's sequential members tiled too so that a tile is loaded per tile of
+    # them (gpu/shared_promotion.py); within shared_memory_kib, at most 48 KiB. Not with
+    # register_tiles.
+    shared_promotion: bool = False
     # CUDA: hold an array element that one thread accesses repeatedly (and no other thread
     # touches) in a register over the loops that reuse it (gpu/promotion.py).
     private_promotion: bool = True
@@ -167,6 +177,17 @@ class Options:
     host_pin_min_kib: int = 1024
     # host_copies staged: KiB per chunk; the staging buffer holds two chunks.
     host_chunk_kib: int = 4096
+    # RUNTIME_EXECUTORS: the executor of run-time nests (indirect subscripts) on cuda.
+    runtime_executor: str = "levels"
+    # Run-time nests on cuda: keep each nest's levels on the GPU and reuse them in later outer
+    # iterations and calls whose index arrays are equal (compared element by element on the
+    # GPU against a saved copy) at the same parameters (Anantpur & Govindarajan 2013,
+    # Section 3.5.4).
+    reuse_levels: bool = False
+    # Run-time nests on cuda: when the inspector has found more than n / this many levels
+    # (the average level then holds fewer iterations than this), it stops and the iterations
+    # not yet executed run in order on the host (Section 3.5.2, last paragraph). 0: never.
+    cpu_fallback_per_level: float = 0.0
 
     def __post_init__(self) -> None:
         if self.target not in TARGETS:
@@ -204,6 +225,12 @@ class Options:
             raise InvalidConfigError(f"{self.host_pin_min_kib=} must be 0..2^30 (KiB)")
         if not 1 <= self.host_chunk_kib <= 1 << 20:
             raise InvalidConfigError(f"{self.host_chunk_kib=} must be 1..2^20 (KiB)")
+        if self.runtime_executor not in RUNTIME_EXECUTORS:
+            raise InvalidConfigError(
+                f"{self.runtime_executor=} is not one of {RUNTIME_EXECUTORS}")
+        if not 0 <= self.cpu_fallback_per_level < math.inf:
+            raise InvalidConfigError(f"{self.cpu_fallback_per_level=} must be >= 0 and finite "
+                                     "(iterations per level; 0: never)")
         if not 1 <= self.max_mapped_dims <= 3:
             raise InvalidConfigError(f"{self.max_mapped_dims=} must be 1, 2 or 3")
 

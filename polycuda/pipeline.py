@@ -9,11 +9,11 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from polycuda.analysis import dependences, indirect, reductions
-from polycuda.codegen import c_target, cuda_target, inspector_cuda, private_code
+from polycuda.codegen import c_target, cuda_target, inspector_cuda, private_code, shared_code
 from polycuda.codegen.host_driver import HostSide
 from polycuda import progress
 from polycuda.errors import IllegalScheduleError, InvalidConfigError, PolycudaError
-from polycuda.gpu import cost, mapping, promotion, staging
+from polycuda.gpu import cost, mapping, promotion, shared_promotion, staging
 from polycuda.ir import isl_build
 from polycuda.ir.scop import Arg, Scop
 from polycuda.options import Options
@@ -243,6 +243,11 @@ def _static_generated(scop: Scop, options: Options, start: float,
     # gpu.promotion (CUDA): elements that one thread reuses held in registers (marks)
     with timer.step("private promotion"):
         mapped = _promoted(scop, options, ctx, choice.mapped)
+    # gpu.shared_promotion (CUDA, Options.shared_promotion): a block's reused tiles in shared
+    # memory (the arrays held in registers excluded)
+    if options.target == "cuda" and options.shared_promotion:
+        with timer.step("shared promotion"):
+            mapped = shared_promotion.promote_shared(mapped, scop, _accesses(scop, ctx), options)
     # codegen: isl AST (bounded, else the original order's), then the target's printer
     with timer.step("codegen"):
         source, mapped = _bounded_source(scop, options, ctx, dep_map, mapped)
@@ -301,7 +306,10 @@ def _source(scop: Scop, options: Options, ctx: isl.Context, mapped: mapping.Mapp
     build, handle, final_conditions, coordinates = cuda_target.final_store_guards(
         build, mapped.kernels, mapped.schedule, iterator_prefix(scop))
     # private scopes: each AST copy's registers, loads and stores in its iterators
-    build, private_handle, private = private_code.private_registers(build, scop, mapped.kernels)
+    # shared scopes: each AST copy's box offsets and copy conditions in its iterators
+    shared_hook, shared = shared_code.shared_marks(scop, mapped.kernels)
+    build, private_handle, private = private_code.private_registers(
+        build, scop, mapped.kernels, shared_hook, shared)
     ast = build.node_from_schedule(mapped.schedule)
     del handle, private_handle
     if options.target == "cuda":
@@ -366,7 +374,7 @@ def _runtime_generated(scop: Scop, options: Options, start: float) -> Generated:
             static.extend(stmts)
     flush()
     source = inspector_cuda.generate(scop, parts, isl_scheduler.new_context(),
-                                     HostSide.of(options))
+                                     HostSide.of(options), options)
     reason = "run-time nests: " + "; ".join(n.reason for n in nests.values())
     return Generated(scop, options, source, "", tuple(kernels),
                      time.perf_counter() - start, reason)

@@ -37,6 +37,11 @@ class Program:
     def name(self) -> str:
         return self.scop.name
 
+    def with_options(self, **changes: object) -> Program:
+        """The same region and oracle with Options changed (e.g. tile_sizes), built anew."""
+        return Program(self.scop, self.options.replace(**changes), self._reference,
+                       self.reference_name)
+
     def generate(self, target: str | None = None, **changes: object) -> pipeline.Generated:
         """The generated code for `target` (default: the options' target)."""
         return _generate(self.scop, self.effective_options(target, **changes))

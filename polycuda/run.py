@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from polycuda.analysis import indirect
+from polycuda.codegen.executor_cuda import EXECUTOR_CODES
 from polycuda.pipeline import transform_scop
 from polycuda.program import Program
 from polycuda.sizes import resolve_sizes
@@ -39,6 +40,9 @@ class RunReport:
     message: str = ""
     # run-time nests on cuda (codegen/inspector_cuda.py): (loop, levels, iterations)
     levels: list[tuple[str, int, int]] = field(default_factory=list)
+    # per run-time nest, with options beyond the paper's defaults (codegen/executor_cuda.py):
+    # executor, levels reused, inspection seconds (host clock), widest level (0: not known)
+    executors: list[tuple[str, bool, float, int]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -64,11 +68,21 @@ class RunReport:
             ratio = self.reference_s / statistics.median(self.times_s)
             lines.append(f"  speedup    {ratio:10.2f}x  (reference median / {self.target} "
                          "median)")
-        for loop, levels, iterations in self.levels:
-            lines.append(f"  run-time   loop '{loop}': {levels} level(s) for {iterations} "
-                         f"iterations, {iterations / max(levels, 1):.1f} per level on average "
-                         "(inspection pipelined with execution: bench/indirect_gpu.py times "
+        for k, (loop, levels, iterations) in enumerate(self.levels):
+            line = (f"  run-time   loop '{loop}': {levels} level(s) for {iterations} "
+                    f"iterations, {iterations / max(levels, 1):.1f} per level on average")
+            if k < len(self.executors):
+                executor, reused, inspect_s, widest = self.executors[k]
+                line += f" (widest {widest})" if widest else ""
+                line += (f"; executor: {executor}; levels "
+                         + ("reused (index arrays unchanged), no inspection" if reused else
+                            f"inspected in {inspect_s * 1e3:.3f} ms"))
+                if executor.startswith("sequential"):
+                    line += f" (inspection stopped after {levels - 1} levels, rest in order)"
+            else:
+                line += (" (inspection pipelined with execution: bench/indirect_gpu.py times "
                          "them apart)")
+            lines.append(line)
         lines.append(f"  result     {check[self.verified]}")
         return "\n".join(lines)
 
@@ -100,6 +114,7 @@ def run_and_time(prog: Program, sizes: dict[str, int], repeats: int = 10,
         programs["reference"] = prog._reference
     results = {name: _warm_up(run, inputs) for name, run in programs.items()}
     report.levels = runtime_levels(prog, kernel, target)
+    report.executors = runtime_executors(prog, kernel, len(report.levels))
     if verify:
         result = compare(prog.scop, target, results["reference"], results["target"])
         report.verified, report.message = result.ok, result.message
@@ -144,3 +159,21 @@ def runtime_levels(prog: Program, kernel: Callable, target: str) -> list[tuple[s
     levels = array.in_dll(lib, f"pc_{prog.name}_levels")
     iterations = array.in_dll(lib, f"pc_{prog.name}_iterations")
     return [(n.iterator, int(levels[k]), int(iterations[k])) for k, n in enumerate(nests)]
+
+
+def runtime_executors(prog: Program, kernel: Callable, count: int
+                      ) -> list[tuple[str, bool, float, int]]:
+    """(executor, reused, inspection seconds, widest level) of each run-time nest in the last
+    call, from a library built with options beyond the paper's defaults (else [])."""
+    lib = getattr(kernel, "lib", None)
+    if not count or lib is None:
+        return []
+    try:
+        kinds = (ctypes.c_longlong * count).in_dll(lib, f"pc_{prog.name}_executor")
+    except ValueError:
+        return []  # the paper's code: levels, inspected every call
+    reused = (ctypes.c_longlong * count).in_dll(lib, f"pc_{prog.name}_reused")
+    widest = (ctypes.c_longlong * count).in_dll(lib, f"pc_{prog.name}_widest")
+    seconds = (ctypes.c_double * count).in_dll(lib, f"pc_{prog.name}_inspect_s_wall")
+    return [(EXECUTOR_CODES[int(kinds[k])], bool(reused[k]), float(seconds[k]), int(widest[k]))
+            for k in range(count)]

@@ -24,6 +24,8 @@ CONFIG_OPTIONS: Mapping[str, Mapping[str, Any]] = {
     # private (register) promotion off / register tiles of 2x2 points per thread on (gpu/)
     "isl-noreg": {"scheduler": "isl", "private_promotion": False},
     "isl-rt2x2": {"scheduler": "isl", "register_tiles": (2, 2)},
+    # shared-memory promotion of reused tiles in DOALL kernels (gpu/shared_promotion.py)
+    "shared": {"shared_promotion": True},
     "pluto": {"scheduler": "pluto"},
     # isl's scheduler, one loop nest per strongly connected component (no fusion across them)
     "isl-dist": {"scheduler": "isl-distributed"},
@@ -42,6 +44,7 @@ CONFIG_LABELS: Mapping[str, str] = {
     "isl": "isl scheduler (PPCG-like)",
     "isl-noreg": "isl scheduler, without private (register) promotion",
     "isl-rt2x2": "isl scheduler, 2x2 points per thread in registers (register tiling)",
+    "shared": "default options + shared-memory promotion of reused tiles (Baskaran et al.)",
     "pluto": "Pluto hyperplanes (communication-minimal)",
     "isl-dist": "isl scheduler, each strongly connected component in its own loop nest",
     "pluto-sum": "Pluto hyperplanes (communication-minimal), intra-tile wavefronts the skewed "

@@ -34,6 +34,7 @@ from polycuda.codegen.host_driver import HostSide
 from polycuda.ir.ast_expr import ast_expr_to_c
 from polycuda.codegen.c_expr import C_HELPERS, RefPrinter, expr_to_c
 from polycuda.codegen.printer import AstPrinter, for_parts, mark_parts, simple_upper_bound
+from polycuda.codegen import shared_code
 from polycuda.codegen.private_code import PrivateTables
 from polycuda.codegen.statements import flat_ref_printer, statement_parts, user_statement
 from polycuda.codegen.test_main import main_source
@@ -41,6 +42,7 @@ from polycuda.analysis.reductions import OPERATIONS
 from polycuda.gpu.mapping import REDUCTION_THREADS, KernelMapping
 from polycuda.gpu.promotion import PRIVATE_MARK
 from polycuda.gpu.register_tiling import UNIT_MARK
+from polycuda.gpu.shared_promotion import SHARED_MARK
 from polycuda.gpu.staging import StagedArray, layout, resident_blocks
 from polycuda.gpu.wavefront import BARRIER_MARK
 from polycuda.ir.expr import Expr, Ref, Var
@@ -120,6 +122,9 @@ class KernelPrinter(AstPrinter):
         # inside a staged tile: the statement printers that access the shared copies
         self.staging: tuple[RefPrinter, FinalStore] | None = None
         self.declared: dict[str, StagedArray] = {}  # every array staged somewhere
+        # inside a shared scope: the references to its copies; the copies declared
+        self.shared_ref: RefPrinter | None = None
+        self.shared_declared: set[str] = set()
         n = kernel.n
         # iterator -> (CUDA index variable, its extent); innermost mapped dimension on x
         self.axes: dict[str, tuple[str, str]] = {}
@@ -229,6 +234,8 @@ class KernelPrinter(AstPrinter):
     def mark(self, node: isl.AstNode, indent: int) -> None:
         if mark_parts(node)[0] == PRIVATE_MARK:
             return self._private(node, indent)
+        if mark_parts(node)[0] == SHARED_MARK:
+            return self._shared(node, indent)
         if mark_parts(node)[0] == UNIT_MARK:  # a statement copy of a register-tiled kernel
             saved, self.unit = self.unit, self.private.units.get(_annotation(node))
             self.node(node.mark_get_node(), indent)
@@ -277,6 +284,29 @@ class KernelPrinter(AstPrinter):
         self.emit(indent, "}")
         return None
 
+    def _shared(self, node: isl.AstNode, indent: int) -> None:
+        """A shared scope (gpu/shared_promotion.py): the tile's copies loaded by the block, the
+        subtree on them, the written elements stored (codegen/shared_code.py). Where a block
+        dimension is not a loop here, every block runs the scope (owner guards on each
+        statement): it is printed on global memory, as is a copy without SharedCodes."""
+        codes = self.private.shared.get(_annotation(node), ())
+        if not codes or any(it not in self.consumed for it in self.kernel.block_iterators()):
+            return self.node(node.mark_get_node(), indent)
+        for line in shared_code.declarations(codes):
+            if line not in self.shared_declared:  # one copy per kernel, at its top
+                self.shared_declared.add(line)
+                self.lines.insert(0, f"  {line}")
+        self.emit(indent, "{")
+        for line in [*shared_code.offsets(codes),
+                     *shared_code.copy_in(self.scop, self.kernel, codes)]:
+            self.emit(indent + 1, line)
+        saved, self.shared_ref = self.shared_ref, shared_code.ref_printer(self.scop, codes)
+        self.node(node.mark_get_node(), indent + 1)
+        self.shared_ref = saved
+        for line in shared_code.copy_out(self.scop, self.kernel, codes):
+            self.emit(indent + 1, line)
+        self.emit(indent, "}")
+
     def _scope_owners(self, body: isl.AstNode) -> list[str] | None:
         """The owner guards (as _owner's) of a private scope's statements along the mapped
         dimensions that the AST does not realise here, when every statement of the scope
@@ -306,8 +336,8 @@ class KernelPrinter(AstPrinter):
     def _register_printer(self) -> RefPrinter | None:
         """Inside private scopes: the registers in place of their arrays' elements."""
         if not self.registers:
-            return None
-        flat, unit = flat_ref_printer(self.scop), self.unit
+            return self.shared_ref
+        flat, unit = self.shared_ref or flat_ref_printer(self.scop), self.unit
 
         def ref(r: Ref, sub: Callable[[Expr], str]) -> str:
             if r.array not in self.registers:

@@ -29,7 +29,7 @@ import islpy as isl
 
 from polycuda.analysis.indirect import RuntimeNest
 from polycuda.codegen import abi, host_driver
-from polycuda.codegen import cuda_target
+from polycuda.codegen import cuda_target, executor_cuda
 from polycuda.codegen.host_driver import HostSide
 from polycuda.codegen.c_target import array_elements
 from polycuda.codegen.printer import AstPrinter
@@ -37,6 +37,7 @@ from polycuda.codegen.runtime_nest import ITERATION, NestCode, body_lines, bound
 from polycuda.codegen.statements import flat_index
 from polycuda.codegen.test_main import main_source
 from polycuda.ir.scop import Scop
+from polycuda.options import Options
 
 THREADS = 256  # threads per block of every inspector/executor kernel (one iteration each)
 
@@ -85,8 +86,10 @@ def _check_kernel(scop: Scop, k: int, code: NestCode) -> str:
                    body_lines(scop, code, check, 1, csr_fail=fail))
 
 
-def _nest_kernels(scop: Scop, k: int, nest: RuntimeNest, code: NestCode) -> list[str]:
-    """The five kernels of run-time nest k (module docstring)."""
+def _nest_kernels(scop: Scop, k: int, nest: RuntimeNest, code: NestCode,
+                  pipelined: bool = True) -> list[str]:
+    """The five kernels of run-time nest k (module docstring); without `pipelined`, the
+    writer does not run the previous level (the one-launch executor runs them all after)."""
     monitored = set(nest.monitored)
     aux = [f"unsigned *{_aux(a)}" for a in nest.monitored]
     level = ["int *pc_level", "int pc_cur"]
@@ -119,8 +122,9 @@ def _nest_kernels(scop: Scop, k: int, nest: RuntimeNest, code: NestCode) -> list
     return [
         _check_kernel(scop, k, code),
         _kernel(f"pc_writer{k}", scop, level + aux, code,
-                ["#ifndef PC_TIMING", "  if (pc_level[pc_t] == pc_cur - 1) {"] + run
-                + ["  }", "#endif", "  if (pc_level[pc_t] != pc_cur) return;"]
+                (["#ifndef PC_TIMING", "  if (pc_level[pc_t] == pc_cur - 1) {"] + run
+                 + ["  }", "#endif"] if pipelined else [])
+                + ["  if (pc_level[pc_t] != pc_cur) return;"]
                 + body_lines(scop, code, log, 1)),
         _kernel(f"pc_reader{k}", scop, level + aux + ["int *pc_more"], code,
                 ["  if (pc_level[pc_t] < pc_cur) return;"] + body_lines(scop, code, test, 1)),
@@ -131,7 +135,19 @@ def _nest_kernels(scop: Scop, k: int, nest: RuntimeNest, code: NestCode) -> list
     ]
 
 
-def _nest_driver(scop: Scop, k: int, nest: RuntimeNest, code: NestCode) -> list[str]:
+def _features(options: Options | None) -> tuple[str, bool, float]:
+    """(executor, reuse, fallback threshold) of Options; the defaults give the paper's code."""
+    if options is None:
+        return "levels", False, 0.0
+    return options.runtime_executor, options.reuse_levels, options.cpu_fallback_per_level
+
+
+def _plain(options: Options | None) -> bool:
+    return _features(options) == ("levels", False, 0.0)
+
+
+def _nest_driver(scop: Scop, k: int, nest: RuntimeNest, code: NestCode,
+                 options: Options | None = None) -> list[str]:
     """Host lines of `pc_<name>_dev` that inspect and execute run-time nest k."""
     first = code.lower if code.direction > 0 else code.upper
     launch = _launch(scop, code)
@@ -144,6 +160,8 @@ def _nest_driver(scop: Scop, k: int, nest: RuntimeNest, code: NestCode) -> list[
              f"    const unsigned pc_blocks = (unsigned)((pc_n + {THREADS - 1}) / {THREADS});",
              "    int *pc_level = NULL, *pc_more = NULL, pc_again = 0, pc_cur = 0;"]
     lines += _check_lines(scop, k, nest, code, launch)
+    if not _plain(options):
+        return lines + _feature_lines(scop, k, nest, code, launch, options) + ["  }", "}"]
     lines += ["    PC_CHECK(cudaMalloc((void **)&pc_level, pc_n * sizeof(int)));",
               "    PC_CHECK(cudaMemset(pc_level, 0, pc_n * sizeof(int)));",
               "    PC_CHECK(cudaMalloc((void **)&pc_more, sizeof(int)));"]
@@ -238,6 +256,78 @@ def _level_lines(scop: Scop, k: int, nest: RuntimeNest, launch: str) -> list[str
              "#endif"])
 
 
+def _feature_lines(scop: Scop, k: int, nest: RuntimeNest, code: NestCode, launch: str,
+                   options: Options) -> list[str]:
+    """The driver's inspection and execution with the options beyond the paper's defaults
+    (codegen/executor_cuda.py): reuse of levels, the one-launch executor, the host fallback.
+    pc_exec_kind: 0 levels, 1 one launch, 2 host (executor_cuda.EXECUTOR_CODES)."""
+    executor, reuse, fallback = _features(options)
+    pipelined = executor != "syncfree"
+    aux = "".join(f", {_aux(a)}" for a in nest.monitored)
+    name = scop.name
+    lines = ["    PC_CHECK(cudaMalloc((void **)&pc_more, sizeof(int)));",
+             "    int pc_fell = 0, pc_exec_kind = 0;",
+             f"    pc_{name}_widest[{k}] = 0;"]
+    if reuse:
+        keys = executor_cuda.reuse_keys(scop, nest, code)
+        lines += executor_cuda.reuse_check_lines(scop, k, nest, keys)
+    else:
+        lines += ["    const int pc_reused = 0;",
+                  "    PC_CHECK(cudaMalloc((void **)&pc_level, pc_n * sizeof(int)));"]
+    lines += ["    const double pc_t0 = PC_NOW();",
+              "    if (!pc_reused) {",
+              "      PC_CHECK(cudaMemset(pc_level, 0, pc_n * sizeof(int)));"]
+    for arr in nest.monitored:
+        size = array_elements(scop.array(arr))
+        lines += [f"      unsigned *{_aux(arr)} = NULL;",
+                  f"      PC_CHECK(cudaMalloc((void **)&{_aux(arr)}, {size} * sizeof(unsigned)));",
+                  f"      PC_CHECK(cudaMemset({_aux(arr)}, 0xff, {size} * sizeof(unsigned)));"]
+    if nest.monitored:
+        stop = ([f"        if ((double)(pc_cur + 2) * {fallback!r} > (double)pc_n) "
+                 "{ pc_fell = 1; break; }  /* too many levels already (Section 3.5.2) */"]
+                if fallback else [])
+        lines += ["      for (;; pc_cur++) {  /* one pass per level (Algorithm 4) */",
+                  "        PC_CHECK(cudaMemset(pc_more, 0, sizeof(int)));",
+                  f"        pc_writer{k}{launch}, pc_level, pc_cur{aux});",
+                  f"        pc_reader{k}{launch}, pc_level, pc_cur{aux}, pc_more);",
+                  f"        pc_clear{k}{launch}, pc_level, pc_cur{aux});",
+                  "        PC_CHECK(cudaGetLastError());",
+                  "        PC_CHECK(cudaMemcpy(&pc_again, pc_more, sizeof(int), "
+                  "cudaMemcpyDeviceToHost));",
+                  "        if (!pc_again) break;"] + stop + ["      }"]
+    lines += [f"      cudaFree({_aux(arr)});" for arr in nest.monitored]
+    lines += ["    }",
+              f"    pc_{name}_inspect_s_wall[{k}] = pc_reused ? 0.0 : PC_NOW() - pc_t0;",
+              f"    pc_{name}_reused[{k}] = pc_reused;"]
+    # the levels already run: those below pc_cur when the writers ran them (pipelined, the
+    # levels found by this call's inspection, not under PC_TIMING)
+    lines += ["#ifdef PC_TIMING", "    const int pc_piped = 0;", "#else",
+              f"    const int pc_piped = {int(pipelined)} && !pc_reused;", "#endif"]
+    if fallback:
+        lines += ["    const int pc_from = pc_piped ? pc_cur : 0;"]
+        lines += executor_cuda.fallback_lines(scop, k, nest, code)
+    rule = {"levels": "0", "syncfree": "1",
+            "auto": f"(pc_reused && pc_cur + 1 >= {executor_cuda.SYNCFREE_MIN_LEVELS})"}[executor]
+    lines += [f"    pc_exec_kind = pc_fell ? 2 : {rule};",
+              "    if (pc_exec_kind == 1) {"]
+    if executor != "levels":
+        lines += ["  " + line for line in executor_cuda.sync_lines(scop, k, launch)]
+    lines += ["    } else if (pc_exec_kind == 0) {",
+              f"      for (int pc_l = pc_piped ? pc_cur : 0; pc_l <= pc_cur; pc_l++) "
+              f"pc_exec{k}{launch}, pc_level, pc_l);",
+              "      PC_CHECK(cudaGetLastError());",
+              "    }"]
+    if reuse:
+        lines += executor_cuda.reuse_save_lines(scop, k, nest)
+    lines += [f"    pc_{name}_levels[{k}] = pc_fell ? pc_cur + 2 : pc_cur + 1;",
+              f"    pc_{name}_iterations[{k}] = pc_n;",
+              f"    pc_{name}_executor[{k}] = pc_exec_kind;",
+              "    cudaFree(pc_more);"]
+    if not reuse:
+        lines += ["    cudaFree(pc_level);"]
+    return lines + ["    (void)pc_again; (void)pc_piped;"]
+
+
 class _HostLoops(AstPrinter):
     """The host loops around a levelized loop; at each point, the inspector/executor."""
 
@@ -278,7 +368,7 @@ def static_part(source: str, sub: Scop) -> tuple[str, bool]:
 
 
 def generate(scop: Scop, parts: list[tuple[str, object]], ctx: isl.Context,
-             side: HostSide | None = None) -> str:
+             side: HostSide | None = None, options: Options | None = None) -> str:
     """The standalone .cu of a region with run-time nests. parts: in textual order,
     ("nest", RuntimeNest), ("check", RuntimeNest) (the index checks alone, before a static
     part) or ("static", (sub_scop, its cuda source: generated with the default host side,
@@ -287,12 +377,18 @@ def generate(scop: Scop, parts: list[tuple[str, object]], ctx: isl.Context,
     kernels, driver, cooperative = [], [], False
     nests = [p for kind, p in parts if kind == "nest"]
     checks = [p for kind, p in parts if kind == "check"]
+    executor, reuse, _ = _features(options)
     for kind, part in parts:
         if kind == "nest":
             k = nests.index(part)
             code = nest_code(scop, part, ctx)
-            kernels += _nest_kernels(scop, k, part, code)
-            driver += _host_loops(scop, code, _nest_driver(scop, k, part, code))
+            kernels += _nest_kernels(scop, k, part, code, executor != "syncfree")
+            if executor != "levels":
+                kernels += executor_cuda.sync_kernels(scop, k, part, code, kernel_args(scop))
+            if reuse:
+                keys = executor_cuda.reuse_keys(scop, part, code)
+                kernels.append("\n".join(executor_cuda.reuse_state(scop, k, part, len(keys))))
+            driver += _host_loops(scop, code, _nest_driver(scop, k, part, code, options))
         elif kind == "check":  # a static nest's index checks (codegen/csr.py)
             k = len(nests) + checks.index(part)
             code = nest_code(scop, part, ctx)
@@ -312,6 +408,17 @@ def generate(scop: Scop, parts: list[tuple[str, object]], ctx: isl.Context,
     count = max(len(nests), 1)
     # levels found and iterations per run-time nest (the last call); with -DPC_TIMING (no pipelining) the seconds of the
     # inspection and of the execution (host clock around synchronized phases)
+    if not _plain(options):
+        # the executor of each nest in the last call (executor_cuda.EXECUTOR_CODES), whether
+        # its levels were reused, the host seconds of its inspection, its widest level (one
+        # launch executor only; 0 otherwise)
+        out.append("#include <chrono>\n#include <mutex>\n#include <vector>\n"
+                   + executor_cuda.spin_prelude()
+                   + "#ifndef PC_TIMING\n#define PC_NOW() std::chrono::duration<double>("
+                   "std::chrono::steady_clock::now().time_since_epoch()).count()\n#endif\n"
+                   f'extern "C" {{ long long pc_{scop.name}_executor[{count}], '
+                   f"pc_{scop.name}_reused[{count}], pc_{scop.name}_widest[{count}]; "
+                   f"double pc_{scop.name}_inspect_s_wall[{count}]; }}\n")
     out.append(f'extern "C" {{ long long pc_{scop.name}_levels[{count}], '
                f"pc_{scop.name}_iterations[{count}]; }}\n"
                "#ifdef PC_TIMING\n#include <chrono>\n#define PC_NOW() std::chrono::duration"

@@ -10,6 +10,7 @@ copy of a statement, below a `unit:` mark, learns its unit from the same callbac
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import islpy as isl
@@ -49,20 +50,26 @@ class PrivateTables:
 
     registers: dict[str, tuple[PrivateCode, ...]] = field(default_factory=dict)
     units: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    # the shared copies of each shared scope copy (codegen/shared_code.py)
+    shared: dict[str, tuple] = field(default_factory=dict)
 
 
-def private_registers(build: isl.AstBuild, scop: Scop, kernels: tuple[KernelMapping, ...]
+def private_registers(build: isl.AstBuild, scop: Scop, kernels: tuple[KernelMapping, ...],
+                      other_marks: Callable[[isl.AstNode, isl.AstBuild], isl.AstNode] | None
+                      = None, shared: dict[str, tuple] | None = None
                       ) -> tuple[isl.AstBuild, object, PrivateTables]:
     """`build` set to annotate each AST copy of a private mark with an id naming its registers,
     and each copy of a unit mark with one naming its unit, which the third result maps. A
     private copy whose element isl cannot write as one element of the build's iterators, or
     that holds a statement copy of no single unit, is left unannotated: it is printed without
     registers (always correct). The second result must outlive the AST's generation (islpy's
-    callback handle)."""
+    callback handle). `other_marks` annotates the copies of the other marks (isl keeps one
+    callback per build: shared_code.shared_marks), whose tables `shared` the third result
+    carries."""
     scopes = {s.mark: s for k in kernels for s in k.private}
     units = {k.name: k.units for k in kernels if k.units is not None}
-    tables = PrivateTables()
-    if not scopes:
+    tables = PrivateTables(shared=shared if shared is not None else {})
+    if not scopes and other_marks is None:
         return build, None, tables
     no_unit: list[isl.UnionSet] = []  # instances of statement copies without a single unit
 
@@ -77,7 +84,7 @@ def private_registers(build: isl.AstBuild, scop: Scop, kernels: tuple[KernelMapp
             tables.units[name] = unit
             return node.set_annotation(isl.Id(name, context=node.get_ctx()))
         if kind != PRIVATE_MARK or mark not in scopes:
-            return node
+            return other_marks(node, mark_build) if other_marks is not None else node
         instances = mark_build.get_schedule().domain()
         if any(not instances.intersect(bad).is_empty() for bad in no_unit):
             return node

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import islpy as isl
 
 from polycuda.analysis import reductions as reductions_
-from polycuda.gpu import register_tiling, staging, wavefront
+from polycuda.gpu import register_tiling, shared_promotion, staging, wavefront
 from polycuda.ir import isl_build
 from polycuda.ir.ast_expr import ast_expr_to_c
 from polycuda.errors import InvalidConfigError
@@ -26,6 +26,7 @@ from polycuda.schedule import legality
 
 if TYPE_CHECKING:
     from polycuda.gpu.promotion import PrivateScope
+    from polycuda.gpu.shared_promotion import SharedScope
 
 DEFAULT_TILES = {1: (256,), 2: (8, 32), 3: (4, 4, 32)}
 MAX_WAVEFRONT_MEMBERS = 3  # members of a band tiled into a two-level wavefront
@@ -105,6 +106,11 @@ class KernelMapping:
     # units: { S[x] -> [u_k : register_tiles[k] > 1] }
     register_tiles: tuple[int, ...] = ()
     units: isl.UnionMap | None = field(default=None, compare=False, repr=False)
+    # A DOALL kernel's tile sizes of the band members after the mapped ones, whose tile loops
+    # run in sequence between the block and the thread loops (gpu/shared_promotion.py), and
+    # the arrays it holds in shared memory per tile.
+    sequential_tiles: tuple[int, ...] = ()
+    shared: SharedScope | None = None
 
     def iterator(self, depth: int) -> str:
         return f"{self.prefix}{depth}"
@@ -120,7 +126,7 @@ class KernelMapping:
 
     def thread_iterators(self) -> tuple[str, ...]:
         """Iterators of the point loops mapped to threads, outermost first."""
-        first = self.depth + self.n + (1 if self.wavefront else 0)
+        first = self.depth + self.n + (1 if self.wavefront else 0) + len(self.sequential_tiles)
         return tuple(self.iterator(first + k) for k in range(self.n))
 
     def grid_counts(self, host_iterators: list[str]) -> tuple[str, ...]:
@@ -251,26 +257,33 @@ class _Mapper:
             if node.band_n_member() > 1:
                 node = node.band_split(1)
             return self.visit(node.child(0)).parent()
-        if node.band_n_member() > n:
-            node = node.band_split(n)
         tiles = tile_sizes_for(n, self.options)
         name = self._name()
         regs = register_tiling.points_per_thread(tiles, self.options, name)
+        shared = shared_promotion.enabled(self.options, regs)
+        seq = shared_promotion.sequential_tile_sizes(node, n) if shared else ()
+        if node.band_n_member() > n + len(seq):
+            node = node.band_split(n + len(seq))
         depth = node.get_schedule_depth()
-        sizes = isl.MultiVal.from_val_list(node.band_get_space(), _val_list(node, tiles))
+        sizes = isl.MultiVal.from_val_list(node.band_get_space(), _val_list(node, tiles + seq))
         node = node.band_tile(sizes)  # tile band; its child is the point band
         units = None
+        point = node.child(0)
         if any(r > 1 for r in regs):  # each thread runs r_0 x r_1 ... points, unrolled
-            point, units = register_tiling.tile_points(node.child(0), tiles, regs, name)
-            node = point.parent()
+            point, units = register_tiling.tile_points(point, tiles, regs, name)
+        elif shared:  # [T] -> [Tseq] -> shared mark -> [P] -> [Pseq]
+            point = shared_promotion.mark_tile(node, n, name)
+        node = point.insert_mark(isl.Id(f"thread:{name}", context=node.get_ctx()))
+        while node.get_type() != isl.schedule_node_type.band or \
+                node.get_schedule_depth() != depth:
+            node = node.parent()  # the tile band
         self.kernels.append(KernelMapping(
             name, depth, tiles,
             block_sizes_for(register_tiling.spacing(tiles, regs), self.options, name),
             tile_counts=_tile_counts(node, self.context), prefix=self.prefix,
-            register_tiles=regs if units is not None else (), units=units))
-        node = node.child(0).insert_mark(isl.Id(f"thread:{name}", context=node.get_ctx()))
-        node = node.parent().insert_mark(isl.Id(f"{KERNEL_MARK}:{name}",
-                                                context=node.get_ctx()))
+            register_tiles=regs if units is not None else (), units=units,
+            sequential_tiles=seq))
+        node = node.insert_mark(isl.Id(f"{KERNEL_MARK}:{name}", context=node.get_ctx()))
         return node
 
     def _wavefront(self, node: isl.ScheduleNode) -> isl.ScheduleNode:

@@ -115,8 +115,9 @@ def _promote_private(mapped: MappedSchedule, scop: Scop, accesses: staging.Acces
     # accesses: { S[x] -> A[a] } reads and writes in the scop's statement space; the schedule's
     #           domain is its image under mapped.lift ({ S[x] -> S[x, T] })
     """
-    lifted = _Lifted(_lift(accesses.reads, mapped.lift), _lift(accesses.writes, mapped.lift),
-                     accesses.dtypes, _unsafe_arrays(scop), mapped.schedule.get_map())
+    lifted = _Lifted(lift_access(accesses.reads, mapped.lift),
+                     lift_access(accesses.writes, mapped.lift), accesses.dtypes,
+                     unsafe_arrays(scop), mapped.schedule.get_map())
     kernels = {k.name: k for k in mapped.kernels}
     root = mapped.schedule.get_root()
     found: dict[str, list[PrivateScope]] = {}
@@ -163,8 +164,13 @@ class _Promoter:
         self.registers = 0
         domain = body.get_domain()
         # point: { S[x] -> [host, tiles, points] } (threads and units);  host: { S[x] -> [host] }
-        point = self._keyed(body.get_prefix_schedule_union_map())
-        host = body.parent().parent().parent().get_prefix_schedule_union_map()
+        # (a shared scope's sequential tile loops, between the blocks and the threads, run on
+        # every thread: they are not part of a point)
+        kernel_node = kernel_mark(body)
+        host = kernel_node.get_prefix_schedule_union_map()
+        point = self._keyed(host.flat_range_product(
+            kernel_node.child(0).band_get_partial_schedule_union_map()).flat_range_product(
+            body.parent().band_get_partial_schedule_union_map()))
         same_host = host.apply_range(host.reverse())
         # { S[x] -> R[y] }: instances of one launch that run on other points (threads, blocks)
         self.other_points = same_host.subtract(point.apply_range(point.reverse())) \
@@ -205,11 +211,11 @@ class _Promoter:
         writes = self.lifted.writes.intersect_domain(domain)
         unsafe = self._unsafe(domain)
         elements = []
-        for array in _array_names(reads.union(writes)):
+        for array in array_names(reads.union(writes)):
             if array in promoted or array in unsafe:
                 continue
-            element = self._element(array, prefix, _of_array(reads, array),
-                                    _of_array(writes, array))
+            element = self._element(array, prefix, of_array(reads, array),
+                                    of_array(writes, array))
             if element is not None:
                 elements.append(element)
         return tuple(elements)
@@ -236,7 +242,7 @@ class _Promoter:
         # condition 2: no instance on another point (another thread, block, or unit of this
         # thread in a register-tiled kernel) shares the element, when one writes
         writer_pairs = writes.apply_range(self.kernel_accesses.reverse()).union(
-            touched.apply_range(_of_array(self.kernel_writes, array).reverse()))
+            touched.apply_range(of_array(self.kernel_writes, array).reverse()))
         if not writer_pairs.intersect(self.other_points).is_empty():
             return None
         register = f"pc_p{self.registers}"
@@ -270,6 +276,15 @@ class _Promoter:
         return frozenset(names)
 
 
+def kernel_mark(node: isl.ScheduleNode) -> isl.ScheduleNode:
+    """The `kernel:` mark above `node` (its prefix schedule: the host loops; a shared mark and
+    sequential tile loops may lie between it and the thread mark, gpu/shared_promotion.py)."""
+    while not (node.get_type() == isl.schedule_node_type.mark
+               and node.mark_get_id().get_name().startswith("kernel:")):
+        node = node.parent()
+    return node
+
+
 def _thread_mark_paths(root: isl.ScheduleNode) -> list[tuple[int, ...]]:
     """Child positions from the root to each `thread:` mark, in tree order."""
     paths: list[tuple[int, ...]] = []
@@ -298,18 +313,18 @@ def _at(root: isl.ScheduleNode, path: tuple[int, ...]) -> isl.ScheduleNode:
     return root
 
 
-def _lift(access: isl.UnionMap, lift: isl.UnionMap) -> isl.UnionMap:
+def lift_access(access: isl.UnionMap, lift: isl.UnionMap) -> isl.UnionMap:
     # { S[x] -> A[a] } -> { S[x, T] -> A[a] }
     return lift.reverse().apply_range(access)
 
 
-def _array_names(access: isl.UnionMap) -> list[str]:
+def array_names(access: isl.UnionMap) -> list[str]:
     names: set[str] = set()
     access.foreach_map(lambda m: names.add(m.get_tuple_name(isl.dim_type.out)))
     return sorted(names)
 
 
-def _of_array(access: isl.UnionMap, array: str) -> isl.UnionMap:
+def of_array(access: isl.UnionMap, array: str) -> isl.UnionMap:
     """The part of `access` ({ S[x] -> A[a] }) that reaches `array`."""
     result = isl.UnionMap.empty(access.get_space())
     for part in isl_build.maps_of(access):
@@ -318,7 +333,7 @@ def _of_array(access: isl.UnionMap, array: str) -> isl.UnionMap:
     return result
 
 
-def _unsafe_arrays(scop: Scop) -> dict[str, frozenset[str]]:
+def unsafe_arrays(scop: Scop) -> dict[str, frozenset[str]]:
     """Per statement, the arrays referenced where condition 3 (module docstring) fails: in a
     subscript of the written element, a ternary's branch or a short-circuit operand."""
     result = {}

@@ -155,13 +155,13 @@ def plan(w_band: isl.ScheduleNode, lift: isl.UnionMap, accesses: Accesses, prefi
     # The tiles unclipped by the iteration domain (gist: the domain's constraints dropped):
     # each a translate of one parallelogram, whose footprint's box isl bounds quickly; the
     # clipped tiles' footprints lie inside. tiles: { S[x, T, P] -> [W, T_enumerated...] }
-    tiles = _unclipped(_tile_schedule(w_band))
-    unlift = _unclipped(lift.intersect_range(domain)).reverse()
-    band_accesses = _unclipped(reads.union(writes).intersect_domain(unlift.range()))
+    tiles = unclipped(_tile_schedule(w_band))
+    unlift = unclipped(lift.intersect_range(domain)).reverse()
+    band_accesses = unclipped(reads.union(writes).intersect_domain(unlift.range()))
     footprint = tiles.reverse().apply_range(unlift.apply_range(band_accesses))
     # each tile's writes, unclipped and as the kernel makes them: { [W, T...] -> A[a] }
     unclipped_writes = tiles.reverse().apply_range(unlift.apply_range(
-        _unclipped(writes.intersect_domain(unlift.range()))))
+        unclipped(writes.intersect_domain(unlift.range()))))
     lifted, tile_of = _tile_of(w_band, lift)
     band_writes = writes.intersect_domain(lifted.domain())  # { S[x] -> A[a] }
     tile_writes = tile_of.reverse().apply_range(band_writes)
@@ -174,7 +174,7 @@ def plan(w_band: isl.ScheduleNode, lift: isl.UnionMap, accesses: Accesses, prefi
     staged, used = [], 0
     for amap in isl_build.maps_of(footprint):
         name = amap.get_tuple_name(isl.dim_type.out)
-        box = _box(amap, names)
+        box = footprint_box(amap, names)
         if box is None:
             continue
         back = final = None
@@ -277,7 +277,8 @@ def _last_writes(w_band: isl.ScheduleNode, lifted: isl.UnionMap, tile_of: isl.Un
     return lifted.intersect_domain(band_writes.domain().subtract(overwritten)).range()
 
 
-def _box(amap: isl.Map, names: list[str]) -> tuple[tuple[str, ...], tuple[int, ...]] | None:
+def footprint_box(amap: isl.Map, names: list[str]
+                  ) -> tuple[tuple[str, ...], tuple[int, ...]] | None:
     """Offsets (C, in the parameters and `names`) and constant sizes of the bounding box of
     the range of { [W, T...] -> A[a] } per domain point; None if some size is not bounded by
     a constant."""
@@ -304,7 +305,7 @@ def _box(amap: isl.Map, names: list[str]) -> tuple[tuple[str, ...], tuple[int, .
     return tuple(offsets), tuple(sizes)
 
 
-def _unclipped(umap: isl.UnionMap) -> isl.UnionMap:
+def unclipped(umap: isl.UnionMap) -> isl.UnionMap:
     """`umap` without the constraints that its domain implies (isl's gist)."""
     return umap.gist_domain(umap.domain())
 

@@ -233,7 +233,9 @@ static int check_side(const void *p, size_t bytes, bool device, const char *what
 }
 
 // ---- fibers ---------------------------------------------------------------------------------
-enum FiberState { kReady, kAtBarrier, kAtGridBarrier, kDone };
+// kYielded: a thread that spins on a flag another thread sets (pc_emu::spin_yield) gave the
+// scheduler its turn; it is ready again at once.
+enum FiberState { kReady, kAtBarrier, kAtGridBarrier, kYielded, kDone };
 
 struct Fiber {
   char *stack = nullptr;
@@ -280,6 +282,7 @@ struct BlockRun {
   BarrierCounts solo_sync;               // the block of an ordinary launch
   BarrierCounts *sync = &solo_sync;      // the running fiber's block
   unsigned long long epoch = 0;  // one per block, for poisoning __shared__ buffers
+  unsigned long long spins = 0;  // yields in a row of spin-waiting fibers (run_fibers_once)
   std::vector<std::pair<void *, unsigned long long>> shared_seen;
   std::vector<unsigned char> dynamic_shared;  // cooperative: one slice per block
   unsigned char *dynamic_base = nullptr;      // the running fiber's block's slice
@@ -427,6 +430,19 @@ static int barrier_and(int predicate, int line) {
   return count == tl_run.sync->arrived;
 }
 
+// A thread that spin-waits for another (a flag in global memory) yields to the scheduler at
+// each test, as a GPU's other warps go on while one spins: fibers run cooperatively, and a
+// spinning fiber that never yielded would hang the host thread. Only under fibers (a kernel
+// that may yield runs with them, polycuda.runtime.emulate).
+static void spin_yield() {
+  if (!tl_run.fibers_on)
+    trap(cudaErrorLaunchFailure, "spin-wait in a kernel the emulator ran without fibers "
+         "(polycuda.runtime.emulate did not see PC_SPIN_YIELD in its source)");
+  Fiber &f = *tl_run.current;
+  f.state = kYielded;
+  yield_to_scheduler(f);
+}
+
 // cooperative_groups' grid.sync(): waits for every thread of the grid that has not exited;
 // see release_grid for the threads that must not have exited.
 static void grid_barrier(int line) {
@@ -546,14 +562,29 @@ static bool run_fibers_once(unsigned nblocks, unsigned n, Rng &rng) {
   }
   std::vector<Tally> tally(nblocks);
   Tally grid;
+  tl_run.spins = 0;
   while (!ready.empty()) {
     size_t k = rng.below(ready.size());
-    Fiber &f = tl_run.fibers[ready[k]];
+    const unsigned id = ready[k];
+    Fiber &f = tl_run.fibers[id];
     ready[k] = ready.back();
     ready.pop_back();
     resume(f);
     if (tl_run.failed) return false;
     Tally &t = tally[f.block];
+    if (f.state == kYielded) {
+      f.state = kReady;
+      ready.push_back(id);
+      // a fiber that can go on is drawn within about ready.size() steps; this many yields in
+      // a row mean that every thread waits for another (a deadlock a GPU would hang in)
+      if (++tl_run.spins > 1000ull * ready.size() + 1000000ull) {
+        set_error(cudaErrorLaunchFailure, true, "deadlock: every live thread spin-waits "
+                  "(%llu yields in a row)", tl_run.spins);
+        return false;
+      }
+      continue;
+    }
+    tl_run.spins = 0;
     if (f.state == kAtBarrier) {
       ++t.at_block;
     } else if (f.state == kAtGridBarrier) {

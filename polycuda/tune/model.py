@@ -111,6 +111,9 @@ class Calibration:
     sigma_thd: (threads per block, seconds of one __syncthreads) pairs;
     sigma_blk: (blocks per SM B, seconds of the barrier between inter-tile wavefronts) pairs;
     alpha: per warp executed; beta: per point; gamma: per load or store of a tile.
+    lam (our extension, not in Di & Xue): per trip of a block's thread loops over an
+    intra-tile wavefront, on the critical path of each occupancy round of eq. (10) (see
+    scan_trips); 0 leaves the paper's model unchanged.
     """
 
     gpu: str
@@ -122,6 +125,7 @@ class Calibration:
     gamma: float
     measured: bool = False
     note: str = ""
+    lam: float = 0.0
 
     def thd(self, threads: int) -> float:
         """sigma_thd at `threads` (linear between measured counts, clamped at the ends)."""
@@ -176,6 +180,36 @@ def intra_wavefronts(tiles: tuple[int, ...], block: tuple[int, ...], intra: str 
     g, h = per_warp.max(axis=2).sum(axis=1), rounds.sum(axis=1)
     g.flags.writeable = h.flags.writeable = False  # cached: shared by every caller
     return g, h
+
+
+@lru_cache(maxsize=8192)
+def scan_trips(tiles: tuple[int, ...], block: tuple[int, ...], intra: str = "sum") -> int:
+    """Trips of a block's thread loops over the intra-tile wavefronts of a full tile (our
+    extension of Section 3.1's T_TILE): sum over e_1 of prod_k ceil(R_k(e_1) / blockDim_k),
+    R_k(e_1) the extent of p_k (k >= 1) among wavefront e_1's points.
+
+    Why: the generated code scans each intra-tile wavefront's bounding box on the block's
+    lattice (thread k takes p_k = tid_k + j blockDim_k), so every thread runs this many trips,
+    each a dependent global load after the previous wavefront's barrier, whether or not it
+    holds a point there. eq. (4)'s G_e1 counts only the warps with points: the H100's SOR
+    tiles with one thread row along p_1 (blockDim 1 x K) measured up to 6x the paper model's
+    time (bench/results/2026-11-25-nvidia-h100-80gb-hbm3-tune-reevaluate.json).
+    """
+    if len(block) != len(tiles) - 1:
+        raise InvalidConfigError(f"{block=} must have one entry per tile size after the "
+                                 f"first ({tiles=})")
+    if intra == "hyperplane":  # e_1 = p_0: every inner member spans its whole tile
+        return tiles[0] * math.prod(-(-m // b) for m, b in zip(tiles[1:], block))
+    # e_1 = p_0 + ... + p_n-1 with 0 <= p_0 < m_0: p_k ranges over
+    # [max(0, e_1 - m_0 + 1 - (s - (m_k - 1))), min(m_k - 1, e_1)], s = sum_k>=1 (m_k - 1)
+    span = sum(m - 1 for m in tiles[1:])
+    e = np.arange(tiles[0] + span)
+    trips = np.ones_like(e)
+    for m, b in zip(tiles[1:], block):
+        lo = np.maximum(0, e - tiles[0] + 1 - (span - (m - 1)))
+        hi = np.minimum(m - 1, e)
+        trips *= -(-(hi - lo + 1) // b)
+    return int(trips.sum())
 
 
 def points_per_wavefront(tiles: tuple[int, ...]) -> np.ndarray:
@@ -326,6 +360,7 @@ def total_time(problem: Problem, layout: Layout, cal: Calibration, blocks_per_sm
 
     DOALL kernels (extension): one wavefront of every tile, no sigma_blk, the whole run
     `problem.launches` times (a host loop around the kernel).
+    Wavefront kernels add lam * latency_term (our extension; 0 when cal.lam is 0).
 
     Raises:
         InvalidConfigError: blocks_per_sm < 1 (the block cannot be resident: Table 1's B = 0).
@@ -341,13 +376,32 @@ def total_time(problem: Problem, layout: Layout, cal: Calibration, blocks_per_sm
     else:
         total = problem.launches * (work * t_tile + len(counts.tiles) * cal.blk(blocks_per_sm)
                                     + cal.sigma_ker)
+        total += cal.lam * latency_term(problem, layout, blocks_per_sm, sms)
     return Estimate(total, t_tile, len(counts.tiles), sum(counts.tiles), blocks_per_sm)
+
+
+def latency_term(problem: Problem, layout: Layout, blocks_per_sm: int, sms: int) -> float:
+    """The coefficient of lam in T_total (our extension): sum over the inter-tile wavefronts
+    of I_t1 (eq. (10): the rounds of B resident tiles per SM, run one after the other) times
+    the scan trips of a tile (scan_trips) times problem.repeat, times problem.launches.
+
+    A round's tiles run concurrently, so its time is at least one tile's chain of dependent
+    trips; the paper's throughput terms (eq. (11)) miss this when a wavefront has few tiles
+    or a tile few threads. Added to, not maxed with, eq. (11) so that the fit stays linear.
+    0 for DOALL kernels (not measured there yet)."""
+    if problem.kind == "doall":
+        return 0.0
+    counts = tile_counts(problem, layout.tiles)
+    per_round = blocks_per_sm * sms
+    rounds = sum(-(-t // per_round) for t in counts.tiles)  # eq. (10) per wavefront
+    trips = scan_trips(layout.tiles, layout.block, problem.intra)
+    return float(problem.launches * rounds * trips * problem.repeat)
 
 
 def linear_terms(problem: Problem, layout: Layout, cal: Calibration, blocks_per_sm: int,
                  sms: int, warp: int = 32) -> tuple[float, float, float, float]:
     """T_total = alpha a + beta b + gamma c + d with the sigmas of `cal` (alpha, beta, gamma
-    ignored): the rows of the least-squares fit of Section 3.3."""
+    ignored; d includes cal.lam's term): the rows of the least-squares fit of Section 3.3."""
     zero = Calibration(cal.gpu, 0.0, ((1, 0.0),), ((1, 0.0),), 0.0, 0.0, 0.0)
     base = total_time(problem, layout, _with(cal, 0.0, 0.0, 0.0), blocks_per_sm, sms, warp)
     terms = []

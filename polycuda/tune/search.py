@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+import numpy as np
+
 from polycuda.errors import InvalidConfigError, PolycudaError
 from polycuda.options import Options, fit_sizes
 from polycuda.tune import calibrate, model, occupancy
@@ -64,6 +66,10 @@ class TuneResult:
     top: tuple[Ranked, ...]
     measured: bool
     seconds: float
+    # "" unless tune(schedulers=True) chose among pipeline.AUTO_SCHEDULERS by measuring them;
+    # then the chosen one, and the best measured seconds of each candidate
+    scheduler: str = ""
+    candidates: dict[str, float | None] = dataclasses.field(default_factory=dict)
 
     def measured_s_of_choice(self) -> float | None:
         """The measured time of the chosen layout (None when nothing was measured)."""
@@ -71,12 +77,21 @@ class TuneResult:
                      if (r.tiles, r.block) == (self.tile_sizes, self.block_sizes)), None)
 
     def apply(self, options: Options) -> Options:
-        return options.replace(tile_sizes=self.tile_sizes, block_sizes=self.block_sizes)
+        """`options` with the tuned sizes, and the tuned scheduler where it is "auto"."""
+        changes: dict[str, object] = {"tile_sizes": self.tile_sizes,
+                                      "block_sizes": self.block_sizes}
+        if self.scheduler and options.scheduler == "auto":
+            changes["scheduler"] = self.scheduler
+        return options.replace(**changes)
 
     def sizes_text(self) -> str:
-        """The --dump-sizes text: the options that carry the sizes (Options.to_text's form)."""
-        return json.dumps({"block_sizes": list(self.block_sizes),
-                           "tile_sizes": list(self.tile_sizes)}, sort_keys=True)
+        """The --dump-sizes text: the options that carry the sizes (Options.to_text's form),
+        and the scheduler when tune chose it."""
+        data: dict[str, object] = {"block_sizes": list(self.block_sizes),
+                                   "tile_sizes": list(self.tile_sizes)}
+        if self.scheduler:
+            data["scheduler"] = self.scheduler
+        return json.dumps(data, sort_keys=True)
 
     def to_json(self) -> str:
         data = dataclasses.asdict(self)
@@ -105,14 +120,16 @@ def layouts(primary: KernelModel) -> list[Layout]:
         inner = tiles[n - threaded:]
         seen = set()
         for threads in THREAD_CHOICES:
-            block = _fill_inner_first(inner, threads)
+            block = fill_inner_first(inner, threads)
             if block not in seen:
                 seen.add(block)
                 found.append(Layout(tiles, block))
     return found
 
 
-def _fill_inner_first(inner: tuple[int, ...], threads: int) -> tuple[int, ...]:
+def fill_inner_first(inner: tuple[int, ...], threads: int) -> tuple[int, ...]:
+    """The block of about `threads` threads over tile sizes `inner` (outermost first): the
+    innermost member first, each at most its tile size."""
     block = []
     left = threads
     for t in reversed(inner):
@@ -179,6 +196,28 @@ def estimate(models: tuple[KernelModel, ...], tiles: tuple[int, ...], block: tup
         occ = occupancy.occupancy(props, lay.threads, km.registers, km.smem_bytes)
         total += model.total_time(km.problem, lay, cal, occ.blocks, props.sm_count).total
     return total
+
+
+def model_terms(models: tuple[KernelModel, ...], tiles: tuple[int, ...],
+                block: tuple[int, ...], cal: Calibration, props: occupancy.DeviceProps
+                ) -> tuple[float, float, float, float, float]:
+    """estimate() = alpha a + beta b + gamma c + lam l + d: (a, b, c, l, d) summed over the
+    kernels, d with the sigmas of `cal` (the rows of calibrate.fit_relative).
+
+    Raises:
+        InvalidConfigError: some kernel cannot run this layout.
+    """
+    total = np.zeros(5)
+    for km in models:
+        lay = kernel_layout(km, tiles, block)
+        occ = occupancy.occupancy(props, lay.threads, km.registers, km.smem_bytes)
+        if occ.blocks < 1:
+            raise InvalidConfigError(f"{lay} has no resident block per SM")
+        a, b, c, d = model.linear_terms(km.problem, lay, dataclasses.replace(cal, lam=0.0),
+                                        occ.blocks, props.sm_count)
+        lat = model.latency_term(km.problem, lay, occ.blocks, props.sm_count)
+        total += (a, b, c, lat, d)
+    return tuple(float(v) for v in total)  # type: ignore[return-value]
 
 
 # -- the search (Fig. 5) ---------------------------------------------------------------------------
@@ -293,29 +332,48 @@ def stderr_progress(message: str) -> None:
 
 def tune(prog, sizes: dict[str, int], *, top_k: int = 5, budget_s: float = 60.0,
          measure: Callable[[Options], float] | None = None, cache: Path | None = None,
-         use_cache: bool = True, progress: Callable[[str], None] | None = stderr_progress
-         ) -> TuneResult:
+         use_cache: bool = True, progress: Callable[[str], None] | None = stderr_progress,
+         schedulers: bool = False) -> TuneResult:
     """Tune the tile and block sizes of Program `prog` at parameter values `sizes`.
 
     measure: seconds of one run at the given options (default: on the GPU when there is
     one, see measure_on_gpu; without a GPU the model's choice is kept unmeasured).
+    schedulers: with Options.scheduler "auto", tune each of pipeline.AUTO_SCHEDULERS' cuda
+    candidates and keep the fastest measured (scheduler and sizes); needs measuring.
 
     Raises:
-        InvalidConfigError: nothing to tune; BuildError / ToolNotFoundError: nvcc failed.
+        InvalidConfigError: nothing to tune, or schedulers without a way to measure;
+        BuildError / ToolNotFoundError: nvcc failed.
     """
     from polycuda.sizes import resolve_sizes
 
     start = time.perf_counter()
     values = resolve_sizes(prog.scop, sizes)
     options = prog.options.replace(target="cuda")
-    props, on_gpu = occupancy.current_device()
-    gen = prog.generate("cuda", tile_sizes=(), block_sizes=(), tuned_sizes=False)
     key = cache_key(prog.scop, options, gpu_name(), values)
     if use_cache and (hit := cached_result(key, cache)):
         progress and progress(f"cached result {result_path(key, cache)}")
         return hit
+    if schedulers and options.scheduler == "auto":
+        result = _tune_schedulers(prog, values, sizes, top_k, budget_s, measure, progress)
+    else:
+        result = _tune_layouts(prog, values, sizes, top_k, budget_s, measure, progress)
+    result = dataclasses.replace(result, seconds=time.perf_counter() - start)
+    store(key, result, cache)
+    store(cache_key(prog.scop, options, gpu_name(), None), result, cache)  # lookup()'s
+    return result
+
+
+def _tune_layouts(prog, values: dict[str, int], sizes: dict[str, int], top_k: int,
+                  budget_s: float, measure: Callable[[Options], float] | None,
+                  progress: Callable[[str], None] | None) -> TuneResult:
+    """Rank the layouts of `prog`'s own schedule by the model, measure the top k and the
+    default tables; the fastest measured (the model's first when nothing is measured)."""
     from polycuda.tune import problem
 
+    options = prog.options.replace(target="cuda")
+    props, on_gpu = occupancy.current_device()
+    gen = prog.generate("cuda", tile_sizes=(), block_sizes=(), tuned_sizes=False)
     models = problem.kernel_models(gen, values)
     cal = calibrate.load_calibration(props.name if on_gpu else None, warn=progress is not None)
     try:
@@ -330,18 +388,48 @@ def tune(prog, sizes: dict[str, int], *, top_k: int = 5, budget_s: float = 60.0,
         measure = measure_on_gpu(prog, values)
     top = ranked[:top_k]
     if measure is not None:
-        # the default tables are measured too and kept where they are faster: until the
-        # model is accurate (H100: mean error 88-208% on SOR, bench/results/...-tune-
-        # accuracy.json) its top-k may miss a layout as good as the defaults
+        # the default tables are measured too and kept where they are faster: the model's
+        # top k may miss a layout as good as the defaults (H100, held out: the model's choice
+        # up to 41% off the best sampled layout, bench/results/...-tune-reevaluate.json)
         top = _measured(top + [Ranked((), (), math.inf)], options, measure, progress)
     best = min(top, key=lambda r: r.measured_s if r.measured_s is not None else r.model_s)
-    result = TuneResult(best.tiles, best.block, cal.gpu,
-                        "measured" if cal.measured else calibrate.ESTIMATED, len(ranked),
-                        dict(excluded), tuple(top), measure is not None,
-                        time.perf_counter() - start)
-    store(key, result, cache)
-    store(cache_key(prog.scop, options, gpu_name(), None), result, cache)  # lookup()'s
-    return result
+    return TuneResult(best.tiles, best.block, cal.gpu,
+                      "measured" if cal.measured else calibrate.ESTIMATED, len(ranked),
+                      dict(excluded), tuple(top), measure is not None, 0.0)
+
+
+def _tune_schedulers(prog, values: dict[str, int], sizes: dict[str, int], top_k: int,
+                     budget_s: float, measure: Callable[[Options], float] | None,
+                     progress: Callable[[str], None] | None) -> TuneResult:
+    """_tune_layouts for each cuda candidate of the auto scheduler; the fastest measured.
+
+    Why: auto picks its scheduler by a static cost (gpu.cost) at the default sizes; on the
+    H100 fdtd-2d's isl-distributed schedule measured 0.61x the time of the Pluto wavefront
+    that auto picks. A candidate that fails (no layout, no schedule) is skipped and said."""
+    from polycuda import pipeline
+
+    _, on_gpu = occupancy.current_device()
+    if measure is None and not on_gpu:
+        raise InvalidConfigError("choosing the scheduler measures each candidate: no GPU")
+    found: dict[str, TuneResult] = {}
+    for name in pipeline.AUTO_SCHEDULERS["cuda"]:
+        sub = prog.with_options(scheduler=name)
+        progress and progress(f"scheduler {name}")
+        try:
+            found[name] = _tune_layouts(sub, values, sizes, top_k, budget_s,
+                                        measure or measure_on_gpu(sub, values), progress)
+        except PolycudaError as err:
+            progress and progress(f"scheduler {name} left out: {err}")
+    timed = {n: r.measured_s_of_choice() for n, r in found.items()}
+    usable = {n: t for n, t in timed.items() if t is not None}
+    if not usable:
+        raise InvalidConfigError(f"{prog.name}: no scheduler candidate could be measured "
+                                 f"({sorted(found) or 'none tuned'})")
+    name = min(usable, key=lambda n: (usable[n], n))
+    progress and progress("schedulers measured: " + ", ".join(
+        f"{n} {t * 1e3:.3f} ms" if t is not None else f"{n} failed"
+        for n, t in timed.items()) + f"; keeping {name}")
+    return dataclasses.replace(found[name], scheduler=name, candidates=timed)
 
 
 def _measured(top: list[Ranked], options: Options, measure: Callable[[Options], float],
@@ -379,8 +467,10 @@ def measure_on_gpu(prog, values: dict[str, int], repeats: int = 3
             for v in (host[a.name] for a in prog.scop.args)]
 
     def run(options: Options) -> float:
+        # tuned_sizes off: the defaults () are the default tables, not an earlier tune's
         kernel = prog.kernel("cuda", tile_sizes=options.tile_sizes,
-                             block_sizes=options.block_sizes)
+                             block_sizes=options.block_sizes, scheduler=options.scheduler,
+                             tuned_sizes=False)
         times = launch.time_calls(kernel, args, repeats=repeats, warmup=1)
         return sorted(times)[len(times) // 2]
 

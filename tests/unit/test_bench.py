@@ -416,6 +416,7 @@ def test_config_names_map_to_options():
         "isl": Options(scheduler="isl"),
         "isl-noreg": Options(scheduler="isl", private_promotion=False),
         "isl-rt2x2": Options(scheduler="isl", register_tiles=(2, 2)),
+        "shared": Options(shared_promotion=True),
         "pluto": Options(scheduler="pluto"),
         "isl-dist": Options(scheduler="isl-distributed"),
         "pluto-sum": Options(scheduler="pluto", intra_wavefront="sum"),

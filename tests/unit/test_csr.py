@@ -20,10 +20,10 @@ from tests.unit.test_runtime import needs_nvcc
 TARGETS = ("c", "openmp", "emulate")
 
 
-def assert_same(prog, target, args):
-    """The region on `target` and the sequential program agree on every written argument,
-    and the region changed something (else the test could not fail)."""
-    expected, actual = run_both(prog, target, args)
+def assert_same(prog, target, args, **changes):
+    """The region on `target` (with option `changes`) and the sequential program agree on
+    every written argument, and the region changed something (else the test could not fail)."""
+    expected, actual = run_both(prog, target, args, **changes)
     written = [a for a in prog.scop.written_arrays() if not prog.scop.array(a).local]
     for name in written:
         np.testing.assert_allclose(actual[name], expected[name], rtol=1e-12,
@@ -219,6 +219,19 @@ def test_sptrsv_patterns(target, pattern):
     assert nest.monitored == ("x",) and nest.private == ("s",)
     rows = lower_rows(24, pattern, np.random.default_rng(11))
     assert_same(prog, target, sptrsv_args(rows))
+
+
+@needs_nvcc
+@pytest.mark.parametrize("changes", [{"runtime_executor": "syncfree"}, {"reuse_levels": True},
+                                     {"cpu_fallback_per_level": 4.0}])
+def test_sptrsv_with_the_executor_options(changes):
+    """The one-launch executor, reused levels (twice: the second call reuses them) and the
+    CPU fallback (a chain: more levels than n / 4) run the CSR loop and its private scalar."""
+    prog = polycuda.compile(SPTRSV)
+    for pattern in ("random", "chain"):
+        args = sptrsv_args(lower_rows(30, pattern, np.random.default_rng(2)))
+        assert_same(prog, "emulate", args, **changes)
+        assert_same(prog, "emulate", args, **changes)
 
 
 @needs_nvcc

@@ -84,3 +84,35 @@ def test_microbenchmarks_compile_and_report_resources():
     found = occupancy.kernel_resources(calibrate.microbench_source(), "sm_90")
     assert {"pc_cal_empty", "pc_cal_sync", "pc_cal_tile"} <= set(found)
     assert found["pc_cal_tile"].smem_bytes == 0  # dynamic shared memory only
+
+
+def test_fit_relative_recovers_alpha_beta_gamma_lam():
+    rng = np.random.default_rng(1)
+    rows = [tuple(rng.uniform(1, 1000, 4)) + (rng.uniform(0, 1e-5),) for _ in range(30)]
+    truth = (2e-9, 5e-10, 3e-8, 5e-8)
+    times = [sum(c * t for c, t in zip(truth, r[:4])) + r[4] for r in rows]
+    assert calibrate.fit_relative(rows, times) == pytest.approx(truth, rel=1e-6)
+    # the paper's three coefficients alone (rows without l)
+    short = [(*r[:3], r[4]) for r in rows]
+    times3 = [sum(c * t for c, t in zip(truth[:3], r[:3])) + r[3] for r in short]
+    assert calibrate.fit_relative(short, times3) == pytest.approx(truth[:3], rel=1e-6)
+    # relative, not absolute: one slow run does not decide the fit
+    weighted = calibrate.fit_relative(rows + [rows[0]], times + [times[0] * 1000])
+    assert min(weighted) >= 0
+    with pytest.raises(InvalidConfigError, match="> 0"):
+        calibrate.fit_relative(rows, [0.0] * len(rows))
+    with pytest.raises(InvalidConfigError, match="runs with times"):
+        calibrate.fit_relative(rows[:2], times[:2])
+
+
+def test_a_new_calibration_of_the_reference_gpu_keeps_the_kernel_fit():
+    ref = calibrate.reference_calibration()
+    assert ref.lam > 0  # fitted on the H100's measured SOR kernels
+    fresh = dataclasses.replace(ref, sigma_ker=1e-5, alpha=1.0, beta=2.0, gamma=3.0, lam=0.0,
+                                note="measured")
+    kept = calibrate.adopt_reference_fit(fresh)
+    assert (kept.alpha, kept.beta, kept.gamma, kept.lam) == (ref.alpha, ref.beta, ref.gamma,
+                                                             ref.lam)
+    assert kept.sigma_ker == 1e-5 and "simplified_fit" in kept.note
+    other = dataclasses.replace(fresh, gpu="Another GPU")
+    assert calibrate.adopt_reference_fit(other) == other

@@ -4,6 +4,7 @@ its tile counts against brute-force enumeration, and the DOALL extension."""
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -147,3 +148,56 @@ def test_points_per_wavefront_is_the_convolution_of_the_extents():
     for tiles in ((2, 4), (3, 5, 7), (4, 1, 6, 2)):
         _, h = model.intra_wavefronts(tiles, tiles[1:])
         assert list(model.points_per_wavefront(tiles)) == list(h)
+
+
+def test_scan_trips_worked():
+    # tile 3 x 4 x 2 (skewed-sum wavefronts e = p0 + p1 + p2, 0 <= e <= 6): p1 ranges over
+    # [max(0, e - 3), min(3, e)] and p2 over [max(0, e - 5), min(1, e)]; extents 1,2,3,4,3,2,1
+    # and 1,2,2,2,2,2,1. On a 1 x 2 block the p1 loop is sequential: trips = extents of p1
+    assert model.scan_trips((3, 4, 2), (1, 2)) == 1 + 2 + 3 + 4 + 3 + 2 + 1
+    # on 4 x 1 threads p1 takes one trip and p2 is the loop: 1 + 2 + 2 + 2 + 2 + 2 + 1
+    assert model.scan_trips((3, 4, 2), (4, 1)) == 12
+    # 2 x 2 threads: ceil(p1 extent / 2) * ceil(p2 extent / 2)
+    assert model.scan_trips((3, 4, 2), (2, 2)) == 1 + 1 + 2 + 2 + 2 + 1 + 1
+    # hyperplane wavefronts: m_0 wavefronts scanning the whole inner box
+    assert model.scan_trips((3, 8, 8), (2, 8), intra="hyperplane") == 3 * 4
+    # 1-D SOR 4 x 64 on 16 threads: p1 in [max(0, e - 3), min(63, e)], at most 4 values
+    assert model.scan_trips((4, 64), (16,)) == 67
+    with pytest.raises(InvalidConfigError, match="one entry per tile size"):
+        model.scan_trips((4, 4, 4), (4,))
+
+
+def test_scan_trips_against_enumeration():
+    for tiles, block in (((3, 5, 4), (2, 3)), ((2, 3, 4, 5), (1, 2, 4)), ((5, 7), (3,))):
+        points = np.array(list(itertools.product(*[range(m) for m in tiles])))
+        e_of = points.sum(axis=1)
+        total = 0
+        for e in range(int(e_of.max()) + 1):
+            inner = points[e_of == e][:, 1:]
+            extents = inner.max(axis=0) - inner.min(axis=0) + 1
+            total += int(np.prod(-(-extents // np.array(block))))
+        assert model.scan_trips(tiles, block) == total
+
+
+def test_latency_term_is_rounds_times_trips():
+    # 1-D SOR, T = 2, n = 4, tiles 2 x 2 on 2 threads: three wavefronts of one tile, one
+    # round each (eq. (10)); a tile's scan: e = 0, 1, 2 with p1 extents 1, 2, 1 -> 3 trips
+    prob = Problem.from_box((2, 4), SOR1)
+    layout = Layout((2, 2), (2,))
+    assert model.scan_trips((2, 2), (2,)) == 3
+    assert model.latency_term(prob, layout, 4, 132) == 3 * 3
+    # an 8 x 8 box in 2 x 2 tiles: wavefronts of 1, 2, 3, 4, 3, 2, 1 tiles; on 2 SMs of one
+    # resident block each: 1, 1, 2, 2, 2, 1, 1 rounds (eq. (10))
+    box = Problem.from_box((8, 8))
+    assert model.tile_counts(box, (2, 2)).tiles == (1, 2, 3, 4, 3, 2, 1)
+    assert model.latency_term(box, layout, 1, 2) == 10 * 3
+    cal = replace(CAL, lam=0.25)
+    est = model.total_time(prob, layout, cal, blocks_per_sm=4, sms=132)
+    assert est.total == pytest.approx(model.total_time(prob, layout, CAL, 4, 132).total
+                                      + 0.25 * 9)
+    # the fit rows: lam's term is in d, the other three unchanged
+    a, b, c, d = model.linear_terms(prob, layout, cal, 4, 132)
+    assert CAL.alpha * a + CAL.beta * b + CAL.gamma * c + d == pytest.approx(est.total)
+    # DOALL kernels: no latency term (not measured there)
+    doall = Problem.from_box((64, 64), kind="doall")
+    assert model.latency_term(doall, Layout((16, 32), (8, 32)), 8, 132) == 0.0

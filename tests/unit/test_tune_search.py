@@ -131,7 +131,7 @@ def test_cli_tune_errors(tmp_path, capsys):
     bad = tmp_path / "bad.json"
     bad.write_text('{"tile_sizes": [8, 8], "target": "c"}')
     _fails(capsys, ["compile", "kernels/c/sor_1d.c", "--sizes", str(bad)],
-           "may hold only tile_sizes and block_sizes")
+           "may hold only tile_sizes, block_sizes and scheduler")
     _fails(capsys, ["tune", "kernels/c/sor_1d.c", "--budget", "0"], "must be > 0", code=2)
     _fails(capsys, ["tune", "kernels/c/sor_1d.c", "--top-k", "0"], "must be >= 1", code=2)
     _fails(capsys, ["tune", "kernels/c/sor_1d.c", "--size", "X=3"], "not integer parameters")
@@ -190,3 +190,43 @@ def test_exclusion_kinds_are_counted_apart():
     _, excluded = search.rank((WAVE,), calibrate.reference_calibration(), H100)
     assert set(excluded) <= {kind for _, kind in search._REASON_KINDS}
     assert excluded["tile over the domain"] > 0 and excluded["threads without work"] > 0
+
+
+def test_tune_chooses_the_scheduler_by_measuring_each_candidate(capsys, tmp_path):
+    from polycuda import pipeline
+
+    prog = polycuda.compile("kernels/c/sor_1d.c", options=Options(target="cuda"))
+    seen = []
+
+    def measure(opts: Options) -> float:  # isl-distributed's layouts run fastest
+        seen.append(opts.scheduler)
+        return 0.5 if opts.scheduler == "isl-distributed" else 1.0
+
+    result = search.tune(prog, {"T": 64, "n": 2048}, top_k=2, measure=measure,
+                         schedulers=True)
+    assert set(seen) == set(pipeline.AUTO_SCHEDULERS["cuda"]) and "auto" not in seen
+    assert result.scheduler == "isl-distributed" and result.measured_s_of_choice() == 0.5
+    assert result.candidates == {"isl": 1.0, "pluto": 1.0, "isl-distributed": 0.5}
+    assert "keeping isl-distributed" in capsys.readouterr().err
+    assert search.TuneResult.from_json(result.to_json()) == result
+    # compile and run of the auto program then take the scheduler and its sizes
+    again = polycuda.compile("kernels/c/sor_1d.c", options=Options(target="cuda"))
+    used = again.effective_options("cuda")
+    assert (used.scheduler, used.tile_sizes) == ("isl-distributed", result.tile_sizes)
+    # an explicitly requested scheduler is kept
+    assert result.apply(Options(scheduler="pluto")).scheduler == "pluto"
+    out = tmp_path / "sizes.json"
+    out.write_text(result.sizes_text())
+    assert main(["compile", "kernels/c/sor_1d.c", "--sizes", str(out), "-o",
+                 str(tmp_path / "a.cu")]) == 0
+    # without a way to measure, the candidates cannot be compared
+    with pytest.raises(InvalidConfigError, match="no GPU"):
+        search.tune(prog, {"T": 64, "n": 1024}, schedulers=True, progress=None)
+
+
+def test_old_cached_results_without_a_scheduler_still_load():
+    text = json.dumps({"tile_sizes": [32, 128], "block_sizes": [32], "gpu": "g",
+                       "calibration": "measured", "evaluated": 3, "excluded": {}, "top": [],
+                       "measured": True, "seconds": 1.0})
+    old = search.TuneResult.from_json(text)
+    assert old.scheduler == "" and old.apply(Options()).scheduler == "auto"

@@ -1,0 +1,413 @@
+"""Shared-memory promotion in DOALL kernels (Baskaran et al. 2008, "Data Management Approach":
+allocation of scratchpad arrays, their access functions, copy code; "Optimizing Shared Memory
+Access": padding against bank conflicts; PPCG's shared memory does the same).
+
+With Options.shared_promotion the mapping (gpu/mapping.py) tiles the members of a DOALL
+kernel's band after its parallel ones too (gemm's k): their tile loops run in sequence inside
+the kernel, around the threads, so that the data of one block for one such tile (gemm: an
+A[i][k] tile and a B[k][j] tile) can be loaded once. A mark `shared:<kernel>` sits above the
+thread mark, below those tile loops: every statement instance of the kernel is below it, and
+its prefix schedule (host loops, block tiles, sequential tiles) names one block's tile.
+
+An array accessed below the mark is promoted when, decided with isl on the access relations:
+1. reuse (the slides' criterion for copying to the scratchpad): two different instances with
+   the same prefix (one block's tile) access one element;
+2. the box of one tile's footprint has constant extents (staging.footprint_box) and the boxes
+   of the promoted arrays fit Options.shared_memory_kib (at most the 48 KiB of static shared
+   memory), greedily in array-name order;
+3. legality: no instance of the same launch on another block accesses an element that the
+   tile accesses, when one of the two writes (the blocks run in parallel; the tile's writes
+   reach global memory only after it). Threads of one block are ordered as the original
+   program orders them: no dependence joins two points of one tile (the mapping's race check
+   of the thread band, whose prefix includes the sequential tiles), one thread's instances
+   run in order on the copy, and a barrier separates the copy-in, the compute and the
+   copy-out of one tile from the next tile's;
+4. every reference to the array is unconditional and affine (promotion.unsafe_arrays), and no
+   register holds one of its elements (a private scope's loads and stores read the array).
+
+The copy code (codegen/shared_code.py) loads the tile's read footprint (exactly, intersected
+with the array's extents) with consecutive threads on consecutive elements, and stores back
+exactly the elements that the tile writes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import islpy as isl
+
+from polycuda.gpu import staging
+from polycuda.ir import isl_build
+from polycuda.ir.expr import Ref
+from polycuda.ir.scop import Scop
+from polycuda.options import Options
+
+if TYPE_CHECKING:
+    from polycuda.gpu.mapping import KernelMapping, MappedSchedule
+
+# gpu.promotion imports gpu.mapping, which imports this module for its tiling helpers: the
+# promotion pass below imports it when it runs
+
+SHARED_MARK = "shared"
+# Tile size of the band members after the parallel ones (gemm's k): PPCG's default, 32
+SEQUENTIAL_TILE = 32
+MAX_SEQUENTIAL_TILES = 2
+# Static shared memory per block that a kernel may declare without opting in
+STATIC_SHARED_BYTES = 48 * 1024
+# Banks of shared memory and their width (sm_50 and later; the slides' 8800 GTX had 16)
+BANKS = 32
+BANK_BYTES = 4
+# isl steps of the search for one schedule; beyond, no shared promotion (it only saves memory
+# traffic, and the code without it is correct)
+SHARED_PROMOTION_OPERATIONS = 5_000_000
+
+
+@dataclass(frozen=True)
+class SharedArray:
+    """A group of references to one array held in shared memory per tile: a box of `sizes`
+    elements whose innermost dimension is laid out with `pitch` >= sizes[-1] elements
+    (padding).
+
+    # reads, writes: { S[x] -> A[a] } the group's reads and writes in the scope
+    """
+
+    array: str
+    dtype: str
+    sizes: tuple[int, ...]
+    pitch: int
+    reads: isl.UnionMap = field(compare=False, repr=False)
+    writes: isl.UnionMap = field(compare=False, repr=False)
+    # the copy's name (a group of references of the array: "<array>_<k>") and its references
+    name: str = ""
+    refs: frozenset[Ref] = frozenset()
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        """Elements between neighbours along each dimension of the padded copy."""
+        return layout_strides(self.sizes, self.pitch)
+
+    @property
+    def elements(self) -> int:
+        """Elements of the padded copy."""
+        return self.sizes[0] * self.strides[0]
+
+    def bytes(self) -> int:
+        return self.elements * staging.DTYPE_BYTES[self.dtype]
+
+
+@dataclass(frozen=True)
+class SharedScope:
+    """The subtree below a kernel's `shared:<kernel>` mark and the arrays it promotes."""
+
+    mark: str  # the kernel's name
+    arrays: tuple[SharedArray, ...]
+
+
+def enabled(options: Options, register_tiles: tuple[int, ...]) -> bool:
+    """Whether a DOALL kernel gets a shared mark: Options.shared_promotion on the CUDA target,
+    and no register tiling (its unrolled units are not combined with shared copies)."""
+    return (options.shared_promotion and options.target == "cuda"
+            and not any(r > 1 for r in register_tiles))
+
+
+def sequential_tile_sizes(band: isl.ScheduleNode, n: int) -> tuple[int, ...]:
+    """Tile sizes of the members of `band` after its n parallel ones, tiled with them: at most
+    MAX_SEQUENTIAL_TILES, and only in a permutable band (rectangular tiles of a permutable band
+    are legal; the pipeline checks the tiled schedule anyway)."""
+    if not band.band_get_permutable():
+        return ()
+    return (SEQUENTIAL_TILE,) * min(band.band_n_member() - n, MAX_SEQUENTIAL_TILES)
+
+
+def mark_tile(tile_band: isl.ScheduleNode, n: int, kernel: str) -> isl.ScheduleNode:
+    """The tiled band [T, Tseq] -> [P, Pseq] split into [T] -> [Tseq] -> mark shared -> [P]
+    -> [Pseq] (Tseq and Pseq absent when only n members were tiled); returns the [P] band."""
+    if tile_band.band_n_member() > n:
+        tile_band = tile_band.band_split(n)
+        point = tile_band.child(0).child(0).band_split(n)
+    else:
+        point = tile_band.child(0)
+    mark = isl.Id(f"{SHARED_MARK}:{kernel}", context=point.get_ctx())
+    return point.insert_mark(mark).child(0)
+
+
+def promote_shared(mapped: MappedSchedule, scop: Scop, accesses: staging.Accesses,
+                   options: Options) -> MappedSchedule:
+    """_promote_shared() within SHARED_PROMOTION_OPERATIONS isl steps, else `mapped`."""
+    return isl_build.within_operations(
+        mapped.schedule.get_ctx(), SHARED_PROMOTION_OPERATIONS,
+        lambda: _promote_shared(mapped, scop, accesses, options), lambda: mapped)
+
+
+def _promote_shared(mapped: MappedSchedule, scop: Scop, accesses: staging.Accesses,
+                    options: Options) -> MappedSchedule:
+    """Each kernel's SharedScope (KernelMapping.shared), for every shared mark."""
+    from polycuda.gpu import promotion
+    from polycuda.gpu.mapping import MappedSchedule
+
+    if any(s.is_indirect() for s in scop.statements):
+        return mapped  # may-accesses only: no exact footprint
+    reads = promotion.lift_access(accesses.reads, mapped.lift)
+    writes = promotion.lift_access(accesses.writes, mapped.lift)
+    unsafe = promotion.unsafe_arrays(scop)
+    budget = min(options.shared_memory_kib * 1024, STATIC_SHARED_BYTES)
+    kernels = {k.name: k for k in mapped.kernels}
+    found: dict[str, SharedScope] = {}
+    for mark in _marks(mapped.schedule.get_root()):
+        name = mark.mark_get_id().get_name().partition(":")[2]
+        arrays = _arrays(mark, kernels[name], scop, reads, writes, unsafe, accesses.dtypes,
+                         budget)
+        if arrays:
+            found[name] = SharedScope(name, arrays)
+    if not found:
+        return mapped
+    new_kernels = tuple(dataclasses.replace(k, shared=found.get(k.name))
+                        for k in mapped.kernels)
+    return MappedSchedule(mapped.schedule, new_kernels, mapped.lift)
+
+
+def _marks(root: isl.ScheduleNode) -> list[isl.ScheduleNode]:
+    marks: list[isl.ScheduleNode] = []
+
+    def visit(node: isl.ScheduleNode) -> bool:
+        if (node.get_type() == isl.schedule_node_type.mark
+                and node.mark_get_id().get_name().startswith(f"{SHARED_MARK}:")):
+            marks.append(node.copy())
+        return True
+
+    root.foreach_descendant_top_down(visit)
+    return marks
+
+
+def _arrays(mark: isl.ScheduleNode, kernel: KernelMapping, scop: Scop, reads: isl.UnionMap,
+            writes: isl.UnionMap, unsafe: dict[str, frozenset[str]], dtypes: dict[str, str],
+            budget: int) -> tuple[SharedArray, ...]:
+    """The reference groups promoted at `mark` (module docstring's conditions), in array-name
+    order, then by their first reference.
+
+    # reads, writes: { S[x] -> A[a] } in the schedule's domain
+    """
+    from polycuda.gpu import promotion
+
+    domain = mark.get_domain()
+    prefix = mark.get_prefix_schedule_union_map().intersect_domain(domain)  # { S[x] -> [p] }
+    kernel_node = promotion.kernel_mark(mark)
+    kernel_domain = kernel_node.get_domain()
+    host = kernel_node.get_prefix_schedule_union_map().intersect_domain(kernel_domain)
+    block = host.flat_range_product(
+        kernel_node.child(0).band_get_partial_schedule_union_map().intersect_domain(
+            kernel_domain))  # { S[x] -> [host, T] }
+    # { S[x] -> R[y] }: instances of one launch on different blocks
+    other_blocks = host.apply_range(host.reverse()).subtract(
+        block.apply_range(block.reverse())).intersect_domain(domain)
+    private = {e.array for scope in kernel.private for e in scope.elements}
+    names: set[str] = set()
+    domain.foreach_set(lambda s: names.update(unsafe.get(s.get_tuple_name(), frozenset())))
+    same_tile = prefix.apply_range(prefix.reverse())
+    steps = _thread_steps(mark, kernel)
+    everything = reads.union(writes)
+    chosen, used = [], 0
+    for group in _groups(scop, domain, prefix):
+        array = group.array
+        if array in private or array in names or not scop.array(array).shape:
+            continue
+        touched = group.reads.union(group.writes)
+        if not _reused(touched, same_tile):
+            continue
+        conflicts = group.writes.apply_range(
+            promotion.of_array(everything, array).reverse()).union(
+            touched.apply_range(promotion.of_array(writes, array).reverse()))
+        if not conflicts.intersect(other_blocks).is_empty():
+            continue
+        sizes = _box_sizes(prefix.reverse().apply_range(touched))
+        if sizes is None:
+            continue
+        pitch = padded_pitch(sizes, dtypes[array], _strides_across_threads(group, steps))
+        shared = dataclasses.replace(group, dtype=dtypes[array], sizes=sizes, pitch=pitch)
+        if used + shared.bytes() <= budget:
+            chosen.append(shared)
+            used += shared.bytes()
+    return tuple(chosen)
+
+
+def _groups(scop: Scop, domain: isl.UnionSet, prefix: isl.UnionMap) -> list[SharedArray]:
+    """The references of the statements of `domain`, grouped (Baskaran et al.: a scratchpad
+    array per non-overlapping accessed region): equal references together, and references to
+    one array whose footprints meet in some tile (_merged). Sizes are not set yet.
+
+    # prefix: { S[x] -> [p] }
+    """
+    ctx = domain.get_ctx()
+    names: set[str] = set()
+    domain.foreach_set(lambda s: names.add(s.get_tuple_name()))
+    # per array: [refs, reads, writes, footprint { [p] -> A[a] }] of each group
+    groups: dict[str, list[list]] = {}
+    for stmt in scop.statements:
+        if stmt.name not in names:
+            continue
+        for access in isl_build.statement_accesses(scop, stmt):
+            amap = isl.UnionMap.from_map(isl_build.access_map(access, stmt, ctx, tagged=False))
+            amap = amap.intersect_domain(domain)
+            empty = isl.UnionMap.empty(amap.get_space())
+            entry = [{access.ref}, empty if access.is_write else amap,
+                     amap if access.is_write else empty, prefix.reverse().apply_range(amap)]
+            groups.setdefault(access.array, []).append(entry)
+    result = []
+    for array in sorted(groups):
+        merged = _merged(groups[array])
+        for k, (refs, reads, writes, _) in enumerate(merged):
+            result.append(SharedArray(array, "", (), 0, reads, writes, f"{array}_{k}",
+                                      frozenset(refs)))
+    return result
+
+
+def _merged(entries: list[list]) -> list[list]:
+    """Entries [refs, reads, writes, footprint] merged while two share a reference, or their
+    footprints meet and one writes or their union's box has constant sizes (a stencil's
+    neighbours: one copy, reused across threads). Two read-only copies of an element hold the
+    same value: syrk's A[i][k] and A[j][k], whose union grows with the tiles' distance,
+    keep a copy each."""
+    entries = list(entries)
+    changed = True
+    while changed:
+        changed = False
+        for a in range(len(entries)):
+            for b in range(a + 1, len(entries)):
+                ea, eb = entries[a], entries[b]
+                writes = not ea[2].is_empty() or not eb[2].is_empty()
+                meet = not ea[3].intersect(eb[3]).is_empty()
+                if ea[0] & eb[0] or (meet and (writes or _box_sizes(ea[3].union(eb[3]))
+                                               is not None)):
+                    entries[a] = [ea[0] | eb[0], ea[1].union(eb[1]), ea[2].union(eb[2]),
+                                  ea[3].union(eb[3])]
+                    del entries[b]
+                    changed = True
+                    break
+            if changed:
+                break
+    return entries
+
+
+def _reused(touched: isl.UnionMap, same_tile: isl.UnionMap) -> bool:
+    """Whether two different instances of one tile access one element (Baskaran et al.:
+    copy to the scratchpad only what is reused).
+
+    # touched: { S[x] -> A[a] };  same_tile: { S[x] -> R[y] } with equal prefix schedules
+    """
+    pairs = touched.apply_range(touched.reverse()).intersect(same_tile)
+    return not pairs.subtract(touched.domain().identity()).is_empty()
+
+
+def _box_sizes(footprint: isl.UnionMap) -> tuple[int, ...] | None:
+    """The constant extents of the box of one tile's footprint, { [p] -> A[a] }, over every
+    tile and parameter value (staging.footprint_box); None when one grows with them."""
+    maps = isl_build.maps_of(footprint)
+    if len(maps) != 1:
+        return None
+    amap = staging.unclipped(isl.UnionMap.from_map(maps[0]))
+    maps = isl_build.maps_of(amap)
+    names = [f"pc_p{k}" for k in range(maps[0].dim(isl.dim_type.in_))]
+    box = staging.footprint_box(maps[0], names)
+    return None if box is None else box[1]
+
+
+def _thread_steps(mark: isl.ScheduleNode, kernel: KernelMapping) -> isl.UnionMap:
+    """Pairs of instances that neighbouring threads along x run at the same step: the whole
+    schedule equal except the innermost thread coordinate, one more in the second.
+
+    # returns { S[x] -> S[y] }
+    """
+    point = mark.child(0).child(0)  # thread mark -> [P]
+    inner = point.child(0)
+    full = inner.get_prefix_schedule_union_map().flat_range_product(
+        inner.get_subtree_schedule_union_map())
+    space_dims = [0]
+    full.foreach_map(lambda m: space_dims.__setitem__(0, m.dim(isl.dim_type.out)))
+    dims = space_dims[0]
+    x = point.get_schedule_depth() + kernel.n - 1
+    src = ", ".join(f"s{k}" for k in range(dims))
+    dst = ", ".join(f"s{k} + 1" if k == x else f"s{k}" for k in range(dims))
+    shift = isl.UnionMap.read_from_str(mark.get_ctx(), f"{{ [{src}] -> [{dst}] }}")
+    return full.apply_range(shift).apply_range(full.reverse())
+
+
+def _strides_across_threads(group: SharedArray, steps: isl.UnionMap
+                            ) -> list[tuple[int, ...]]:
+    """Per reference of the group: the difference of the elements that two neighbouring
+    threads along x access at the same step (a constant vector), where it is one.
+
+    # steps: { S[x] -> S[y] } (_thread_steps)
+    """
+    vectors = []
+    for access in isl_build.maps_of(group.reads.union(group.writes)):
+        ref = isl.UnionMap.from_map(access)
+        delta = steps.apply_domain(ref).apply_range(ref).deltas()  # { A[a' - a] }
+        if delta.is_empty():
+            continue
+        point = isl.Set.from_union_set(delta)
+        if not point.is_singleton():
+            continue
+        sample = point.sample_point()
+        vectors.append(tuple(sample.get_coordinate_val(isl.dim_type.set, d).to_python()
+                             for d in range(point.dim(isl.dim_type.set))))
+    return vectors
+
+
+def conflict_degree(stride: int, dtype: str) -> int:
+    """Baskaran et al.: degree of bank conflicts = gcd(stride of the access across the threads
+    of a warp, number of banks), the stride in bank words; an element of w words counts as
+    conflict-free at stride 1 (a warp's w-word accesses take w passes anyway). Stride 0 is a
+    broadcast.
+
+    Example:
+        >>> conflict_degree(32, "float"), conflict_degree(33, "float"), conflict_degree(1, "double")
+        (32, 1, 1)
+        >>> conflict_degree(16, "double"), conflict_degree(0, "float")
+        (16, 1)
+    """
+    if stride == 0:
+        return 1
+    words = max(1, staging.DTYPE_BYTES[dtype] // BANK_BYTES)
+    return max(1, math.gcd(abs(stride) * words, BANKS) // words)
+
+
+def padded_pitch(sizes: tuple[int, ...], dtype: str, vectors: list[tuple[int, ...]]) -> int:
+    """The inner extent of the shared copy, sizes[-1] + pad for the pad in [0, BANKS) that
+    minimizes the summed degree of bank conflicts of every reference (the cost of a shared
+    access is linear in its degree: Baskaran et al., "Optimizing Shared Memory Access");
+    the smallest pad on ties. `vectors`: each reference's element difference between
+    neighbouring threads.
+
+    Example:
+        >>> padded_pitch((32, 32), "float", [(1, 0)])  # A[j][i]: threads walk a column
+        33
+        >>> padded_pitch((32, 32), "float", [(0, 1)]), padded_pitch((64,), "float", [(1,)])
+        (32, 64)
+    """
+    if len(sizes) < 2:
+        return sizes[-1]
+
+    def cost(pitch: int) -> int:
+        strides = layout_strides(sizes, pitch)
+        return sum(conflict_degree(sum(v * s for v, s in zip(vec, strides)), dtype)
+                   for vec in vectors)
+
+    return min(range(sizes[-1], sizes[-1] + BANKS), key=lambda p: (cost(p), p))
+
+
+
+def layout_strides(sizes: tuple[int, ...], pitch: int) -> tuple[int, ...]:
+    """Elements between neighbours along each dimension of a box of `sizes` whose innermost
+    dimension takes `pitch` elements (row-major).
+
+    Example:
+        >>> layout_strides((8, 32), 33), layout_strides((4, 8, 32), 33), layout_strides((5,), 5)
+        ((33, 1), (264, 33, 1), (1,))
+    """
+    strides = [1]
+    for d in range(len(sizes) - 1, 0, -1):
+        strides.insert(0, strides[0] * (pitch if d == len(sizes) - 1 else sizes[d]))
+    return tuple(strides)

@@ -1,0 +1,72 @@
+"""bench/tune_suite.py with its measurement step mocked (no GPU): the quick mode runs end to
+end, writes the JSON, and compares the tuned layout with the defaults and the sweep's best."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def tune_suite():
+    spec = importlib.util.spec_from_file_location("tune_suite", ROOT / "bench" / "tune_suite.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["tune_suite"] = module
+    spec.loader.exec_module(module)
+    yield module
+    del sys.modules["tune_suite"]
+
+
+def fake_seconds(self, prog, args, tiles, block, best, scheduler=None):
+    """A made-up time: the defaults 5 ms, else fastest at a first tile size of 32."""
+    if not tiles:
+        return 5e-3
+    return 1e-3 * (1 + abs(tiles[0] - 32) / 32 + tiles[-1] / 1000)
+
+
+def test_quick_mode_with_mocked_measurements(tune_suite, monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(tune_suite.Timer, "seconds", fake_seconds)
+    monkeypatch.setattr(tune_suite.Timer, "arguments", lambda self, k, s, d: [])
+    out = tmp_path / "suite.json"
+    assert tune_suite.main([str(out), "--quick", "--dry-run", "--kernels", "sor_1d",
+                            "--size", "n=300", "--size", "T=40", "--no-verify"]) == 0
+    data = json.loads(out.read_text())
+    assert data["mode"] == "dry-run" and data["top_k"] == 3 and data["sweep"]["sampled"] == 12
+    jacobi, sor = data["entries"]
+    assert jacobi["name"] == "jacobi_2d_t1000_float" and jacobi["target_ms"] == 45.8
+    assert sor["sizes"] == {"T": 40, "n": 300} and sor["default"]["ms"] == pytest.approx(5.0)
+    tuned, sweep = sor["tuned"], sor["sweep"]
+    assert tuned["ms"] == pytest.approx(fake_seconds(None, None, None, tuned["tiles"], (), 0)
+                                        * 1e3)
+    assert len(tuned["top"]) == 4  # the model's top 3 and the defaults
+    times = [m["ms"] for m in sweep["measured"]] + [tuned["ms"], sor["default"]["ms"]]
+    assert sor["best_ms"] == pytest.approx(min(times))
+    assert sor["tuned_over_best"] == pytest.approx(tuned["ms"] / min(times))
+    assert sweep["best"]["ms"] == min(m["ms"] for m in sweep["measured"])
+    assert sor["sweep_grid"]["sampled"] == len(sweep["measured"]) > 0
+    assert data["summary"]["tuned"] >= 1
+    assert "[2/2] sor_1d" in capsys.readouterr().err  # progress
+
+
+def test_sweep_layouts_are_admissible(tune_suite):
+    from polycuda.tune import occupancy, search
+    from polycuda.tune.model import Problem
+    from polycuda.tune.problem import KernelModel
+
+    km = KernelModel("k", Problem.from_box((64, 512), ((1, 0), (1, 1))), (16, 64), 32, 0)
+    props = occupancy.reference_device()
+    picked, grid, excluded = tune_suite.sweep_layouts((km,), props, 10)
+    # one threaded member (a 2-D wavefront band): blockDim = min(m_1, threads), deduplicated
+    tiles_grid = tune_suite.SWEEP_TILES
+    assert grid == len({(a, b, min(b, k)) for a in tiles_grid for b in tiles_grid
+                        for k in tune_suite.SWEEP_THREADS})
+    assert 0 < len(picked) <= 10 and 0 < excluded < grid
+    for tiles, block in picked:
+        assert search.exclusion(search.kernel_layout(km, tiles, block), km, props) is None
+    assert tune_suite.sweep_layouts((km,), props, 10) == (picked, grid, excluded)  # fixed seed
