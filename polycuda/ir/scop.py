@@ -61,7 +61,7 @@ class CsrLoop:
     rowptr[i] .. rowptr[i+1] - 1`): `lower`..`upper` inclusive, step `direction`. The bounds
     are affine in the statement's iterators, the parameters, the iterators of the CSR loops
     around it and the values they read. The static analysis never sees it as a dimension
-    (frontend/csr.py says why); code generation prints it as a C loop around the statement.
+    (codegen/csr.py says why); code generation prints it as a C loop around the statement.
     """
 
     iterator: str
