@@ -219,9 +219,18 @@ def compile_scop(scop: Scop, options: Options) -> Generated:
     # copies against false dependences (transform_scop)
     scop = transform_scop(scop, options, timer)
     # analysis.indirect: nests with dependences known only at run time (A[idx[i]] written)
-    # get the GPU inspector/executor; the statements between them the static path below
-    if options.target == "cuda" and indirect.runtime_nests(scop, options.allow_reassociation):
+    # get the GPU inspector/executor, nests with other indirect subscripts or CSR loops a
+    # check kernel before them (codegen/csr.py); the other statements the static path below
+    if options.target == "cuda" and (indirect.runtime_nests(scop, options.allow_reassociation)
+                                     or indirect.checked_nests(scop)):
         return _runtime_generated(scop, options, start)
+    return _static_generated(scop, options, start, timer)
+
+
+def _static_generated(scop: Scop, options: Options, start: float,
+                      timer: progress.PassTimer) -> Generated:
+    """The static path of compile_scop on the transformed Scop: dependences, schedule,
+    mapping, AST, printer."""
     ctx = isl_scheduler.new_context()
     context = isl_build.context_set(scop, ctx)
     # analysis.dependences: flow (value-based), anti, output
@@ -334,6 +343,7 @@ def _runtime_generated(scop: Scop, options: Options, start: float) -> Generated:
     (codegen/inspector_cuda.py); each run of the other top-level statements between them
     compiled by compile_scop as a region of its own (its locals passed in as arrays)."""
     nests = {n.position: n for n in indirect.runtime_nests(scop, options.allow_reassociation)}
+    checks = {n.position: n for n in indirect.checked_nests(scop) if n.position not in nests}
     parts: list[tuple[str, object]] = []
     static: list = []
     kernels: list = []
@@ -343,8 +353,12 @@ def _runtime_generated(scop: Scop, options: Options, start: float) -> Generated:
             return
         sub = static_region(scop, tuple(static), len(parts))
         # the sub-region's host entry is dropped (inspector_cuda.static_part): its default
-        # host side keeps the host-side helpers out of its text
-        generated = compile_scop(sub, options.default_host_side())
+        # host side keeps the host-side helpers out of its text; its own index checks are
+        # the "check" part before it, so it takes the static path directly
+        host = options.default_host_side()
+        timer = progress.PassTimer(sub.name)
+        generated = _static_generated(transform_scop(sub, host, timer), host,
+                                      time.perf_counter(), timer)
         kernels.extend(generated.kernels)
         parts.append(("static", (sub, generated.source)))
         static.clear()
@@ -354,6 +368,9 @@ def _runtime_generated(scop: Scop, options: Options, start: float) -> Generated:
             flush()
             parts.append(("nest", nests[pos]))
         else:
+            if pos in checks:  # its index checks before it runs, its code on the static path
+                flush()
+                parts.append(("check", checks[pos]))
             static.extend(stmts)
     flush()
     source = inspector_cuda.generate(scop, parts, isl_scheduler.new_context(),

@@ -37,6 +37,8 @@ def random_arguments(scop: Scop, values: dict[str, int], seed: int = 0) -> dict[
     # index arrays (A[idx[i]]): values that keep every access in bounds
     index_ranges = indirect.index_value_ranges(scop, values) if any(
         s.is_indirect() for s in scop.statements) else {}
+    # arrays that bound CSR loops: row pointers from 0 to nnz
+    row_pointers = indirect.row_pointer_extents(scop, values)
     args: dict[str, object] = {}
     for arg in scop.args:
         if arg.kind == "param":
@@ -49,6 +51,8 @@ def random_arguments(scop: Scop, values: dict[str, int], seed: int = 0) -> dict[
             dtype = NP_DTYPES[arg.dtype]
             if arg.dtype in ("float", "double"):
                 data = rng.uniform(0.5, 1.5, size=shape)
+            elif arg.name in row_pointers:
+                data = random_row_pointers(rng, shape[0], row_pointers[arg.name])
             elif arg.name in index_ranges:
                 lo, hi = index_ranges[arg.name]
                 data = rng.integers(lo, hi + 1, size=shape)
@@ -56,6 +60,20 @@ def random_arguments(scop: Scop, values: dict[str, int], seed: int = 0) -> dict[
                 data = rng.integers(1, 10, size=shape)
             args[arg.name] = np.ascontiguousarray(data.astype(dtype))
     return args
+
+
+def random_row_pointers(rng: np.random.Generator, size: int, nnz: int) -> np.ndarray:
+    """A CSR row-pointer array of `size` entries: 0 first, `nnz` last, non-decreasing, at
+    random cut points; every row non-empty when there are enough elements (a triangular
+    solve reads each row's last element as its diagonal)."""
+    if size < 2:
+        return np.zeros(size, np.int64)
+    inner = size - 2
+    if nnz - 1 >= inner:
+        cuts = np.sort(rng.choice(np.arange(1, nnz), inner, replace=False)) if inner else []
+    else:
+        cuts = np.sort(rng.integers(0, nnz + 1, inner))
+    return np.concatenate(([0], np.asarray(cuts, np.int64), [nnz])).astype(np.int64)
 
 
 def copy_arguments(args: dict[str, object]) -> dict[str, object]:

@@ -21,7 +21,7 @@ from polycuda.errors import SourceLoc
 from polycuda.ir import isl_build
 from polycuda.ir.affine import affine_text
 from polycuda.ir.evaluate import eval_int
-from polycuda.ir.expr import BinOp, Expr, Ref, UnaryOp, Var, refs, walk
+from polycuda.ir.expr import BinOp, Const, Expr, Ref, UnaryOp, Var, refs, walk
 from polycuda.ir.scop import Scop, Statement
 
 
@@ -50,6 +50,9 @@ class RuntimeNest:
     loc: SourceLoc | None = None
     atomic: tuple[str, ...] = ()
     depth: int = 0  # of the levelized loop; the loops outside it run on the host, in order
+    # local scalars set at the start of each iteration before any use (SpTRSV's `s = b[i]`):
+    # a private variable of the iteration in every kernel, not monitored (private_scalars)
+    private: tuple[str, ...] = ()
 
 
 def top_level_groups(scop: Scop) -> list[tuple[int, tuple[Statement, ...]]]:
@@ -61,9 +64,12 @@ def top_level_groups(scop: Scop) -> list[tuple[int, tuple[Statement, ...]]]:
 
 
 def _indirect_tops(stmt: Statement) -> list[Ref]:
-    """The references of `stmt` (target first) that have an indirect subscript."""
+    """The references of `stmt` (target first) that have an indirect subscript, or one that
+    uses the iterator of a CSR loop (x[k] for k from rowptr[i]: an element known at run time)."""
     tops = [stmt.lhs, *refs(stmt.rhs)]
-    return [r for r in tops if any(refs(e) for e in r.index)]
+    csr = set(stmt.csr_iterators())
+    return [r for r in tops if any(refs(e) or any(isinstance(v, Var) and v.name in csr
+                                                  for v in walk(e)) for e in r.index)]
 
 
 ATOMIC_OPS = ("+=", "-=")
@@ -114,10 +120,63 @@ def runtime_nests(scop: Scop, atomic_updates: bool = False) -> tuple[RuntimeNest
         if atomic:
             reason += (f"; {', '.join(repr(a) for a in atomic)} only updated with += / -=: "
                        "atomicAdd on cuda, no levels for them")
-        monitored = tuple(a for a in written if a not in atomic)
+        private = private_scalars(scop, stmts, depth)
+        if private:
+            reason += (f"; {', '.join(repr(a) for a in private)} set first in each iteration: "
+                       "private to it, no levels for them")
+        monitored = tuple(a for a in written if a not in atomic and a not in private)
         found.append(RuntimeNest(pos, it, tuple(s.name for s in stmts), monitored,
-                                 index_arrays, reason, stmt.loc, atomic, depth))
+                                 index_arrays, reason, stmt.loc, atomic, depth, private))
     return tuple(found)
+
+
+def checked_nests(scop: Scop) -> tuple[RuntimeNest, ...]:
+    """The top-level loop nests with indirect subscripts or CSR loops (Statement.csr): on
+    cuda, a kernel checks their index values before they run (codegen/csr.py), whether they
+    take the run-time path or not. As RuntimeNest over the outermost loop, nothing monitored.
+    A statement outside every loop is not one (the frontend puts no CSR loop there)."""
+    found = []
+    for pos, stmts in top_level_groups(scop):
+        if not stmts[0].iterators or not any(s.is_indirect() for s in stmts):
+            continue
+        index_arrays = tuple(dict.fromkeys(r.array for s in stmts for r in s.index_refs()))
+        found.append(RuntimeNest(pos, stmts[0].iterators[0], tuple(s.name for s in stmts), (),
+                                 index_arrays, "index checks", stmts[0].loc))
+    return tuple(found)
+
+
+def private_scalars(scop: Scop, stmts: tuple[Statement, ...], depth: int) -> tuple[str, ...]:
+    """The local scalars of a nest that each iteration of its levelized loop (at `depth`) sets
+    before any other use: only the nest accesses them, and the first statement that does
+    assigns them (`=`, reading no old value) directly in the levelized loop's body, at every
+    iteration where another statement uses them. Each iteration then has its own copy (the
+    privatization that lets the inspector ignore them; without it, every iteration would
+    conflict on the one cell)."""
+    names = {s.name for s in stmts}
+    ctx = isl.Context()
+    out = []
+    for arr in scop.arrays:
+        if not arr.local or arr.shape:
+            continue
+        users = [s for s in scop.statements
+                 if arr.name in {s.lhs.array} | {r.array for r in s.read_refs()}]
+        if not users or any(s.name not in names for s in users):
+            continue
+        first = users[0]
+        if (first.lhs.array != arr.name or first.op != "=" or first.csr
+                or len(first.iterators) != depth + 1
+                or any(r.array == arr.name for r in first.read_refs())):
+            continue
+        if all(_outer(s, depth, ctx).is_subset(_outer(first, depth, ctx)) for s in users[1:]):
+            out.append(arr.name)
+    return tuple(out)
+
+
+def _outer(stmt: Statement, depth: int, ctx: isl.Context) -> isl.Set:
+    # [params] -> { [i_0..i_depth] : a point of stmt has these outer coordinates }
+    dom = isl_build.domain_set(stmt, ctx)
+    dom = dom.project_out(isl.dim_type.set, depth + 1, dom.dim(isl.dim_type.set) - depth - 1)
+    return dom.reset_tuple_id()
 
 
 def levelized_depth(stmts: tuple[Statement, ...]) -> int:
@@ -169,6 +228,9 @@ def index_value_ranges(scop: Scop, values: dict[str, int]) -> dict[str, tuple[in
                     continue
                 size = eval_int(extent, values)
                 ref, rest = _split_ref(index)
+                if rest is not None and any(isinstance(v, Var) and v.name in stmt.csr_iterators()
+                                            for v in walk(rest)):
+                    ref, rest = None, None  # x[col[k] + k]: the value alone is bounded
                 low_rest, high_rest = (0, 0) if rest is None else _value_range(
                     scop, stmt, rest, values)
                 arrays = [ref.array] if ref is not None else [r.array for r in refs(index)]
@@ -176,6 +238,41 @@ def index_value_ranges(scop: Scop, values: dict[str, int]) -> dict[str, tuple[in
                     lo, hi = ranges.get(name, (0, 1 << 30))
                     ranges[name] = (max(lo, -low_rest), min(hi, size - 1 - high_rest))
     return {name: (lo, max(lo, hi)) for name, (lo, hi) in ranges.items()}
+
+
+def row_pointer_extents(scop: Scop, values: dict[str, int]) -> dict[str, int]:
+    """{array: nnz} for the 1-D arrays whose elements bound CSR loops (Statement.csr), nnz the
+    extent that the loop's iterator may span: the least over the dimensions it subscripts as
+    `k + c` of extent - c (val[k], col[k]: their length); without one, twice the rows. Random
+    inputs (verify.py) make such an array a row-pointer array: 0 at the start, nnz at the
+    end, non-decreasing."""
+    out: dict[str, int] = {}
+    for stmt in scop.statements:
+        tops = [stmt.lhs, *stmt.csr_bound_refs(), *refs(stmt.rhs)]
+        for loop in stmt.csr:
+            spans = [eval_int(extent, values) - offset
+                     for top in tops for r in [top, *refs(top)]
+                     for index, extent in zip(r.index, scop.array(r.array).shape)
+                     if (offset := _offset_of(index, loop.iterator)) is not None]
+            for name in dict.fromkeys(r.array for r in loop.bound_refs()):
+                shape = scop.array(name).shape
+                if len(shape) != 1:
+                    continue
+                rows = max(eval_int(shape[0], values) - 1, 0)
+                nnz = max(min(spans) if spans else 2 * rows, 0)
+                out[name] = min(out.get(name, nnz), nnz)
+    return out
+
+
+def _offset_of(index: Expr, iterator: str) -> int | None:
+    """c when `index` is `iterator + c` (or `iterator - c`, or `iterator`), else None."""
+    if isinstance(index, Var):
+        return 0 if index.name == iterator else None
+    if isinstance(index, BinOp) and index.op in ("+", "-") and isinstance(index.lhs, Var) \
+            and index.lhs.name == iterator and isinstance(index.rhs, Const) \
+            and isinstance(index.rhs.value, int):
+        return index.rhs.value if index.op == "+" else -index.rhs.value
+    return None
 
 
 def _split_ref(index: Expr) -> tuple[Ref | None, Expr | None]:

@@ -27,7 +27,8 @@ from polycuda.ir.scop import Arg, Scop
 
 # An entry of a region with run-time nests returns INDEX_ERROR_BASE + k when a subscript read
 # from an index array falls outside the extent of scop.arrays[k] (found by the inspector before
-# any write; codegen/inspector_cuda.py)
+# any write; codegen/inspector_cuda.py), and INDEX_ERROR_BASE + len(scop.arrays) + k when the
+# bounds of a loop that reads them from scop.arrays[k] decrease or leave an extent (csr.py)
 INDEX_ERROR_BASE = 100000
 
 C_TYPES = {"int": "int", "long": "long long", "float": "float", "double": "double"}

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable
 
 import islpy as isl
 
-from polycuda.codegen import abi
+from polycuda.codegen import abi, csr
+from polycuda.codegen.statements import statement_parts
+from polycuda.ir import isl_build
 from polycuda.codegen.c_expr import C_HELPERS, expr_to_c
 from polycuda.codegen.printer import AstPrinter, for_parts, mark_parts, simple_upper_bound
 from polycuda.gpu.mapping import KernelMapping
@@ -373,6 +376,71 @@ def array_elements(arr: Array) -> str:
     return " * ".join(f"(size_t)({expr_to_c(d)})" for d in arr.shape)
 
 
+class _CheckPrinter(AstPrinter):
+    """The points of the checked statements; at each, its run-time index checks. A failed
+    check records the least error code in pc_err and leaves the innermost loop around it (its
+    statement's checks: a `do { } while (0)`), so nothing after it reads through the value it
+    refused; with `openmp`, the outermost loops run in parallel (checks only read)."""
+
+    int_type = "long long"
+
+    def __init__(self, scop: Scop, openmp: bool):
+        super().__init__(scop)
+        self.openmp = openmp
+        self.depth = 0
+
+    def for_(self, node: isl.AstNode, indent: int) -> None:
+        ub, (it, init, _, inc) = simple_upper_bound(node), for_parts(node)
+        if self.openmp and self.depth == 0 and ub is not None and inc == "1" \
+                and not node.for_is_degenerate():
+            # OpenMP wants the canonical form `it <= bound` (no parentheses around it)
+            self.emit(indent, "#pragma omp parallel for reduction(min: pc_err) "
+                              "schedule(dynamic, 256)")
+            self.emit(indent, f"for (long long {it} = {init}; {it} <= {ub}; {it} += 1) {{")
+            self.depth += 1
+            self.node(node.for_get_body(), indent + 1)
+            self.depth -= 1
+            self.emit(indent, "}")
+            return
+        self.depth += 1
+        super().for_(node, indent)
+        self.depth -= 1
+
+    def user(self, node: isl.AstNode, indent: int) -> None:
+        stmt, text = statement_parts(self.scop, node.user_get_expr())
+        self.emit(indent, "do {")
+        for line in csr.check_lines(self.scop, stmt, text,
+                                    lambda code: f"{{ if ({code} < pc_err) pc_err = {code}; "
+                                                 "break; }"):
+            self.emit(indent + 1, line)
+        self.emit(indent, "} while (0);")
+
+
+def index_checks(scop: Scop, openmp: bool = False) -> list[str]:
+    """Lines that check, before the region writes anything, every subscript read from an
+    index array and every range of a loop whose bounds read one (codegen/csr.py), at every
+    point of the statements that have them; the entry returns INDEX_ERROR_BASE + the least
+    error code found (index arrays are read-only in a region, so checking first is checking
+    what the region will read)."""
+    checked = [s for s in scop.statements if s.is_indirect()]
+    if not checked:
+        return []
+    ctx = isl.Context()
+    sub = dataclasses.replace(scop, statements=tuple(checked))
+    build = isl.AstBuild.from_context(isl_build.context_set(scop, ctx))
+    ids = isl.IdList.alloc(ctx, 64)
+    for k in range(64):
+        ids = ids.add(isl.Id(f"pc_v{k}", context=ctx))
+    ast = build.set_iterators(ids).node_from_schedule_map(isl_build.original_schedule(sub, ctx))
+    printer = _CheckPrinter(scop, openmp)
+    printer.node(ast, 2)
+    none = "0x7fffffff"
+    return (["  { /* run-time index checks (indirect subscripts, loops with bounds read from "
+             "arrays), before any write */",
+             f"    int pc_err = {none};"] + printer.lines
+            + [f"    if (pc_err != {none}) return {abi.INDEX_ERROR_BASE} + pc_err;", "  }"])
+
+
 def generate(scop: Scop, ast: isl.AstNode, kernels: tuple[KernelMapping, ...], openmp: bool,
              shuffle: bool = False) -> str:
     """The C source of `int pc_<name>(ARGS)` running the region in the order of `ast`."""
@@ -388,6 +456,7 @@ def generate(scop: Scop, ast: isl.AstNode, kernels: tuple[KernelMapping, ...], o
     lines.append("")
     lines += printer.functions
     lines.append(f"int {abi.entry_name(scop)}({abi.arg_decls(scop)}) {{")
+    lines += index_checks(scop, openmp)
     for arr in locals_:
         ctype = abi.C_TYPES[arr.dtype]
         lines.append(f"  {ctype} *{arr.name} = ({ctype} *)calloc({array_elements(arr)}, "

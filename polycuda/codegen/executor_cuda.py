@@ -66,7 +66,7 @@ def sync_kernels(scop: Scop, k: int, nest: RuntimeNest, code: NestCode,
                         "const unsigned *pc_size", "unsigned *pc_done",
                         "unsigned long long *pc_ticket"])
     step = "+" if code.direction > 0 else "-"
-    run = body_lines(scop, code, None, 1, frozenset(nest.atomic))
+    run = body_lines(scop, code, None, 1, frozenset(nest.atomic), nest.private)
     sync = [f"__global__ void __launch_bounds__({THREADS}) pc_sync{k}({decl}) {{",
             "  __shared__ unsigned long long pc_base;  /* tickets in increasing order */",
             "  if (threadIdx.x == 0) pc_base = atomicAdd(pc_ticket, (unsigned long long)"
@@ -129,7 +129,8 @@ def sync_lines(scop: Scop, k: int, launch: str) -> list[str]:
 def levels_depend_on_host(scop: Scop, nest: RuntimeNest) -> bool:
     """Whether the accesses of one levelized iteration may change with the host iterators
     around the levelized loop (then each host iteration is inspected unless they are equal):
-    a host iterator in a subscript of the nest, or in the bounds of a loop inside it."""
+    a host iterator in a subscript of the nest, or in the bounds of a loop inside it (a CSR
+    loop's included)."""
     host = set(scop.statement(nest.statements[0]).iterators[:nest.depth])
     if not host:
         return False
@@ -140,6 +141,10 @@ def levels_depend_on_host(scop: Scop, nest: RuntimeNest) -> bool:
             for index in ref.index:
                 if any(isinstance(v, Var) and v.name in host for v in walk(index)):
                     return True
+        # the bounds of a CSR loop inside it (codegen/csr.py), their reads included
+        if any(isinstance(v, Var) and v.name in host for loop in stmt.csr
+               for bound in (loop.lower, loop.upper) for v in walk(bound)):
+            return True
         if _inner_bounds_use(stmt.domain, stmt.iterators, nest.depth):
             return True
     return False
@@ -283,7 +288,8 @@ def fallback_lines(scop: Scop, k: int, nest: RuntimeNest, code: NestCode) -> lis
     lines += ["        for (long long pc_t = 0; pc_t < pc_n; pc_t++) {",
               "          if (pc_hlevel[pc_t] < pc_from) continue;",
               f"          const long long {ITERATION} = pc_first {step} pc_t;"]
-    lines += ["        " + line for line in body_lines(scop, code, None, 1)]
+    lines += ["        " + line for line in body_lines(scop, code, None, 1,
+                                                          private=nest.private)]
     lines += ["        }", "      }"]
     for name in arrays:
         if name in written:

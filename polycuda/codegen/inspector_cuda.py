@@ -67,22 +67,32 @@ def _kernel(name: str, scop: Scop, extra: list[str], code: NestCode, lines: list
     return "\n".join(head + lines + ["}"])
 
 
+def _check_kernel(scop: Scop, k: int, code: NestCode) -> str:
+    """pc_check<k>: every subscript read from an index array, and every range of a loop whose
+    bounds read one (codegen/csr.py), within its extent; the error code (abi.INDEX_ERROR_BASE)
+    of the first failing iteration in *pc_err, as pc_t * ERROR_CODES + code."""
+    ids = {a.name: n for n, a in enumerate(scop.arrays)}
+    codes = 2 * len(scop.arrays)
+
+    def fail(code: int) -> str:
+        return (f"{{ atomicMin(pc_err, (unsigned long long)pc_t * {codes}ULL + {code}ULL); "
+                "return; }")
+
+    def check(stmt, ref, is_write, text):
+        return [f"if (!(0 <= ({value}) && ({value}) < ({extent}))) {fail(ids[inner.array])}"
+                for inner, value, extent in bound_checks(scop, ref, text)]
+
+    return _kernel(f"pc_check{k}", scop, ["unsigned long long *pc_err"], code,
+                   body_lines(scop, code, check, 1, csr_fail=fail))
+
+
 def _nest_kernels(scop: Scop, k: int, nest: RuntimeNest, code: NestCode,
                   pipelined: bool = True) -> list[str]:
     """The five kernels of run-time nest k (module docstring); without `pipelined`, the
     writer does not run the previous level (the one-launch executor runs them all after)."""
     monitored = set(nest.monitored)
-    ids = {a.name: n for n, a in enumerate(scop.arrays)}
     aux = [f"unsigned *{_aux(a)}" for a in nest.monitored]
     level = ["int *pc_level", "int pc_cur"]
-
-    def check(stmt, ref, is_write, text):
-        out = []
-        for inner, value, extent in bound_checks(scop, ref, text):
-            out.append(f"if (!(0 <= ({value}) && ({value}) < ({extent}))) {{ atomicMin(pc_err, "
-                       f"(unsigned long long)pc_t * {len(scop.arrays)}ULL + {ids[inner.array]}ULL);"
-                       " return; }")
-        return out
 
     def log(stmt, ref, is_write, text):
         if not is_write or ref.array not in monitored:
@@ -108,10 +118,9 @@ def _nest_kernels(scop: Scop, k: int, nest: RuntimeNest, code: NestCode,
             return []
         return [f"{_aux(ref.array)}[{flat_index(scop, ref, text)}] = PC_NONE;"]
 
-    run = body_lines(scop, code, None, 2, frozenset(nest.atomic))
+    run = body_lines(scop, code, None, 2, frozenset(nest.atomic), nest.private)
     return [
-        _kernel(f"pc_check{k}", scop, ["unsigned long long *pc_err"], code,
-                body_lines(scop, code, check, 1)),
+        _check_kernel(scop, k, code),
         _kernel(f"pc_writer{k}", scop, level + aux, code,
                 (["#ifndef PC_TIMING", "  if (pc_level[pc_t] == pc_cur - 1) {"] + run
                  + ["  }", "#endif"] if pipelined else [])
@@ -141,8 +150,7 @@ def _nest_driver(scop: Scop, k: int, nest: RuntimeNest, code: NestCode,
                  options: Options | None = None) -> list[str]:
     """Host lines of `pc_<name>_dev` that inspect and execute run-time nest k."""
     first = code.lower if code.direction > 0 else code.upper
-    launch = (f"<<<pc_blocks, {THREADS}>>>({', '.join(a for _, a in kernel_args(scop))}, "
-              f"pc_first, pc_n{''.join(', ' + h for h in code.host)}")
+    launch = _launch(scop, code)
     lines = [f"{{ /* loop '{nest.iterator}': run-time dependences (inspector/executor) */"]
     lines += [f"  const long long {h} = pc_hl{j};" for j, h in enumerate(code.host)]
     lines += [f"  const long long pc_first = {first};",
@@ -172,10 +180,29 @@ def _nest_driver(scop: Scop, k: int, nest: RuntimeNest, code: NestCode,
     return lines
 
 
+def _launch(scop: Scop, code: NestCode) -> str:
+    """The launch configuration and first arguments of every kernel of one loop."""
+    return (f"<<<pc_blocks, {THREADS}>>>({', '.join(a for _, a in kernel_args(scop))}, "
+            f"pc_first, pc_n{''.join(', ' + h for h in code.host)}")
+
+
+def _check_driver(scop: Scop, k: int, nest: RuntimeNest, code: NestCode) -> list[str]:
+    """Host lines that run pc_check<k> over a static top-level nest with indirect subscripts
+    or loops with bounds read from arrays, before it runs (codegen/csr.py)."""
+    first = code.lower if code.direction > 0 else code.upper
+    return ([f"{{ /* loop '{nest.iterator}': run-time index checks before it runs */"]
+            + [f"  const long long {h} = pc_hl{j};" for j, h in enumerate(code.host)]
+            + [f"  const long long pc_first = {first};",
+               f"  const long long pc_n = ({code.upper}) - ({code.lower}) + 1;",
+               "  if (pc_n > 0) {",
+               f"    const unsigned pc_blocks = (unsigned)((pc_n + {THREADS - 1}) / {THREADS});"]
+            + _check_lines(scop, k, nest, code, _launch(scop, code)) + ["  }", "}"])
+
+
 def _check_lines(scop: Scop, k: int, nest: RuntimeNest, code: NestCode, launch: str
                  ) -> list[str]:
-    """Run pc_check<k>; an index out of bounds returns INDEX_ERROR_BASE + the array's number
-    after a message that names the array and the iteration."""
+    """Run pc_check<k>; a failed check returns INDEX_ERROR_BASE + its code (abi.py) after a
+    message that names the array and the iteration."""
     names = ", ".join(f'"{a.name}"' for a in scop.arrays)
     count = len(scop.arrays)
     sign = "+" if code.direction > 0 else "-"
@@ -188,11 +215,13 @@ def _check_lines(scop: Scop, k: int, nest: RuntimeNest, code: NestCode, launch: 
             "    cudaFree(pc_err);",
             "    if (pc_bad != ~0ULL) {",
             f"      static const char *pc_names[] = {{{names}}};",
-            f"      const int pc_array = (int)(pc_bad % {count}ULL);",
-            f'      fprintf(stderr, "polycuda: {abi.entry_name(scop)}: index out of bounds in a '
-            f"subscript of '%s' at {nest.iterator} = %lld (checked before any write)\\n\", "
-            f"pc_names[pc_array], pc_first {sign} (long long)(pc_bad / {count}ULL));",
-            f"      return {abi.INDEX_ERROR_BASE} + pc_array;",
+            f"      const int pc_code = (int)(pc_bad % {2 * count}ULL);",
+            f'      fprintf(stderr, "polycuda: {abi.entry_name(scop)}: %s \'%s\' at '
+            f'{nest.iterator} = %lld (checked before any write)\\n", pc_code < {count} ? '
+            '"index out of bounds in a subscript of" : "bad loop bounds (decreasing, or '
+            f'outside an extent) read from", pc_names[pc_code % {count}], '
+            f"pc_first {sign} (long long)(pc_bad / {2 * count}ULL));",
+            f"      return {abi.INDEX_ERROR_BASE} + pc_code;",
             "    }"]
 
 
@@ -341,11 +370,13 @@ def static_part(source: str, sub: Scop) -> tuple[str, bool]:
 def generate(scop: Scop, parts: list[tuple[str, object]], ctx: isl.Context,
              side: HostSide | None = None, options: Options | None = None) -> str:
     """The standalone .cu of a region with run-time nests. parts: in textual order,
-    ("nest", RuntimeNest) or ("static", (sub_scop, its cuda source: generated with the
-    default host side, whose host entry is dropped)); side: the host side of the entries."""
+    ("nest", RuntimeNest), ("check", RuntimeNest) (the index checks alone, before a static
+    part) or ("static", (sub_scop, its cuda source: generated with the default host side,
+    whose host entry is dropped)); side: the host side of the entries."""
     side = side or HostSide()
     kernels, driver, cooperative = [], [], False
     nests = [p for kind, p in parts if kind == "nest"]
+    checks = [p for kind, p in parts if kind == "check"]
     executor, reuse, _ = _features(options)
     for kind, part in parts:
         if kind == "nest":
@@ -358,6 +389,11 @@ def generate(scop: Scop, parts: list[tuple[str, object]], ctx: isl.Context,
                 keys = executor_cuda.reuse_keys(scop, part, code)
                 kernels.append("\n".join(executor_cuda.reuse_state(scop, k, part, len(keys))))
             driver += _host_loops(scop, code, _nest_driver(scop, k, part, code, options))
+        elif kind == "check":  # a static nest's index checks (codegen/csr.py)
+            k = len(nests) + checks.index(part)
+            code = nest_code(scop, part, ctx)
+            kernels.append(_check_kernel(scop, k, code))
+            driver += _host_loops(scop, code, _check_driver(scop, k, part, code))
         else:
             sub, source = part
             text, coop = static_part(source, sub)

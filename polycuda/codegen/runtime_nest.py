@@ -22,7 +22,8 @@ from polycuda.codegen.abi import C_TYPES
 from polycuda.ir.ast_expr import ast_expr_to_c
 from polycuda.codegen.c_expr import expr_to_c
 from polycuda.codegen.printer import AstPrinter
-from polycuda.codegen.statements import statement_parts
+from polycuda.codegen import csr
+from polycuda.codegen.statements import flat_ref_printer, statement_parts
 from polycuda.ir import isl_build
 from polycuda.ir.expr import Expr, Ref, refs
 from polycuda.ir.scop import Scop, Statement
@@ -142,34 +143,69 @@ class SlicePrinter(AstPrinter):
     int_type = "long long"
 
     def __init__(self, scop: Scop, action: Action | None = None,
-                 atomic: frozenset[str] = frozenset()):
+                 atomic: frozenset[str] = frozenset(), private: frozenset[str] = frozenset(),
+                 csr_fail: csr.Fail | None = None):
         super().__init__(scop)
         self.action = action
         self.atomic = atomic
+        self.private = private
+        self.csr_fail = csr_fail
+
+    def _refs(self, ref: Ref, sub: Callable[[Expr], str]) -> str:
+        # a private scalar (RuntimeNest.private) is a variable of the iteration
+        return private_name(ref.array) if ref.array in self.private else self.flat(ref, sub)
 
     def user(self, node: isl.AstNode, indent: int) -> None:
-        stmt, text = statement_parts(self.scop, node.user_get_expr())
+        self.flat = flat_ref_printer(self.scop)
+        stmt, text = statement_parts(self.scop, node.user_get_expr(), self._refs)
+        if stmt.csr and self.csr_fail is not None:
+            # the check of a statement with CSR loops: its ranges and subscripts (csr.py)
+            for line in csr.check_lines(self.scop, stmt, text, self.csr_fail):
+                self.emit(indent, line)
+            return
         if self.action is None and stmt.lhs.array in self.atomic:
             # a scatter-add (RuntimeNest.atomic): `+=` / `-=` as atomicAdd
             ctype = C_TYPES[self.scop.array(stmt.lhs.array).dtype]
             sign = "-" if stmt.op == "-=" else ""
-            self.emit(indent, f"atomicAdd(&{text(stmt.lhs)}, {sign}({ctype})({text(stmt.rhs)}));")
+            self.emit(indent, csr.wrap(stmt, text, f"atomicAdd(&{text(stmt.lhs)}, "
+                                                   f"{sign}({ctype})({text(stmt.rhs)}));"))
             return
         if self.action is None:
-            self.emit(indent, f"{text(stmt.lhs)} {stmt.op} {text(stmt.rhs)};")
+            self.emit(indent, csr.wrap(stmt, text, f"{text(stmt.lhs)} {stmt.op} "
+                                                   f"{text(stmt.rhs)};"))
             return
         accesses = [(stmt.lhs, True)] + [(r, False) for r in stmt.read_refs()]
+        inside = []  # the accesses that use a CSR iterator: in its loops
         for ref, is_write in accesses:
-            for line in self.action(stmt, ref, is_write, text):
+            lines = self.action(stmt, ref, is_write, text)
+            if stmt.csr and csr.uses_csr(stmt, ref):
+                inside += lines
+                continue
+            for line in lines:
                 self.emit(indent, line)
+        if inside:
+            self.emit(indent, " ".join(csr.loop_headers(stmt, text)) + " {")
+            for line in inside:
+                self.emit(indent + 1, line)
+            self.emit(indent, "}")
+
+
+def private_name(array: str) -> str:
+    return f"pc_priv_{array}"
 
 
 def body_lines(scop: Scop, code: NestCode, action: Action | None, indent: int,
-               atomic: frozenset[str] = frozenset()) -> list[str]:
+               atomic: frozenset[str] = frozenset(), private: tuple[str, ...] = (),
+               csr_fail: csr.Fail | None = None) -> list[str]:
     """The C lines of one iteration (ITERATION set by the caller) under `action`; without
-    one, the statements themselves, updates of `atomic` arrays as atomicAdd."""
-    printer = SlicePrinter(scop, action, atomic)
+    one, the statements themselves, updates of `atomic` arrays as atomicAdd, the `private`
+    scalars variables of the iteration. With `csr_fail`, statements with CSR loops are
+    checked instead (csr.check_lines)."""
+    printer = SlicePrinter(scop, action, atomic, frozenset(private), csr_fail)
     printer.node(code.ast, indent)
+    if action is None and csr_fail is None:
+        printer.lines[:0] = ["  " * indent + f"{C_TYPES[scop.array(a).dtype]} {private_name(a)};"
+                             for a in private]
     return printer.lines
 
 

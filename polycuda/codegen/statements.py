@@ -7,6 +7,7 @@ from collections.abc import Callable
 import islpy as isl
 
 from polycuda.ir.ast_expr import ast_expr_to_c
+from polycuda.codegen import csr
 from polycuda.codegen.c_expr import RefPrinter, expr_to_c
 from polycuda.ir.expr import Expr, Ref
 from polycuda.ir.scop import Scop, Statement
@@ -43,6 +44,7 @@ def statement_parts(scop: Scop, call: isl.AstExpr, refp: RefPrinter | None = Non
     name = call.get_op_arg(0).get_id().get_name()
     stmt = scop.statement(name)
     env = {it: ast_expr_to_c(call.get_op_arg(k + 1)) for k, it in enumerate(stmt.iterators)}
+    env.update({it: csr.csr_name(it) for it in stmt.csr_iterators()})
     refp = refp or flat_ref_printer(scop)
 
     def var(v: str) -> str:
@@ -58,4 +60,6 @@ def user_statement(scop: Scop, call: isl.AstExpr, refp: RefPrinter | None = None
     stmt, text = statement_parts(scop, call, refp)
     lhs, rhs = text(stmt.lhs), text(stmt.rhs)
     extra = after_write(stmt, text) if after_write else ""
-    return f"{{ {lhs} {stmt.op} {rhs}; {extra} }}" if extra else f"{lhs} {stmt.op} {rhs};"
+    body = f"{{ {lhs} {stmt.op} {rhs}; {extra} }}" if extra else f"{lhs} {stmt.op} {rhs};"
+    # a loop whose bounds read index arrays, inside the statement (codegen/csr.py)
+    return csr.wrap(stmt, text, body) if stmt.csr else body

@@ -23,7 +23,7 @@ from polycuda.errors import NotAffineError, SourceLoc, UnsupportedConstruct, Use
 from polycuda.ir.affine import (INDEX_DTYPES, affine_text, bound_terms, condition_text,
                                 indirect_shape_text, is_indirect)
 from polycuda.ir.expr import DTYPES, BinOp, Cast, Const, Expr, Ref, UnaryOp, refs, walk
-from polycuda.ir.scop import ASSIGN_OPS, Arg, Array, Scop, SourceInfo, Statement
+from polycuda.ir.scop import ASSIGN_OPS, Arg, Array, CsrLoop, Scop, SourceInfo, Statement
 
 
 @dataclass
@@ -32,6 +32,15 @@ class _Loop:
     constraints: list[str]
     direction: int
     position: int  # beta of this loop in its parent
+
+
+@dataclass
+class _Csr:
+    """A loop whose bounds read index arrays (codegen/csr.py): not a dimension of any domain;
+    each statement inside it carries it (Statement.csr)."""
+
+    loop: CsrLoop
+    first: int  # the number of statements added before it was entered
 
 
 class ScopBuilder:
@@ -45,6 +54,7 @@ class ScopBuilder:
         self.context: list[str] = []
         self.statements: list[Statement] = []
         self._loops: list[_Loop] = []
+        self._csr: list[_Csr] = []
         self._conds: list[tuple[int, str]] = []  # (loop depth at which it was entered, text)
         self._next_pos: list[int] = [0]  # next textual position at each depth
 
@@ -90,7 +100,8 @@ class ScopBuilder:
         return tuple(a.name for a in self.args if a.kind == "param")
 
     def _names(self) -> set[str]:
-        return set(self.params) | {lp.iterator for lp in self._loops}
+        return (set(self.params) | {lp.iterator for lp in self._loops}
+                | {c.loop.iterator for c in self._csr})
 
     # -- structure ---------------------------------------------------------------------------
     def enter_loop(self, iterator: str, lower: Expr, upper: Expr, direction: int,
@@ -106,6 +117,14 @@ class ScopBuilder:
             raise UnsupportedConstruct(
                 f"loop iterator '{iterator}' shadows a parameter or an outer iterator", loc)
         check_name(iterator, "loop iterator", loc)
+        if any(isinstance(e, Ref) for bound in (lower, upper) for e in walk(bound)):
+            self._enter_csr(iterator, lower, upper, direction, loc)
+            return
+        if self._csr:
+            raise UnsupportedConstruct(
+                f"loop '{iterator}' inside loop '{self._csr[-1].loop.iterator}', whose bounds "
+                "read arrays: only assignments (and loops with bounds read from arrays) may be "
+                "nested in such a loop", loc)
         names = self._names()
         cons = [f"{iterator} >= {_bound_text(t, names, 'lower', iterator)}"
                 for t in bound_terms(hoist_min_max(lower), "max")]
@@ -114,10 +133,58 @@ class ScopBuilder:
         self._loops.append(_Loop(iterator, cons, direction, self._take_position()))
         self._next_pos.append(0)
 
+    def _enter_csr(self, iterator: str, lower: Expr, upper: Expr, direction: int,
+                   loc: SourceLoc | None) -> None:
+        """A loop whose bounds read index arrays (CSR: rowptr[i] .. rowptr[i + 1] - 1): each
+        bound one term, affine in the iterators, the parameters and the values it reads from
+        integer arrays (checked like an indirect subscript)."""
+        if not self._loops:
+            raise UnsupportedConstruct(
+                f"loop '{iterator}' reads its bounds from arrays outside every affine loop: "
+                "such a loop must be nested in a loop with affine bounds (CSR: for i, then "
+                "for k from rowptr[i])", loc)
+        names = self._names()
+        for side, bound in (("lower", lower), ("upper", upper)):
+            if len(bound_terms(hoist_min_max(bound), "max" if side == "lower" else "min")) > 1:
+                raise UnsupportedConstruct(
+                    f"{side} bound of loop '{iterator}' reads arrays and takes a min/max: a "
+                    "bound read from arrays must be one expression", bound.loc or loc)
+            for ref in refs(bound):
+                arr = self.arrays.get(ref.array)
+                if arr is not None and arr.dtype not in INDEX_DTYPES:
+                    raise UnsupportedConstruct(
+                        f"{side} bound of loop '{iterator}' reads '{ref.array}', an array of "
+                        f"{arr.dtype}: bounds may read integer (int or long) arrays only",
+                        ref.loc or loc)
+                self._check_ref(ref, names)
+            indirect_shape_text(bound, names, "loop bound read from arrays")
+        loop = CsrLoop(iterator, lower, upper, direction, loc)
+        self._csr.append(_Csr(loop, len(self.statements)))
+
     def exit_loop(self) -> None:
+        if self._csr:  # the innermost open loop: nothing but CSR loops nests in one
+            self._check_distributable(self._csr.pop())
+            return
         self._loops.pop()
         self._next_pos.pop()
         self._conds = [c for c in self._conds if c[0] <= len(self._loops)]
+
+    def _check_distributable(self, frame: _Csr) -> None:
+        """The statements of one CSR loop each get their own copy of it (Statement.csr):
+        legal when no statement of the loop writes an array that another one accesses."""
+        inside = self.statements[frame.first:]
+        for a, first in enumerate(inside):
+            for second in inside[a + 1:]:
+                for one, other in ((first, second), (second, first)):
+                    used = {other.lhs.array} | {r.array for r in other.read_refs()}
+                    if one.lhs.array in used:
+                        line = f" (line {other.loc.line})" if other.loc else ""
+                        raise UnsupportedConstruct(
+                            f"loop '{frame.loop.iterator}' reads its bounds from arrays and "
+                            f"holds several statements that share '{one.lhs.array}' (written "
+                            f"by one, accessed by another{line}): polycuda runs each statement "
+                            "of such a loop in a loop of its own, which would change the "
+                            "result; write one statement per loop", frame.loop.loc)
 
     def enter_if(self, cond: Expr, loc: SourceLoc | None = None) -> None:
         """An affine condition guarding the statements added until `exit_if`.
@@ -126,6 +193,10 @@ class ScopBuilder:
             NotAffineError: the condition reads an array element (a branch on data), or is not
                 affine in the iterators and parameters.
         """
+        if self._csr:
+            raise UnsupportedConstruct(
+                f"condition inside loop '{self._csr[-1].loop.iterator}', whose bounds read "
+                "arrays: not supported (write the choice as 'c ? x : y' in the value)", loc)
         for e in walk(cond):
             if isinstance(e, Ref):
                 raise NotAffineError(
@@ -168,7 +239,8 @@ class ScopBuilder:
         domain = f"[{params}] -> {{ {name}[{', '.join(iters)}]{' : ' + body if body else ''} }}"
         beta = tuple(lp.position for lp in self._loops) + (self._take_position(),)
         stmt = Statement(name, iters, domain, beta, lhs, op, rhs, loc,
-                         tuple(lp.direction for lp in self._loops))
+                         tuple(lp.direction for lp in self._loops),
+                         tuple(c.loop for c in self._csr))
         self.statements.append(stmt)
         return name
 
@@ -234,7 +306,8 @@ class ScopBuilder:
                 line = f" at line {stmt.loc.line}" if stmt.loc else ""
                 raise UnsupportedConstruct(
                     f"the statement{line} uses '{ref.array}' as an index array (in a "
-                    f"subscript), but the region also writes '{ref.array}'{where}: index arrays "
+                    f"subscript or a loop bound), but the region also writes "
+                    f"'{ref.array}'{where}: index arrays "
                     "must be read-only in the region", ref.loc or stmt.loc)
 
 

@@ -253,18 +253,20 @@ class _Parser:
                 raise self.unsupported(node.args[2], f"loop step '{ast.unparse(node.args[2])}'"
                                                      " (only the literal steps 1 and -1)")
             step = step_value
-        bounds = [self._int_expr(arg, "range() bound") for arg in node.args[:2]]
+        # a bound may read index arrays (CSR: range(rowptr[i], rowptr[i + 1])); the builder
+        # makes such a loop a CSR loop of its statements (codegen/csr.py)
+        bounds = [self._int_expr(arg, "range() bound", arrays=True) for arg in node.args[:2]]
         start, stop = (Const(0), bounds[0]) if len(bounds) == 1 else bounds
         if step == 1:
             return start, _shift(stop, -1), 1
         return _shift(stop, 1), start, -1  # range(a, b, -1): a, a-1, ..., b+1
 
-    def _int_expr(self, node: ast.expr, what: str) -> Expr:
+    def _int_expr(self, node: ast.expr, what: str, arrays: bool = False) -> Expr:
         t = self._expr(node)
         if not _is_int(t.dtype):
             raise UnsupportedConstruct(f"{what} '{ast.unparse(node)}' is a {t.dtype}, not an "
                                        "integer", self.loc(node))
-        self._check_no_reads(t.expr, what, node)
+        self._check_no_reads(t.expr, what, node, arrays=arrays)
         return t.expr
 
     def _if(self, node: ast.If) -> None:
@@ -438,7 +440,8 @@ class _Parser:
             if isinstance(e, Ref) and not arrays:
                 raise IndirectSubscriptError(
                     f"indirect {what} '{ast.unparse(node)}': it reads array '{e.array}'; only "
-                    "subscripts may read index arrays (A[idx[i]]), loop bounds must be affine",
+                    "subscripts and range() bounds may read index arrays (A[idx[i]], "
+                    "range(rowptr[i], rowptr[i + 1])); conditions and sizes must be affine",
                     self.loc(node))
 
     # -- expressions -------------------------------------------------------------------------

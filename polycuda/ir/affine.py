@@ -121,7 +121,8 @@ def is_indirect(expr: Expr) -> bool:
     return any(isinstance(e, Ref) for e in walk(expr))
 
 
-def indirect_shape_text(expr: Expr, names: frozenset[str] | set[str]) -> str:
+def indirect_shape_text(expr: Expr, names: frozenset[str] | set[str],
+                        what: str = "indirect subscript") -> str:
     """isl text of an indirect subscript with each outermost array read replaced by a fresh
     name (pc_ix0, pc_ix1, ...): the subscript must be affine in the iterators, the parameters
     and the values read from index arrays (`idx[i] + j`, `2 * row[i]`; not `p[i] * q[i]`).
@@ -138,9 +139,9 @@ def indirect_shape_text(expr: Expr, names: frozenset[str] | set[str]) -> str:
     shaped = map_refs(expr, placeholder)
     extended = set(names) | {f"{_PLACEHOLDER}{k}" for k in range(count[0])}
     try:
-        return affine_text(shaped, extended, "indirect subscript")
+        return affine_text(shaped, extended, what)
     except NotAffineError as err:
         raise NotAffineError(
-            f"{err.msg}: an indirect subscript must be affine in the loop iterators, the "
+            f"{err.msg}: it must be affine in the loop iterators, the "
             "integer parameters and the values it reads from index arrays",
             err.loc or getattr(expr, "loc", None)) from None

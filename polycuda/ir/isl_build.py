@@ -8,7 +8,7 @@ from typing import TypeVar
 import islpy as isl
 
 from polycuda.ir.affine import affine_text, is_indirect
-from polycuda.ir.expr import Ref
+from polycuda.ir.expr import Expr, Ref, Var, walk
 from polycuda.ir.scop import Access, Scop, Statement
 
 
@@ -41,32 +41,46 @@ def domain_union(scop: Scop, ctx: isl.Context) -> isl.UnionSet:
 
 
 def statement_accesses(scop: Scop, stmt: Statement) -> tuple[Access, ...]:
-    """The write (ref id <stmt>_0) then every read in source order (<stmt>_1, ...)."""
+    """The write (ref id <stmt>_0) then every read in source order (<stmt>_1, ...). In a
+    statement with CSR loops (Statement.csr), a subscript that uses a CSR iterator is a
+    may-dimension like an indirect one, and the write is a may-write (the loop may be empty).
+    """
     names = set(stmt.iterators) | set(scop.params)
+    csr = frozenset(stmt.csr_iterators())
     refs = ((stmt.lhs, True),) + tuple((r, False) for r in stmt.read_refs())
     accesses = []
     for k, (ref, is_write) in enumerate(refs):
         iters = ", ".join(stmt.iterators)
-        if not any(is_indirect(e) for e in ref.index):
+        may = any(_is_may(e, csr) for e in ref.index) or bool(csr and is_write)
+        if not may:
             index = ", ".join(affine_text(e, names, "subscript") for e in ref.index)
             text = f"{param_prefix(scop)} -> {{ {stmt.name}[{iters}] -> {ref.array}[{index}] }}"
             accesses.append(Access(f"{stmt.name}_{k}", ref.array, is_write, ref, text))
             continue
-        index, bounds = _may_index(scop, ref, names)
-        text = (f"{param_prefix(scop)} -> {{ {stmt.name}[{iters}] -> {ref.array}[{index}] : "
-                f"{bounds} }}")
+        index, bounds = _may_index(scop, ref, names, csr)
+        where = f" : {bounds}" if bounds else ""
+        text = (f"{param_prefix(scop)} -> {{ {stmt.name}[{iters}] -> {ref.array}[{index}]"
+                f"{where} }}")
         accesses.append(Access(f"{stmt.name}_{k}", ref.array, is_write, ref, text, True))
     return tuple(accesses)
 
 
-def _may_index(scop: Scop, ref: Ref, names: set[str]) -> tuple[str, str]:
+def _is_may(index: Expr, csr: frozenset[str]) -> bool:
+    """Whether a subscript is known only at run time: it reads an array, or uses the iterator
+    of a CSR loop (whose range is read from arrays)."""
+    return is_indirect(index) or any(isinstance(e, Var) and e.name in csr for e in walk(index))
+
+
+def _may_index(scop: Scop, ref: Ref, names: set[str],
+               csr: frozenset[str] = frozenset()) -> tuple[str, str]:
     """The output tuple and constraints of an indirect access as a may-access: an indirect
-    dimension is any index of its extent (the values of index arrays are known only at run
-    time; Anantpur & Govindarajan 2013, Section 3.1), an affine one is exact.
+    dimension (or one that uses a CSR iterator) is any index of its extent (the values of
+    index arrays are known only at run time; Anantpur & Govindarajan 2013, Section 3.1), an
+    affine one is exact.
     # { S[i] -> A[pc_a0, i] : 0 <= pc_a0 < n0 }"""
     dims, bounds = [], []
     for k, (e, extent) in enumerate(zip(ref.index, scop.array(ref.array).shape)):
-        if not is_indirect(e):
+        if not _is_may(e, csr):
             dims.append(affine_text(e, names, "subscript"))
             continue
         dims.append(f"pc_a{k}")

@@ -56,8 +56,29 @@ class Access:
 
 
 @dataclass(frozen=True)
+class CsrLoop:
+    """A loop inside one statement whose bounds read index arrays (CSR: `for k in
+    rowptr[i] .. rowptr[i+1] - 1`): `lower`..`upper` inclusive, step `direction`. The bounds
+    are affine in the statement's iterators, the parameters, the iterators of the CSR loops
+    around it and the values they read. The static analysis never sees it as a dimension
+    (codegen/csr.py says why); code generation prints it as a C loop around the statement.
+    """
+
+    iterator: str
+    lower: Expr
+    upper: Expr
+    direction: int = 1
+    loc: SourceLoc | None = field(default=None, compare=False)
+
+    def bound_refs(self) -> tuple[Ref, ...]:
+        """The array elements its bounds read (nested reads included), lower bound first."""
+        return refs(self.lower) + refs(self.upper)
+
+
+@dataclass(frozen=True)
 class Statement:
-    """`lhs op rhs;` executed once per point of `domain`.
+    """`lhs op rhs;` executed once per point of `domain`, and for each point once per
+    iteration of its CSR loops (`csr`, outermost first; none for an affine statement).
 
     beta: textual position (2d+1 schedule constants), len(iterators) + 1 entries.
     directions: +1 for an increasing loop, -1 for a decreasing one, per iterator.
@@ -72,6 +93,7 @@ class Statement:
     rhs: Expr
     loc: SourceLoc | None = field(default=None, compare=False)
     directions: tuple[int, ...] = ()
+    csr: tuple[CsrLoop, ...] = ()
 
     def loop_directions(self) -> tuple[int, ...]:
         return self.directions or (1,) * len(self.iterators)
@@ -80,12 +102,22 @@ class Statement:
         """References read, in source order; a compound assignment reads its target first,
         then the index arrays in the target's subscripts (A[idx[i]] = ...: idx[i])."""
         compound = (self.lhs,) if self.op != "=" else ()
-        return compound + tuple(r for e in self.lhs.index for r in refs(e)) + refs(self.rhs)
+        return (self.csr_bound_refs() + compound
+                + tuple(r for e in self.lhs.index for r in refs(e)) + refs(self.rhs))
+
+    def csr_bound_refs(self) -> tuple[Ref, ...]:
+        """The reads of the CSR loops' bounds (rowptr[i], rowptr[i + 1]), outermost first."""
+        return tuple(r for loop in self.csr for r in loop.bound_refs())
+
+    def csr_iterators(self) -> tuple[str, ...]:
+        return tuple(loop.iterator for loop in self.csr)
 
     def index_refs(self) -> tuple[Ref, ...]:
-        """The reads of index arrays: every array element read inside a subscript."""
+        """The reads of index arrays: every array element read inside a subscript or by the
+        bounds of a CSR loop."""
         tops = (self.lhs,) + refs(self.rhs)
-        return tuple(r for top in tops for e in top.index for r in refs(e))
+        return self.csr_bound_refs() + tuple(r for top in tops for e in top.index
+                                             for r in refs(e))
 
     def is_indirect(self) -> bool:
         """Whether a subscript of the statement reads an array element (A[idx[i]])."""

@@ -305,10 +305,16 @@ def check_no_overlap(infos: dict[str, arrays.ArrayInfo], written: set[str]) -> N
 
 def _error_name(code: int, scop: Scop | None = None) -> str:
     arrays = scop.arrays if scop is not None else ()
-    if 0 <= code - abi.INDEX_ERROR_BASE < len(arrays):  # codegen/inspector_cuda.py
+    if 0 <= code - abi.INDEX_ERROR_BASE < len(arrays):  # codegen/inspector_cuda.py, csr.py
         name = arrays[code - abi.INDEX_ERROR_BASE].name
         return (f"error {code} (index out of bounds: a subscript of '{name}' read from an "
-                "index array is outside its extent; found by the inspector before any write)")
+                "index array is outside its extent; checked before any write)")
+    if len(arrays) <= code - abi.INDEX_ERROR_BASE < 2 * len(arrays):  # codegen/csr.py
+        name = arrays[code - abi.INDEX_ERROR_BASE - len(arrays)].name
+        return (f"error {code} (bad loop bounds read from '{name}': a range decreases (row "
+                "pointers must not decrease) or takes the loop's iterator outside the extent "
+                "of an array it subscripts (row pointers must lie within [0, nnz]); checked "
+                "before any write)")
     name = CUDA_ERRORS.get(code)
     return f"error {code} ({name})" if name else f"error {code}"
 
