@@ -129,6 +129,8 @@ def _options(args: argparse.Namespace, target: str | None = None) -> Options:
         changes["reduction_combine"] = args.reduction_combine
     if args.no_private_promotion:
         changes["private_promotion"] = False
+    if args.no_row_reductions:
+        changes["row_reductions"] = False
     if args.wavefront_sync:
         changes["wavefront_sync"] = args.wavefront_sync
     if args.intra_wavefront:
@@ -370,6 +372,10 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-private-promotion", action="store_true",
                    help="CUDA: keep every array element in global memory (no registers for "
                         "elements that one thread reuses)")
+    p.add_argument("--no-row-reductions", action="store_true",
+                   help="CUDA: keep a parallel loop of reductions (y[i] += A[i][j] * x[j]) on "
+                        "threads, each thread summing its row, instead of rows on blocks and "
+                        "the reduction loop on the threads of each row")
     p.add_argument("--options", help="read options written by --dump-options")
     p.add_argument("--no-tuned-sizes", action="store_true",
                    help="cuda: ignore the sizes of an earlier `polycuda tune` of this region "
