@@ -132,6 +132,8 @@ def _options(args: argparse.Namespace, target: str | None = None) -> Options:
         changes["shared_promotion"] = args.shared_promotion
     if args.no_private_promotion:
         changes["private_promotion"] = False
+    if args.no_row_reductions:
+        changes["row_reductions"] = False
     if args.wavefront_sync:
         changes["wavefront_sync"] = args.wavefront_sync
     if args.intra_wavefront:
@@ -420,6 +422,10 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="cuda, loops with run-time dependences: run the rest of the loop in "
                         "order on the host once the inspector has found more than n / "
                         "ITERATIONS levels (default 0: never)")
+    p.add_argument("--no-row-reductions", action="store_true",
+                   help="CUDA: keep a parallel loop of reductions (y[i] += A[i][j] * x[j]) on "
+                        "threads, each thread summing its row, instead of rows on blocks and "
+                        "the reduction loop on the threads of each row")
     p.add_argument("--options", help="read options written by --dump-options")
     p.add_argument("--no-tuned-sizes", action="store_true",
                    help="cuda: ignore the sizes of an earlier `polycuda tune` of this region "

@@ -154,6 +154,10 @@ class Options:
     # CUDA: hold an array element that one thread accesses repeatedly (and no other thread
     # touches) in a register over the loops that reuse it (gpu/promotion.py).
     private_promotion: bool = True
+    # CUDA, with allow_reassociation: a parallel loop whose body reduces along the loop that
+    # makes its reads coalesce (y[i] += A[i][j] * x[j]) runs its rows on blocks and the
+    # reduction loop on the threads of each row, a tree per row (gpu/row_reduction.py).
+    row_reductions: bool = True
     # CUDA: points per thread along each mapped dimension of a DOALL kernel, outermost first (the
     # last entries apply to the innermost, as tile_sizes), unrolled and jammed into the thread's
     # innermost code (gpu/register_tiling.py); each must divide its tile size. () or 1s: off.

@@ -33,12 +33,13 @@ def schedule_of(prog: Program) -> dict:
     scop = transform_scop(prog.scop, options)
     choice = choose_schedule(scop, options, ctx, dependence_map(scop, ctx))
     scheduled = report.schedule_json(scop, choice.schedule)
-    kernels = {k.reduction_statement: k for k in choice.mapped.kernels if k.reduction}
+    kernels = {name: k for k in choice.mapped.kernels if k.reduction
+               for name in (k.row_statements or (k.reduction_statement,))}
     for stmt in scheduled["statements"]:
         kernel = kernels.get(stmt["name"])
         if kernel is not None and stmt["hyperplanes"]:
             # a reduction kernel's band has one member and the statement as its leaf: the
-            # statement's innermost loop (mapping._reduction)
+            # statement's innermost loop (mapping._reduction, and a row reduction's loops)
             stmt["reduction"] = {"row": len(stmt["hyperplanes"]) - 1, "op": kernel.reduction,
                                  "kernel": kernel.name, "run": kernel.reduction_combine}
     return {"scheduler": choice.scheduler, "choice": choice.reason, **scheduled}

@@ -37,6 +37,9 @@ CONFIG_OPTIONS: Mapping[str, Mapping[str, Any]] = {
     # array pass (a fixed order), against the default: atomics for += and -= (gpu/mapping.py)
     "red-1block": {"reduction_blocks": 1},
     "red-pass": {"reduction_combine": "pass"},
+    # a parallel loop of reductions with each row on one thread, against the default's rows on
+    # blocks and the reduction loop on the row's threads (gpu/row_reduction.py)
+    "no-rows": {"row_reductions": False},
     # Options() as it is: what `polycuda compile` does without flags, whatever that becomes
     "default": {},
 }
@@ -54,6 +57,7 @@ CONFIG_LABELS: Mapping[str, str] = {
              "(Di et al. 'intra+inter')",
     "red-1block": "reduction loops summed by one block of 256 threads",
     "red-pass": "reduction loops on many blocks, their totals combined by a partial-array pass",
+    "no-rows": "parallel loops of reductions with each row on one thread (no row reductions)",
     "default": "polycuda's default Options() (no flag)",
 }
 

@@ -29,7 +29,7 @@ from collections.abc import Callable
 
 import islpy as isl
 
-from polycuda.codegen import abi, host_driver, reduction_code
+from polycuda.codegen import abi, host_driver, reduction_code, row_reduction_code
 from polycuda.codegen.host_driver import HostSide
 from polycuda.ir.ast_expr import ast_expr_to_c
 from polycuda.codegen.c_expr import C_HELPERS, RefPrinter, expr_to_c
@@ -41,6 +41,7 @@ from polycuda.codegen.test_main import main_source
 from polycuda.analysis.reductions import OPERATIONS
 from polycuda.gpu.mapping import REDUCTION_THREADS, KernelMapping
 from polycuda.gpu.promotion import PRIVATE_MARK
+from polycuda.gpu.row_reduction import ROW_LANES, ROWS_PER_BLOCK
 from polycuda.gpu.register_tiling import UNIT_MARK
 from polycuda.gpu.shared_promotion import SHARED_MARK
 from polycuda.gpu.staging import StagedArray, layout, resident_blocks
@@ -475,7 +476,9 @@ class HostPrinter(AstPrinter):
         name, params = self._kernel(kernel, node.mark_get_node(), self.host_iters)
         args = ", ".join(p[1] for p in params)
         grid, block = _launch_dims(kernel, self.host_iters)
-        if kernel.reduction:
+        if kernel.row_statements:
+            grid, block = row_reduction_code.grid(kernel), row_reduction_code.block()
+        elif kernel.reduction:
             grid = reduction_code.grid(kernel, _loop_length(node.mark_get_node()))
         shared = f", {self.shared[name]}" if self.shared[name] else ""
         # a wavefront kernel: one launch per inter-tile wavefront (the host loop around it);
@@ -496,11 +499,19 @@ class HostPrinter(AstPrinter):
         params = _kernel_params(self.scop, list(host_iters))
         scope = frozenset(host_iters) | (frozenset() if w_loop is None
                                          else {for_parts(w_loop)[0]})
-        printer = (ReductionPrinter(self.scop, kernel, scope) if kernel.reduction else
-                   KernelPrinter(self.scop, kernel, scope, self.final_conditions,
-                                 self.private, self.leaf_coordinates))
+        printer: AstPrinter
+        if kernel.row_statements:
+            printer = row_reduction_code.RowReductionPrinter(self.scop, kernel)
+        elif kernel.reduction:
+            printer = ReductionPrinter(self.scop, kernel, scope)
+        else:
+            printer = KernelPrinter(self.scop, kernel, scope, self.final_conditions,
+                                    self.private, self.leaf_coordinates)
         head: list[str] = []
-        if isinstance(printer, ReductionPrinter):
+        if isinstance(printer, row_reduction_code.RowReductionPrinter):
+            printer.node(body, 1)
+            printer.lines_around()
+        elif isinstance(printer, ReductionPrinter):
             printer.node(body, 1)
             printer.lines_around(name)
             head = printer.declarations
@@ -523,6 +534,8 @@ class HostPrinter(AstPrinter):
                               f"{self.shared[name]}));")
         decl = ", ".join(p[0] for p in params)
         bound = ""
+        if kernel.row_statements:
+            bound = f" __launch_bounds__({ROW_LANES * ROWS_PER_BLOCK})"
         if kernel.block_sizes:
             threads = _product(kernel.block_sizes)
             resident = resident_blocks(self.shared[name], threads)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import islpy as isl
 
 from polycuda.analysis import reductions as reductions_
-from polycuda.gpu import register_tiling, shared_promotion, staging, wavefront
+from polycuda.gpu import register_tiling, row_reduction, shared_promotion, staging, wavefront
 from polycuda.ir import isl_build
 from polycuda.ir.ast_expr import ast_expr_to_c
 from polycuda.errors import InvalidConfigError
@@ -45,6 +45,10 @@ REDUCTION_ITERATIONS = 4
 # atomicAdd (ATOMIC); each block writes its total to a partial array, and the last block to
 # finish combines them in a fixed order and applies the result (PARTIAL_PASS).
 ONE_BLOCK, ATOMIC, PARTIAL_PASS = "one block", "many blocks + atomics", "many blocks + pass"
+# A row reduction kernel (gpu/row_reduction.py): the parallel loop's rows on blocks, each
+# reduction loop of a row on the lanes of the row, a tree per row, lane 0 updates the cell.
+ROWS = "rows on blocks, the reduction loop on threads"
+MAX_FLATTENED = 4  # inner bands of a row reduction split by statement (row_reduction.flattened)
 
 
 @dataclass(frozen=True)
@@ -77,6 +81,9 @@ class KernelMapping:
     reduction_statement: str = ""
     reduction_combine: str = ""
     reduction_blocks: int = 0  # Options.reduction_blocks: at most this many (0: fill the GPU)
+    # A row reduction kernel (reduction_combine ROWS; gpu/row_reduction.py): the statements
+    # of its reduction loops, in the order of the row's body.
+    row_statements: tuple[str, ...] = ()
     # Number of tiles along each tile dimension, over every host iteration (C text in the
     # parameters): an upper bound used for the grid size; grid-stride loops make any size exact.
     tile_counts: tuple[str, ...] = ()
@@ -248,6 +255,10 @@ class _Mapper:
 
     def _band(self, node: isl.ScheduleNode) -> isl.ScheduleNode:
         n = _leading_coincident(node, self.options.max_mapped_dims)
+        if n >= 1:
+            rows = self._row_reduction(node)
+            if rows is not None:
+                return rows
         if n == 0 and wavefront.eligible(node, self.options):
             return self._wavefront(node)
         if n == 0:
@@ -397,6 +408,40 @@ class _Mapper:
             reduction_combine=reduction_combine(update.op, self.options),
             reduction_blocks=self.options.reduction_blocks))
         return node.insert_mark(isl.Id(f"{REDUCE_MARK}:{name}", context=node.get_ctx()))
+
+    def _row_reduction(self, node: isl.ScheduleNode) -> isl.ScheduleNode | None:
+        """A row reduction kernel (gpu/row_reduction.py) for the band `node`, whose first member
+        is parallel, when its body below that member is reduction loops along which the
+        accesses coalesce (and statements run once per row); None otherwise, and then the
+        DOALL mapping applies. Only with Options.allow_reassociation, on the cuda target.
+
+        Result: mark reduce:<name> -> band [P] (rows) -> the reduction loops.
+        """
+        if (not self.options.allow_reassociation or self.options.target != "cuda"
+                or not self.options.row_reductions or self.accesses is None):
+            return None
+        band = node.band_split(1) if node.band_n_member() > 1 else node
+        statements = row_reduction.row_statements(band, self.reductions, self.accesses)
+        flat = band
+        for _ in range(MAX_FLATTENED):  # bands shared with the statements around a reduction
+            if statements is not None:
+                break
+            flat = row_reduction.flattened(flat, self.dep_map)
+            if flat is None:
+                break
+            statements = row_reduction.row_statements(flat, self.reductions, self.accesses)
+            band = flat if statements is not None else band
+        if statements is None:
+            return None
+        name = self._name()
+        op = self.reductions[statements[0]].op
+        self.kernels.append(KernelMapping(
+            name, band.get_schedule_depth(), (), (), serial=True, prefix=self.prefix,
+            reduction=op, reduction_statement=statements[0], reduction_combine=ROWS,
+            row_statements=statements, tile_counts=_extents(_as_set(
+                band.get_domain().apply(band.band_get_partial_schedule_union_map()),
+                band.band_get_space()).intersect_params(self.context))))
+        return band.insert_mark(isl.Id(f"{REDUCE_MARK}:{name}", context=band.get_ctx()))
 
     def _around_reductions(self, node: isl.ScheduleNode) -> isl.ScheduleNode | None:
         """The band `node`, with no parallel loop inside, kept on the host as a sequential
@@ -567,6 +612,10 @@ class MappedSchedule:
             label = f"{name}: {'blocks' if kind == KERNEL_MARK else 'threads'}"
             if kind == KERNEL_MARK or (kind == "thread" and not kernels[name].wavefront):
                 legality.check_parallel(mark.child(0), dep_map, label)
+            elif kind == REDUCE_MARK and kernels[name].row_statements:
+                # the rows run on blocks and rows of threads; within a row, the reduction
+                # loops' own dependences are those _row_reduction proved to commute
+                legality.check_parallel(mark.child(0), dep_map, f"{name}: rows")
             elif kind == "thread":
                 w_band = mark.child(0)
                 point_map, separated = _wavefront_points(w_band.child(0))

@@ -1,0 +1,177 @@
+"""CUDA text of row reduction kernels (gpu/row_reduction.py): the rows of the parallel loop on
+blocks of ROWS_PER_BLOCK x ROW_LANES threads (row on threadIdx.y), each reduction loop of a row
+on its ROW_LANES lanes (threadIdx.x, a stride loop: consecutive lanes read consecutive
+elements), the lanes' values combined in a tree in shared memory (Shirako et al. 2017,
+Section 6: the thread-level tree reduction after Harris [31]), and the cell updated once, by
+lane 0. A statement that runs once per row runs on lane 0, a barrier after it.
+
+Every barrier sits where the whole block arrives: the loop over groups of rows stops when the
+group's first row is past the loop's bound (block-uniform), and the conditions of a row
+(its row past the bound, AST guards) are predicates of the statements, not branches around
+barriers.
+"""
+
+from __future__ import annotations
+
+import re
+
+import islpy as isl
+
+from polycuda.analysis.reductions import OPERATIONS
+from polycuda.codegen import abi
+from polycuda.codegen.printer import AstPrinter, for_parts
+from polycuda.codegen.statements import statement_parts, user_statement
+from polycuda.gpu.mapping import KernelMapping
+from polycuda.gpu.row_reduction import ROW_LANES, ROWS_PER_BLOCK
+from polycuda.ir.ast_expr import ast_expr_to_c
+from polycuda.ir.scop import Scop
+
+# the grid's most blocks along x
+MAX_GRID_X = 2147483647
+
+
+def block() -> str:
+    return f"dim3({ROW_LANES}, {ROWS_PER_BLOCK})"
+
+
+def grid(kernel: KernelMapping) -> str:
+    """A block per ROWS_PER_BLOCK rows of the parallel loop (kernel.tile_counts: its extent
+    over every host iteration, an upper bound), at least one; any grid is correct (the
+    groups of rows are a grid-stride loop)."""
+    rows = kernel.tile_counts[0] if kernel.tile_counts else "1"
+    return (f"dim3((unsigned)pc_min(pc_max(pc_ceild({rows}, {ROWS_PER_BLOCK}LL), 1LL), "
+            f"{MAX_GRID_X}LL))")
+
+
+class RowReductionPrinter(AstPrinter):
+    """The body of a row reduction kernel (the AST below its reduce mark). `declarations`:
+    its shared arrays, put in front by lines_around()."""
+
+    int_type = "int"
+
+    def __init__(self, scop: Scop, kernel: KernelMapping):
+        super().__init__(scop)
+        self.kernel = kernel
+        self.rows_iterator = kernel.iterator(kernel.depth)
+        self.declared: dict = {}  # no staged arrays (cuda_target's _kernel reads it)
+        self.declarations: list[str] = []
+        self.predicates: list[str] = []  # the conditions of the current row's statements
+        self.in_row = False
+        self.in_loop = False
+        self.trees = 0
+
+    def lines_around(self) -> None:
+        self.lines[:0] = self.declarations
+
+    def _predicate(self) -> str:
+        return " && ".join(f"({p})" for p in self.predicates) or "1"
+
+    def for_(self, node: isl.AstNode, indent: int) -> None:
+        it = for_parts(node)[0]
+        if not self.in_row and it == self.rows_iterator:
+            return self._rows(node, indent)
+        if self.in_row and not self.in_loop and not node.for_is_degenerate():
+            return self._reduction_loop(node, indent)
+        return super().for_(node, indent)
+
+    def _rows(self, node: isl.AstNode, indent: int) -> None:
+        """Groups of ROWS_PER_BLOCK consecutive rows, a group per block in turn; the loop's
+        bound is monotone in the row (an upper bound on it), so the group stops as a whole."""
+        it, init, cond, inc = for_parts(node)
+        if node.for_is_degenerate():
+            cond, inc = f"{it} <= {init}", "1"
+        pattern = re.compile(rf"\b{re.escape(it)}\b")
+        first = "pc_rows"
+        self.emit(indent, f"for (int {first} = (int)(blockIdx.x * blockDim.y); ; "
+                          f"{first} += (int)(gridDim.x * blockDim.y)) {{")
+        self.emit(indent + 1, f"if (!({pattern.sub(f'({init} + {first} * {inc})', cond)})) "
+                              "break;")
+        self.emit(indent + 1, f"const int {it} = {init} + ({first} + (int)threadIdx.y) * {inc};")
+        self.predicates.append(cond)
+        self.in_row = True
+        self.node(node.for_get_body(), indent + 1)
+        self.in_row = False
+        self.predicates.pop()
+        self.emit(indent, "}")
+
+    def if_(self, node: isl.AstNode, indent: int) -> None:
+        if not self.in_row or self.in_loop:
+            return super().if_(node, indent)
+        cond = ast_expr_to_c(node.if_get_cond())
+        self.predicates.append(cond)
+        self.node(node.if_get_then_node(), indent)
+        self.predicates.pop()
+        if node.if_has_else_node():
+            self.predicates.append(f"!({cond})")
+            self.node(node.if_get_else_node(), indent)
+            self.predicates.pop()
+        return None
+
+    def _reduction_loop(self, node: isl.AstNode, indent: int) -> None:
+        """One reduction loop of a row: the lanes' accumulators, their tree, lane 0's update."""
+        it, init, cond, inc = for_parts(node)
+        stmt = self.scop.statement(_statement_name(node))
+        ctype = abi.C_TYPES[self.scop.array(stmt.lhs.array).dtype]
+        combine, identity = OPERATIONS[stmt.op]
+        part, cells = f"pc_tree{self.trees}", f"pc_cells{self.trees}"
+        self.trees += 1
+        self.declarations += [f"  __shared__ {ctype} {part}[{ROWS_PER_BLOCK}][{ROW_LANES}];",
+                              f"  __shared__ {ctype} *{cells}[{ROWS_PER_BLOCK}][{ROW_LANES}];"]
+        self.emit(indent, "{")
+        self.emit(indent + 1, f"{ctype} pc_acc = ({ctype}){identity};")
+        self.emit(indent + 1, f"{ctype} *pc_cell = NULL;")
+        self.emit(indent + 1, f"if ({self._predicate()})")
+        self.emit(indent + 2, f"for (int {it} = {init} + (int)threadIdx.x * {inc}; {cond}; "
+                              f"{it} += (int)blockDim.x * {inc}) {{")
+        self.in_loop = True
+        self.node(node.for_get_body(), indent + 3)
+        self.in_loop = False
+        self.emit(indent + 2, "}")
+        here = "[threadIdx.y][threadIdx.x]"
+        self.emit(indent + 1, f"{part}{here} = pc_acc;")
+        self.emit(indent + 1, f"{cells}{here} = pc_cell;")
+        self.emit(indent + 1, "__syncthreads();")
+        # pairwise, halving the lanes (a barrier after each step); the cell of any lane that
+        # ran an iteration (every iteration of a row names the same cell)
+        self.emit(indent + 1, "for (int pc_s = (int)blockDim.x / 2; pc_s > 0; pc_s /= 2) {")
+        self.emit(indent + 2, "if ((int)threadIdx.x < pc_s) {")
+        other = "[threadIdx.y][threadIdx.x + pc_s]"
+        self.emit(indent + 3, f"{part}{here} = {part}{here} {combine} {part}{other};")
+        self.emit(indent + 3, f"if ({cells}{here} == NULL) {cells}{here} = {cells}{other};")
+        self.emit(indent + 2, "}")
+        self.emit(indent + 2, "__syncthreads();")
+        self.emit(indent + 1, "}")
+        self.emit(indent + 1, f"if (threadIdx.x == 0 && {cells}[threadIdx.y][0] != NULL)")
+        self.emit(indent + 2, f"*{cells}[threadIdx.y][0] {combine}= {part}[threadIdx.y][0];")
+        self.emit(indent + 1, "__syncthreads();")  # the tree's arrays are reused; lane 0 wrote
+        self.emit(indent, "}")
+
+    def user(self, node: isl.AstNode, indent: int) -> None:
+        call = node.user_get_expr()
+        if self.in_loop:
+            stmt, text = statement_parts(self.scop, call)
+            self.emit(indent, f"{{ pc_cell = &{text(stmt.lhs)}; pc_acc {stmt.op} "
+                              f"{text(stmt.rhs)}; }}")
+            return
+        # once per row (or a reduction loop of one iteration): lane 0, then a barrier so that
+        # the other lanes of the row read what it wrote
+        lane = ("threadIdx.x == 0" if self.in_row else
+                "blockIdx.x == 0 && threadIdx.y == 0 && threadIdx.x == 0")
+        self.emit(indent, f"if ({lane} && {self._predicate()}) "
+                          f"{user_statement(self.scop, call)}")
+        if self.in_row:
+            self.emit(indent, "__syncthreads();")
+
+
+def _statement_name(loop: isl.AstNode) -> str:
+    """The one statement in the AST below `loop` (a reduction loop: one statement)."""
+    names: list[str] = []
+
+    def visit(child: isl.AstNode) -> bool:
+        if child.get_type() == isl.ast_node_type.user:
+            names.append(child.user_get_expr().get_op_arg(0).get_id().get_name())
+        return True
+
+    loop.foreach_descendant_top_down(visit)
+    assert len(set(names)) == 1, f"a reduction loop of one statement, not {names}"
+    return names[0]
