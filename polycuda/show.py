@@ -7,7 +7,8 @@ import json
 from polycuda.analysis import dependences, indirect
 from polycuda.pipeline import choose_schedule, dependence_map, transform_scop
 from polycuda.program import Program
-from polycuda.schedule import isl_scheduler, report
+from polycuda.errors import PolycudaError
+from polycuda.schedule import budget, isl_scheduler, report, superposition
 
 
 def deps_json(prog: Program) -> list[dict]:
@@ -31,9 +32,26 @@ def schedule_of(prog: Program) -> dict:
     ctx = isl_scheduler.new_context()
     options = prog.options.replace(target=prog.resolve_target(None).replace("emulate", "cuda"))
     scop = transform_scop(prog.scop, options)
-    choice = choose_schedule(scop, options, ctx, dependence_map(scop, ctx))
-    return {"scheduler": choice.scheduler, "choice": choice.reason,
-            **report.schedule_json(scop, choice.schedule)}
+    dep_map = dependence_map(scop, ctx)
+    choice = choose_schedule(scop, options, ctx, dep_map)
+    out = {"scheduler": choice.scheduler, "choice": choice.reason,
+           **report.schedule_json(scop, choice.schedule)}
+    if choice.scheduler == "superposition" and choice.reason == "superposition (requested)":
+        out["kernels"] = _superposition_kernels(scop, options, ctx, dep_map, choice)
+    return out
+
+
+def _superposition_kernels(scop, options, ctx, dep_map, choice) -> list[dict] | str:
+    """superposition.kernel_report of the schedule used, within the schedule budget (else
+    why not)."""
+    tiles = {k.name: k.tile_sizes for k in choice.mapped.kernels if not k.serial}
+    try:
+        return budget.run_bounded(
+            lambda: superposition.kernel_report(scop, ctx, dep_map, choice.mapped.schedule,
+                                                tiles, options.max_mapped_dims),
+            options.schedule_budget_s, "superposition report", give_up_on=(PolycudaError,))
+    except budget.SolverGaveUp as gave_up:
+        return f"no report: {gave_up.reason}"
 
 
 def _deps_text(prog: Program) -> str:
@@ -58,6 +76,17 @@ def _schedule_text(prog: Program) -> str:
         lines.append(f"  {stmt['name']}[{', '.join(stmt['iterators'])}]")
         for row, par in zip(stmt["hyperplanes"], stmt["parallel"]):
             lines.append(f"    {row}  {'parallel' if par else 'sequential'}")
+    kernels = scheduled.get("kernels", [])
+    for k in kernels if isinstance(kernels, list) else ():
+        if not k["threads"]:
+            lines.append(f"  {k['kernel']} [{', '.join(k['statements'])}]: one thread")
+            continue
+        threads = " ".join(f"{axis}={loop}" for axis, loop in reversed(k["threads"].items()))
+        costs = ", ".join(f"{c['loop']} {c['cost']:.3g} ({c['kind']})" for c in k["candidates"])
+        lines.append(f"  {k['kernel']} [{', '.join(k['statements'])}]: blocks: tiles "
+                     f"{'x'.join(map(str, k['tile_sizes']))} of ({', '.join(k['blocks'])}); "
+                     f"threads {threads}; in each thread {k['in_thread'] or 'nothing more'}; "
+                     f"block level (Algorithm 3) {k['block_level']}; DL d cost/dt: {costs}")
     return "\n".join(lines)
 
 

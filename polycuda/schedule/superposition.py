@@ -248,30 +248,36 @@ class _Planner:
 
     # -- Algorithm 2: thread level -----------------------------------------------------------
     def thread_level(self, stmts: tuple[str, ...], deps: _Deps, pushed: tuple[Loop, ...],
-                     used: dict[str, frozenset[int]]) -> Node:
+                     used: dict[str, frozenset[int]], seen: tuple[Loop, ...] = ()) -> Node:
+        """Algorithm 2 on `stmts`; `pushed`: parallel loops of enclosing SCCs pushed down,
+        `seen`: the loops tested at enclosing levels (reported with the group's own)."""
         children = [self._thread_scc(scc, deps.among(scc),
-                                     tuple(p.restricted(scc) for p in pushed), used)
+                                     tuple(p.restricted(scc) for p in pushed), used,
+                                     tuple(s.restricted(scc) for s in seen
+                                           if any(d[0] in scc for d in s.dims)))
                     for scc in self.sccs(stmts, deps)]
         children = self._fuse(children, deps)  # thread_level_fusion (line 22)
         return children[0] if len(children) == 1 else Sequence(tuple(children))
 
     def _thread_scc(self, scc: tuple[str, ...], deps: _Deps, pushed: tuple[Loop, ...],
-                    used: dict[str, frozenset[int]]) -> Node:
+                    used: dict[str, frozenset[int]], seen: tuple[Loop, ...]) -> Node:
         parallel, sequential, tested = self.loops_of(scc, deps, used)
+        reported = list(seen) + [lp for lp in tested if lp not in seen]
         # coalescing parallelism (Section 5.2): the least-cost loop of the SCC is parallel
         if parallel and (tested[0].kind == FORALL or tested[0].cost >= 0):
-            return self._group(scc, pushed + tuple(parallel), tested, coalescing=True)
+            return self._group(scc, pushed + tuple(parallel), reported, coalescing=True)
         if sequential is not None:
-            inner_used = {s: used[s] | {lp.position(s) for lp in (sequential, *parallel)}
-                          for s in used}
+            inner_used = {**used, **{s: used[s] | {lp.position(s)
+                                                   for lp in (sequential, *parallel)}
+                                     for s in scc}}
             child = self.thread_level(scc, deps.unsatisfied(sequential),
-                                      pushed + tuple(parallel), inner_used)
+                                      pushed + tuple(parallel), inner_used, tuple(reported))
             # push-down (Section 5.4) pays only where it reaches coalescing parallelism;
             # else the parallel loops stay here, outside the sequential one
             if _coalescing_below(child):
                 return Band(scc, (sequential,), child)
         if pushed or parallel:
-            return self._group(scc, pushed + tuple(parallel), tested, coalescing=False)
+            return self._group(scc, pushed + tuple(parallel), reported, coalescing=False)
         return Leaf(scc)
 
     def _group(self, scc: tuple[str, ...], loops: tuple[Loop, ...], tested: list[Loop],
@@ -326,7 +332,7 @@ class _Planner:
                 out.update({s: tuple(lp.restricted((s,)) for lp in chosen[:BLOCK_DIMS])
                             for s in scc})
             elif sequential is not None:
-                inner_used = {s: used[s] | {sequential.position(s)} for s in used}
+                inner_used = {**used, **{s: used[s] | {sequential.position(s)} for s in scc}}
                 out.update(self.block_level(scc, inner.unsatisfied(sequential), inner_used))
             else:
                 out.update({s: () for s in scc})
@@ -472,13 +478,17 @@ def superposition_schedule(scop: Scop, ctx: isl.Context, dep_map: isl.UnionMap,
 
     # dep_map: { S[i] -> T[j] } every dependence, within the context
     Raises:
-        SuperpositionError: MAX_COMBOS exceeded, or Lemma 1 not proven (the fallback chain
-            then uses the isl scheduler, schedule/fallback.py, and says why).
+        SuperpositionError: MAX_COMBOS exceeded, no parallel loop at all, or Lemma 1 not
+            proven (the fallback chain then uses the isl scheduler, schedule/fallback.py, and
+            says why).
     """
     result = plan(scop, ctx, dep_map, max_mapped)
+    groups = result.groups()
+    if not groups:  # SOR-like nests: parallel only after skewing, which Section 5.1 excludes
+        raise SuperpositionError("no forall loop without skewing (Section 5.1's affine form): "
+                                 "nothing to map to blocks and threads")
     schedule = build(scop, ctx, result.tree)
     regular = schedule.get_map()
-    groups = result.groups()
     nodes: list[isl.ScheduleNode] = []
 
     def visit(node: isl.ScheduleNode) -> bool:
@@ -497,3 +507,46 @@ def superposition_schedule(scop: Scop, ctx: isl.Context, dep_map: isl.UnionMap,
             raise SuperpositionError("Lemma 1 not proven for statements "
                                      f"{', '.join(band.statements)}: {'; '.join(reasons)}"[:600])
     return schedule
+
+
+# -- `polycuda show schedule`: per kernel, blocks, threads and the DL costs ------------------
+def kernel_report(scop: Scop, ctx: isl.Context, dep_map: isl.UnionMap,
+                  mapped_schedule: isl.Schedule, tiles: dict[str, tuple[int, ...]],
+                  max_mapped: int = 3) -> list[dict]:
+    """Per kernel of the mapped schedule (marks "kernel:<name>" of gpu/mapping.py), in launch
+    order: its statements, the loops on blocks (tiles of `tiles[name]`) and on threads (x
+    last), the loops each thread runs in sequence, Algorithm 3's block-level loops, and the
+    DL model's d mem_cost / d t of every loop tested for it (Section 5.2)."""
+    result = plan(scop, ctx, dep_map, max_mapped)
+    by_statements = {frozenset(g.statements): g for g in result.groups()}
+    marks: list[tuple[str, tuple[str, ...]]] = []
+
+    def visit(node: isl.ScheduleNode) -> bool:
+        if node.get_type() == isl.schedule_node_type.mark:
+            kind, _, name = node.mark_get_id().get_name().partition(":")
+            if kind in ("kernel", "serial", "reduce"):
+                marks.append((name, tuple(isl_build.statement_names(node.get_domain()))))
+        return True
+
+    mapped_schedule.get_root().foreach_descendant_top_down(visit)
+    out = []
+    for name, stmts in marks:
+        ordered = tuple(s.name for s in scop.statements if s.name in stmts)
+        group = by_statements.get(frozenset(stmts))
+        entry: dict = {"kernel": name, "statements": list(ordered)}
+        if group is None or name not in tiles:
+            entry["threads"] = {}
+            out.append(entry)  # a one-thread (or reduction) kernel: no group of this plan
+            continue
+        on_threads = [lp.label(scop) for lp in group.loops[:group.mapped]]
+        entry.update({
+            "blocks": on_threads, "tile_sizes": list(tiles[name]),
+            "threads": dict(zip(("x", "y", "z"), reversed(on_threads))),
+            "in_thread": [lp.label(scop) for lp in group.loops[group.mapped:]],
+            "coalescing": group.coalescing,
+            "block_level": sorted({lp.label(scop) for s in ordered
+                                   for lp in result.blocks.get(s, ())}),
+            "candidates": [{"loop": lp.label(scop), "statements": [d[0] for d in lp.dims],
+                            "kind": lp.kind, "cost": lp.cost} for lp in group.candidates]})
+        out.append(entry)
+    return out
