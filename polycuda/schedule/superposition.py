@@ -61,9 +61,11 @@ class Loop:
 
 @dataclass(frozen=True)
 class Leaf:
-    """Statements in their original (2d+1) order, inside whatever loops enclose them."""
+    """Statements in their original (2d+1) order, inside whatever loops enclose them; one
+    statement: its iterators at `free` (those no enclosing loop uses), in source order."""
 
     statements: tuple[str, ...]
+    free: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -211,9 +213,10 @@ class _Planner:
 
     # -- lines 5-15 of Algorithm 2: the loops of one SCC -------------------------------------
     def loops_of(self, scc: tuple[str, ...], deps: _Deps, used: dict[str, frozenset[int]]
-                 ) -> tuple[list[Loop], Loop | None, list[Loop]]:
-        """The SCC's parallel loops, its sequential loop (or None), and every legal loop tested,
-        by DL priority (most profitable first)."""
+                 ) -> tuple[list[Loop], list[Loop], list[Loop]]:
+        """The SCC's parallel loops, its sequential loop candidates (at most two: the first one
+        that is one source loop around the whole SCC, then the first one; [] when none), and
+        every legal loop tested, by DL priority (most profitable first)."""
         free = [[k for k in range(len(self.scop.statement(s).iterators)) if k not in used[s]]
                 for s in scc]
         count = 1
@@ -232,19 +235,24 @@ class _Planner:
         # ascending d mem_cost / d t (Section 5.2); ties: the innermost source loop first
         tested.sort(key=lambda lp: (lp.cost, tuple(-k for _, k in lp.dims)))
         parallel: list[Loop] = []
-        sequential = None
         taken: set[tuple[str, int]] = set()
         for loop in tested:
-            if taken & set(loop.dims):
-                continue
-            if loop.kind == FORALL:
+            if loop.kind == FORALL and not taken & set(loop.dims):
                 parallel.append(loop)
-            elif sequential is None:
-                sequential = loop
-            else:
-                continue
-            taken |= set(loop.dims)
+                taken |= set(loop.dims)
+        # a sequential loop uses iterators no parallel loop takes; one source loop first (a
+        # combination of different loops, e.g. k of one statement with i of another, is legal
+        # but adds a sequential level where the source has one loop)
+        free_seq = [lp for lp in tested if lp.kind == SEQUENTIAL and not taken & set(lp.dims)]
+        sequential = [lp for lp in free_seq if self._one_source_loop(lp)][:1]
+        sequential += [lp for lp in free_seq[:1] if lp not in sequential]
         return parallel, sequential, tested
+
+    def _one_source_loop(self, loop: Loop) -> bool:
+        """Whether the loop's iterators are one loop of the source: same depth, same 2d+1
+        position of that loop (beta prefix)."""
+        firsts = {(k, self.scop.statement(s).beta[:k + 1]) for s, k in loop.dims}
+        return len(firsts) == 1
 
     # -- Algorithm 2: thread level -----------------------------------------------------------
     def thread_level(self, stmts: tuple[str, ...], deps: _Deps, pushed: tuple[Loop, ...],
@@ -265,29 +273,37 @@ class _Planner:
         reported = list(seen) + [lp for lp in tested if lp not in seen]
         # coalescing parallelism (Section 5.2): the least-cost loop of the SCC is parallel
         if parallel and (tested[0].kind == FORALL or tested[0].cost >= 0):
-            return self._group(scc, pushed + tuple(parallel), reported, coalescing=True)
-        if sequential is not None:
-            inner_used = {**used, **{s: used[s] | {lp.position(s)
-                                                   for lp in (sequential, *parallel)}
+            return self._group(scc, pushed + tuple(parallel), reported, True, used)
+        for seq in sequential:
+            inner_used = {**used, **{s: used[s] | {lp.position(s) for lp in (seq, *parallel)}
                                      for s in scc}}
-            child = self.thread_level(scc, deps.unsatisfied(sequential),
-                                      pushed + tuple(parallel), inner_used, tuple(reported))
+            child = self.thread_level(scc, deps.unsatisfied(seq), pushed + tuple(parallel),
+                                      inner_used, tuple(reported))
             # push-down (Section 5.4) pays only where it reaches coalescing parallelism;
             # else the parallel loops stay here, outside the sequential one
             if _coalescing_below(child):
-                return Band(scc, (sequential,), child)
+                return Band(scc, (seq,), child)
         if pushed or parallel:
-            return self._group(scc, pushed + tuple(parallel), reported, coalescing=False)
-        return Leaf(scc)
+            return self._group(scc, pushed + tuple(parallel), reported, False, used)
+        return self._leaf(scc, (), used)
+
+    def _leaf(self, scc: tuple[str, ...], loops: tuple[Loop, ...],
+              used: dict[str, frozenset[int]]) -> Leaf:
+        if len(scc) != 1:
+            return Leaf(scc)
+        taken = used[scc[0]] | {lp.position(scc[0]) for lp in loops}
+        depth = len(self.scop.statement(scc[0]).iterators)
+        return Leaf(scc, tuple(k for k in range(depth) if k not in taken))
 
     def _group(self, scc: tuple[str, ...], loops: tuple[Loop, ...], tested: list[Loop],
-               coalescing: bool) -> Band:
+               coalescing: bool, used: dict[str, frozenset[int]]) -> Band:
         """An SCC_coalesce: its parallel loops sorted by DL priority, the best max_mapped on
         threads, the least-cost one innermost (thread x); the rest inside each thread
         (line 18: "sort par_loops based on DL model and prune extra loops")."""
         ranked = sorted(loops, key=lambda lp: (lp.cost, tuple(-k for _, k in lp.dims)))
         mapped = ranked[:self.max_mapped][::-1]  # outermost first: thread x last
-        return Band(scc, tuple(mapped) + tuple(ranked[self.max_mapped:]), Leaf(scc),
+        return Band(scc, tuple(mapped) + tuple(ranked[self.max_mapped:]),
+                    self._leaf(scc, loops, used),
                     group=True, mapped=len(mapped), coalescing=coalescing,
                     candidates=tuple(tested))
 
@@ -326,12 +342,13 @@ class _Planner:
         out: dict[str, tuple[Loop, ...]] = {}
         for scc in self.sccs(stmts, deps):
             inner = deps.among(scc)
-            parallel, sequential, _ = self.loops_of(scc, inner, used)
+            parallel, sequentials, _ = self.loops_of(scc, inner, used)
             if parallel:  # "remove reduction and extra foralls"
                 chosen = sorted(parallel, key=lambda lp: tuple(k for _, k in lp.dims))
                 out.update({s: tuple(lp.restricted((s,)) for lp in chosen[:BLOCK_DIMS])
                             for s in scc})
-            elif sequential is not None:
+            elif sequentials:
+                sequential = sequentials[0]
                 inner_used = {**used, **{s: used[s] | {sequential.position(s)} for s in scc}}
                 out.update(self.block_level(scc, inner.unsatisfied(sequential), inner_used))
             else:
@@ -382,15 +399,57 @@ def _domain(scop: Scop, ctx: isl.Context, stmts: tuple[str, ...]) -> isl.UnionSe
     return reduce(lambda a, b: a.union(b), sets)
 
 
+def _single_leaf(scop: Scop, ctx: isl.Context, leaf: Leaf) -> isl.Schedule:
+    """One statement's free iterators in source order (a decreasing loop negated): legal, as
+    the dependences left have distance 0 along every enclosing loop, so their remaining
+    components keep the original lexicographic order. No free iterator: no band."""
+    (name,) = leaf.statements
+    stmt = scop.statement(name)
+    schedule = isl.Schedule.from_domain(_domain(scop, ctx, leaf.statements))
+    if not leaf.free:
+        return schedule
+    directions = stmt.loop_directions()
+    outs = ", ".join(("" if directions[k] > 0 else "-") + stmt.iterators[k] for k in leaf.free)
+    smap = isl.Map.read_from_str(ctx, f"{isl_build.param_prefix(scop)} -> {{ {name}["
+                                      f"{', '.join(stmt.iterators)}] -> [{outs}] }}")
+    smap = smap.intersect_domain(isl_build.domain_set(stmt, ctx))
+    return schedule.insert_partial_schedule(
+        isl.MultiUnionPwAff.from_union_map(isl.UnionMap.from_map(smap)))
+
+
+def _original_tree(scop: Scop, ctx: isl.Context, stmts: tuple[str, ...], depth: int
+                   ) -> isl.Schedule:
+    """The source's loop structure below `depth`: a sequence of the bodies in textual order
+    (beta), a one-member band per loop (decreasing ones negated). The original order, so
+    legal; one band per loop lets gpu/mapping.py see reduction loops (its _reduction)."""
+    if len(stmts) == 1 and len(scop.statement(stmts[0]).iterators) == depth:
+        return isl.Schedule.from_domain(_domain(scop, ctx, stmts))
+    parts: dict[int, list[str]] = {}
+    for s in stmts:
+        parts.setdefault(scop.statement(s).beta[depth], []).append(s)
+    if len(parts) > 1:
+        children = [_original_tree(scop, ctx, tuple(parts[b]), depth) for b in sorted(parts)]
+        return reduce(lambda a, b: a.sequence(b), children)
+    umap = isl.UnionMap.empty(isl.Space.params_alloc(ctx, 0))
+    for s in stmts:
+        stmt = scop.statement(s)
+        out = ("" if stmt.loop_directions()[depth] > 0 else "-") + stmt.iterators[depth]
+        smap = isl.Map.read_from_str(ctx, f"{isl_build.param_prefix(scop)} -> {{ {s}["
+                                          f"{', '.join(stmt.iterators)}] -> [{out}] }}")
+        umap = umap.union(isl.UnionMap.from_map(
+            smap.intersect_domain(isl_build.domain_set(stmt, ctx))))
+    return _original_tree(scop, ctx, stmts, depth + 1).insert_partial_schedule(
+        isl.MultiUnionPwAff.from_union_map(umap))
+
+
 def build(scop: Scop, ctx: isl.Context, node: Node) -> isl.Schedule:
     """The schedule tree of a thread-level plan: bands of its loops (group bands coincident and
     permutable: every member has distance 0; host bands neither), sequences of its SCCs, and
     the original 2d+1 order below (it orders what the chosen loops leave equal)."""
+    if isinstance(node, Leaf) and len(node.statements) == 1:
+        return _single_leaf(scop, ctx, node)
     if isinstance(node, Leaf):
-        domain = _domain(scop, ctx, node.statements)
-        original = isl_build.original_schedule(scop, ctx).intersect_domain(domain)
-        return isl.Schedule.from_domain(domain).insert_partial_schedule(
-            isl.MultiUnionPwAff.from_union_map(original))
+        return _original_tree(scop, ctx, node.statements, 0)
     if isinstance(node, Sequence):
         return reduce(lambda a, b: a.sequence(b), [build(scop, ctx, c) for c in node.children])
     schedule = build(scop, ctx, node.child).insert_partial_schedule(
