@@ -418,6 +418,7 @@ def test_config_names_map_to_options():
         "isl-rt2x2": Options(scheduler="isl", register_tiles=(2, 2)),
         "pluto": Options(scheduler="pluto"),
         "isl-dist": Options(scheduler="isl-distributed"),
+        "superposition": Options(scheduler="superposition"),
         "pluto-sum": Options(scheduler="pluto", intra_wavefront="sum"),
         "intra": Options(scheduler="pluto", balanced_wavefront=True),
         "inter": Options(scheduler="pluto", balanced_wavefront=True, eliminate_false_deps=True),
