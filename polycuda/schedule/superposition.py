@@ -308,14 +308,16 @@ class _Planner:
                     candidates=tuple(tested))
 
     def _fuse(self, children: list[Node], deps: _Deps) -> list[Node]:
-        """Greedy fusion of adjacent groups (Section 5.4): only when they share an array
-        (locality) and every fused loop stays forall (coalescing parallelism kept)."""
+        """Greedy fusion of adjacent groups (Section 5.4: fused when that improves locality
+        and granularity without destroying coalescing parallelism): fused when every fused
+        loop stays forall. Each fusion saves a launch and gives each thread more work, each
+        statement keeps its own loop on thread x, and statements that share an array also
+        share its lines."""
         out: list[Node] = []
         for child in children:
             prev = out[-1] if out else None
             if (isinstance(prev, Band) and prev.group and isinstance(child, Band) and child.group
-                    and len(prev.loops) == len(child.loops) and prev.mapped == child.mapped
-                    and self._share_array(prev.statements, child.statements)):
+                    and len(prev.loops) == len(child.loops) and prev.mapped == child.mapped):
                 stmts = prev.statements + child.statements
                 loops = tuple(Loop(a.dims + b.dims, FORALL, dl_model._stable(a.cost + b.cost))
                               for a, b in zip(prev.loops, child.loops))
@@ -327,12 +329,6 @@ class _Planner:
                     continue
             out.append(child)
         return out
-
-    def _share_array(self, a: tuple[str, ...], b: tuple[str, ...]) -> bool:
-        def arrays(stmts: tuple[str, ...]) -> set[str]:
-            return {acc.array for s in stmts
-                    for acc in isl_build.statement_accesses(self.scop, self.scop.statement(s))}
-        return bool(arrays(a) & arrays(b))
 
     # -- Algorithm 3: block level ------------------------------------------------------------
     def block_level(self, stmts: tuple[str, ...], deps: _Deps,
