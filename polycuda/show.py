@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import json
 
+import islpy as isl
+
 from polycuda.analysis import dependences, indirect
-from polycuda.pipeline import choose_schedule, dependence_map, transform_scop
-from polycuda.program import Program
 from polycuda.errors import PolycudaError
+from polycuda.ir.scop import Scop
+from polycuda.options import Options
+from polycuda.pipeline import Choice, choose_schedule, dependence_map, transform_scop
+from polycuda.program import Program
 from polycuda.schedule import budget, isl_scheduler, report, superposition
 
 
@@ -41,7 +45,8 @@ def schedule_of(prog: Program) -> dict:
     return out
 
 
-def _superposition_kernels(scop, options, ctx, dep_map, choice) -> list[dict] | str:
+def _superposition_kernels(scop: Scop, options: Options, ctx: isl.Context,
+                           dep_map: isl.UnionMap, choice: Choice) -> list[dict] | str:
     """superposition.kernel_report of the schedule used, within the schedule budget (else
     why not)."""
     tiles = {k.name: k.tile_sizes for k in choice.mapped.kernels if not k.serial}

@@ -224,3 +224,27 @@ def test_nest_parallel_only_after_skewing_falls_back():
     with pytest.warns(PolycudaWarning, match="no forall loop without skewing"):
         choice = prog.generate("cuda").choice
     assert choice.endswith("used: isl scheduler")
+
+
+def test_unproven_lemma_1_falls_back_and_says_why(monkeypatch):
+    # the scheduler's own per-kernel check (its kernels are coincident, so Lemma 1 holds for
+    # every suite kernel): forced to fail, the isl scheduler's schedule is used
+    monkeypatch.setattr(sp, "lemma1_violations", lambda outer, regular, deps: ["forced"])
+    prog = _program("gemm")
+    with pytest.warns(PolycudaWarning, match="Lemma 1 not proven for statements S0, S1: forced"):
+        choice = prog.generate("cuda").choice
+    assert choice.endswith("used: isl scheduler")
+
+
+@pytest.mark.parametrize("seed", [2, 4, 5])
+def test_random_regions_verify(seed, tmp_path):
+    """Random affine regions (tests/unit/random_c.py: coupled subscripts, partly shared nests)
+    scheduled by superposition, against the sequential program."""
+    from tests.unit.random_c import random_region
+
+    path = tmp_path / f"r{seed}.c"
+    path.write_text(random_region(seed, statements=3 + seed % 6, depth=3))
+    prog = polycuda.compile(str(path), options=Options(scheduler="superposition",
+                                                       tile_sizes=(4, 8)))
+    assert prog.generate("cuda").choice == "superposition (requested)"
+    assert all(r.ok for r in prog.verify({"n": 7}, targets=TARGETS))
