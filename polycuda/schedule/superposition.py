@@ -12,7 +12,6 @@ per iteration; the schedule tree produced is the thread-level one.
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 from functools import reduce
 
@@ -24,9 +23,11 @@ from polycuda.ir.scop import Scop
 from polycuda.schedule import dl_model, legality
 
 FORALL, SEQUENTIAL, ILLEGAL = "forall", "sequential", "illegal"
-# Iterator combinations (one iterator per statement of an SCC) tested at one level: beyond it
-# the scheduler gives up and the fallback chain takes over (schedule/fallback.py).
+# Legal iterator combinations (one iterator per statement of an SCC) kept at one level, and
+# partial combinations visited while building them: beyond either the scheduler gives up and
+# the fallback chain takes over (schedule/fallback.py).
 MAX_COMBOS = 4096
+MAX_VISITS = 4 * MAX_COMBOS
 BLOCK_DIMS = 2  # block_y, block_x (Section 4.3)
 
 
@@ -129,10 +130,11 @@ class _Deps:
     def among(self, stmts: tuple[str, ...]) -> _Deps:
         return _Deps(tuple(m for m in self.maps if _src(m) in stmts and _dst(m) in stmts))
 
-    def kind(self, loop: Loop) -> str:
-        """Section 5.3: forall if every distance is 0, sequential if none is negative."""
+    def kind(self, loop: Loop, maps: tuple[isl.Map, ...] | None = None) -> str:
+        """Section 5.3: forall if every distance is 0, sequential if none is negative (on
+        `maps`, default all)."""
         signs = set()
-        for m in self.maps:
+        for m in self.maps if maps is None else maps:
             a, b = loop.position(_src(m)), loop.position(_dst(m))
             if not m.add_constraint(_delta(m, a, b, positive=True)).is_empty():
                 signs.add(1)
@@ -152,6 +154,12 @@ class _Deps:
             if not zero.is_empty():
                 kept.append(zero)
         return _Deps(tuple(kept))
+
+    def touching(self, stmt: str, earlier: tuple[str, ...]) -> tuple[isl.Map, ...]:
+        """The dependences between `stmt` and itself or a statement of `earlier`."""
+        ends = set(earlier) | {stmt}
+        return tuple(m for m in self.maps if (_src(m) == stmt and _dst(m) in ends)
+                     or (_dst(m) == stmt and _src(m) in ends))
 
     def edges(self) -> set[tuple[str, str]]:
         return {(_src(m), _dst(m)) for m in self.maps}
@@ -217,21 +225,8 @@ class _Planner:
         """The SCC's parallel loops, its sequential loop candidates (at most two: the first one
         that is one source loop around the whole SCC, then the first one; [] when none), and
         every legal loop tested, by DL priority (most profitable first)."""
-        free = [[k for k in range(len(self.scop.statement(s).iterators)) if k not in used[s]]
-                for s in scc]
-        count = 1
-        for f in free:
-            count *= len(f)
-        if count > MAX_COMBOS:
-            raise SuperpositionError(f"{count} iterator combinations for statements {scc} "
-                                     f"exceed {MAX_COMBOS} (superposition.MAX_COMBOS)")
-        tested = []
-        for combo in itertools.product(*free):
-            dims = tuple(zip(scc, combo))
-            cost = dl_model._stable(sum(self.costs[s][k] for s, k in dims))
-            loop = Loop(dims, deps.kind(Loop(dims, "", 0.0)), cost)
-            if loop.kind != ILLEGAL:
-                tested.append(loop)
+        tested = [Loop(dims, kind, dl_model._stable(sum(self.costs[s][k] for s, k in dims)))
+                  for dims, kind in self._legal_combos(scc, deps, used)]
         # ascending d mem_cost / d t (Section 5.2); ties: the innermost source loop first
         tested.sort(key=lambda lp: (lp.cost, tuple(-k for _, k in lp.dims)))
         parallel: list[Loop] = []
@@ -247,6 +242,46 @@ class _Planner:
         sequential = [lp for lp in free_seq if self._one_source_loop(lp)][:1]
         sequential += [lp for lp in free_seq[:1] if lp not in sequential]
         return parallel, sequential, tested
+
+    def _legal_combos(self, scc: tuple[str, ...], deps: _Deps,
+                      used: dict[str, frozenset[int]]) -> list[tuple[tuple, str]]:
+        """Every combination of one free iterator per statement that is a legal loop (forall
+        or sequential), with its kind: built statement by statement, a partial combination
+        dropped as soon as the dependences among its statements make it illegal (adding a
+        statement only adds dependences to satisfy).
+
+        Raises:
+            SuperpositionError: more than MAX_COMBOS legal combinations, or MAX_VISITS
+                partial ones.
+        """
+        free = [[k for k in range(len(self.scop.statement(s).iterators)) if k not in used[s]]
+                for s in scc]
+        touching = [deps.touching(s, scc[:n]) for n, s in enumerate(scc)]
+        found: list[tuple[tuple, str]] = []
+        visits = 0
+
+        def extend(n: int, dims: tuple, carried: bool) -> None:
+            nonlocal visits
+            if n == len(scc):
+                found.append((dims, SEQUENTIAL if carried else FORALL))
+                if len(found) > MAX_COMBOS:
+                    raise SuperpositionError(
+                        f"more than {MAX_COMBOS} legal iterator combinations for statements "
+                        f"{scc} (superposition.MAX_COMBOS)")
+                return
+            for k in free[n]:
+                visits += 1
+                if visits > MAX_VISITS:
+                    raise SuperpositionError(
+                        f"more than {MAX_VISITS} partial iterator combinations for statements "
+                        f"{scc} (superposition.MAX_VISITS)")
+                grown = dims + ((scc[n], k),)
+                kind = deps.kind(Loop(grown, "", 0.0), touching[n])
+                if kind != ILLEGAL:
+                    extend(n + 1, grown, carried or kind == SEQUENTIAL)
+
+        extend(0, (), False)
+        return found
 
     def _one_source_loop(self, loop: Loop) -> bool:
         """Whether the loop's iterators are one loop of the source: same depth, same 2d+1
