@@ -340,7 +340,9 @@ def _common(p: argparse.ArgumentParser) -> None:
                         "isl-distributed maps with the fewest sequential loops of parametric "
                         "length, then launches; isl on c and openmp), isl (PPCG-like), pluto "
                         "or isl-distributed (isl's, each strongly connected component of the "
-                        "dependence graph in its own loop nest)")
+                        "dependence graph in its own loop nest) or superposition (Shirako et "
+                        "al. 2017: separate block- and thread-level schedules superposed, the "
+                        "DL model's coalescing loop on thread x)")
     p.add_argument("--tile-sizes", type=_ints,
                    help="e.g. 8,32 (outermost first; the last entries apply to each kernel's "
                         "innermost mapped loops)")

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from polycuda.errors import InvalidConfigError
 
 TARGETS = ("auto", "c", "openmp", "cuda")  # auto: cuda when a GPU is present, else openmp
-SCHEDULERS = ("auto", "isl", "pluto", "isl-distributed")
+SCHEDULERS = ("auto", "isl", "pluto", "isl-distributed", "superposition")
 # How the inter-tile wavefronts of a wavefront kernel are ordered (Di et al. 2012, Section
 # III-C): one launch per wavefront, or one cooperative launch whose blocks loop over the
 # wavefronts with a grid-wide barrier between them.
@@ -100,7 +100,9 @@ class Options:
 
     target: str = "auto"
     # "isl" (isl's scheduler, PPCG's), "pluto" (Farkas ILP, schedule/pluto.py),
-    # "isl-distributed" (isl's, one loop nest per strongly connected component) or "auto": on
+    # "isl-distributed" (isl's, one loop nest per strongly connected component), "superposition"
+    # (Shirako et al. 2017: block-level and thread-level schedules superposed, the DL model's
+    # coalescing loop on thread x; schedule/superposition.py; not among auto's) or "auto": on
     # the cuda target all three, and the one whose mapping has the fewest loops of parametric
     # length outside blocks and threads, then in threads, then the fewest launches
     # (gpu/cost.py; ties: the first of isl, pluto, isl-distributed); on c and openmp, isl.

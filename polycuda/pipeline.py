@@ -125,8 +125,11 @@ def choose_schedule(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl
     """
     timer = timer or progress.PassTimer(scop.name)
     if options.scheduler != "auto":
-        schedule, mapped = _schedule_and_map(scop, options, ctx, dep_map, timer)
-        return Choice(options.scheduler, schedule, mapped, f"{options.scheduler} (requested)")
+        notes: list[str] = []
+        schedule, mapped = _schedule_and_map(scop, options, ctx, dep_map, timer, notes)
+        used = f"; {'; '.join(notes)}" if notes else ""
+        return Choice(options.scheduler, schedule, mapped,
+                      f"{options.scheduler} (requested){used}")
     names = AUTO_SCHEDULERS.get(options.target, ("isl",))
     found, skipped = [], []
     for order, name in enumerate(names):
@@ -278,21 +281,28 @@ def _map_checked(scop: Scop, schedule: isl.Schedule, options: Options, ctx: isl.
 
 
 def _schedule_and_map(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl.UnionMap,
-                      timer: progress.PassTimer) -> tuple[isl.Schedule, mapping.MappedSchedule]:
+                      timer: progress.PassTimer, notes: list[str] | None = None
+                      ) -> tuple[isl.Schedule, mapping.MappedSchedule]:
     """The first schedule of the fallback chain whose mapping is legal, and that mapping; a
     refused mapping is reported (PolycudaWarning) and the next schedule tried. The chain ends
-    with the original order, whose sequential mapping is always legal."""
-    chain = fallback.schedules(scop, options, ctx, dep_map)
+    with the original order, whose sequential mapping is always legal. `notes`, when given,
+    gets each step given up or refused and, after any, the step used."""
+    chain = fallback.schedules(scop, options, ctx, dep_map, notes)
     while True:
         with timer.step("schedule"):
             name, schedule = next(chain)
         try:
             with timer.step(f"map ({name})"):
-                return schedule, _map_checked(scop, schedule, options, ctx, dep_map)
+                mapped = _map_checked(scop, schedule, options, ctx, dep_map)
+            if notes:
+                notes.append(f"used: {name}")
+            return schedule, mapped
         except IllegalScheduleError as err:
             if name == fallback.ORIGINAL_ORDER:
                 raise  # an internal error: the original order is legal by construction
             fallback.refused(scop, name, err)
+            if notes is not None:
+                notes.append(f"the {name}'s mapping refused ({str(err)[:200]})")
 
 
 def _source(scop: Scop, options: Options, ctx: isl.Context, mapped: mapping.MappedSchedule

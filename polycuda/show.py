@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import json
 
+import islpy as isl
+
 from polycuda.analysis import dependences, indirect
-from polycuda.pipeline import choose_schedule, dependence_map, transform_scop
+from polycuda.errors import PolycudaError
+from polycuda.ir.scop import Scop
+from polycuda.options import Options
+from polycuda.pipeline import Choice, choose_schedule, dependence_map, transform_scop
 from polycuda.program import Program
-from polycuda.schedule import isl_scheduler, report
+from polycuda.schedule import budget, isl_scheduler, report, superposition
 
 
 def deps_json(prog: Program) -> list[dict]:
@@ -31,7 +36,8 @@ def schedule_of(prog: Program) -> dict:
     ctx = isl_scheduler.new_context()
     options = prog.options.replace(target=prog.resolve_target(None).replace("emulate", "cuda"))
     scop = transform_scop(prog.scop, options)
-    choice = choose_schedule(scop, options, ctx, dependence_map(scop, ctx))
+    dep_map = dependence_map(scop, ctx)
+    choice = choose_schedule(scop, options, ctx, dep_map)
     scheduled = report.schedule_json(scop, choice.schedule)
     kernels = {name: k for k in choice.mapped.kernels if k.reduction
                for name in (k.row_statements or (k.reduction_statement,))}
@@ -42,7 +48,24 @@ def schedule_of(prog: Program) -> dict:
             # statement's innermost loop (mapping._reduction, and a row reduction's loops)
             stmt["reduction"] = {"row": len(stmt["hyperplanes"]) - 1, "op": kernel.reduction,
                                  "kernel": kernel.name, "run": kernel.reduction_combine}
-    return {"scheduler": choice.scheduler, "choice": choice.reason, **scheduled}
+    out = {"scheduler": choice.scheduler, "choice": choice.reason, **scheduled}
+    if choice.scheduler == "superposition" and choice.reason == "superposition (requested)":
+        out["kernels"] = _superposition_kernels(scop, options, ctx, dep_map, choice)
+    return out
+
+
+def _superposition_kernels(scop: Scop, options: Options, ctx: isl.Context,
+                           dep_map: isl.UnionMap, choice: Choice) -> list[dict] | str:
+    """superposition.kernel_report of the schedule used, within the schedule budget (else
+    why not)."""
+    tiles = {k.name: k.tile_sizes for k in choice.mapped.kernels if not k.serial}
+    try:
+        return budget.run_bounded(
+            lambda: superposition.kernel_report(scop, ctx, dep_map, choice.mapped.schedule,
+                                                tiles, options.max_mapped_dims),
+            options.schedule_budget_s, "superposition report", give_up_on=(PolycudaError,))
+    except budget.SolverGaveUp as gave_up:
+        return f"no report: {gave_up.reason}"
 
 
 def _deps_text(prog: Program) -> str:
@@ -72,6 +95,17 @@ def _schedule_text(prog: Program) -> str:
                 kind = (f"reduction ({reduction['op']}), {reduction['kernel']}: "
                         f"{reduction['run']}")
             lines.append(f"    {row}  {kind}")
+    kernels = scheduled.get("kernels", [])
+    for k in kernels if isinstance(kernels, list) else ():
+        if not k["threads"]:
+            lines.append(f"  {k['kernel']} [{', '.join(k['statements'])}]: one thread")
+            continue
+        threads = " ".join(f"{axis}={loop}" for axis, loop in reversed(k["threads"].items()))
+        costs = ", ".join(f"{c['loop']} {c['cost']:.3g} ({c['kind']})" for c in k["candidates"])
+        lines.append(f"  {k['kernel']} [{', '.join(k['statements'])}]: blocks: tiles "
+                     f"{'x'.join(map(str, k['tile_sizes']))} of ({', '.join(k['blocks'])}); "
+                     f"threads {threads}; in each thread {k['in_thread'] or 'nothing more'}; "
+                     f"block level (Algorithm 3) {k['block_level']}; DL d cost/dt: {costs}")
     return "\n".join(lines)
 
 

@@ -22,7 +22,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="polycuda configurations, comma-separated: isl, isl-noreg (isl without "
                         "register promotion), isl-rt2x2 (isl with 2x2 register tiles), pluto, "
                         "intra (pluto + balanced intra-tile wavefronts), inter (intra + "
-                        "false-dependence elimination), default (polycuda's default Options()); "
+                        "false-dependence elimination), superposition (Shirako et al.'s block- and "
+                        "thread-level schedules superposed), default (polycuda's default "
+                        "Options()); "
                         "default isl,pluto")
     sizes = p.add_mutually_exclusive_group()
     sizes.add_argument("--quick", action="store_true",

@@ -29,6 +29,8 @@ CONFIG_OPTIONS: Mapping[str, Mapping[str, Any]] = {
     "pluto": {"scheduler": "pluto"},
     # isl's scheduler, one loop nest per strongly connected component (no fusion across them)
     "isl-dist": {"scheduler": "isl-distributed"},
+    # Shirako et al. 2017: block- and thread-level schedules superposed (schedule/superposition.py)
+    "superposition": {"scheduler": "superposition"},
     # Di et al.'s baseline: PLUTO's CUDA orders a tile's points by the skewed sum (Figure 5)
     "pluto-sum": {"scheduler": "pluto", "intra_wavefront": "sum"},
     "intra": {"scheduler": "pluto", "balanced_wavefront": True},
@@ -50,6 +52,8 @@ CONFIG_LABELS: Mapping[str, str] = {
     "shared": "default options + shared-memory promotion of reused tiles (Baskaran et al.)",
     "pluto": "Pluto hyperplanes (communication-minimal)",
     "isl-dist": "isl scheduler, each strongly connected component in its own loop nest",
+    "superposition": "superposition of block- and thread-level schedules, the DL model's "
+                     "coalescing loop on thread x (Shirako et al. 2017)",
     "pluto-sum": "Pluto hyperplanes (communication-minimal), intra-tile wavefronts the skewed "
                  "sum as PLUTO's CUDA (Di et al. Figure 5)",
     "intra": "Pluto + balanced intra-tile wavefronts (Di et al. 'intra')",

@@ -22,6 +22,7 @@ from polycuda.schedule import budget, isl_scheduler, legality
 FALLBACK_SHARE = 0.25  # of Options.schedule_budget_s, for each fallback scheduler
 ORIGINAL_ORDER = "the original program order (sequential)"
 DISTRIBUTED = "isl scheduler with distributed SCCs"
+SUPERPOSITION = "superposition scheduler"
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,8 @@ def requested_name(options: Options) -> str:
         return "isl scheduler"
     if options.scheduler == "isl-distributed":
         return DISTRIBUTED
+    if options.scheduler == "superposition":
+        return SUPERPOSITION
     return "pluto scheduler" + (" (balanced wavefronts)" if options.balanced_wavefront else "")
 
 
@@ -48,6 +51,10 @@ def _requested(scop: Scop, ctx: isl.Context, dep_map: isl.UnionMap, options: Opt
         return isl_scheduler.isl_schedule(scop, ctx, dep_map)
     if options.scheduler == "isl-distributed":
         return _distributed(scop, ctx, dep_map)
+    if options.scheduler == "superposition":
+        from polycuda.schedule import superposition
+
+        return superposition.superposition_schedule(scop, ctx, dep_map, options.max_mapped_dims)
     from polycuda.schedule import pluto
 
     return pluto.pluto_schedule(scop, balanced=options.balanced_wavefront, ctx=ctx)
@@ -65,7 +72,7 @@ def attempts(options: Options) -> tuple[Attempt, ...]:
     full, share = options.schedule_budget_s, options.schedule_budget_s * FALLBACK_SHARE
     chain = [Attempt(requested_name(options),
                      lambda s, c, d: _requested(s, c, d, options), full)]
-    if options.scheduler == "pluto":
+    if options.scheduler in ("pluto", "superposition"):
         chain.append(Attempt("isl scheduler", isl_scheduler.isl_schedule, share))
     if options.scheduler != "isl-distributed":
         chain.append(Attempt(DISTRIBUTED, _distributed, share))
@@ -91,12 +98,13 @@ def bounded_schedule(attempt: Attempt, scop: Scop, ctx: isl.Context, dep_map: is
     return isl.Schedule.read_from_str(ctx, text)
 
 
-def schedules(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl.UnionMap
-              ) -> Iterator[tuple[str, isl.Schedule]]:
+def schedules(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl.UnionMap,
+              notes: list[str] | None = None) -> Iterator[tuple[str, isl.Schedule]]:
     """(name, schedule) for each step of the chain that yields a legal schedule, best first,
     ending with the original order; a step that gives up is skipped with a PolycudaWarning.
     The caller takes the first one it can use and asks for the next when it cannot
-    (e.g. when the GPU mapping of a schedule is refused).
+    (e.g. when the GPU mapping of a schedule is refused). `notes`, when given, gets "<step>
+    given up (<reason>)" for each step skipped (what `show schedule` reports).
 
     # dep_map: { S[i] -> T[j] } every dependence, within the context
     """
@@ -105,6 +113,8 @@ def schedules(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl.Union
             schedule = bounded_schedule(attempt, scop, ctx, dep_map)
         except budget.SolverGaveUp as gave_up:
             give_up(scop, gave_up.what, gave_up.reason)
+            if notes is not None:
+                notes.append(f"{gave_up.what} given up ({gave_up.reason})")
             continue
         yield attempt.name, schedule
     yield ORIGINAL_ORDER, isl_scheduler.original_schedule_tree(scop, ctx)

@@ -419,6 +419,7 @@ def test_config_names_map_to_options():
         "shared": Options(shared_promotion=True),
         "pluto": Options(scheduler="pluto"),
         "isl-dist": Options(scheduler="isl-distributed"),
+        "superposition": Options(scheduler="superposition"),
         "pluto-sum": Options(scheduler="pluto", intra_wavefront="sum"),
         "intra": Options(scheduler="pluto", balanced_wavefront=True),
         "inter": Options(scheduler="pluto", balanced_wavefront=True, eliminate_false_deps=True),
