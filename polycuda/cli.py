@@ -400,11 +400,11 @@ def _common(p: argparse.ArgumentParser) -> None:
                         "elements that one thread reuses)")
     p.add_argument("--host-buffers", choices=HOST_BUFFERS,
                    help="cuda host entry: allocate and free the device arrays in every call "
-                        "(per-call, default) or keep them across calls (reuse: grown when a "
+                        "(per-call) or keep them across calls (reuse, default: grown when a "
                         "call needs more, freed by pc_<name>_release() and at exit)")
     p.add_argument("--host-copies", choices=HOST_COPIES,
-                   help="cuda host entry: copy the arrays in and out as pageable memory "
-                        "(default), page-locked for the call (register: cudaHostRegister), or "
+                   help="cuda host entry: copy the arrays in and out as pageable memory, "
+                        "page-locked for the call (register, default: cudaHostRegister), or "
                         "through a reused page-locked buffer in double-buffered chunks (staged)")
     p.add_argument("--host-pin-min", type=int, metavar="KIB", dest="host_pin_min_kib",
                    help="--host-copies register/staged: arrays under KIB KiB are copied as "
