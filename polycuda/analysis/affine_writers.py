@@ -115,3 +115,16 @@ def monitored_reads(scop: Scop, nest: RuntimeNest) -> tuple[tuple[str, Ref], ...
     monitored = set(nest.monitored)
     return tuple((name, ref) for name in nest.statements
                  for ref in scop.statement(name).read_refs() if ref.array in monitored)
+
+
+def describe(scop: Scop, nest: RuntimeNest) -> str:
+    """For `show deps`: whether --runtime-executor syncfree-affine (and auto) applies to `nest`,
+    with the writers it would wait on, or why not."""
+    found = affine_writers(scop, nest)
+    if isinstance(found, str):
+        return (f"loop '{nest.iterator}': executor syncfree-affine does not apply ({found}); "
+                "the levels instead")
+    cells = "; ".join(f"writer({array}[pc_cell..]) = {writer}" for array, writer in found.writers)
+    return (f"loop '{nest.iterator}': executor syncfree-affine applies (writes affine and "
+            f"injective: {cells}); one launch, each read waiting on its writer, unless a check "
+            "pass finds a read of a later iteration's cell (then the levels for that call)")
