@@ -17,7 +17,8 @@ spsolve_triangular does), the sequential C time (gcc, the region run in order), 
 largest relative error of each against the sequential result (rtol 1e-9: nvcc may contract
 a*b+c to FMA). For the solve, each run-time executor of EXECUTORS is also timed in the same run
 (`executors`: its median seconds, the executor the library reports it ran, its error):
-syncfree-affine is the one launch without inspector (codegen/syncfree_affine.py).
+syncfree-affine is the one launch without inspector (codegen/syncfree_affine.py), one thread
+per row; syncfree-affine-warp the same with one warp per row.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from polycuda.runtime import build, emulate, launch
 
 RTOL = 1e-9
 # Options.runtime_executor values timed beside the default (levels) for run-time nests
-EXECUTORS = ("syncfree-affine",)
+EXECUTORS = ("syncfree-affine", "syncfree-affine-warp")
 
 
 def lower_pattern(n: int, per_row: int, rng: np.random.Generator

@@ -417,7 +417,9 @@ def _common(p: argparse.ArgumentParser) -> None:
                         "(levels, default), one launch whose iterations wait on done-counters "
                         "(syncfree), one launch without inspector whose reads wait on their "
                         "writer when the writes are affine and injective (syncfree-affine; "
-                        "the levels when a check finds a read of a later iteration's cell), or "
+                        "the levels when a check finds a read of a later iteration's cell), the "
+                        "same with one warp per iteration whose lanes split its CSR reductions "
+                        "(syncfree-affine-warp), or "
                         "per call (auto: syncfree-affine where it applies, else syncfree when "
                         "reused levels are many)")
     p.add_argument("--reuse-levels", action="store_true",

@@ -53,8 +53,9 @@ def _write_relation(scop: Scop, nest: RuntimeNest, array: str, ctx: isl.Context
         stmt = scop.statement(name)
         if stmt.lhs.array != array:
             continue
-        if any(refs(e) for e in stmt.lhs.index) or any(isinstance(v, Var) and v.name in stmt.csr_iterators()
-                                                 for e in stmt.lhs.index for v in walk(e)):
+        csr_iters = set(stmt.csr_iterators())
+        if any(refs(e) or any(isinstance(v, Var) and v.name in csr_iters for v in walk(e))
+               for e in stmt.lhs.index):
             line = f" (line {stmt.loc.line})" if stmt.loc else ""
             return f"{stmt.name}{line} writes '{array}' through a subscript known at run time"
         access = isl_build.statement_accesses(scop, stmt)[0]

@@ -25,7 +25,7 @@ from tests.unit.test_executors import call_and_check, counter, move_args
 from tests.unit.test_indirect import run_both
 from tests.unit.test_runtime import needs_nvcc
 
-AFFINE = 3  # executor_cuda.EXECUTOR_CODES
+AFFINE, WARP = 3, 4  # executor_cuda.EXECUTOR_CODES
 LEVELS = 0
 
 # backward substitution, rows from the last: row i reads x[col[k]] for columns > i (first in
@@ -94,19 +94,44 @@ def test_does_not_apply_and_says_why(source, reason):
 
 
 @needs_nvcc
+@pytest.mark.parametrize("executor", ["syncfree-affine", "syncfree-affine-warp"])
 @pytest.mark.parametrize("pattern", ["chain", "diagonal", "dense", "random"])
-def test_sptrsv_matches_sequential_and_levels(pattern):
-    """One launch, no levels; the same bits as the levels path (each row's sum in the same
-    order) and the sequential result."""
-    n = 40 if pattern == "dense" else 300  # 300: tickets cross blocks of 256
+def test_sptrsv_matches_sequential_and_levels(pattern, executor):
+    """One launch, no levels; the sequential result; one thread per row: the same bits as
+    the levels path (each row's sum in the same order); one warp per row: within rtol (the
+    row's sum reassociated over the lanes)."""
+    n = 70 if pattern == "dense" else 300  # 300 rows: tickets cross blocks
     args = sptrsv_args(lower_rows(n, pattern, np.random.default_rng(3)))
-    prog, kernel = sptrsv_kernel(runtime_executor="syncfree-affine")
-    assert_same(prog, "emulate", args, runtime_executor="syncfree-affine")
+    prog, kernel = sptrsv_kernel(runtime_executor=executor)
+    assert_same(prog, "emulate", args, runtime_executor=executor)
     affine = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in args.items()}
     kernel(*[affine[a.name] for a in prog.scop.args])
-    assert counter(kernel, "executor") == AFFINE and counter(kernel, "levels") == 0
+    code = AFFINE if executor == "syncfree-affine" else WARP
+    assert counter(kernel, "executor") == code and counter(kernel, "levels") == 0
     _, levels = run_both(prog, "emulate", args)
-    np.testing.assert_array_equal(affine["x"], levels["x"])
+    if executor == "syncfree-affine":
+        np.testing.assert_array_equal(affine["x"], levels["x"])
+    else:
+        np.testing.assert_allclose(affine["x"], levels["x"], rtol=1e-12)
+
+
+@needs_nvcc
+def test_warp_form_reads_of_own_cell_and_reassociation():
+    """One warp per row: a read of the row's own cell falls back to the levels (lanes other
+    than 0 would not see lane 0's write); without reassociation, one thread per row."""
+    rows = lower_rows(100, "random", np.random.default_rng(4))
+    rows[9] = [9] + rows[9]
+    args = sptrsv_args(rows)
+    args["x"] = np.random.default_rng(6).uniform(0.5, 1.5, 100)
+    prog, kernel = sptrsv_kernel(runtime_executor="syncfree-affine-warp")
+    assert_same(prog, "emulate", args, runtime_executor="syncfree-affine-warp")
+    kernel(*[args[a.name] for a in prog.scop.args])
+    assert counter(kernel, "executor") == LEVELS
+    kernel = prog.kernel("emulate", runtime_executor="syncfree-affine-warp",
+                         allow_reassociation=False)
+    args = sptrsv_args(lower_rows(100, "random", np.random.default_rng(4)))
+    kernel(*[args[a.name] for a in prog.scop.args])
+    assert counter(kernel, "executor") == AFFINE
 
 
 @needs_nvcc
@@ -198,17 +223,27 @@ def test_options_and_cli():
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not found")
 def test_compiles_with_nvcc(tmp_path):
-    source = polycuda.compile(SPTRSV).generate("cuda", runtime_executor="auto",
-                                               reuse_levels=True).source
-    assert "pc_affsync0" in source and "pc_affwar0" in source
-    path = tmp_path / "sptrsv.cu"
-    path.write_text(source)
-    subprocess.run(["nvcc", "-c", str(path), "-o", str(tmp_path / "s.o")],
-                   check=True, capture_output=True)
+    for executor, kernel in (("auto", "pc_affsync0"), ("syncfree-affine-warp", "pc_affwarp0")):
+        source = polycuda.compile(SPTRSV).generate("cuda", runtime_executor=executor,
+                                                   reuse_levels=True).source
+        assert kernel in source and "pc_affwar0" in source
+        path = tmp_path / "sptrsv.cu"
+        path.write_text(source)
+        subprocess.run(["nvcc", "-c", str(path), "-o", str(tmp_path / "s.o")],
+                       check=True, capture_output=True)
 
 
 @pytest.mark.gpu
-def test_sptrsv_on_the_gpu():
-    pytest.importorskip("cupy")
-    prog = polycuda.compile(SPTRSV, options=Options(runtime_executor="syncfree-affine"))
-    assert all(r.ok for r in prog.verify(sizes={"n": 20000, "nnz": 160000}, targets=("cuda",)))
+@pytest.mark.parametrize("executor", ["syncfree-affine", "syncfree-affine-warp"])
+def test_sptrsv_on_the_gpu(executor):
+    """On a real GPU (spins, fences, shuffles): lower-triangular rows, one launch, correct."""
+    cupy = pytest.importorskip("cupy")
+    prog = polycuda.compile(SPTRSV, options=Options(runtime_executor=executor))
+    args = sptrsv_args(lower_rows(20000, "random", np.random.default_rng(10)))
+    expected = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in args.items()}
+    prog._reference(expected)
+    dev = {k: (cupy.asarray(v) if isinstance(v, np.ndarray) else v) for k, v in args.items()}
+    kernel = prog.kernel("cuda")
+    kernel(*[dev[a.name] for a in prog.scop.args])
+    assert counter(kernel, "executor") == (AFFINE if executor == "syncfree-affine" else WARP)
+    np.testing.assert_allclose(cupy.asnumpy(dev["x"]), expected["x"], rtol=1e-9)
