@@ -24,6 +24,7 @@ from polycuda.analysis.indirect import RuntimeNest
 from polycuda.ir import isl_build
 from polycuda.ir.expr import Ref, Var, refs, walk
 from polycuda.ir.scop import Scop
+from polycuda.schedule import budget  # a leaf module: the isl operation quota
 
 
 def cell_name(dim: int) -> str:
@@ -81,10 +82,20 @@ def _write_relation(scop: Scop, nest: RuntimeNest, array: str, ctx: isl.Context
 
 def affine_writers(scop: Scop, nest: RuntimeNest) -> AffineWriters | str:
     """The closed-form writer of every monitored array of `nest` (module docstring), or why
-    there is none (for `show deps` and the executor's fallback to the levels)."""
+    there is none (for `show deps` and the executor's fallback to the levels). Bounded: the
+    isl operations (set operations on one write relation, no scheduler) count against
+    budget.MAX_OPERATIONS; past it, no writers (the levels)."""
     if not nest.monitored:
         return "the loop writes no array that needs levels"
     ctx = isl.Context()
+    budget.bounded_context(ctx)
+    try:
+        return _writers(scop, nest, ctx)
+    except isl.Error as err:
+        return f"isl gave up on the write relation ({err})"
+
+
+def _writers(scop: Scop, nest: RuntimeNest, ctx: isl.Context) -> AffineWriters | str:
     writers = []
     for array in nest.monitored:
         rel = _write_relation(scop, nest, array, ctx)
