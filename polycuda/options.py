@@ -43,7 +43,7 @@ HOST_SIDE_FIELDS = ("host_buffers", "host_copies", "host_pin_min_kib", "host_chu
 # level (Anantpur & Govindarajan 2013, Algorithms 5-6, pipelined with the inspection), one
 # launch for all levels whose iterations wait on done-counters (codegen/executor_cuda.py), or
 # per call by the rule of executor_cuda.SYNCFREE_MIN_LEVELS.
-RUNTIME_EXECUTORS = ("levels", "syncfree", "auto")
+RUNTIME_EXECUTORS = ("levels", "syncfree", "syncfree-affine", "syncfree-affine-warp", "auto")
 
 
 def fit_sizes(given: tuple[int, ...], default: tuple[int, ...]) -> tuple[int, ...]:
