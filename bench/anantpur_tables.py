@@ -36,6 +36,7 @@ import time
 import numpy as np
 
 import polycuda
+from polycuda.bench import environment
 from kernels.anantpur import BENCHMARKS, FDTD_STEPS
 from polycuda.options import Options
 from polycuda.run import runtime_levels
@@ -214,8 +215,7 @@ def main(argv: list[str]) -> int:
     variants = parse_variants(opts.variant)
     gpu = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
                          capture_output=True, text=True, check=False).stdout.strip()
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                            check=False).stdout.strip()
+    commit = environment.git_commit()  # POLYCUDA_COMMIT on the device (no .git there)
     rows = []
     for name in opts.only or list(BENCHMARKS):
         start = time.perf_counter()

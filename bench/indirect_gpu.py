@@ -27,6 +27,7 @@ import time
 import numpy as np
 
 import polycuda
+from polycuda.bench import environment
 from kernels.indirect import MOVE, SCATTER
 from polycuda.runtime import build, launch
 
@@ -204,8 +205,7 @@ def main(argv: list[str]) -> int:
     opts = parser.parse_args(argv)
     gpu = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
                          capture_output=True, text=True, check=False).stdout.strip()
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                            check=False).stdout.strip()
+    commit = environment.git_commit()  # POLYCUDA_COMMIT on the device (no .git there)
     rows, all_ok = [], True
     for name, source, args in cases(opts.quick):
         prog = polycuda.compile(source)

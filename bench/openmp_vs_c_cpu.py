@@ -20,13 +20,13 @@ import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 
 import polycuda
+from polycuda.bench import environment
 from kernels import suite
 from polycuda.options import Options
 
@@ -147,9 +147,7 @@ def sync_costs(rounds: int) -> dict:
 
 
 def _commit() -> str:
-    done = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                          cwd=Path(__file__).resolve().parent)
-    return done.stdout.strip()
+    return environment.git_commit() or ""
 
 
 def main(argv: list[str]) -> int:

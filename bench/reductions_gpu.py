@@ -20,6 +20,7 @@ import sys
 import numpy as np
 
 import polycuda
+from polycuda.bench import environment
 from polycuda.options import Options
 from polycuda.runtime import launch
 from polycuda.verify import compare, copy_arguments
@@ -92,8 +93,7 @@ def main(argv: list[str]) -> int:
     opts = parser.parse_args(argv)
     gpu = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
                          capture_output=True, text=True, check=False).stdout.strip()
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                            check=False).stdout.strip()
+    commit = environment.git_commit()  # POLYCUDA_COMMIT on the device (no .git there)
     rows, all_ok = [], True
     for n in ([1 << 20] if opts.quick else [1 << 20, 1 << 24, 1 << 26]):
         for dtype in ("float", "double"):

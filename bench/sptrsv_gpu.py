@@ -35,6 +35,7 @@ import time
 import numpy as np
 
 import polycuda
+from polycuda.bench import environment
 from kernels.indirect import MESH, SPMV, SPTRSV
 from polycuda.runtime import build, emulate, launch
 
@@ -247,8 +248,7 @@ def main(argv: list[str]) -> int:
     gpu = "emulator (CPU)" if opts.emulate else subprocess.run(
         ["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True,
         text=True, check=False).stdout.strip()
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                            check=False).stdout.strip()
+    commit = environment.git_commit()  # POLYCUDA_COMMIT on the device (no .git there)
     rows, all_ok = [], True
     for name, source, args in cases(n, np.random.default_rng(0)):
         row = run_case(name, source, args, opts.repeats, target)
