@@ -150,9 +150,14 @@ class Options:
     shared_memory_kib: int = 48
     # CUDA: hold one block's tile of an array that its threads reuse in shared memory in DOALL
     # kernels, the band's sequential members tiled too so that a tile is loaded per tile of
-    # them (gpu/shared_promotion.py); within shared_memory_kib, at most 48 KiB. Not with
-    # register_tiles.
+    # them (gpu/shared_promotion.py); within shared_memory_kib, at most 48 KiB. Combined with
+    # register_tiles, the array that one thread updates across those tiles (gemm's C) stays in
+    # registers across them (gpu/carry.py).
     shared_promotion: bool = False
+    # shared_promotion: tile size of the band members after the mapped ones (gemm's k), the
+    # depth of one block's A and B tiles (PPCG's default 32; 16 halves the shared memory of a
+    # 64x64 tile pair).
+    sequential_tile: int = 32
     # CUDA: hold an array element that one thread accesses repeatedly (and no other thread
     # touches) in a register over the loops that reuse it (gpu/promotion.py).
     private_promotion: bool = True
@@ -237,6 +242,8 @@ class Options:
         if not 0 <= self.cpu_fallback_per_level < math.inf:
             raise InvalidConfigError(f"{self.cpu_fallback_per_level=} must be >= 0 and finite "
                                      "(iterations per level; 0: never)")
+        if not 1 <= self.sequential_tile <= 1024:
+            raise InvalidConfigError(f"{self.sequential_tile=} must be 1..1024")
         if not 1 <= self.max_mapped_dims <= 3:
             raise InvalidConfigError(f"{self.max_mapped_dims=} must be 1, 2 or 3")
 

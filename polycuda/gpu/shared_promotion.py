@@ -23,7 +23,8 @@ An array accessed below the mark is promoted when, decided with isl on the acces
    run in order on the copy, and a barrier separates the copy-in, the compute and the
    copy-out of one tile from the next tile's;
 4. every reference to the array is unconditional and affine (promotion.unsafe_arrays), and no
-   register holds one of its elements (a private scope's loads and stores read the array).
+   register holds one of its elements (a private scope's loads and stores read the array; a
+   carried register, gpu/carry.py, holds it across the tiles).
 
 The copy code (codegen/shared_code.py) loads the tile's read footprint (exactly, intersected
 with the array's extents) with consecutive threads on consecutive elements, and stores back
@@ -106,20 +107,21 @@ class SharedScope:
     arrays: tuple[SharedArray, ...]
 
 
-def enabled(options: Options, register_tiles: tuple[int, ...]) -> bool:
-    """Whether a DOALL kernel gets a shared mark: Options.shared_promotion on the CUDA target,
-    and no register tiling (its unrolled units are not combined with shared copies)."""
-    return (options.shared_promotion and options.target == "cuda"
-            and not any(r > 1 for r in register_tiles))
+def enabled(options: Options) -> bool:
+    """Whether a DOALL kernel gets a shared mark: Options.shared_promotion on the CUDA target
+    (with or without register tiling: the unit bands lie below the shared mark, so a tile's
+    copies serve every unit of its threads)."""
+    return options.shared_promotion and options.target == "cuda"
 
 
-def sequential_tile_sizes(band: isl.ScheduleNode, n: int) -> tuple[int, ...]:
-    """Tile sizes of the members of `band` after its n parallel ones, tiled with them: at most
+def sequential_tile_sizes(band: isl.ScheduleNode, n: int, size: int = SEQUENTIAL_TILE
+                          ) -> tuple[int, ...]:
+    """Tile sizes (`size`: Options.sequential_tile) of the members of `band` after its n parallel ones, tiled with them: at most
     MAX_SEQUENTIAL_TILES, and only in a permutable band (rectangular tiles of a permutable band
     are legal; the pipeline checks the tiled schedule anyway)."""
     if not band.band_get_permutable():
         return ()
-    return (SEQUENTIAL_TILE,) * min(band.band_n_member() - n, MAX_SEQUENTIAL_TILES)
+    return (size,) * min(band.band_n_member() - n, MAX_SEQUENTIAL_TILES)
 
 
 def mark_tile(tile_band: isl.ScheduleNode, n: int, kernel: str) -> isl.ScheduleNode:
@@ -204,6 +206,7 @@ def _arrays(mark: isl.ScheduleNode, kernel: KernelMapping, scop: Scop, reads: is
     other_blocks = host.apply_range(host.reverse()).subtract(
         block.apply_range(block.reverse())).intersect_domain(domain)
     private = {e.array for scope in kernel.private for e in scope.elements}
+    private |= {e.array for e in kernel.carried}
     names: set[str] = set()
     domain.foreach_set(lambda s: names.update(unsafe.get(s.get_tuple_name(), frozenset())))
     same_tile = prefix.apply_range(prefix.reverse())
