@@ -32,10 +32,14 @@ from polycuda.options import Options
 from polycuda.runtime import launch
 from polycuda.verify import compare, copy_arguments, random_arguments
 
-# label -> (tile sizes, block sizes, register tiles, k tile, shared promotion); () = default
+# label -> (tile sizes, block sizes, register tiles, k tile, shared promotion); () and k tile 0:
+# the defaults
 CONFIGS = {
-    "default": ((), (), (), 32, False),
-    "shared": ((), (), (), 32, True),
+    "default": ((), (), (), 0, False),
+    # --shared-promotion alone: the gemm-like default layout (gpu/shared_promotion.py)
+    "shared": ((), (), (), 0, True),
+    # the earlier shared layout (8x32 tiles, one point per thread), C now carried across k
+    "sh8x32-k32": ((8, 32), (), (), 32, True),
     "regs4x4": ((64, 64), (16, 16), (4, 4), 32, False),
     "sh64-r4x4-k16": ((64, 64), (16, 16), (4, 4), 16, True),
     "sh64-r4x4-k32": ((64, 64), (16, 16), (4, 4), 32, True),
@@ -69,7 +73,8 @@ def _options(config: tuple, target: str) -> Options:
 def _parse_config(text: str) -> tuple:
     parts = text.split("/")
     if len(parts) != 5:
-        raise SystemExit(f"--config {text!r}: tiles/blocks/regs/k/shared, e.g. 64,64/16,16/4,4/16/1")
+        raise SystemExit(f"--config {text!r}: tiles/blocks/regs/k/shared, "
+                         "e.g. 64,64/16,16/4,4/16/1")
 
     def ints(part: str) -> tuple[int, ...]:
         return tuple(int(x) for x in part.split(",") if x)

@@ -399,7 +399,8 @@ def _common(p: argparse.ArgumentParser) -> None:
                         "off by default")
     p.add_argument("--sequential-tile", type=int, metavar="N",
                    help="with --shared-promotion: tile size of the loops inside the kernel "
-                        "(gemm's k), i.e. the depth of each block's shared tiles (default 32)")
+                        "(gemm's k), i.e. the depth of each block's shared tiles (default 0: "
+                        "automatic, 16 in the gemm-like default layout, else 32)")
     p.add_argument("--no-private-promotion", action="store_true",
                    help="CUDA: keep every array element in global memory (no registers for "
                         "elements that one thread reuses)")

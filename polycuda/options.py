@@ -155,9 +155,9 @@ class Options:
     # registers across them (gpu/carry.py).
     shared_promotion: bool = False
     # shared_promotion: tile size of the band members after the mapped ones (gemm's k), the
-    # depth of one block's A and B tiles (PPCG's default 32; 16 halves the shared memory of a
-    # 64x64 tile pair).
-    sequential_tile: int = 32
+    # depth of one block's A and B tiles; 0: automatic (16 in the gemm-like default layout of
+    # 64x64 tiles with 4x4 register tiles, else PPCG's 32: gpu/shared_promotion.py).
+    sequential_tile: int = 0
     # CUDA: hold an array element that one thread accesses repeatedly (and no other thread
     # touches) in a register over the loops that reuse it (gpu/promotion.py).
     private_promotion: bool = True
@@ -242,8 +242,8 @@ class Options:
         if not 0 <= self.cpu_fallback_per_level < math.inf:
             raise InvalidConfigError(f"{self.cpu_fallback_per_level=} must be >= 0 and finite "
                                      "(iterations per level; 0: never)")
-        if not 1 <= self.sequential_tile <= 1024:
-            raise InvalidConfigError(f"{self.sequential_tile=} must be 1..1024")
+        if not 0 <= self.sequential_tile <= 1024:
+            raise InvalidConfigError(f"{self.sequential_tile=} must be 0 (automatic) .. 1024")
         if not 1 <= self.max_mapped_dims <= 3:
             raise InvalidConfigError(f"{self.max_mapped_dims=} must be 1, 2 or 3")
 

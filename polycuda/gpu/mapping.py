@@ -275,8 +275,11 @@ class _Mapper:
         name = self._name()
         regs = register_tiling.points_per_thread(tiles, self.options, name)
         shared = shared_promotion.enabled(self.options)
-        seq = (shared_promotion.sequential_tile_sizes(node, n, self.options.sequential_tile)
-               if shared else ())
+        gemm = shared_promotion.gemm_like(node, n, self.options)
+        if gemm:  # PPCG-like blocks, r x c points per thread
+            tiles, regs = shared_promotion.GEMM_TILES, shared_promotion.GEMM_REGISTER_TILES
+        seq = (shared_promotion.sequential_tile_sizes(
+            node, n, shared_promotion.sequential_tile(self.options, gemm)) if shared else ())
         if node.band_n_member() > n + len(seq):
             node = node.band_split(n + len(seq))
         depth = node.get_schedule_depth()

@@ -55,6 +55,16 @@ if TYPE_CHECKING:
 SHARED_MARK = "shared"
 # Tile size of the band members after the parallel ones (gemm's k): PPCG's default, 32
 SEQUENTIAL_TILE = 32
+# The default layout of a gemm-like kernel (two parallel members and sequential ones after
+# them, gemm_like()) when no tile, block or register tile sizes are given: PPCG-like blocks of
+# 64x64 points on 16x16 threads, 4x4 points per thread (16 accumulators carried across the k
+# tiles, gpu/carry.py; per k step 8 shared loads feed 16 FMAs, against 2 per FMA at one point
+# per thread), k tile 16 (A and B tiles of 8 KiB each in double, padding aside: syr2k's four
+# copies fit the 48 KiB of static shared memory, and several blocks fit an SM). Not measured
+# here: bench/gemm_sweep.py times the alternatives against cuBLAS.
+GEMM_TILES = (64, 64)
+GEMM_REGISTER_TILES = (4, 4)
+GEMM_SEQUENTIAL_TILE = 16
 MAX_SEQUENTIAL_TILES = 2
 # Static shared memory per block that a kernel may declare without opting in
 STATIC_SHARED_BYTES = 48 * 1024
@@ -114,11 +124,30 @@ def enabled(options: Options) -> bool:
     return options.shared_promotion and options.target == "cuda"
 
 
+def gemm_like(band: isl.ScheduleNode, n: int, options: Options) -> bool:
+    """Whether the kernel of `band` (n parallel members) takes the gemm-like default layout
+    (GEMM_TILES, GEMM_REGISTER_TILES, GEMM_SEQUENTIAL_TILE): shared promotion on, two mapped
+    members followed by sequential ones that are tiled (a permutable band), and none of the
+    tile, block or register tile sizes given (then those apply, with their defaults)."""
+    return (enabled(options) and n == 2 and not options.tile_sizes
+            and not options.block_sizes and not options.register_tiles
+            and bool(sequential_tile_sizes(band, n)))
+
+
+def sequential_tile(options: Options, gemm: bool) -> int:
+    """The k tile: Options.sequential_tile, or (0: automatic) GEMM_SEQUENTIAL_TILE in the
+    gemm-like layout and SEQUENTIAL_TILE otherwise."""
+    if options.sequential_tile:
+        return options.sequential_tile
+    return GEMM_SEQUENTIAL_TILE if gemm else SEQUENTIAL_TILE
+
+
 def sequential_tile_sizes(band: isl.ScheduleNode, n: int, size: int = SEQUENTIAL_TILE
                           ) -> tuple[int, ...]:
-    """Tile sizes (`size`: Options.sequential_tile) of the members of `band` after its n parallel ones, tiled with them: at most
-    MAX_SEQUENTIAL_TILES, and only in a permutable band (rectangular tiles of a permutable band
-    are legal; the pipeline checks the tiled schedule anyway)."""
+    """Tile sizes (`size`, sequential_tile()) of the members of `band` after its n parallel
+    ones, tiled with them: at most MAX_SEQUENTIAL_TILES, and only in a permutable band
+    (rectangular tiles of a permutable band are legal; the pipeline checks the tiled schedule
+    anyway)."""
     if not band.band_get_permutable():
         return ()
     return (size,) * min(band.band_n_member() - n, MAX_SEQUENTIAL_TILES)
