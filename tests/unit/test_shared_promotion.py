@@ -312,3 +312,23 @@ def test_only_the_one_element_per_thread_array_is_carried():
     prog = polycuda.compile(ANOTHER_THREAD, filename="another.c", options=SHARED)
     assert _carried(prog) == {"kernel0": ["B"]}
     assert _verified(prog, {"n": 37})
+
+
+def test_the_gpu_sweep_script_checks_its_layouts_on_the_emulator(tmp_path):
+    """bench/gemm_sweep.py --emulate: the lead's GPU sweep runs its layouts here, checked."""
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "bench" / "gemm_sweep.py"
+    spec = importlib.util.spec_from_file_location("gemm_sweep", path)
+    sweep = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sweep)
+    out = tmp_path / "sweep.json"
+    assert sweep.main([str(out), "--emulate", "--n", "21", "--kernels", "syrk",
+                       "--only", "default,sh64-r4x4-k16", "--config", "32,32/16,16/2,2/8/1"]) == 0
+    report = json.loads(out.read_text())
+    entries = report["kernels"]["syrk"]["configs"]
+    assert set(entries) == {"default", "sh64-r4x4-k16", "32,32/16,16/2,2/8/1"}
+    assert all(e["correct"] for e in entries.values())
+    assert entries["sh64-r4x4-k16"]["carried"] == {"kernel0": ["C"]}
