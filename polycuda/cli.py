@@ -130,6 +130,8 @@ def _options(args: argparse.Namespace, target: str | None = None) -> Options:
         changes["reduction_combine"] = args.reduction_combine
     if args.shared_promotion is not None:
         changes["shared_promotion"] = args.shared_promotion
+    if args.sequential_tile is not None:
+        changes["sequential_tile"] = args.sequential_tile
     if args.no_private_promotion:
         changes["private_promotion"] = False
     if args.no_row_reductions:
@@ -395,6 +397,10 @@ def _common(p: argparse.ArgumentParser) -> None:
                         "shared memory in DOALL kernels, loaded per tile of the loops inside "
                         "the kernel (gemm's k), when it fits --shared-memory (at most 48 KiB); "
                         "off by default")
+    p.add_argument("--sequential-tile", type=int, metavar="N",
+                   help="with --shared-promotion: tile size of the loops inside the kernel "
+                        "(gemm's k), i.e. the depth of each block's shared tiles (default 0: "
+                        "automatic, 16 in the gemm-like default layout, else 32)")
     p.add_argument("--no-private-promotion", action="store_true",
                    help="CUDA: keep every array element in global memory (no registers for "
                         "elements that one thread reuses)")

@@ -150,9 +150,17 @@ class Options:
     shared_memory_kib: int = 48
     # CUDA: hold one block's tile of an array that its threads reuse in shared memory in DOALL
     # kernels, the band's sequential members tiled too so that a tile is loaded per tile of
-    # them (gpu/shared_promotion.py); within shared_memory_kib, at most 48 KiB. Not with
-    # register_tiles.
+    # them (gpu/shared_promotion.py); within shared_memory_kib, at most 48 KiB. Combined with
+    # register_tiles, the array that one thread updates across those tiles (gemm's C) stays in
+    # registers across them (gpu/carry.py). Off by default: the earlier layout (8x32 tiles, C
+    # reloaded per k tile) was slower on trmm, 2mm and symm (H100, bench/results/2026-11-25-
+    # nvidia-h100-80gb-hbm3-kernel-shared.json), and the combined layout is not yet measured:
+    # bench/gemm_sweep.py is the evidence a default rule needs.
     shared_promotion: bool = False
+    # shared_promotion: tile size of the band members after the mapped ones (gemm's k), the
+    # depth of one block's A and B tiles; 0: automatic (16 in the gemm-like default layout of
+    # 64x64 tiles with 4x4 register tiles, else PPCG's 32: gpu/shared_promotion.py).
+    sequential_tile: int = 0
     # CUDA: hold an array element that one thread accesses repeatedly (and no other thread
     # touches) in a register over the loops that reuse it (gpu/promotion.py).
     private_promotion: bool = True
@@ -241,6 +249,8 @@ class Options:
         if not 0 <= self.cpu_fallback_per_level < math.inf:
             raise InvalidConfigError(f"{self.cpu_fallback_per_level=} must be >= 0 and finite "
                                      "(iterations per level; 0: never)")
+        if not 0 <= self.sequential_tile <= 1024:
+            raise InvalidConfigError(f"{self.sequential_tile=} must be 0 (automatic) .. 1024")
         if not 1 <= self.max_mapped_dims <= 3:
             raise InvalidConfigError(f"{self.max_mapped_dims=} must be 1, 2 or 3")
 

@@ -13,7 +13,7 @@ from polycuda.codegen import c_target, cuda_target, inspector_cuda, private_code
 from polycuda.codegen.host_driver import HostSide
 from polycuda import progress
 from polycuda.errors import IllegalScheduleError, InvalidConfigError, PolycudaError
-from polycuda.gpu import cost, mapping, promotion, shared_promotion, staging
+from polycuda.gpu import carry, cost, mapping, promotion, shared_promotion, staging
 from polycuda.ir import isl_build
 from polycuda.ir.scop import Arg, Scop
 from polycuda.options import Options
@@ -264,6 +264,8 @@ def _promoted(scop: Scop, options: Options, ctx: isl.Context, mapped: mapping.Ma
     ask for it; else unchanged."""
     if options.target != "cuda" or not options.private_promotion:
         return mapped
+    if options.shared_promotion:  # registers across a shared scope's sequential tiles first
+        mapped = carry.promote_carried(mapped, scop, _accesses(scop, ctx))
     return promotion.promote_private(mapped, scop, _accesses(scop, ctx))
 
 

@@ -34,7 +34,7 @@ from polycuda.codegen.host_driver import HostSide
 from polycuda.ir.ast_expr import ast_expr_to_c
 from polycuda.codegen.c_expr import C_HELPERS, RefPrinter, expr_to_c
 from polycuda.codegen.printer import AstPrinter, for_parts, mark_parts, simple_upper_bound
-from polycuda.codegen import shared_code
+from polycuda.codegen import carry_code, shared_code
 from polycuda.codegen.private_code import PrivateTables
 from polycuda.codegen.statements import flat_ref_printer, statement_parts, user_statement
 from polycuda.codegen.test_main import main_source
@@ -43,6 +43,7 @@ from polycuda.gpu.mapping import REDUCTION_THREADS, KernelMapping
 from polycuda.gpu.promotion import PRIVATE_MARK
 from polycuda.gpu.row_reduction import ROW_LANES, ROWS_PER_BLOCK
 from polycuda.gpu.register_tiling import UNIT_MARK
+from polycuda.gpu.carry import CARRY_MARK
 from polycuda.gpu.shared_promotion import SHARED_MARK
 from polycuda.gpu.staging import StagedArray, layout, resident_blocks
 from polycuda.gpu.wavefront import BARRIER_MARK
@@ -237,6 +238,8 @@ class KernelPrinter(AstPrinter):
             return self._private(node, indent)
         if mark_parts(node)[0] == SHARED_MARK:
             return self._shared(node, indent)
+        if mark_parts(node)[0] == CARRY_MARK:
+            return self._carry(node, indent)
         if mark_parts(node)[0] == UNIT_MARK:  # a statement copy of a register-tiled kernel
             saved, self.unit = self.unit, self.private.units.get(_annotation(node))
             self.node(node.mark_get_node(), indent)
@@ -284,6 +287,36 @@ class KernelPrinter(AstPrinter):
                 self.emit(indent + 1, store)
         self.emit(indent, "}")
         return None
+
+    def _carry(self, node: isl.AstNode, indent: int) -> None:
+        """Registers carried across a shared scope's sequential tiles (gpu/carry.py): the
+        thread's coordinates named, each register loaded, the subtree on the registers, the
+        written ones stored. Where a block dimension is not a loop here (every block runs the
+        subtree, owner guards on each statement), or a copy has no registers, the subtree is
+        printed on the arrays (the private promotion left these arrays in memory)."""
+        codes = self.private.carried.get(_annotation(node), ())
+        if not codes or any(it not in self.consumed for it in self.kernel.block_iterators()):
+            return self.node(node.mark_get_node(), indent)
+        self.emit(indent, "{")
+        n = self.kernel.n
+        for k, name in enumerate(carry_code.thread_names(n)):
+            self.emit(indent + 1, f"const int {name} = (int)threadIdx.{_AXES[n - 1 - k]};")
+        for code in codes:
+            self.emit(indent + 1, f"{code.ctype} {code.register};")
+            load = _guarded([], code.load, f"{code.register} = {code.element};")
+            if load:
+                self.emit(indent + 1, load)
+        saved = dict(self.registers)
+        for code in codes:
+            self.registers[code.array] = {**self.registers.get(code.array, {}),
+                                          code.unit: code.register}
+        self.node(node.mark_get_node(), indent + 1)
+        self.registers = saved
+        for code in codes:
+            store = _guarded([], code.store, f"{code.element} = {code.register};")
+            if store:
+                self.emit(indent + 1, store)
+        self.emit(indent, "}")
 
     def _shared(self, node: isl.AstNode, indent: int) -> None:
         """A shared scope (gpu/shared_promotion.py): the tile's copies loaded by the block, the

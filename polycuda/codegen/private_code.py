@@ -19,6 +19,7 @@ from polycuda.codegen import abi
 from polycuda.ir.ast_expr import ast_expr_to_c
 from polycuda.codegen.statements import flat_ref_printer
 from polycuda.gpu.mapping import KernelMapping
+from polycuda.gpu.carry import CARRY_MARK
 from polycuda.gpu.promotion import PRIVATE_MARK, PrivateElement, PrivateScope
 from polycuda.gpu.register_tiling import UNIT_MARK
 from polycuda.ir.expr import Expr, Ref, Var
@@ -52,6 +53,8 @@ class PrivateTables:
     units: dict[str, tuple[int, ...]] = field(default_factory=dict)
     # the shared copies of each shared scope copy (codegen/shared_code.py)
     shared: dict[str, tuple] = field(default_factory=dict)
+    # the registers of each carry scope copy (codegen/carry_code.py)
+    carried: dict[str, tuple[PrivateCode, ...]] = field(default_factory=dict)
 
 
 def private_registers(build: isl.AstBuild, scop: Scop, kernels: tuple[KernelMapping, ...],
@@ -68,8 +71,9 @@ def private_registers(build: isl.AstBuild, scop: Scop, kernels: tuple[KernelMapp
     carries."""
     scopes = {s.mark: s for k in kernels for s in k.private}
     units = {k.name: k.units for k in kernels if k.units is not None}
+    carried = {k.name: k for k in kernels if k.carried}
     tables = PrivateTables(shared=shared if shared is not None else {})
-    if not scopes and other_marks is None:
+    if not scopes and not carried and other_marks is None:
         return build, None, tables
     no_unit: list[isl.UnionSet] = []  # instances of statement copies without a single unit
 
@@ -83,6 +87,8 @@ def private_registers(build: isl.AstBuild, scop: Scop, kernels: tuple[KernelMapp
             name = f"pc_unit{len(tables.units)}"
             tables.units[name] = unit
             return node.set_annotation(isl.Id(name, context=node.get_ctx()))
+        if kind == CARRY_MARK and mark in carried:
+            return _carried(node, mark_build, carried[mark])
         if kind != PRIVATE_MARK or mark not in scopes:
             return other_marks(node, mark_build) if other_marks is not None else node
         instances = mark_build.get_schedule().domain()
@@ -93,6 +99,20 @@ def private_registers(build: isl.AstBuild, scop: Scop, kernels: tuple[KernelMapp
             return node
         name = f"pc_private{len(tables.registers)}"
         tables.registers[name] = code
+        return node.set_annotation(isl.Id(name, context=node.get_ctx()))
+
+    def _carried(node: isl.AstNode, mark_build: isl.AstBuild, kernel: KernelMapping
+                 ) -> isl.AstNode:
+        instances = mark_build.get_schedule().domain()
+        if any(not instances.intersect(bad).is_empty() for bad in no_unit):
+            return node
+        from polycuda.codegen.carry_code import carry_code
+
+        code = carry_code(scop, kernel.carried, kernel.n, mark_build)
+        if not code:
+            return node
+        name = f"pc_carry{len(tables.carried)}"
+        tables.carried[name] = code
         return node.set_annotation(isl.Id(name, context=node.get_ctx()))
 
     build, handle = build.set_after_each_mark(after_mark)

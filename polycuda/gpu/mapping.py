@@ -25,6 +25,7 @@ from polycuda.options import MAX_BLOCK_DIMS, MAX_BLOCK_THREADS, Options, fit_siz
 from polycuda.schedule import legality
 
 if TYPE_CHECKING:
+    from polycuda.gpu.carry import CarriedElement
     from polycuda.gpu.promotion import PrivateScope
     from polycuda.gpu.shared_promotion import SharedScope
 
@@ -118,6 +119,8 @@ class KernelMapping:
     # the arrays it holds in shared memory per tile.
     sequential_tiles: tuple[int, ...] = ()
     shared: SharedScope | None = None
+    # Elements held in registers across those sequential tile loops (gpu/carry.py).
+    carried: tuple[CarriedElement, ...] = ()
 
     def iterator(self, depth: int) -> str:
         return f"{self.prefix}{depth}"
@@ -271,8 +274,12 @@ class _Mapper:
         tiles = tile_sizes_for(n, self.options)
         name = self._name()
         regs = register_tiling.points_per_thread(tiles, self.options, name)
-        shared = shared_promotion.enabled(self.options, regs)
-        seq = shared_promotion.sequential_tile_sizes(node, n) if shared else ()
+        shared = shared_promotion.enabled(self.options)
+        gemm = shared_promotion.gemm_like(node, n, self.options)
+        if gemm:  # PPCG-like blocks, r x c points per thread
+            tiles, regs = shared_promotion.GEMM_TILES, shared_promotion.GEMM_REGISTER_TILES
+        seq = (shared_promotion.sequential_tile_sizes(
+            node, n, shared_promotion.sequential_tile(self.options, gemm)) if shared else ())
         if node.band_n_member() > n + len(seq):
             node = node.band_split(n + len(seq))
         depth = node.get_schedule_depth()
@@ -280,10 +287,10 @@ class _Mapper:
         node = node.band_tile(sizes)  # tile band; its child is the point band
         units = None
         point = node.child(0)
+        if shared:  # [T] -> [Tseq] -> shared mark -> [P] -> [Pseq]
+            point = shared_promotion.mark_tile(node, n, name)
         if any(r > 1 for r in regs):  # each thread runs r_0 x r_1 ... points, unrolled
             point, units = register_tiling.tile_points(point, tiles, regs, name)
-        elif shared:  # [T] -> [Tseq] -> shared mark -> [P] -> [Pseq]
-            point = shared_promotion.mark_tile(node, n, name)
         node = point.insert_mark(isl.Id(f"thread:{name}", context=node.get_ctx()))
         while node.get_type() != isl.schedule_node_type.band or \
                 node.get_schedule_depth() != depth:

@@ -127,7 +127,10 @@ def _promote_private(mapped: MappedSchedule, scop: Scop, accesses: staging.Acces
         if kernels[name].wavefront or mark.child(0).n_children() == 0:
             continue
         promoter = _Promoter(lifted, kernels[name], mark.child(0).child(0))
-        body = promoter.visit(mark.child(0).child(0), frozenset())
+        # elements carried across a shared scope's sequential tiles hold their registers
+        # above this subtree (gpu/carry.py)
+        carried = frozenset(e.array for e in kernels[name].carried)
+        body = promoter.visit(mark.child(0).child(0), carried)
         root = body.get_schedule().get_root()
         if promoter.scopes:
             found[name] = promoter.scopes

@@ -23,7 +23,8 @@ An array accessed below the mark is promoted when, decided with isl on the acces
    run in order on the copy, and a barrier separates the copy-in, the compute and the
    copy-out of one tile from the next tile's;
 4. every reference to the array is unconditional and affine (promotion.unsafe_arrays), and no
-   register holds one of its elements (a private scope's loads and stores read the array).
+   register holds one of its elements (a private scope's loads and stores read the array; a
+   carried register, gpu/carry.py, holds it across the tiles).
 
 The copy code (codegen/shared_code.py) loads the tile's read footprint (exactly, intersected
 with the array's extents) with consecutive threads on consecutive elements, and stores back
@@ -54,6 +55,16 @@ if TYPE_CHECKING:
 SHARED_MARK = "shared"
 # Tile size of the band members after the parallel ones (gemm's k): PPCG's default, 32
 SEQUENTIAL_TILE = 32
+# The default layout of a gemm-like kernel (two parallel members and sequential ones after
+# them, gemm_like()) when no tile, block or register tile sizes are given: PPCG-like blocks of
+# 64x64 points on 16x16 threads, 4x4 points per thread (16 accumulators carried across the k
+# tiles, gpu/carry.py; per k step 8 shared loads feed 16 FMAs, against 2 per FMA at one point
+# per thread), k tile 16 (A and B tiles of 8 KiB each in double, padding aside: syr2k's four
+# copies fit the 48 KiB of static shared memory, and several blocks fit an SM). Not measured
+# here: bench/gemm_sweep.py times the alternatives against cuBLAS.
+GEMM_TILES = (64, 64)
+GEMM_REGISTER_TILES = (4, 4)
+GEMM_SEQUENTIAL_TILE = 16
 MAX_SEQUENTIAL_TILES = 2
 # Static shared memory per block that a kernel may declare without opting in
 STATIC_SHARED_BYTES = 48 * 1024
@@ -106,20 +117,40 @@ class SharedScope:
     arrays: tuple[SharedArray, ...]
 
 
-def enabled(options: Options, register_tiles: tuple[int, ...]) -> bool:
-    """Whether a DOALL kernel gets a shared mark: Options.shared_promotion on the CUDA target,
-    and no register tiling (its unrolled units are not combined with shared copies)."""
-    return (options.shared_promotion and options.target == "cuda"
-            and not any(r > 1 for r in register_tiles))
+def enabled(options: Options) -> bool:
+    """Whether a DOALL kernel gets a shared mark: Options.shared_promotion on the CUDA target
+    (with or without register tiling: the unit bands lie below the shared mark, so a tile's
+    copies serve every unit of its threads)."""
+    return options.shared_promotion and options.target == "cuda"
 
 
-def sequential_tile_sizes(band: isl.ScheduleNode, n: int) -> tuple[int, ...]:
-    """Tile sizes of the members of `band` after its n parallel ones, tiled with them: at most
-    MAX_SEQUENTIAL_TILES, and only in a permutable band (rectangular tiles of a permutable band
-    are legal; the pipeline checks the tiled schedule anyway)."""
+def gemm_like(band: isl.ScheduleNode, n: int, options: Options) -> bool:
+    """Whether the kernel of `band` (n parallel members) takes the gemm-like default layout
+    (GEMM_TILES, GEMM_REGISTER_TILES, GEMM_SEQUENTIAL_TILE): shared promotion on, two mapped
+    members followed by sequential ones that are tiled (a permutable band), and none of the
+    tile, block or register tile sizes given (then those apply, with their defaults)."""
+    return (enabled(options) and n == 2 and not options.tile_sizes
+            and not options.block_sizes and not options.register_tiles
+            and bool(sequential_tile_sizes(band, n)))
+
+
+def sequential_tile(options: Options, gemm: bool) -> int:
+    """The k tile: Options.sequential_tile, or (0: automatic) GEMM_SEQUENTIAL_TILE in the
+    gemm-like layout and SEQUENTIAL_TILE otherwise."""
+    if options.sequential_tile:
+        return options.sequential_tile
+    return GEMM_SEQUENTIAL_TILE if gemm else SEQUENTIAL_TILE
+
+
+def sequential_tile_sizes(band: isl.ScheduleNode, n: int, size: int = SEQUENTIAL_TILE
+                          ) -> tuple[int, ...]:
+    """Tile sizes (`size`, sequential_tile()) of the members of `band` after its n parallel
+    ones, tiled with them: at most MAX_SEQUENTIAL_TILES, and only in a permutable band
+    (rectangular tiles of a permutable band are legal; the pipeline checks the tiled schedule
+    anyway)."""
     if not band.band_get_permutable():
         return ()
-    return (SEQUENTIAL_TILE,) * min(band.band_n_member() - n, MAX_SEQUENTIAL_TILES)
+    return (size,) * min(band.band_n_member() - n, MAX_SEQUENTIAL_TILES)
 
 
 def mark_tile(tile_band: isl.ScheduleNode, n: int, kernel: str) -> isl.ScheduleNode:
@@ -204,6 +235,7 @@ def _arrays(mark: isl.ScheduleNode, kernel: KernelMapping, scop: Scop, reads: is
     other_blocks = host.apply_range(host.reverse()).subtract(
         block.apply_range(block.reverse())).intersect_domain(domain)
     private = {e.array for scope in kernel.private for e in scope.elements}
+    private |= {e.array for e in kernel.carried}
     names: set[str] = set()
     domain.foreach_set(lambda s: names.update(unsafe.get(s.get_tuple_name(), frozenset())))
     same_tile = prefix.apply_range(prefix.reverse())

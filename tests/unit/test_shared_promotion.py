@@ -14,6 +14,7 @@ import polycuda
 from kernels import suite
 from polycuda.cli import main
 from polycuda.gpu import shared_promotion
+from polycuda.errors import InvalidConfigError
 from polycuda.options import Options
 from polycuda.runtime import emulate
 
@@ -39,10 +40,10 @@ def _verified(prog: polycuda.Program, sizes: dict[str, int],
 
 
 def test_gemm_tiles_of_a_and_b_per_k_tile_have_the_tile_sizes():
-    prog = _program("gemm")
-    tile_i, tile_j = 8, 32  # mapping.DEFAULT_TILES[2]
+    prog = _program("gemm", tile_sizes=(8, 32))  # the layout of mapping.DEFAULT_TILES[2]
+    tile_i, tile_j = 8, 32
     k_tile = shared_promotion.SEQUENTIAL_TILE
-    # C lives in a register (private promotion), so it is not copied to shared memory
+    # C lives in a register (carried across the k tiles), so it is not copied to shared memory
     assert _shared(prog) == {"kernel0": [("A", (tile_i, k_tile), k_tile),
                                          ("B", (k_tile, tile_j), tile_j)]}
     kernel = prog.generate("cuda").source
@@ -50,7 +51,7 @@ def test_gemm_tiles_of_a_and_b_per_k_tile_have_the_tile_sizes():
     assert "__shared__ double pc_sh_B_0[1024];" in kernel
     assert kernel.count("__syncthreads();") == 2  # before and after the copy-in: A, B read-only
     # the k loop inside each thread reads only the copies
-    inner = re.search(r"pc_p0 \+= [^\n]*", kernel).group(0)
+    inner = re.search(r"pc_c0 \+= [^\n]*", kernel).group(0)
     assert "pc_sh_A_0[" in inner and "pc_sh_B_0[" in inner and " A[" not in inner, inner
 
 
@@ -76,7 +77,7 @@ def test_syrk_reads_of_one_array_keep_one_copy_per_reference_padded_where_thread
     """A[i][k] and A[j][k] overlap on diagonal tiles but only read: a copy each. Threads along x
     run j, so A[j][k]'s copy is read down a column: its rows are padded (33 doubles), the
     broadcast A[i][k]'s are not."""
-    arrays = _shared(_program("syrk"))["kernel0"]
+    arrays = _shared(_program("syrk", tile_sizes=(8, 32)))["kernel0"]
     assert sorted(arrays) == [("A", (8, 32), 32), ("A", (32, 32), 33)]
 
 
@@ -105,7 +106,8 @@ def test_transposed_access_is_padded_and_correct():
     """Threads along x (j) read A[j][k] down a column of A's copy (4 floats a row): the
     slides' rule pads the rows so that the stride across threads is odd (no bank conflict);
     C[k][i] is a broadcast along x, unpadded."""
-    prog = polycuda.compile(TRANSPOSED, filename="transposed.c", options=SHARED)
+    prog = polycuda.compile(TRANSPOSED, filename="transposed.c",
+                            options=SHARED.replace(tile_sizes=(8, 32)))
     arrays = {a: (sizes, pitch) for arrays in _shared(prog).values() for a, sizes, pitch in arrays}
     assert arrays["A"] == ((32, 4), 5), arrays
     assert arrays["C"][1] == arrays["C"][0][-1], arrays
@@ -173,13 +175,160 @@ def test_the_option_flag_and_defaults(tmp_path):
     default = polycuda.compile(str(gemm.c_path), function=gemm.function,
                                options=Options(target="cuda"))
     assert "__shared__" not in default.generate("cuda").source
-    # register tiling takes the mapping's points: no shared promotion with it
-    assert _shared(_program("gemm", register_tiles=(2, 2))) == {}
+    # register tiling combines with it: the units below the shared mark
+    assert _shared(_program("gemm", register_tiles=(2, 2))) == {
+        "kernel0": [("A", (8, 32), 32), ("B", (32, 32), 32)]}
     out, dumped = tmp_path / "gemm.cu", tmp_path / "options.json"
     assert main(["compile", str(gemm.c_path), "--target", "cuda", "--shared-promotion",
                  "--dump-options", str(dumped), "-o", str(out)]) == 0
     assert "pc_sh_A_0" in out.read_text()
     assert Options.from_text(dumped.read_text()).shared_promotion is True
+    assert main(["compile", str(gemm.c_path), "--target", "cuda", "--shared-promotion",
+                 "--sequential-tile", "8", "--dump-options", str(dumped), "-o", str(out)]) == 0
+    assert Options.from_text(dumped.read_text()).sequential_tile == 8
+    assert "pc_sh_A_0[512]" in out.read_text()  # 64 x 8 doubles: the gemm-like layout, k 8
+    with pytest.raises(InvalidConfigError):
+        Options(sequential_tile=-1)
     assert main(["compile", str(gemm.c_path), "--target", "cuda", "--options", str(dumped),
                  "--no-shared-promotion", "-o", str(out)]) == 0
     assert "__shared__" not in out.read_text()
+
+
+# -- shared promotion with register tiles, C carried across the k tiles (gpu/carry.py) --------
+
+def _carried(prog: polycuda.Program) -> dict[str, list[str]]:
+    return {k.name: [e.array for e in k.carried] for k in prog.generate("cuda").kernels
+            if k.carried}
+
+
+def _loaded_and_stored_outside_the_k_tiles(source: str, array: str) -> bool:
+    """Every carried register of `array` is loaded before the kernel's first barrier (the
+    k-tile loop's copy-in) and stored after its last one: once per block tile, not per k
+    tile."""
+    for kernel in source.split("__global__")[1:]:
+        loads = [m.start() for m in re.finditer(rf"pc_c\d+(_\d+)* = {array}\[", kernel)]
+        stores = [m.start() for m in re.finditer(rf"{array}\[[^\n]*\] = pc_c\d+", kernel)]
+        barriers = [m.start() for m in re.finditer(r"__syncthreads\(\);", kernel)]
+        if loads and barriers:
+            if max(loads) > min(barriers) or (stores and min(stores) < max(barriers)):
+                return False
+    return True
+
+
+def test_the_gemm_like_default_layout():
+    """--shared-promotion alone on gemm: 64x64 tiles on 16x16 threads, 4x4 points per thread,
+    k tile 16; the 16 accumulators are loaded once before the k-tile loop, stored once after
+    it, and the k loop reads only registers and shared copies."""
+    prog = _program("gemm")
+    kernel = prog.generate("cuda").kernels[0]
+    assert (kernel.tile_sizes, kernel.block_sizes, kernel.register_tiles,
+            kernel.sequential_tiles) == ((64, 64), (16, 16), (4, 4), (16,))
+    assert _shared(prog) == {"kernel0": [("A", (64, 16), 16), ("B", (16, 64), 64)]}
+    assert _carried(prog) == {"kernel0": ["C"]}
+    source = prog.generate("cuda").source
+    assert len(re.findall(r"pc_c0_\d_\d = C\[", source)) == 16
+    assert _loaded_and_stored_outside_the_k_tiles(source, "C")
+    assert "pc_p0" not in source  # no per-k-tile private scope of C any more
+    # given sizes win over the layout
+    given = _program("gemm", tile_sizes=(32, 32), register_tiles=(2, 2)).generate("cuda")
+    assert (given.kernels[0].tile_sizes, given.kernels[0].block_sizes,
+            given.kernels[0].sequential_tiles) == ((32, 32), (16, 16), (32,))
+
+
+@pytest.mark.parametrize("name, carried", [
+    ("gemm", {"kernel0": ["C"]}),
+    ("two_mm", {"kernel0": ["tmp"], "kernel1": ["D"]}),
+    ("syrk", {"kernel0": ["C"]}),
+    ("syr2k", {"kernel0": ["C"]}),
+    ("trmm", {"kernel1": ["B"]}),
+])
+@pytest.mark.parametrize("layout", [
+    {},  # the gemm-like default: 64x64 tiles, 4x4 register tiles, k tile 16
+    {"tile_sizes": (16, 32), "register_tiles": (2, 4), "sequential_tile": 8},
+])
+def test_register_tiles_with_shared_copies_and_carried_accumulators(name, carried, layout):
+    """Sizes that are no multiple of any tile (37, 65, 129), on the emulator against the
+    sequential program; the accumulators are carried (the test fails on a silent fallback)."""
+    prog = _program(name, **layout)
+    assert _carried(prog) == carried
+    source = prog.generate("cuda").source
+    for arrays in carried.values():
+        for array in arrays:
+            assert _loaded_and_stored_outside_the_k_tiles(source, array), array
+    params = list(suite.by_name(name).small)
+    sizes = {p: (37, 65, 129, 37)[k] for k, p in enumerate(params)}
+    if name in ("syrk", "syr2k", "trmm"):
+        sizes = {p: (65, 37)[k] for k, p in enumerate(params)}
+    assert _verified(prog, sizes)
+
+
+def test_carried_registers_touch_no_memory_past_the_arrays():
+    """gemm in the combined mode (and 8x32 tiles, one point per thread) with sentinels after
+    each array: the loads and stores of the carried registers stay inside C."""
+    for options in ({}, {"tile_sizes": (8, 32)}):
+        prog = _program("gemm", **options)
+        assert _carried(prog) == {"kernel0": ["C"]}
+        lib = ctypes.CDLL(str(emulate.build_emulated(prog.generate("cuda").source, seed=5)))
+        ni, nj, nk, pad = 65, 37, 29, 64
+        rng = np.random.default_rng(2)
+        a, b = rng.uniform(0.5, 1.5, (ni, nk)), rng.uniform(0.5, 1.5, (nk, nj))
+        c0 = rng.uniform(0.5, 1.5, (ni, nj))
+        buffers = [np.concatenate([x.ravel(), np.full(pad, np.nan)]) for x in (c0, a, b)]
+        lib.pc_gemm.restype = ctypes.c_int
+        assert lib.pc_gemm(ctypes.c_longlong(ni), ctypes.c_longlong(nj), ctypes.c_longlong(nk),
+                           ctypes.c_double(1.5), ctypes.c_double(1.2),
+                           *(buf.ctypes.data_as(ctypes.c_void_p) for buf in buffers)) == 0
+        for buf, x in zip(buffers, (c0, a, b)):
+            assert np.isnan(buf[x.size:]).all()
+        expected = 1.2 * c0 + 1.5 * a @ b
+        assert np.allclose(buffers[0][:c0.size].reshape(ni, nj), expected)
+
+
+def test_no_carry_where_a_thread_runs_several_points():
+    """Fewer threads than the thread band's points (block 4x16 for 8x32 tiles): a register per
+    point is not one per thread, so nothing is carried; C stays in a private scope per k
+    tile, and the result is still right."""
+    prog = _program("gemm", tile_sizes=(8, 32), block_sizes=(4, 16))
+    assert _carried(prog) == {}
+    assert "pc_p0 +=" in prog.generate("cuda").source
+    assert _verified(prog, {"ni": 37, "nj": 65, "nk": 45})
+
+
+ANOTHER_THREAD = """
+void another(int n, double A[n][n], double B[n][n]) {
+#pragma scop
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      for (int k = 0; k < n; k++)
+        B[i][j] += A[i][k] * A[k][j] + A[j][i];
+#pragma endscop
+}
+"""
+
+
+def test_only_the_one_element_per_thread_array_is_carried():
+    """B[i][j] is one element per thread across the k tiles: carried. A is not (condition 1:
+    each thread reads many of its elements, A[i][k], A[k][j] and A[j][i])."""
+    prog = polycuda.compile(ANOTHER_THREAD, filename="another.c", options=SHARED)
+    assert _carried(prog) == {"kernel0": ["B"]}
+    assert _verified(prog, {"n": 37})
+
+
+def test_the_gpu_sweep_script_checks_its_layouts_on_the_emulator(tmp_path):
+    """bench/gemm_sweep.py --emulate: the lead's GPU sweep runs its layouts here, checked."""
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "bench" / "gemm_sweep.py"
+    spec = importlib.util.spec_from_file_location("gemm_sweep", path)
+    sweep = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sweep)
+    out = tmp_path / "sweep.json"
+    assert sweep.main([str(out), "--emulate", "--n", "21", "--kernels", "syrk",
+                       "--only", "default,sh64-r4x4-k16", "--config", "32,32/16,16/2,2/8/1"]) == 0
+    report = json.loads(out.read_text())
+    entries = report["kernels"]["syrk"]["configs"]
+    assert set(entries) == {"default", "sh64-r4x4-k16", "32,32/16,16/2,2/8/1"}
+    assert all(e["correct"] for e in entries.values())
+    assert entries["sh64-r4x4-k16"]["carried"] == {"kernel0": ["C"]}
