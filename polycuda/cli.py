@@ -420,14 +420,14 @@ def _common(p: argparse.ArgumentParser) -> None:
                         "4096; the buffer holds two)")
     p.add_argument("--runtime-executor", choices=RUNTIME_EXECUTORS,
                    help="cuda, loops with run-time dependences: one launch per level "
-                        "(levels, default), one launch whose iterations wait on done-counters "
+                        "(levels), one launch whose iterations wait on done-counters "
                         "(syncfree), one launch without inspector whose reads wait on their "
                         "writer when the writes are affine and injective (syncfree-affine; "
                         "the levels when a check finds a read of a later iteration's cell), the "
                         "same with one warp per iteration whose lanes split its CSR reductions "
                         "(syncfree-affine-warp), or "
-                        "per call (auto: syncfree-affine where it applies, else syncfree when "
-                        "reused levels are many)")
+                        "per call (auto, default: syncfree-affine(-warp) where it applies, else "
+                        "levels, and syncfree when reused levels are many)")
     p.add_argument("--reuse-levels", action="store_true",
                    help="cuda, loops with run-time dependences: reuse the levels of an earlier "
                         "outer iteration or call when the index arrays are equal (compared on "

@@ -139,7 +139,10 @@ def _features(options: Options | None) -> tuple[str, bool, float]:
     """(executor, reuse, fallback threshold) of Options; the defaults give the paper's code."""
     if options is None:
         return "levels", False, 0.0
-    return options.runtime_executor, options.reuse_levels, options.cpu_fallback_per_level
+    executor = options.runtime_executor
+    if executor == "auto" and not options.reuse_levels:
+        executor = "levels"  # auto's one launch needs reused levels: else the paper's levels
+    return executor, options.reuse_levels, options.cpu_fallback_per_level
 
 
 def _plain(options: Options | None) -> bool:
@@ -418,7 +421,7 @@ def generate(scop: Scop, parts: list[tuple[str, object]], ctx: isl.Context,
     count = max(len(nests), 1)
     # levels found and iterations per run-time nest (the last call); with -DPC_TIMING (no pipelining) the seconds of the
     # inspection and of the execution (host clock around synchronized phases)
-    if not _plain(options):
+    if not _plain(options) or any(syncfree_affine.applies(scop, n, options) for n in nests):
         # the executor of each nest in the last call (executor_cuda.EXECUTOR_CODES), whether
         # its levels were reused, the host seconds of its inspection, its widest level (one
         # launch executor only; 0 otherwise)

@@ -108,7 +108,7 @@ def test_sptrsv_matches_sequential_and_levels(pattern, executor):
     kernel(*[affine[a.name] for a in prog.scop.args])
     code = AFFINE if executor == "syncfree-affine" else WARP
     assert counter(kernel, "executor") == code and counter(kernel, "levels") == 0
-    _, levels = run_both(prog, "emulate", args)
+    _, levels = run_both(prog, "emulate", args, runtime_executor="levels")
     if executor == "syncfree-affine":
         np.testing.assert_array_equal(affine["x"], levels["x"])
     else:
@@ -159,7 +159,8 @@ def test_read_of_a_later_iterations_cell_falls_back_to_levels():
 
 @needs_nvcc
 def test_decreasing_loop_and_auto():
-    """Backward substitution: positions count down from n - 1; `auto` picks the executor."""
+    """Backward substitution: positions count down from n - 1; `auto` (the default) picks the
+    affine executor, one warp per row (each row a CSR reduction into a private scalar)."""
     prog = polycuda.compile(USOLVE)
     n = 300
     rng = np.random.default_rng(7)
@@ -171,7 +172,7 @@ def test_decreasing_loop_and_auto():
     assert_same(prog, "emulate", args, runtime_executor="auto")
     kernel = prog.kernel("emulate", runtime_executor="auto")
     kernel(*[args[a.name] for a in prog.scop.args])
-    assert counter(kernel, "executor") == AFFINE
+    assert counter(kernel, "executor") == WARP
 
 
 @needs_nvcc
@@ -223,7 +224,8 @@ def test_options_and_cli():
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not found")
 def test_compiles_with_nvcc(tmp_path):
-    for executor, kernel in (("auto", "pc_affsync0"), ("syncfree-affine-warp", "pc_affwarp0")):
+    for executor, kernel in (("syncfree-affine", "pc_affsync0"), ("auto", "pc_affwarp0"),
+                             ("syncfree-affine-warp", "pc_affwarp0")):
         source = polycuda.compile(SPTRSV).generate("cuda", runtime_executor=executor,
                                                    reuse_levels=True).source
         assert kernel in source and "pc_affwar0" in source
