@@ -38,7 +38,7 @@ from polycuda.codegen import carry_code, shared_code
 from polycuda.codegen.private_code import PrivateTables
 from polycuda.codegen.statements import flat_ref_printer, statement_parts, user_statement
 from polycuda.codegen.test_main import main_source
-from polycuda.analysis.reductions import OPERATIONS
+from polycuda.analysis.reductions import OPERATIONS, accumulated
 from polycuda.gpu.mapping import REDUCTION_THREADS, KernelMapping
 from polycuda.gpu.promotion import PRIVATE_MARK
 from polycuda.gpu.row_reduction import ROW_LANES, ROWS_PER_BLOCK
@@ -463,7 +463,8 @@ class ReductionPrinter(KernelPrinter):
     def user(self, node: isl.AstNode, indent: int) -> None:
         stmt, text = statement_parts(self.scop, node.user_get_expr())
         self.ctype = abi.C_TYPES[self.scop.array(stmt.lhs.array).dtype]
-        update = f"{{ pc_cell = &{text(stmt.lhs)}; pc_acc {stmt.op} {text(stmt.rhs)}; }}"
+        op, term = accumulated(stmt)  # mapping._reduction: an update statement
+        update = f"{{ pc_cell = &{text(stmt.lhs)}; pc_acc {op} {text(term)}; }}"
         self.emit(indent, update if self.in_loop else
                   f"if ({reduction_code.first_thread(self.kernel)}) {update}")
 

@@ -70,19 +70,31 @@ __global__ void __launch_bounds__(256) kernel2(int n, double alpha, double beta,
 }
 
 __global__ void __launch_bounds__(256) kernel3(int n, double alpha, double beta, double *__restrict__ A, double *__restrict__ u1, double *__restrict__ v1, double *__restrict__ u2, double *__restrict__ v2, double *__restrict__ w, double *__restrict__ x, double *__restrict__ y, double *__restrict__ z) {
-  for (int c0 = (int)blockIdx.x; (c0 <= pc_floord((n - 1), 256)); c0 += (int)gridDim.x) {
-    if ((int)threadIdx.x >= 0) {
-      const int c1 = (int)threadIdx.x;
-      if ((c1 <= pc_min(255, ((n - (256 * c0)) - 1)))) {
-        {
-          double pc_p0;
-          if ((((((((n >= 1) && (c0 >= 0)) && (n >= ((256 * c0) + 1))) && (n >= (((256 * c0) + c1) + 1))) && (c1 >= 0)) && (c1 <= 255)))) pc_p0 = w[((256 * c0) + c1)];
-          for (int c2 = 0; (c2 < n); c2 += 1) {
-            pc_p0 = (pc_p0 + ((alpha * A[(((256 * c0) + c1)) * (n) + (c2)]) * x[c2]));
-          }
-          if ((((((c0 >= 0) && (n >= (((256 * c0) + c1) + 1))) && (c1 >= 0)) && (c1 <= 255)))) w[((256 * c0) + c1)] = pc_p0;
+  __shared__ double pc_tree0[8][32];
+  __shared__ double *pc_cells0[8][32];
+  for (int pc_rows = (int)(blockIdx.x * blockDim.y); ; pc_rows += (int)(gridDim.x * blockDim.y)) {
+    if (!(((0 + pc_rows * 1) < n))) break;
+    const int c0 = 0 + (pc_rows + (int)threadIdx.y) * 1;
+    {
+      double pc_acc = (double)0;
+      double *pc_cell = NULL;
+      if (((c0 < n)))
+        for (int c1 = 0 + (int)threadIdx.x * 1; (c1 < n); c1 += (int)blockDim.x * 1) {
+          { pc_cell = &w[c0]; pc_acc += ((alpha * A[(c0) * (n) + (c1)]) * x[c1]); }
         }
+      pc_tree0[threadIdx.y][threadIdx.x] = pc_acc;
+      pc_cells0[threadIdx.y][threadIdx.x] = pc_cell;
+      __syncthreads();
+      for (int pc_s = (int)blockDim.x / 2; pc_s > 0; pc_s /= 2) {
+        if ((int)threadIdx.x < pc_s) {
+          pc_tree0[threadIdx.y][threadIdx.x] = pc_tree0[threadIdx.y][threadIdx.x] + pc_tree0[threadIdx.y][threadIdx.x + pc_s];
+          if (pc_cells0[threadIdx.y][threadIdx.x] == NULL) pc_cells0[threadIdx.y][threadIdx.x] = pc_cells0[threadIdx.y][threadIdx.x + pc_s];
+        }
+        __syncthreads();
       }
+      if (threadIdx.x == 0 && pc_cells0[threadIdx.y][0] != NULL)
+        *pc_cells0[threadIdx.y][0] += pc_tree0[threadIdx.y][0];
+      __syncthreads();
     }
   }
 }
@@ -233,7 +245,7 @@ extern "C" int pc_gemver_dev(long long n, double alpha, double beta, double *A, 
   kernel0<<<dim3((unsigned)pc_min(pc_max(((n + 31) / 32), 1LL), 2147483647LL), (unsigned)pc_min(pc_max(((n + 7) / 8), 1LL), 65535LL)), dim3(32, 8)>>>((int)n, alpha, beta, A, u1, v1, u2, v2, w, x, y, z);
   kernel1<<<dim3((unsigned)pc_min(pc_max(((n + 255) / 256), 1LL), 2147483647LL)), dim3(256)>>>((int)n, alpha, beta, A, u1, v1, u2, v2, w, x, y, z);
   kernel2<<<dim3((unsigned)pc_min(pc_max(((n + 255) / 256), 1LL), 2147483647LL)), dim3(256)>>>((int)n, alpha, beta, A, u1, v1, u2, v2, w, x, y, z);
-  kernel3<<<dim3((unsigned)pc_min(pc_max(((n + 255) / 256), 1LL), 2147483647LL)), dim3(256)>>>((int)n, alpha, beta, A, u1, v1, u2, v2, w, x, y, z);
+  kernel3<<<dim3((unsigned)pc_min(pc_max(pc_ceild(n, 8LL), 1LL), 2147483647LL)), dim3(32, 8)>>>((int)n, alpha, beta, A, u1, v1, u2, v2, w, x, y, z);
   PC_CHECK(cudaGetLastError());
   PC_CHECK(cudaDeviceSynchronize());
   return 0;
