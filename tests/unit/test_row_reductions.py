@@ -71,17 +71,6 @@ def test_blas2_kernels_map_rows_and_verify(name, rows, dtype):
     assert all(r.ok for r in prog.verify(sizes, targets=("emulate",)))
 
 
-@pytest.mark.parametrize("name", ["mvt", "bicg"])
-def test_kernels_whose_reductions_do_not_coalesce_along_the_loop_keep_rows_on_threads(name):
-    """mvt and bicg fuse a row reduction with a column one (A[i][j] and A[j][i] in one loop):
-    they keep their DOALL kernels."""
-    with open(f"kernels/c/{name}.c") as f:
-        prog = polycuda.compile(f.read())
-    assert not _rows(prog)
-    assert all(r.ok for r in prog.verify({"n": 37, "m": 30} if name == "bicg" else {"n": 37},
-                                         targets=("emulate",)))
-
-
 def test_show_schedule_says_the_rows_run_on_blocks():
     text = show("schedule", (_hand("double", target="cuda"),))
     assert f"reduction (+=), kernel0: {ROWS}" in text
