@@ -501,8 +501,11 @@ class _Mapper:
         distributed, legal by isl) when that lets some of them run as row or column
         reductions, which the fused band does not (mvt, bicg); the distributed subtree
         mapped. None otherwise."""
-        if not (self.options.row_reductions or self.options.column_reductions):
-            return None
+        if (not (self.options.row_reductions or self.options.column_reductions)
+                or not self.options.allow_reassociation or self.options.target != "cuda"
+                or not any(name in self.reductions
+                           for name in isl_build.statement_names(node.get_domain()))):
+            return None  # no statement that could become a row or column reduction
         seq = column_reduction.distributed(node, self.dep_map)
         if seq is None:
             return None
