@@ -136,6 +136,8 @@ def _options(args: argparse.Namespace, target: str | None = None) -> Options:
         changes["private_promotion"] = False
     if args.no_row_reductions:
         changes["row_reductions"] = False
+    if args.no_column_reductions:
+        changes["column_reductions"] = False
     if args.wavefront_sync:
         changes["wavefront_sync"] = args.wavefront_sync
     if args.intra_wavefront:
@@ -440,6 +442,10 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="CUDA: keep a parallel loop of reductions (y[i] += A[i][j] * x[j]) on "
                         "threads, each thread summing its row, instead of rows on blocks and "
                         "the reduction loop on the threads of each row")
+    p.add_argument("--no-column-reductions", action="store_true",
+                   help="CUDA: keep a parallel loop of `+=` / `-=` reductions along another loop "
+                        "(y[j] += A[i][j] * x[i]) one column per thread, instead of columns on "
+                        "threads and chunks of the reduction loop on blocks with atomicAdd")
     p.add_argument("--options", help="read options written by --dump-options")
     p.add_argument("--no-tuned-sizes", action="store_true",
                    help="cuda: ignore the sizes of an earlier `polycuda tune` of this region "

@@ -168,6 +168,13 @@ class Options:
     # makes its reads coalesce (y[i] += A[i][j] * x[j]) runs its rows on blocks and the
     # reduction loop on the threads of each row, a tree per row (gpu/row_reduction.py).
     row_reductions: bool = True
+    # CUDA, with allow_reassociation and atomics (reduction_combine "auto", reduction_blocks not
+    # 1): a parallel loop that makes the reads coalesce, whose body is a `+=` / `-=` reduction
+    # loop of parametric length (y[j] += A[i][j] * x[i]), runs its columns on threads and
+    # chunks of the reduction loop on blockIdx.y, each chunk's sum added with atomicAdd
+    # (gpu/column_reduction.py). With row_reductions or this: a fused nest of statements that
+    # would run as row or column reductions alone is distributed where isl proves it legal.
+    column_reductions: bool = True
     # CUDA: points per thread along each mapped dimension of a DOALL kernel, outermost first (the
     # last entries apply to the innermost, as tile_sizes), unrolled and jammed into the thread's
     # innermost code (gpu/register_tiling.py); each must divide its tile size. () or 1s: off.
@@ -219,6 +226,8 @@ class Options:
         if any(t < 1 for t in self.tile_sizes):
             raise InvalidConfigError(f"{self.tile_sizes=} must all be >= 1")
         _check_block_sizes(self.block_sizes)
+        if not isinstance(self.column_reductions, bool):
+            raise InvalidConfigError(f"{self.column_reductions=} must be true or false")
         if self.balanced_wavefront and self.scheduler != "pluto":
             raise InvalidConfigError("balanced_wavefront needs scheduler='pluto'")
         if self.wavefront_sync not in WAVEFRONT_SYNCS:

@@ -1,7 +1,8 @@
 """Reduction statements (Shirako et al. 2017, Section 5.3: a loop is a reduction loop when the
 only dependences it carries are those of an associative and commutative update of one cell).
 
-Here, from the IR: a statement `X[f] op= e` with op `+=`, `-=` or `*=`. Whether a loop of its
+Here, from the IR: a statement `X[f] op= e` with op `+=`, `-=` or `*=`, or one spelled
+`X = X + e`, `X = e + X`, `X = X - e`, `X = X * e`, `X = e * X` (update_form). Whether a loop of its
 instances is a reduction is decided with isl where the loop is mapped (gpu/mapping.py): for
 fixed outer loops every instance updates one cell, and the elements of X that e reads there
 (ludcmp's back substitution: x[i] -= A[i][j] * x[j], j > i) are never that cell. Then the
@@ -15,8 +16,12 @@ from dataclasses import dataclass
 import islpy as isl
 
 from polycuda.ir import isl_build
-from polycuda.ir.expr import refs
+from polycuda.ir.expr import BinOp, Expr, Ref, refs
 from polycuda.ir.scop import Scop, Statement
+
+# binary operator of `X = X op e` -> the update operator; those that commute also `X = e op X`
+_SPELLED = {"+": "+=", "-": "-=", "*": "*="}
+_COMMUTING = ("+", "*")
 
 # op -> (the operator that combines partial results, their identity), as C text: the partial
 # results of `x -= e` are sums of -e, applied with +=
@@ -31,17 +36,57 @@ class Update:
     self_reads: tuple[str, ...]
 
 
+def update_form(stmt: Statement) -> tuple[str, Expr, Ref | None] | None:
+    """(op, e, the read of X that the form names) of a statement `X op= e` (op in OPERATIONS;
+    no such read: None) or `X = X op e` (op +, -, *) or `X = e op X` (op +, *) where e
+    reads no element through the target's reference X; else None. `X = X op e` is then
+    `X op= e`: C evaluates `X op= e` as `X = X op (e)`, and + and * of two values commute, so
+    a reduction kernel that accumulates e computes what the statement does (gemver:
+    w[i] = w[i] + alpha * A[i][j] * x[j])."""
+    if stmt.op in OPERATIONS:
+        return stmt.op, stmt.rhs, None
+    rhs = stmt.rhs
+    if stmt.op != "=" or not isinstance(rhs, BinOp) or rhs.op not in _SPELLED:
+        return None
+    if _same(rhs.lhs, stmt.lhs):
+        term, target = rhs.rhs, rhs.lhs
+    elif rhs.op in _COMMUTING and _same(rhs.rhs, stmt.lhs):
+        term, target = rhs.lhs, rhs.rhs
+    else:
+        return None
+    if any(_same(r, stmt.lhs) for r in refs(term)):
+        return None  # x = x + x * a: the term reads the cell itself
+    assert isinstance(target, Ref)
+    return _SPELLED[rhs.op], term, target
+
+
+def accumulated(stmt: Statement) -> tuple[str, Expr]:
+    """(op, e) of an update statement (update_form): what a reduction kernel accumulates."""
+    form = update_form(stmt)
+    assert form is not None, f"{stmt.name} is not an update statement"
+    return form[0], form[1]
+
+
+def _same(expr: Expr, target: Ref) -> bool:
+    return isinstance(expr, Ref) and expr.array == target.array and expr.index == target.index
+
+
 def reduction_ops(scop: Scop) -> dict[str, Update]:
-    """{statement name: Update} for every `X[f] op= e` of `scop` (op in OPERATIONS) whose
-    subscripts read no element of X (those reads would move with the cell)."""
+    """{statement name: Update} for every update `X[f] op= e` of `scop` (update_form) whose
+    subscripts read no element of X (those reads would move with the cell). Its self_reads:
+    the reads of X in e (not the read of the cell that the update itself is)."""
     found = {}
     for stmt in scop.statements:
+        form = update_form(stmt)
         # an indirect update (H[key[i]] += v[i]) updates no single cell known to isl: the
         # run-time path orders it (analysis/indirect.py)
-        if stmt.op in OPERATIONS and not _subscripts_read(stmt) and not stmt.is_indirect():
-            reads = tuple(a.index_map for a in isl_build.statement_accesses(scop, stmt)[2:]
-                          if a.array == stmt.lhs.array)
-            found[stmt.name] = Update(stmt.op, reads)
+        if form is None or _subscripts_read(stmt) or stmt.is_indirect():
+            continue
+        op, _, target = form
+        # accesses: the write, then (for op=) the read of the cell, then those of the rhs
+        reads = isl_build.statement_accesses(scop, stmt)[1 if target is not None else 2:]
+        found[stmt.name] = Update(op, tuple(a.index_map for a in reads
+                                            if a.array == stmt.lhs.array and a.ref is not target))
     return found
 
 

@@ -39,9 +39,13 @@ CONFIG_OPTIONS: Mapping[str, Mapping[str, Any]] = {
     # array pass (a fixed order), against the default: atomics for += and -= (gpu/mapping.py)
     "red-1block": {"reduction_blocks": 1},
     "red-pass": {"reduction_combine": "pass"},
-    # a parallel loop of reductions with each row on one thread, against the default's rows on
-    # blocks and the reduction loop on the row's threads (gpu/row_reduction.py)
-    "no-rows": {"row_reductions": False},
+    # a parallel loop of reductions with each row (or column) on one thread, against the
+    # default's rows on blocks and the reduction loop on the row's threads
+    # (gpu/row_reduction.py), columns on threads and chunks of the reduction loop on blocks
+    # (gpu/column_reduction.py), and the distribution that lets them apply
+    "no-rows": {"row_reductions": False, "column_reductions": False},
+    # rows as the default, but no column-split reductions
+    "no-columns": {"column_reductions": False},
     # Options() as it is: what `polycuda compile` does without flags, whatever that becomes
     "default": {},
 }
@@ -61,7 +65,9 @@ CONFIG_LABELS: Mapping[str, str] = {
              "(Di et al. 'intra+inter')",
     "red-1block": "reduction loops summed by one block of 256 threads",
     "red-pass": "reduction loops on many blocks, their totals combined by a partial-array pass",
-    "no-rows": "parallel loops of reductions with each row on one thread (no row reductions)",
+    "no-rows": "parallel loops of reductions with each row or column on one thread (no row "
+               "or column reductions)",
+    "no-columns": "no column-split reductions (a column on one thread; rows as the default)",
     "default": "polycuda's default Options() (no flag)",
 }
 

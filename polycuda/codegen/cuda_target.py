@@ -29,7 +29,8 @@ from collections.abc import Callable
 
 import islpy as isl
 
-from polycuda.codegen import abi, host_driver, reduction_code, row_reduction_code
+from polycuda.codegen import (abi, column_reduction_code, host_driver, reduction_code,
+                              row_reduction_code)
 from polycuda.codegen.host_driver import HostSide
 from polycuda.ir.ast_expr import ast_expr_to_c
 from polycuda.codegen.c_expr import C_HELPERS, RefPrinter, expr_to_c
@@ -38,9 +39,10 @@ from polycuda.codegen import carry_code, shared_code
 from polycuda.codegen.private_code import PrivateTables
 from polycuda.codegen.statements import flat_ref_printer, statement_parts, user_statement
 from polycuda.codegen.test_main import main_source
-from polycuda.analysis.reductions import OPERATIONS
-from polycuda.gpu.mapping import REDUCTION_THREADS, KernelMapping
+from polycuda.analysis.reductions import OPERATIONS, accumulated
+from polycuda.gpu.mapping import COLUMNS, REDUCTION_THREADS, KernelMapping
 from polycuda.gpu.promotion import PRIVATE_MARK
+from polycuda.gpu.column_reduction import COLUMN_THREADS
 from polycuda.gpu.row_reduction import ROW_LANES, ROWS_PER_BLOCK
 from polycuda.gpu.register_tiling import UNIT_MARK
 from polycuda.gpu.carry import CARRY_MARK
@@ -463,7 +465,8 @@ class ReductionPrinter(KernelPrinter):
     def user(self, node: isl.AstNode, indent: int) -> None:
         stmt, text = statement_parts(self.scop, node.user_get_expr())
         self.ctype = abi.C_TYPES[self.scop.array(stmt.lhs.array).dtype]
-        update = f"{{ pc_cell = &{text(stmt.lhs)}; pc_acc {stmt.op} {text(stmt.rhs)}; }}"
+        op, term = accumulated(stmt)  # mapping._reduction: an update statement
+        update = f"{{ pc_cell = &{text(stmt.lhs)}; pc_acc {op} {text(term)}; }}"
         self.emit(indent, update if self.in_loop else
                   f"if ({reduction_code.first_thread(self.kernel)}) {update}")
 
@@ -511,6 +514,8 @@ class HostPrinter(AstPrinter):
         grid, block = _launch_dims(kernel, self.host_iters)
         if kernel.row_statements:
             grid, block = row_reduction_code.grid(kernel), row_reduction_code.block()
+        elif kernel.reduction_combine == COLUMNS:
+            grid, block = column_reduction_code.grid(kernel), column_reduction_code.block()
         elif kernel.reduction:
             grid = reduction_code.grid(kernel, _loop_length(node.mark_get_node()))
         shared = f", {self.shared[name]}" if self.shared[name] else ""
@@ -535,6 +540,8 @@ class HostPrinter(AstPrinter):
         printer: AstPrinter
         if kernel.row_statements:
             printer = row_reduction_code.RowReductionPrinter(self.scop, kernel)
+        elif kernel.reduction_combine == COLUMNS:
+            printer = column_reduction_code.ColumnReductionPrinter(self.scop, kernel)
         elif kernel.reduction:
             printer = ReductionPrinter(self.scop, kernel, scope)
         else:
@@ -569,6 +576,8 @@ class HostPrinter(AstPrinter):
         bound = ""
         if kernel.row_statements:
             bound = f" __launch_bounds__({ROW_LANES * ROWS_PER_BLOCK})"
+        elif kernel.reduction_combine == COLUMNS:
+            bound = f" __launch_bounds__({COLUMN_THREADS})"
         if kernel.block_sizes:
             threads = _product(kernel.block_sizes)
             resident = resident_blocks(self.shared[name], threads)

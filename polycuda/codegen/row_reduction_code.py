@@ -17,7 +17,7 @@ import re
 
 import islpy as isl
 
-from polycuda.analysis.reductions import OPERATIONS
+from polycuda.analysis.reductions import OPERATIONS, accumulated
 from polycuda.codegen import abi
 from polycuda.codegen.printer import AstPrinter, for_parts
 from polycuda.codegen.statements import statement_parts, user_statement
@@ -112,7 +112,7 @@ class RowReductionPrinter(AstPrinter):
         it, init, cond, inc = for_parts(node)
         stmt = self.scop.statement(_statement_name(node))
         ctype = abi.C_TYPES[self.scop.array(stmt.lhs.array).dtype]
-        combine, identity = OPERATIONS[stmt.op]
+        combine, identity = OPERATIONS[accumulated(stmt)[0]]
         part, cells = f"pc_tree{self.trees}", f"pc_cells{self.trees}"
         self.trees += 1
         self.declarations += [f"  __shared__ {ctype} {part}[{ROWS_PER_BLOCK}][{ROW_LANES}];",
@@ -150,8 +150,8 @@ class RowReductionPrinter(AstPrinter):
         call = node.user_get_expr()
         if self.in_loop:
             stmt, text = statement_parts(self.scop, call)
-            self.emit(indent, f"{{ pc_cell = &{text(stmt.lhs)}; pc_acc {stmt.op} "
-                              f"{text(stmt.rhs)}; }}")
+            op, term = accumulated(stmt)  # row_reduction._reduction_loop: an update
+            self.emit(indent, f"{{ pc_cell = &{text(stmt.lhs)}; pc_acc {op} {text(term)}; }}")
             return
         # once per row (or a reduction loop of one iteration): lane 0, then a barrier so that
         # the other lanes of the row read what it wrote

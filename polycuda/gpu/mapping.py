@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 import islpy as isl
 
 from polycuda.analysis import reductions as reductions_
-from polycuda.gpu import register_tiling, row_reduction, shared_promotion, staging, wavefront
+from polycuda.gpu import (column_reduction, register_tiling, row_reduction, shared_promotion,
+                         staging, wavefront)
 from polycuda.ir import isl_build
 from polycuda.ir.ast_expr import ast_expr_to_c
 from polycuda.errors import InvalidConfigError
@@ -49,6 +50,9 @@ ONE_BLOCK, ATOMIC, PARTIAL_PASS = "one block", "many blocks + atomics", "many bl
 # A row reduction kernel (gpu/row_reduction.py): the parallel loop's rows on blocks, each
 # reduction loop of a row on the lanes of the row, a tree per row, lane 0 updates the cell.
 ROWS = "rows on blocks, the reduction loop on threads"
+# A column-split reduction kernel (gpu/column_reduction.py): the parallel loop's columns on
+# threads and blockIdx.x, chunks of the reduction loop on blockIdx.y, atomicAdd per chunk.
+COLUMNS = "columns on threads, chunks of the reduction loop on blocks + atomics"
 MAX_FLATTENED = 4  # inner bands of a row reduction split by statement (row_reduction.flattened)
 
 
@@ -258,10 +262,11 @@ class _Mapper:
 
     def _band(self, node: isl.ScheduleNode) -> isl.ScheduleNode:
         n = _leading_coincident(node, self.options.max_mapped_dims)
-        if n >= 1:
-            rows = self._row_reduction(node)
-            if rows is not None:
-                return rows
+        if n >= 1:  # a parallel loop of reductions: rows, columns, or distributed first
+            for special in (self._row_reduction, self._column_reduction, self._distributed):
+                mapped = special(node)
+                if mapped is not None:
+                    return mapped
         if n == 0 and wavefront.eligible(node, self.options):
             return self._wavefront(node)
         if n == 0:
@@ -424,6 +429,22 @@ class _Mapper:
 
         Result: mark reduce:<name> -> band [P] (rows) -> the reduction loops.
         """
+        found = self._rows_of(node)
+        if found is None:
+            return None
+        band, statements = found
+        name = self._name()
+        op = self.reductions[statements[0]].op
+        self.kernels.append(KernelMapping(
+            name, band.get_schedule_depth(), (), (), serial=True, prefix=self.prefix,
+            reduction=op, reduction_statement=statements[0], reduction_combine=ROWS,
+            row_statements=statements, tile_counts=self._band_counts(band)))
+        return band.insert_mark(isl.Id(f"{REDUCE_MARK}:{name}", context=band.get_ctx()))
+
+    def _rows_of(self, node: isl.ScheduleNode
+                 ) -> tuple[isl.ScheduleNode, tuple[str, ...]] | None:
+        """The rows band (node's first member, bands below split by statement where needed:
+        row_reduction.flattened) and its reduction statements, when the row rule applies."""
         if (not self.options.allow_reassociation or self.options.target != "cuda"
                 or not self.options.row_reductions or self.accesses is None):
             return None
@@ -438,17 +459,64 @@ class _Mapper:
                 break
             statements = row_reduction.row_statements(flat, self.reductions, self.accesses)
             band = flat if statements is not None else band
-        if statements is None:
+        return None if statements is None else (band, statements)
+
+    def _band_counts(self, band: isl.ScheduleNode) -> tuple[str, ...]:
+        """The extent of each member of `band` over every instance (params only)."""
+        return _extents(_as_set(
+            band.get_domain().apply(band.band_get_partial_schedule_union_map()),
+            band.band_get_space()).intersect_params(self.context))
+
+    def _column_of(self, node: isl.ScheduleNode) -> tuple[isl.ScheduleNode, str] | None:
+        """The columns band (node's first member) and its reduction statement, when the
+        column-split rule applies (gpu/column_reduction.py): with allow_reassociation, on the
+        cuda target, Options.column_reductions, and blocks combined by atomics
+        (reduction_combine() is ATOMIC: not with one block or the fixed-order pass)."""
+        if (not self.options.allow_reassociation or self.options.target != "cuda"
+                or not self.options.column_reductions or self.accesses is None
+                or reduction_combine("+=", self.options) != ATOMIC):
             return None
+        band = node.band_split(1) if node.band_n_member() > 1 else node
+        name = column_reduction.column_statement(band, self.reductions, self.accesses)
+        return None if name is None else (band, name)
+
+    def _column_reduction(self, node: isl.ScheduleNode) -> isl.ScheduleNode | None:
+        """A column-split reduction kernel for the band `node` (gpu/column_reduction.py), or
+        None. Result: mark reduce:<name> -> band [P] (columns) -> band [R] -> the statement.
+        tile_counts: the extents of P and of R."""
+        found = self._column_of(node)
+        if found is None:
+            return None
+        band, statement = found
         name = self._name()
-        op = self.reductions[statements[0]].op
         self.kernels.append(KernelMapping(
             name, band.get_schedule_depth(), (), (), serial=True, prefix=self.prefix,
-            reduction=op, reduction_statement=statements[0], reduction_combine=ROWS,
-            row_statements=statements, tile_counts=_extents(_as_set(
-                band.get_domain().apply(band.band_get_partial_schedule_union_map()),
-                band.band_get_space()).intersect_params(self.context))))
+            reduction=self.reductions[statement].op, reduction_statement=statement,
+            reduction_combine=COLUMNS, reduction_blocks=self.options.reduction_blocks,
+            tile_counts=self._band_counts(band) + self._band_counts(band.child(0))))
         return band.insert_mark(isl.Id(f"{REDUCE_MARK}:{name}", context=band.get_ctx()))
+
+    def _distributed(self, node: isl.ScheduleNode) -> isl.ScheduleNode | None:
+        """The band `node` distributed over the statements of its body (column_reduction.
+        distributed, legal by isl) when that lets some of them run as row or column
+        reductions, which the fused band does not (mvt, bicg); the distributed subtree
+        mapped. None otherwise."""
+        if (not (self.options.row_reductions or self.options.column_reductions)
+                or not self.options.allow_reassociation or self.options.target != "cuda"
+                or not any(name in self.reductions
+                           for name in isl_build.statement_names(node.get_domain()))):
+            return None  # no statement that could become a row or column reduction
+        seq = column_reduction.distributed(node, self.dep_map)
+        if seq is None:
+            return None
+        gain = False
+        for k in range(seq.n_children()):
+            part = seq.child(k).child(0)
+            if (part.get_type() == isl.schedule_node_type.band
+                    and _leading_coincident(part, 1) == 1
+                    and (self._rows_of(part) is not None or self._column_of(part) is not None)):
+                gain = True
+        return self.visit(seq) if gain else None
 
     def _around_reductions(self, node: isl.ScheduleNode) -> isl.ScheduleNode | None:
         """The band `node`, with no parallel loop inside, kept on the host as a sequential
@@ -623,6 +691,10 @@ class MappedSchedule:
                 # the rows run on blocks and rows of threads; within a row, the reduction
                 # loops' own dependences are those _row_reduction proved to commute
                 legality.check_parallel(mark.child(0), dep_map, f"{name}: rows")
+            elif kind == REDUCE_MARK and kernels[name].reduction_combine == COLUMNS:
+                # the columns run on threads; the chunks of the reduction loop commute
+                # (_column_reduction proved it one cell per column, no cell read)
+                legality.check_parallel(mark.child(0), dep_map, f"{name}: columns")
             elif kind == "thread":
                 w_band = mark.child(0)
                 point_map, separated = _wavefront_points(w_band.child(0))

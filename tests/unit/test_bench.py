@@ -425,7 +425,8 @@ def test_config_names_map_to_options():
         "inter": Options(scheduler="pluto", balanced_wavefront=True, eliminate_false_deps=True),
         "red-1block": Options(reduction_blocks=1),
         "red-pass": Options(reduction_combine="pass"),
-        "no-rows": Options(row_reductions=False),
+        "no-rows": Options(row_reductions=False, column_reductions=False),
+        "no-columns": Options(column_reductions=False),
         "default": Options(),
     }
     assert {c: configs.Variant(c).options() for c in configs.CONFIG_OPTIONS} == expected

@@ -57,10 +57,12 @@ def test_gemm_accumulates_in_a_register_with_one_load_and_one_store_of_c():
 def test_an_element_written_before_it_is_read_is_not_loaded():
     """atax: tmp[i] = 0 starts the first kernel's scope and y[j] = 0 the second's (isl fuses
     it with the y[j] += ... loop), so neither register is loaded, and both are stored. (The
-    first kernel's rows would otherwise run as a row reduction, without registers.)"""
+    first kernel's rows would otherwise run as a row reduction, and the second's columns as a
+    column-split reduction, without registers.)"""
     kernel = suite.by_name("atax")
     prog = polycuda.compile(str(kernel.c_path), function=kernel.function,
-                            options=Options(target="cuda", row_reductions=False))
+                            options=Options(target="cuda", row_reductions=False,
+                                            column_reductions=False))
     first, second = _kernels_text(prog.generate("cuda").source).split("__global__")[1:]
     assert re.search(r"double pc_p0;\n\s*pc_p0 = 0\.0;", first), first
     assert "= tmp[" not in first and re.search(r"tmp\[[^;]*\] = pc_p0;", first), first
@@ -157,7 +159,8 @@ void nested(int n, double beta, double A[n][n], double u[n], double x[n], double
 
 
 def test_a_register_per_loop_iteration_inside_a_register_for_the_loop():
-    prog = _program(NESTED, scheduler="isl")  # both statements in one nest (auto splits them)
+    # both statements in one nest (auto splits them); the DOALL kernel, not a column split
+    prog = _program(NESTED, scheduler="isl", column_reductions=False)
     kernel = _kernels_text(prog.generate("cuda").source)
     outer = re.search(r"(pc_p\d) = x\[", kernel)
     inner = re.search(r"for \(int c2[^\n]*\n(\s*\{\n)?\s*double (pc_p\d);\n[^\n]*\2 = A\[", kernel)
@@ -208,7 +211,8 @@ void conditional(int n, double x[n], double y[n], double A[n][n]) {
 
 
 def test_no_register_for_an_array_read_in_a_ternary_branch():
-    prog = _program(CONDITIONAL)
+    # the DOALL kernel (x[i] = x[i] + ... is an update: else a row reduction)
+    prog = _program(CONDITIONAL, row_reductions=False)
     kernel = _kernels_text(prog.generate("cuda").source)
     assert re.search(r"pc_p\d = x\[", kernel), kernel
     assert "= y[" not in kernel and "y[" in kernel, kernel

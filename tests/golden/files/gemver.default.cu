@@ -41,19 +41,14 @@ __global__ void __launch_bounds__(256) kernel0(int n, double alpha, double beta,
 }
 
 __global__ void __launch_bounds__(256) kernel1(int n, double alpha, double beta, double *__restrict__ A, double *__restrict__ u1, double *__restrict__ v1, double *__restrict__ u2, double *__restrict__ v2, double *__restrict__ w, double *__restrict__ x, double *__restrict__ y, double *__restrict__ z) {
-  for (int c0 = (int)blockIdx.x; (c0 <= pc_floord((n - 1), 256)); c0 += (int)gridDim.x) {
-    if ((int)threadIdx.x >= 0) {
-      const int c1 = (int)threadIdx.x;
-      if ((c1 <= pc_min(255, ((n - (256 * c0)) - 1)))) {
-        {
-          double pc_p0;
-          if ((((((((n >= 1) && (c0 >= 0)) && (n >= ((256 * c0) + 1))) && (n >= (((256 * c0) + c1) + 1))) && (c1 >= 0)) && (c1 <= 255)))) pc_p0 = x[((256 * c0) + c1)];
-          for (int c2 = 0; (c2 < n); c2 += 1) {
-            pc_p0 = (pc_p0 + ((beta * A[(c2) * (n) + (((256 * c0) + c1))]) * y[c2]));
-          }
-          if ((((((c0 >= 0) && (n >= (((256 * c0) + c1) + 1))) && (c1 >= 0)) && (c1 <= 255)))) x[((256 * c0) + c1)] = pc_p0;
-        }
+  for (int c0 = 0 + (int)(blockIdx.x * blockDim.x + threadIdx.x) * 1; (c0 < n); c0 += (int)(gridDim.x * blockDim.x) * 1) {
+    {
+      double pc_acc = (double)0;
+      double *pc_cell = NULL;
+      for (int c1 = 0 + (int)blockIdx.y * 1; (c1 < n); c1 += (int)gridDim.y * 1) {
+        { pc_cell = &x[c0]; pc_acc += ((beta * A[(c1) * (n) + (c0)]) * y[c1]); }
       }
+      if (pc_cell != NULL) atomicAdd(pc_cell, pc_acc);
     }
   }
 }
@@ -70,19 +65,31 @@ __global__ void __launch_bounds__(256) kernel2(int n, double alpha, double beta,
 }
 
 __global__ void __launch_bounds__(256) kernel3(int n, double alpha, double beta, double *__restrict__ A, double *__restrict__ u1, double *__restrict__ v1, double *__restrict__ u2, double *__restrict__ v2, double *__restrict__ w, double *__restrict__ x, double *__restrict__ y, double *__restrict__ z) {
-  for (int c0 = (int)blockIdx.x; (c0 <= pc_floord((n - 1), 256)); c0 += (int)gridDim.x) {
-    if ((int)threadIdx.x >= 0) {
-      const int c1 = (int)threadIdx.x;
-      if ((c1 <= pc_min(255, ((n - (256 * c0)) - 1)))) {
-        {
-          double pc_p0;
-          if ((((((((n >= 1) && (c0 >= 0)) && (n >= ((256 * c0) + 1))) && (n >= (((256 * c0) + c1) + 1))) && (c1 >= 0)) && (c1 <= 255)))) pc_p0 = w[((256 * c0) + c1)];
-          for (int c2 = 0; (c2 < n); c2 += 1) {
-            pc_p0 = (pc_p0 + ((alpha * A[(((256 * c0) + c1)) * (n) + (c2)]) * x[c2]));
-          }
-          if ((((((c0 >= 0) && (n >= (((256 * c0) + c1) + 1))) && (c1 >= 0)) && (c1 <= 255)))) w[((256 * c0) + c1)] = pc_p0;
+  __shared__ double pc_tree0[8][32];
+  __shared__ double *pc_cells0[8][32];
+  for (int pc_rows = (int)(blockIdx.x * blockDim.y); ; pc_rows += (int)(gridDim.x * blockDim.y)) {
+    if (!(((0 + pc_rows * 1) < n))) break;
+    const int c0 = 0 + (pc_rows + (int)threadIdx.y) * 1;
+    {
+      double pc_acc = (double)0;
+      double *pc_cell = NULL;
+      if (((c0 < n)))
+        for (int c1 = 0 + (int)threadIdx.x * 1; (c1 < n); c1 += (int)blockDim.x * 1) {
+          { pc_cell = &w[c0]; pc_acc += ((alpha * A[(c0) * (n) + (c1)]) * x[c1]); }
         }
+      pc_tree0[threadIdx.y][threadIdx.x] = pc_acc;
+      pc_cells0[threadIdx.y][threadIdx.x] = pc_cell;
+      __syncthreads();
+      for (int pc_s = (int)blockDim.x / 2; pc_s > 0; pc_s /= 2) {
+        if ((int)threadIdx.x < pc_s) {
+          pc_tree0[threadIdx.y][threadIdx.x] = pc_tree0[threadIdx.y][threadIdx.x] + pc_tree0[threadIdx.y][threadIdx.x + pc_s];
+          if (pc_cells0[threadIdx.y][threadIdx.x] == NULL) pc_cells0[threadIdx.y][threadIdx.x] = pc_cells0[threadIdx.y][threadIdx.x + pc_s];
+        }
+        __syncthreads();
       }
+      if (threadIdx.x == 0 && pc_cells0[threadIdx.y][0] != NULL)
+        *pc_cells0[threadIdx.y][0] += pc_tree0[threadIdx.y][0];
+      __syncthreads();
     }
   }
 }
@@ -230,10 +237,14 @@ extern "C" int pc_gemver_release(void);
 static void pc_gemver_at_exit(void) { (void)pc_gemver_release(); }
 
 extern "C" int pc_gemver_dev(long long n, double alpha, double beta, double *A, double *u1, double *v1, double *u2, double *v2, double *w, double *x, double *y, double *z) {
+  int pc_reduce_dev = 0, pc_reduce_sms = 0;
+  PC_CHECK(cudaGetDevice(&pc_reduce_dev));
+  PC_CHECK(cudaDeviceGetAttribute(&pc_reduce_sms, cudaDevAttrMultiProcessorCount, pc_reduce_dev));
+  const long long pc_reduce_blocks = pc_max(1LL, pc_min(4LL * pc_reduce_sms, 1024LL));
   kernel0<<<dim3((unsigned)pc_min(pc_max(((n + 31) / 32), 1LL), 2147483647LL), (unsigned)pc_min(pc_max(((n + 7) / 8), 1LL), 65535LL)), dim3(32, 8)>>>((int)n, alpha, beta, A, u1, v1, u2, v2, w, x, y, z);
-  kernel1<<<dim3((unsigned)pc_min(pc_max(((n + 255) / 256), 1LL), 2147483647LL)), dim3(256)>>>((int)n, alpha, beta, A, u1, v1, u2, v2, w, x, y, z);
+  kernel1<<<dim3((unsigned)pc_min(pc_max(pc_ceild(n, 256LL), 1LL), 2147483647LL), (unsigned)pc_max(pc_min(pc_min(pc_ceild(pc_reduce_blocks, pc_max(pc_ceild(n, 256LL), 1LL)), pc_ceild(n, 32LL)), 65535LL), 1LL)), dim3(256)>>>((int)n, alpha, beta, A, u1, v1, u2, v2, w, x, y, z);
   kernel2<<<dim3((unsigned)pc_min(pc_max(((n + 255) / 256), 1LL), 2147483647LL)), dim3(256)>>>((int)n, alpha, beta, A, u1, v1, u2, v2, w, x, y, z);
-  kernel3<<<dim3((unsigned)pc_min(pc_max(((n + 255) / 256), 1LL), 2147483647LL)), dim3(256)>>>((int)n, alpha, beta, A, u1, v1, u2, v2, w, x, y, z);
+  kernel3<<<dim3((unsigned)pc_min(pc_max(pc_ceild(n, 8LL), 1LL), 2147483647LL)), dim3(32, 8)>>>((int)n, alpha, beta, A, u1, v1, u2, v2, w, x, y, z);
   PC_CHECK(cudaGetLastError());
   PC_CHECK(cudaDeviceSynchronize());
   return 0;
