@@ -124,3 +124,63 @@ def test_dynamic_steps_on_nearby_conflicts_with_other_executors():
     assert counter(kernel, "levels") >= N
     call_and_check(prog, kernel, args)  # the levels reused
     assert counter(kernel, "reused") == 1
+
+
+def _emulated_bench(monkeypatch):
+    """bench/anantpur_tables.py with the emulator in place of the GPU (no CuPy here)."""
+    import bench.anantpur_tables as tables
+
+    def on_device(prog, args, calls, repeats, changes):
+        kernel = prog.kernel("emulate", **changes)
+        result = _fresh(args)
+        for _ in range(calls):
+            kernel(*[result[a.name] for a in prog.scop.args])
+        return (result, 1.0, tables._levels(kernel, prog),
+                tables._counters_of(kernel, prog, prog.name))
+
+    def from_host(prog, args, calls, repeats, changes):
+        return on_device(prog, args, calls, repeats, changes)[0], 2.0
+
+    monkeypatch.setattr(tables, "on_device", on_device)
+    monkeypatch.setattr(tables, "from_host", from_host)
+    monkeypatch.setattr(tables, "phases", lambda *a: (0.25, 0.5))
+    return tables
+
+
+@needs_nvcc
+def test_bench_table6_variants_in_json(tmp_path, monkeypatch):
+    """--tables: every benchmark gets aux1..aux8 (dynamic chunking) with levels and times in
+    the JSON; the paper's phases only where the code has them (base)."""
+    tables = _emulated_bench(monkeypatch)
+    table6 = {k: tables.TABLE6[k] for k in ("aux1", "aux8")}  # two builds, not four
+    assert sorted(tables.TABLE6) == ["aux1", "aux2", "aux4", "aux8"]
+    monkeypatch.setattr(tables, "TABLE6", table6)
+    out = tmp_path / "t.json"
+    assert tables.main([str(out), "--scale", str(1 / 65536), "--repeats", "1", "--only",
+                        "doAll", "--tables"]) == 0
+    row, = json.loads(out.read_text())["benchmarks"]
+    assert sorted(row["variants"]) == ["aux1", "aux8", "base"]
+    base = row["variants"]["base"]["levels"]
+    for d in (1, 8):
+        entry = row["variants"][f"aux{d}"]
+        assert entry["correct"] and entry["levels"][0] >= max(base[0], d)
+        assert entry["options"]["aux_fraction"] == d and entry["total_s"] == 2.0
+        assert entry["unpipelined_inspect_s"] is None and entry["chunk_steps"] is not None
+    assert row["variants"]["base"]["unpipelined_inspect_s"] == 0.25
+
+
+@needs_nvcc
+def test_bench_table4_row_reuses_levels(monkeypatch):
+    """Table 4's row: fdtd-2d's step called repeatedly, reuse off and on; with reuse on, the
+    last call's levels are reused (the executors' counters are in the row)."""
+    tables = _emulated_bench(monkeypatch)
+    variants = {k: tables.TABLE4[k] for k in ("aux2-reuse-off", "aux2-reuse-on")}
+    row = tables.measure("fdtd-2d", 1 / 8192, 1, variants, calls=2, host=False,
+                         label="fdtd-2d x2")
+    assert row["benchmark"] == "fdtd-2d x2" and sorted(row["variants"]) == sorted(
+        ["base", *variants])
+    on, off = row["variants"]["aux2-reuse-on"], row["variants"]["aux2-reuse-off"]
+    assert on["correct"] and off["correct"] and "total_s" not in on
+    assert all(reused for _, reused, _, _ in on["executors"])
+    assert not any(reused for _, reused, _, _ in off["executors"])
+    assert on["levels"] == off["levels"] and min(on["levels"]) >= 2
