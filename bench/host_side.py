@@ -41,12 +41,14 @@ from polycuda.options import Options  # noqa: E402
 from polycuda.runtime import build, device, emulate  # noqa: E402
 
 KERNELS = ("gemver", "mvt", "atax", "bicg", "gesummv", "jacobi_2d")
-# configuration -> Options changes; "baseline" is today's default (allocate, pageable copies)
+# configuration -> Options changes; "baseline" is the host side before 2026-11-25 (allocate and free
+# per call, pageable copies); the default is now reuse+register
+_BEFORE = {"host_buffers": "per-call", "host_copies": "pageable"}
 CONFIGS = {
-    "baseline": {},
-    "reuse": {"host_buffers": "reuse"},
-    "register": {"host_copies": "register"},
-    "staged": {"host_copies": "staged"},
+    "baseline": dict(_BEFORE),
+    "reuse": {**_BEFORE, "host_buffers": "reuse"},
+    "register": {**_BEFORE, "host_copies": "register"},
+    "staged": {**_BEFORE, "host_copies": "staged"},
     "reuse+register": {"host_buffers": "reuse", "host_copies": "register"},
     "reuse+staged": {"host_buffers": "reuse", "host_copies": "staged"},
     "reuse+staged-1M": {"host_buffers": "reuse", "host_copies": "staged",

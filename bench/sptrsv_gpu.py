@@ -15,7 +15,10 @@ arrays (inspection + execution; CUDA events), inspection and execution separatel
 -DPC_TIMING build (no pipelining), cuSPARSE's median time (SpSV: analysis + solve per call, as
 spsolve_triangular does), the sequential C time (gcc, the region run in order), and the
 largest relative error of each against the sequential result (rtol 1e-9: nvcc may contract
-a*b+c to FMA).
+a*b+c to FMA). For the solve, each run-time executor of EXECUTORS is also timed in the same run
+(`executors`: its median seconds, the executor the library reports it ran, its error):
+syncfree-affine is the one launch without inspector (codegen/syncfree_affine.py), one thread
+per row; syncfree-affine-warp the same with one warp per row.
 """
 
 from __future__ import annotations
@@ -36,6 +39,8 @@ from kernels.indirect import MESH, SPMV, SPTRSV
 from polycuda.runtime import build, emulate, launch
 
 RTOL = 1e-9
+# Options.runtime_executor values timed beside the default (levels) for run-time nests
+EXECUTORS = ("syncfree-affine", "syncfree-affine-warp")
 
 
 def lower_pattern(n: int, per_row: int, rng: np.random.Generator
@@ -106,10 +111,12 @@ def levels_of(kernel, prog) -> int | None:
     return ctypes.c_longlong.in_dll(kernel.lib, f"pc_{prog.name}_levels").value
 
 
-def on_gpu(prog, args: dict, repeats: int, target: str) -> tuple[dict, float, int | None]:
+def on_gpu(prog, args: dict, repeats: int, target: str, **changes
+           ) -> tuple[dict, float, int | None]:
     """polycuda's result, median seconds (device arrays, CUDA events; host arrays and the
-    wall clock on the emulator) and the levels of its run-time nest."""
-    kernel = prog.kernel(target)
+    wall clock on the emulator) and the levels of its run-time nest (options `changes`)."""
+    kernel = prog.kernel(target, **changes)
+    on_gpu.kernel = kernel  # for executor_of
     if target == "emulate":
         result = _copy(args)
         kernel(*_ordered(prog, result))
@@ -128,6 +135,14 @@ def on_gpu(prog, args: dict, repeats: int, target: str) -> tuple[dict, float, in
         cp.cuda.Device().synchronize()
         times += launch.time_calls(kernel, _ordered(prog, fresh), repeats=1, warmup=0)
     return result, statistics.median(times), levels_of(kernel, prog)
+
+
+def executor_of(prog) -> str:
+    """The executor that the last on_gpu call's library reports for its run-time nest."""
+    from polycuda.codegen.executor_cuda import EXECUTOR_CODES
+
+    code = ctypes.c_longlong.in_dll(on_gpu.kernel.lib, f"pc_{prog.name}_executor").value
+    return EXECUTOR_CODES[int(code)]
 
 
 def phases(prog, args: dict, target: str) -> tuple[float, float] | None:
@@ -199,12 +214,23 @@ def run_case(name: str, source: str, args: dict, repeats: int, target: str) -> d
     split = phases(prog, args, target)
     if split is not None:
         row["inspect_s_unpipelined"], row["execute_s_unpipelined"] = split
+    if levels is not None:
+        row["executors"] = {}
+        for executor in EXECUTORS:
+            result, seconds, _ = on_gpu(prog, args, repeats, target, runtime_executor=executor)
+            error = worst_error(expected[out], result[out])
+            all_ok = error <= RTOL
+            row["executors"][executor] = {"s": seconds, "ran": executor_of(prog),
+                                          "worst_relative_error": error, "correct": all_ok}
+            row["correct"] &= all_ok
     if target == "cuda" and name in ("sptrsv", "spmv"):
         ref, ref_s = cusparse(name, args, repeats)
         ref_err = worst_error(expected[out], ref)
         row.update({"cusparse_s": ref_s, "cusparse_worst_relative_error": ref_err,
                     "cusparse_correct": ref_err <= RTOL,
                     "polycuda_over_cusparse_time": gpu_s / ref_s})
+        for executor, timed in row.get("executors", {}).items():
+            timed["over_cusparse_time"] = timed["s"] / ref_s
     return row
 
 

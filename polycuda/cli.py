@@ -405,11 +405,11 @@ def _common(p: argparse.ArgumentParser) -> None:
                         "elements that one thread reuses)")
     p.add_argument("--host-buffers", choices=HOST_BUFFERS,
                    help="cuda host entry: allocate and free the device arrays in every call "
-                        "(per-call, default) or keep them across calls (reuse: grown when a "
+                        "(per-call) or keep them across calls (reuse, default: grown when a "
                         "call needs more, freed by pc_<name>_release() and at exit)")
     p.add_argument("--host-copies", choices=HOST_COPIES,
-                   help="cuda host entry: copy the arrays in and out as pageable memory "
-                        "(default), page-locked for the call (register: cudaHostRegister), or "
+                   help="cuda host entry: copy the arrays in and out as pageable memory, "
+                        "page-locked for the call (register, default: cudaHostRegister), or "
                         "through a reused page-locked buffer in double-buffered chunks (staged)")
     p.add_argument("--host-pin-min", type=int, metavar="KIB", dest="host_pin_min_kib",
                    help="--host-copies register/staged: arrays under KIB KiB are copied as "
@@ -420,7 +420,13 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--runtime-executor", choices=RUNTIME_EXECUTORS,
                    help="cuda, loops with run-time dependences: one launch per level "
                         "(levels, default), one launch whose iterations wait on done-counters "
-                        "(syncfree), or per call (auto: syncfree when reused levels are many)")
+                        "(syncfree), one launch without inspector whose reads wait on their "
+                        "writer when the writes are affine and injective (syncfree-affine; "
+                        "the levels when a check finds a read of a later iteration's cell), the "
+                        "same with one warp per iteration whose lanes split its CSR reductions "
+                        "(syncfree-affine-warp), or "
+                        "per call (auto: syncfree-affine where it applies, else syncfree when "
+                        "reused levels are many)")
     p.add_argument("--reuse-levels", action="store_true",
                    help="cuda, loops with run-time dependences: reuse the levels of an earlier "
                         "outer iteration or call when the index arrays are equal (compared on "

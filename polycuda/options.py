@@ -43,7 +43,7 @@ HOST_SIDE_FIELDS = ("host_buffers", "host_copies", "host_pin_min_kib", "host_chu
 # level (Anantpur & Govindarajan 2013, Algorithms 5-6, pipelined with the inspection), one
 # launch for all levels whose iterations wait on done-counters (codegen/executor_cuda.py), or
 # per call by the rule of executor_cuda.SYNCFREE_MIN_LEVELS.
-RUNTIME_EXECUTORS = ("levels", "syncfree", "auto")
+RUNTIME_EXECUTORS = ("levels", "syncfree", "syncfree-affine", "syncfree-affine-warp", "auto")
 # Run-time nests on cuda: the inspector's auxiliary array of each monitored array holds
 # 1/aux_fraction of its cells, indexed by cell mod its size (Anantpur & Govindarajan 2013,
 # Section 3.5.1, Tables 4 and 6: 1, 1/2, 1/4, 1/8).
@@ -182,10 +182,14 @@ class Options:
     # `polycuda tune` of this region (same options) on this GPU, from the tune cache
     # (Program.effective_options; tune/search.lookup). False: the defaults of gpu/mapping.
     tuned_sizes: bool = True
-    # CUDA host entry: HOST_BUFFERS (device buffers per call or reused across calls).
-    host_buffers: str = "per-call"
+    # CUDA host entry: HOST_BUFFERS (device buffers per call or reused across calls). Default
+    # reuse, with register copies: measured on the H100 (bench/host_side.py, 2026-11-25:
+    # gemm, gemver, atax, jacobi-2d, doitgen at PolyBench LARGE), the whole drop-in function
+    # took 0.49-0.76 of its time with per-call buffers and pageable copies; staged copies were
+    # slower than pageable ones (1.04-1.16).
+    host_buffers: str = "reuse"
     # CUDA host entry: HOST_COPIES (pageable, register or staged copies in and out).
-    host_copies: str = "pageable"
+    host_copies: str = "register"
     # host_copies register / staged: arrays of fewer KiB are copied as pageable memory (pinning
     # or staging costs more than it saves on a small copy).
     host_pin_min_kib: int = 1024
@@ -261,10 +265,13 @@ class Options:
     def replace(self, **changes: object) -> Options:
         return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
 
-    def default_host_side(self) -> Options:
-        """These options with the host entry's (HOST_SIDE_FIELDS) at their defaults."""
+    def plain_host_side(self) -> Options:
+        """These options with the host entry's (HOST_SIDE_FIELDS) plain: buffers per call,
+        pageable copies (no host helpers in the generated file: the inspector/executor's static
+        sub-regions, whose host entries are dropped; one tune cache key for every host side)."""
         default = Options()
-        return self.replace(**{name: getattr(default, name) for name in HOST_SIDE_FIELDS})
+        plain = {name: getattr(default, name) for name in HOST_SIDE_FIELDS}
+        return self.replace(**{**plain, "host_buffers": "per-call", "host_copies": "pageable"})
 
     def to_text(self) -> str:
         """Only the fields that differ from the defaults, as sorted JSON."""

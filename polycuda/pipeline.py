@@ -365,7 +365,7 @@ def _runtime_generated(scop: Scop, options: Options, start: float) -> Generated:
         # the sub-region's host entry is dropped (inspector_cuda.static_part): its default
         # host side keeps the host-side helpers out of its text; its own index checks are
         # the "check" part before it, so it takes the static path directly
-        host = options.default_host_side()
+        host = options.plain_host_side()
         timer = progress.PassTimer(sub.name)
         generated = _static_generated(transform_scop(sub, host, timer), host,
                                       time.perf_counter(), timer)

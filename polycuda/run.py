@@ -69,6 +69,11 @@ class RunReport:
             lines.append(f"  speedup    {ratio:10.2f}x  (reference median / {self.target} "
                          "median)")
         for k, (loop, levels, iterations) in enumerate(self.levels):
+            if k < len(self.executors) and self.executors[k][0].startswith("syncfree-affine"):
+                lines.append(f"  run-time   loop '{loop}': {iterations} iterations; executor: "
+                             f"{self.executors[k][0]}; check for reads of later iterations' "
+                             f"cells in {self.executors[k][2] * 1e3:.3f} ms")
+                continue
             line = (f"  run-time   loop '{loop}': {levels} level(s) for {iterations} "
                     f"iterations, {iterations / max(levels, 1):.1f} per level on average")
             if k < len(self.executors):

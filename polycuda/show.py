@@ -6,7 +6,7 @@ import json
 
 import islpy as isl
 
-from polycuda.analysis import dependences, indirect
+from polycuda.analysis import affine_writers, dependences, indirect
 from polycuda.errors import PolycudaError
 from polycuda.ir.scop import Scop
 from polycuda.options import Options
@@ -78,6 +78,7 @@ def _deps_text(prog: Program) -> str:
     for nest in indirect.runtime_nests(prog.scop, prog.options.allow_reassociation):
         lines.append(f"  run-time: {nest.reason}; statements {', '.join(nest.statements)}; "
                      f"monitored arrays {', '.join(nest.monitored) or 'none'}")
+        lines.append(f"  run-time: {affine_writers.describe(prog.scop, nest)}")
     for note in indirect.static_indirect_notes(prog.scop):
         lines.append(f"  static: {note}")
     return "\n".join(lines)

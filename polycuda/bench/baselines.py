@@ -14,8 +14,10 @@ from polycuda.ir.scop import Scop
 from polycuda.runtime import launch
 
 SEQUENTIAL_LABEL = f"gcc {' '.join(REFERENCE_FLAGS)}, the original C, one thread"
-WHOLE_FUNCTION_LABEL = ("whole function from host pointers (device allocation, copies in and "
-                        "out, kernels, free)")
+WHOLE_FUNCTION_LABEL = ("whole function from host pointers (copies in and out, kernels; device "
+                        "buffers allocated and freed per call, or kept from the previous call "
+                        "under the default host_buffers=reuse; copies page-locked under the "
+                        "default host_copies=register)")
 
 
 def _ordered(scop: Scop) -> Callable[[Args], list[object]]:

@@ -38,7 +38,10 @@ THREADS = 256
 # measured on the GPU (bench/indirect_gpu.py, executors levels / syncfree with reuse).
 SYNCFREE_MIN_LEVELS = 16
 # pc_<name>_executor[k]: which executor ran the nest in the last call
-EXECUTOR_CODES = {0: "levels", 1: "syncfree", 2: "sequential on the host"}
+EXECUTOR_CODES = {0: "levels", 1: "syncfree", 2: "sequential on the host",
+                  3: "syncfree-affine (no levels: each read waits on its writer)",
+                  4: "syncfree-affine-warp (no levels: one warp per iteration, each read "
+                     "waiting on its writer)"}
 
 
 def spin_prelude() -> str:

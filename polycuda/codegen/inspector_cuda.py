@@ -29,7 +29,7 @@ import islpy as isl
 
 from polycuda.analysis.indirect import RuntimeNest
 from polycuda.codegen import abi, host_driver
-from polycuda.codegen import chunking_cuda, cuda_target, executor_cuda
+from polycuda.codegen import chunking_cuda, cuda_target, executor_cuda, syncfree_affine
 from polycuda.codegen.chunking_cuda import Chunking
 from polycuda.codegen.host_driver import HostSide
 from polycuda.codegen.c_target import array_elements
@@ -171,6 +171,11 @@ def _nest_driver(scop: Scop, k: int, nest: RuntimeNest, code: NestCode,
              f"    const unsigned pc_blocks = (unsigned)((pc_n + {THREADS - 1}) / {THREADS});",
              "    int *pc_level = NULL, *pc_more = NULL, pc_again = 0, pc_cur = 0;"]
     lines += _check_lines(scop, k, nest, code, launch)
+    if syncfree_affine.applies(scop, nest, options):  # else (or a late reader) the levels
+        warp = syncfree_affine.warp_form(scop, nest, options) is None
+        return (lines + syncfree_affine.driver_lines(scop, k, launch, warp)
+                + ["    if (!pc_affine) {"]
+                + _feature_lines(scop, k, nest, code, launch, options) + ["    }", "  }", "}"])
     if not _plain(options):
         return lines + _feature_lines(scop, k, nest, code, launch, options) + ["  }", "}"]
     lines += ["    PC_CHECK(cudaMalloc((void **)&pc_level, pc_n * sizeof(int)));",
@@ -323,11 +328,12 @@ def _feature_lines(scop: Scop, k: int, nest: RuntimeNest, code: NestCode, launch
     if fallback:
         lines += ["    const int pc_from = pc_piped ? pc_cur : 0;"]
         lines += executor_cuda.fallback_lines(scop, k, nest, code)
-    rule = {"levels": "0", "syncfree": "1",
+    rule = {"levels": "0", "syncfree": "1", "syncfree-affine": "0",  # affine: levels if late
+            "syncfree-affine-warp": "0",
             "auto": f"(pc_reused && pc_cur + 1 >= {executor_cuda.SYNCFREE_MIN_LEVELS})"}[executor]
     lines += [f"    pc_exec_kind = pc_fell ? 2 : {rule};",
               "    if (pc_exec_kind == 1) {"]
-    if executor != "levels":
+    if executor not in ("levels", "syncfree-affine", "syncfree-affine-warp"):
         lines += ["  " + line for line in executor_cuda.sync_lines(scop, k, launch)]
     lines += ["    } else if (pc_exec_kind == 0) {",
               f"      for (int pc_l = pc_piped ? pc_cur : 0; pc_l <= pc_cur; pc_l++) "
@@ -401,8 +407,12 @@ def generate(scop: Scop, parts: list[tuple[str, object]], ctx: isl.Context,
             code = nest_code(scop, part, ctx)
             kernels += _nest_kernels(scop, k, part, code, executor != "syncfree",
                                      chunking_cuda.of(options))
-            if executor != "levels":
+            if executor not in ("levels", "syncfree-affine", "syncfree-affine-warp"):
                 kernels += executor_cuda.sync_kernels(scop, k, part, code, kernel_args(scop))
+            writers = syncfree_affine.applies(scop, part, options)
+            if writers:
+                kernels += syncfree_affine.kernels(scop, k, part, writers, code,
+                                                   kernel_args(scop), _kernel, options)
             if reuse:
                 keys = executor_cuda.reuse_keys(scop, part, code)
                 kernels.append("\n".join(executor_cuda.reuse_state(scop, k, part, len(keys))))

@@ -281,7 +281,7 @@ def cache_key(scop, options: Options, gpu: str, sizes: dict[str, int] | None) ->
     """sha256 of the region (its Scop, whose text is stable across runs), the options tuned
     from (sizes, the target and the host entry's options normalised away), the GPU's name and the sizes (None: the key
     of the region's latest result, whatever its sizes)."""
-    base = options.default_host_side().replace(target="cuda", tile_sizes=(), block_sizes=(),
+    base = options.plain_host_side().replace(target="cuda", tile_sizes=(), block_sizes=(),
                                                tuned_sizes=True)
     blob = json.dumps([repr(scop), base.to_text(), gpu,
                        sorted(sizes.items()) if sizes is not None else "latest"])

@@ -57,12 +57,13 @@ SMOOTH_SIZES = [{"T": 3, "n": 300}, {"T": 2, "n": 1000}, {"T": 3, "n": 40},
                 {"T": 2, "n": 2500}, {"T": 1, "n": 7}]
 # 1 KiB chunks: the staged arrays above go through several chunks, the last one partial
 CONFIGS = {
-    "reuse": dict(host_buffers="reuse"),
+    "reuse": dict(host_buffers="reuse", host_copies="pageable"),
     "reuse-staged": dict(host_buffers="reuse", host_copies="staged", host_pin_min_kib=0,
                          host_chunk_kib=1),
     "reuse-register": dict(host_buffers="reuse", host_copies="register", host_pin_min_kib=0),
-    "per-call-staged": dict(host_copies="staged", host_pin_min_kib=0, host_chunk_kib=1),
-    "per-call-register": dict(host_copies="register", host_pin_min_kib=0),
+    "per-call-staged": dict(host_buffers="per-call", host_copies="staged", host_pin_min_kib=0, host_chunk_kib=1),
+    "per-call-register": dict(host_buffers="per-call", host_copies="register",
+                              host_pin_min_kib=0),
 }
 
 
@@ -78,8 +79,8 @@ def test_repeated_calls_growing_and_shrinking(config):
     options = CONFIGS[config]
     prog = _verified(SMOOTH, options, SMOOTH_SIZES)
     lib = prog.kernel("emulate").lib
-    reuse = options.get("host_buffers") == "reuse"
-    copies = options.get("host_copies", "pageable")
+    reuse = Options(**options).host_buffers == "reuse"
+    copies = Options(**options).host_copies
     # reuse: A's and B's buffers kept; per call: none left. staged: the staging buffer kept;
     # registered arrays: unregistered at the end of each call
     assert emulate.live_allocations(lib) == (2 if reuse else 0)
@@ -122,11 +123,15 @@ def test_runtime_nests_entry_reuses_buffers():
     assert lib.pc_mixed_release() == 0 and emulate.live_allocations(lib) == 0
 
 
-def test_defaults_generate_no_host_state():
-    source = polycuda.compile(SMOOTH).generate("cuda").source
+def test_plain_host_side_generates_no_host_state():
+    plain = Options(host_buffers="per-call", host_copies="pageable")
+    source = polycuda.compile(SMOOTH, options=plain).generate("cuda").source
     assert "pc_host_state" not in source and "pc_smooth_release" not in source
-    reused = polycuda.compile(SMOOTH, options=Options(host_buffers="reuse"))
-    assert 'extern "C" int pc_smooth_release(void)' in reused.generate("cuda").source
+    assert Options().plain_host_side() == plain
+    # the defaults (measured faster: bench/results/...-host-side.json) keep buffers, pin arrays
+    default = polycuda.compile(SMOOTH).generate("cuda").source
+    assert 'extern "C" int pc_smooth_release(void)' in default
+    assert "cudaHostRegister" in default
 
 
 @pytest.mark.parametrize("changes", [dict(host_buffers="pool"), dict(host_copies="pinned"),
