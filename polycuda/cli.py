@@ -12,10 +12,9 @@ from pathlib import Path
 
 from polycuda.bench import command as bench_command
 from polycuda.errors import InvalidConfigError, PolycudaError, SourceLoc, UserError
-from polycuda.options import (HOST_BUFFERS, HOST_COPIES, INTRA_WAVEFRONTS, MAX_REDUCTION_BLOCKS,
-                              REDUCTION_COMBINES, RUNTIME_EXECUTORS, SCHEDULERS,
-                              AUX_FRACTIONS, RUNTIME_CHUNKINGS,
-                              WAVEFRONT_SYNCS, Options)
+from polycuda.options import (AUX_FRACTIONS, HOST_BUFFERS, HOST_COPIES, INTRA_WAVEFRONTS,
+                              MAX_REDUCTION_BLOCKS, REDUCTION_COMBINES, RUNTIME_CHUNKINGS,
+                              RUNTIME_EXECUTORS, SCHEDULERS, WAVEFRONT_SYNCS, Options)
 from polycuda.program import Program
 
 VERIFY_TARGETS = ("c", "openmp", "cuda", "emulate")
