@@ -12,9 +12,9 @@ from pathlib import Path
 
 from polycuda.bench import command as bench_command
 from polycuda.errors import InvalidConfigError, PolycudaError, SourceLoc, UserError
-from polycuda.options import (HOST_BUFFERS, HOST_COPIES, INTRA_WAVEFRONTS, MAX_REDUCTION_BLOCKS,
-                              REDUCTION_COMBINES, RUNTIME_EXECUTORS, SCHEDULERS,
-                              WAVEFRONT_SYNCS, Options)
+from polycuda.options import (AUX_FRACTIONS, HOST_BUFFERS, HOST_COPIES, INTRA_WAVEFRONTS,
+                              MAX_REDUCTION_BLOCKS, REDUCTION_COMBINES, RUNTIME_CHUNKINGS,
+                              RUNTIME_EXECUTORS, SCHEDULERS, WAVEFRONT_SYNCS, Options)
 from polycuda.program import Program
 
 VERIFY_TARGETS = ("c", "openmp", "cuda", "emulate")
@@ -157,6 +157,10 @@ def _options(args: argparse.Namespace, target: str | None = None) -> Options:
         changes["reuse_levels"] = True
     if args.cpu_fallback_per_level is not None:
         changes["cpu_fallback_per_level"] = args.cpu_fallback_per_level
+    if args.aux_fraction is not None:
+        changes["aux_fraction"] = args.aux_fraction
+    if args.chunking is not None:
+        changes["runtime_chunking"] = args.chunking
     return base.replace(**changes)
 
 
@@ -438,6 +442,15 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="cuda, loops with run-time dependences: run the rest of the loop in "
                         "order on the host once the inspector has found more than n / "
                         "ITERATIONS levels (default 0: never)")
+    p.add_argument("--aux-fraction", type=int, choices=AUX_FRACTIONS,
+                   help="cuda, loops with run-time dependences: the inspector's auxiliary "
+                        "array of each monitored array holds 1/N of its cells, indexed by cell "
+                        "mod its size (default 1; false conflicts add levels, never lose one)")
+    p.add_argument("--chunking", choices=RUNTIME_CHUNKINGS,
+                   help="cuda, loops with run-time dependences: none (default); static: N "
+                        "chunks of the iterations (N = --aux-fraction), chunk k from level k; "
+                        "dynamic: static, and more levels per chunk when a pass sees many "
+                        "nearby conflicts")
     p.add_argument("--no-row-reductions", action="store_true",
                    help="CUDA: keep a parallel loop of reductions (y[i] += A[i][j] * x[j]) on "
                         "threads, each thread summing its row, instead of rows on blocks and "

@@ -44,6 +44,14 @@ HOST_SIDE_FIELDS = ("host_buffers", "host_copies", "host_pin_min_kib", "host_chu
 # launch for all levels whose iterations wait on done-counters (codegen/executor_cuda.py), or
 # per call by the rule of executor_cuda.SYNCFREE_MIN_LEVELS.
 RUNTIME_EXECUTORS = ("levels", "syncfree", "syncfree-affine", "syncfree-affine-warp", "auto")
+# Run-time nests on cuda: the inspector's auxiliary array of each monitored array holds
+# 1/aux_fraction of its cells, indexed by cell mod its size (Anantpur & Govindarajan 2013,
+# Section 3.5.1, Tables 4 and 6: 1, 1/2, 1/4, 1/8).
+AUX_FRACTIONS = (1, 2, 4, 8)
+# Run-time nests on cuda: the inspector's chunking (codegen/chunking_cuda.py): none; static
+# (Section 3.5.1: aux_fraction chunks of the iterations, chunk k starting at level k); dynamic
+# (Section 3.5.2: static, plus more levels per chunk when a pass sees many nearby conflicts).
+RUNTIME_CHUNKINGS = ("none", "static", "dynamic")
 
 
 def fit_sizes(given: tuple[int, ...], default: tuple[int, ...]) -> tuple[int, ...]:
@@ -215,6 +223,10 @@ class Options:
     # (the average level then holds fewer iterations than this), it stops and the iterations
     # not yet executed run in order on the host (Section 3.5.2, last paragraph). 0: never.
     cpu_fallback_per_level: float = 0.0
+    # AUX_FRACTIONS: the divisor of the size of each auxiliary array (1: the array's size).
+    aux_fraction: int = 1
+    # RUNTIME_CHUNKINGS: how the inspector spreads the iterations over its passes.
+    runtime_chunking: str = "none"
 
     def __post_init__(self) -> None:
         if self.target not in TARGETS:
@@ -262,6 +274,12 @@ class Options:
                                      "(iterations per level; 0: never)")
         if not 0 <= self.sequential_tile <= 1024:
             raise InvalidConfigError(f"{self.sequential_tile=} must be 0 (automatic) .. 1024")
+        if self.aux_fraction not in AUX_FRACTIONS:
+            raise InvalidConfigError(f"{self.aux_fraction=} is not one of {AUX_FRACTIONS} "
+                                     "(the divisor of the auxiliary array's size)")
+        if self.runtime_chunking not in RUNTIME_CHUNKINGS:
+            raise InvalidConfigError(
+                f"{self.runtime_chunking=} is not one of {RUNTIME_CHUNKINGS}")
         if not 1 <= self.max_mapped_dims <= 3:
             raise InvalidConfigError(f"{self.max_mapped_dims=} must be 1, 2 or 3")
 

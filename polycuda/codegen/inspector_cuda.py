@@ -29,7 +29,8 @@ import islpy as isl
 
 from polycuda.analysis.indirect import RuntimeNest
 from polycuda.codegen import abi, host_driver
-from polycuda.codegen import cuda_target, executor_cuda, syncfree_affine
+from polycuda.codegen import chunking_cuda, cuda_target, executor_cuda, syncfree_affine
+from polycuda.codegen.chunking_cuda import Chunking
 from polycuda.codegen.host_driver import HostSide
 from polycuda.codegen.c_target import array_elements
 from polycuda.codegen.printer import AstPrinter
@@ -87,23 +88,28 @@ def _check_kernel(scop: Scop, k: int, code: NestCode) -> str:
 
 
 def _nest_kernels(scop: Scop, k: int, nest: RuntimeNest, code: NestCode,
-                  pipelined: bool = True) -> list[str]:
-    """The five kernels of run-time nest k (module docstring); without `pipelined`, the
-    writer does not run the previous level (the one-launch executor runs them all after)."""
+                  pipelined: bool = True, ch: Chunking = Chunking()) -> list[str]:
+    """The five kernels of run-time nest k (module docstring), six when chunked
+    (chunking_cuda.py); without `pipelined`, the writer does not run the previous level (the
+    one-launch executor runs them all after)."""
     monitored = set(nest.monitored)
     aux = [f"unsigned *{_aux(a)}" for a in nest.monitored]
     level = ["int *pc_level", "int pc_cur"]
 
+    def cell(ref, text):  # the aux entry of the access (Section 3.5.1's hash)
+        return chunking_cuda.slot(scop, ref.array, flat_index(scop, ref, text), ch)
+
     def log(stmt, ref, is_write, text):
         if not is_write or ref.array not in monitored:
             return []
-        return [f"atomicMin(&{_aux(ref.array)}[{flat_index(scop, ref, text)}], "
-                "(unsigned)pc_t);"]
+        return [f"atomicMin(&{_aux(ref.array)}[{cell(ref, text)}], (unsigned)pc_t);"]
 
     def test(stmt, ref, is_write, text):
         if ref.array not in monitored:
             return []
-        x = flat_index(scop, ref, text)
+        x = cell(ref, text)
+        if ch.chunked:
+            return chunking_cuda.reader_lines(_aux(ref.array), x, is_write, ch)
         if is_write:  # WAW: t is not the smallest writer of x
             return [f"if ((unsigned)pc_t > {_aux(ref.array)}[{x}]) "
                     "{ pc_level[pc_t] = pc_cur + 1; *pc_more = 1; }"]
@@ -116,20 +122,24 @@ def _nest_kernels(scop: Scop, k: int, nest: RuntimeNest, code: NestCode,
     def clear(stmt, ref, is_write, text):
         if not is_write or ref.array not in monitored:
             return []
-        return [f"{_aux(ref.array)}[{flat_index(scop, ref, text)}] = PC_NONE;"]
+        return [f"{_aux(ref.array)}[{cell(ref, text)}] = PC_NONE;"]
 
     run = body_lines(scop, code, None, 2, frozenset(nest.atomic), nest.private)
-    return [
+    active = [chunking_cuda.ACTIVE] if ch.chunked else ["  if (pc_level[pc_t] < pc_cur) return;"]
+    stat = ["unsigned long long *pc_stat"] if ch.dynamic else []
+    chunks = [_kernel(f"pc_chunks{k}", scop, level + ["long long pc_chunk", "int pc_gcur",
+                                                       "int pc_mode"], code,
+                      chunking_cuda.chunk_kernel_lines())] if ch.chunked else []
+    return chunks + [
         _check_kernel(scop, k, code),
         _kernel(f"pc_writer{k}", scop, level + aux, code,
                 (["#ifndef PC_TIMING", "  if (pc_level[pc_t] == pc_cur - 1) {"] + run
                  + ["  }", "#endif"] if pipelined else [])
                 + ["  if (pc_level[pc_t] != pc_cur) return;"]
                 + body_lines(scop, code, log, 1)),
-        _kernel(f"pc_reader{k}", scop, level + aux + ["int *pc_more"], code,
-                ["  if (pc_level[pc_t] < pc_cur) return;"] + body_lines(scop, code, test, 1)),
-        _kernel(f"pc_clear{k}", scop, level + aux, code,
-                ["  if (pc_level[pc_t] < pc_cur) return;"] + body_lines(scop, code, clear, 1)),
+        _kernel(f"pc_reader{k}", scop, level + aux + ["int *pc_more"] + stat, code,
+                active + body_lines(scop, code, test, 1)),
+        _kernel(f"pc_clear{k}", scop, level + aux, code, active + body_lines(scop, code, clear, 1)),
         _kernel(f"pc_exec{k}", scop, level, code,
                 ["  if (pc_level[pc_t] != pc_cur) return;"] + run),
     ]
@@ -146,7 +156,8 @@ def _features(options: Options | None) -> tuple[str, bool, float]:
 
 
 def _plain(options: Options | None) -> bool:
-    return _features(options) == ("levels", False, 0.0)
+    return (_features(options) == ("levels", False, 0.0)
+            and chunking_cuda.of(options) == Chunking())
 
 
 def _nest_driver(scop: Scop, k: int, nest: RuntimeNest, code: NestCode,
@@ -276,6 +287,8 @@ def _feature_lines(scop: Scop, k: int, nest: RuntimeNest, code: NestCode, launch
     lines = ["    PC_CHECK(cudaMalloc((void **)&pc_more, sizeof(int)));",
              "    int pc_fell = 0, pc_exec_kind = 0;",
              f"    pc_{name}_widest[{k}] = 0;"]
+    if chunking_cuda.of(options).dynamic:
+        lines += [f"    pc_{name}_chunk_steps[{k}] = 0;"]
     if reuse:
         keys = executor_cuda.reuse_keys(scop, nest, code)
         lines += executor_cuda.reuse_check_lines(scop, k, nest, keys)
@@ -285,8 +298,9 @@ def _feature_lines(scop: Scop, k: int, nest: RuntimeNest, code: NestCode, launch
     lines += ["    const double pc_t0 = PC_NOW();",
               "    if (!pc_reused) {",
               "      PC_CHECK(cudaMemset(pc_level, 0, pc_n * sizeof(int)));"]
+    ch = chunking_cuda.of(options)
     for arr in nest.monitored:
-        size = array_elements(scop.array(arr))
+        size = chunking_cuda.aux_elements(scop, arr, ch)
         lines += [f"      unsigned *{_aux(arr)} = NULL;",
                   f"      PC_CHECK(cudaMalloc((void **)&{_aux(arr)}, {size} * sizeof(unsigned)));",
                   f"      PC_CHECK(cudaMemset({_aux(arr)}, 0xff, {size} * sizeof(unsigned)));"]
@@ -294,15 +308,18 @@ def _feature_lines(scop: Scop, k: int, nest: RuntimeNest, code: NestCode, launch
         stop = ([f"        if ((double)(pc_cur + 2) * {fallback!r} > (double)pc_n) "
                  "{ pc_fell = 1; break; }  /* too many levels already (Section 3.5.2) */"]
                 if fallback else [])
-        lines += ["      for (;; pc_cur++) {  /* one pass per level (Algorithm 4) */",
-                  "        PC_CHECK(cudaMemset(pc_more, 0, sizeof(int)));",
-                  f"        pc_writer{k}{launch}, pc_level, pc_cur{aux});",
-                  f"        pc_reader{k}{launch}, pc_level, pc_cur{aux}, pc_more);",
-                  f"        pc_clear{k}{launch}, pc_level, pc_cur{aux});",
-                  "        PC_CHECK(cudaGetLastError());",
-                  "        PC_CHECK(cudaMemcpy(&pc_again, pc_more, sizeof(int), "
-                  "cudaMemcpyDeviceToHost));",
-                  "        if (!pc_again) break;"] + stop + ["      }"]
+        if ch.chunked:  # Sections 3.5.1-3.5.2
+            lines += chunking_cuda.pass_lines(name, k, launch, aux, ch, stop)
+        else:
+            lines += ["      for (;; pc_cur++) {  /* one pass per level (Algorithm 4) */",
+                      "        PC_CHECK(cudaMemset(pc_more, 0, sizeof(int)));",
+                      f"        pc_writer{k}{launch}, pc_level, pc_cur{aux});",
+                      f"        pc_reader{k}{launch}, pc_level, pc_cur{aux}, pc_more);",
+                      f"        pc_clear{k}{launch}, pc_level, pc_cur{aux});",
+                      "        PC_CHECK(cudaGetLastError());",
+                      "        PC_CHECK(cudaMemcpy(&pc_again, pc_more, sizeof(int), "
+                      "cudaMemcpyDeviceToHost));",
+                      "        if (!pc_again) break;"] + stop + ["      }"]
     lines += [f"      cudaFree({_aux(arr)});" for arr in nest.monitored]
     lines += ["    }",
               f"    pc_{name}_inspect_s_wall[{k}] = pc_reused ? 0.0 : PC_NOW() - pc_t0;",
@@ -391,7 +408,8 @@ def generate(scop: Scop, parts: list[tuple[str, object]], ctx: isl.Context,
         if kind == "nest":
             k = nests.index(part)
             code = nest_code(scop, part, ctx)
-            kernels += _nest_kernels(scop, k, part, code, executor != "syncfree")
+            kernels += _nest_kernels(scop, k, part, code, executor != "syncfree",
+                                     chunking_cuda.of(options))
             if executor not in ("levels", "syncfree-affine", "syncfree-affine-warp"):
                 kernels += executor_cuda.sync_kernels(scop, k, part, code, kernel_args(scop))
             writers = syncfree_affine.applies(scop, part, options)
@@ -432,6 +450,9 @@ def generate(scop: Scop, parts: list[tuple[str, object]], ctx: isl.Context,
                    f'extern "C" {{ long long pc_{scop.name}_executor[{count}], '
                    f"pc_{scop.name}_reused[{count}], pc_{scop.name}_widest[{count}]; "
                    f"double pc_{scop.name}_inspect_s_wall[{count}]; }}\n")
+        if chunking_cuda.of(options).dynamic:  # chunk steps of each nest in the last call
+            out.append(chunking_cuda.prelude(chunking_cuda.of(options))
+                       + f'extern "C" {{ long long pc_{scop.name}_chunk_steps[{count}]; }}\n')
     out.append(f'extern "C" {{ long long pc_{scop.name}_levels[{count}], '
                f"pc_{scop.name}_iterations[{count}]; }}\n"
                "#ifdef PC_TIMING\n#include <chrono>\n#define PC_NOW() std::chrono::duration"
