@@ -160,11 +160,11 @@ class Options:
     # kernels, the band's sequential members tiled too so that a tile is loaded per tile of
     # them (gpu/shared_promotion.py); within shared_memory_kib, at most 48 KiB. Combined with
     # register_tiles, the array that one thread updates across those tiles (gemm's C) stays in
-    # registers across them (gpu/carry.py). Off by default: the earlier layout (8x32 tiles, C
-    # reloaded per k tile) was slower on trmm, 2mm and symm (H100, bench/results/2026-11-25-
-    # nvidia-h100-80gb-hbm3-kernel-shared.json), and the combined layout is not yet measured:
-    # bench/gemm_sweep.py is the evidence a default rule needs.
-    shared_promotion: bool = False
+    # registers across them (gpu/carry.py). On by default: kernel-only on the H100 at n = 1024,
+    # the gemm-like layout (64x64 tiles, 4x2 points per thread, k tiles of 16) took gemm from
+    # 0.643 to 0.348 ms (39% of cuBLAS), 2mm 1.30 -> 0.70, syrk 2.29 -> 0.43, syr2k 4.58 -> 0.78
+    # (bench/results/2026-11-25-nvidia-h100-80gb-hbm3-gemm-sweep.json).
+    shared_promotion: bool = True
     # shared_promotion: tile size of the band members after the mapped ones (gemm's k), the
     # depth of one block's A and B tiles; 0: automatic (16 in the gemm-like default layout of
     # 64x64 tiles with 4x4 register tiles, else PPCG's 32: gpu/shared_promotion.py).

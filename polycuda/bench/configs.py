@@ -26,6 +26,7 @@ CONFIG_OPTIONS: Mapping[str, Mapping[str, Any]] = {
     "isl-rt2x2": {"scheduler": "isl", "register_tiles": (2, 2)},
     # shared-memory promotion of reused tiles in DOALL kernels (gpu/shared_promotion.py)
     "shared": {"shared_promotion": True},
+    "no-shared": {"shared_promotion": False},
     "pluto": {"scheduler": "pluto"},
     # isl's scheduler, one loop nest per strongly connected component (no fusion across them)
     "isl-dist": {"scheduler": "isl-distributed"},
@@ -54,6 +55,8 @@ CONFIG_LABELS: Mapping[str, str] = {
     "isl-noreg": "isl scheduler, without private (register) promotion",
     "isl-rt2x2": "isl scheduler, 2x2 points per thread in registers (register tiling)",
     "shared": "default options + shared-memory promotion of reused tiles (Baskaran et al.)",
+    "no-shared": "default options without shared-memory promotion (each thread reads its tiles "
+                 "from global memory)",
     "pluto": "Pluto hyperplanes (communication-minimal)",
     "isl-dist": "isl scheduler, each strongly connected component in its own loop nest",
     "superposition": "superposition of block- and thread-level schedules, the DL model's "

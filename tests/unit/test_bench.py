@@ -417,6 +417,7 @@ def test_config_names_map_to_options():
         "isl-noreg": Options(scheduler="isl", private_promotion=False),
         "isl-rt2x2": Options(scheduler="isl", register_tiles=(2, 2)),
         "shared": Options(shared_promotion=True),
+        "no-shared": Options(shared_promotion=False),
         "pluto": Options(scheduler="pluto"),
         "isl-dist": Options(scheduler="isl-distributed"),
         "superposition": Options(scheduler="superposition"),

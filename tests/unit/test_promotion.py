@@ -31,7 +31,7 @@ def _kernels_text(source: str) -> str:
 
 
 def _program(source: str, **options: object) -> polycuda.Program:
-    return polycuda.compile(source, options=Options(target="cuda", **options))
+    return polycuda.compile(source, options=Options(target="cuda", shared_promotion=False, **options))
 
 
 def _emulated_ok(prog: polycuda.Program, sizes: dict[str, int]) -> bool:
@@ -41,7 +41,7 @@ def _emulated_ok(prog: polycuda.Program, sizes: dict[str, int]) -> bool:
 
 def test_gemm_accumulates_in_a_register_with_one_load_and_one_store_of_c():
     prog = polycuda.compile(str(GEMM.c_path), function=GEMM.function,
-                            options=Options(target="cuda"))
+                            options=Options(target="cuda", shared_promotion=False))
     kernel = _kernels_text(prog.generate("cuda").source)
     assert kernel.count("C[") == 2, kernel  # the load before the k loop, the store after it
     load = re.search(r"double pc_p0;\n\s*if \([^\n]*\) pc_p0 = C\[[^;]*\];\n\s*pc_p0 \*= beta;",
@@ -61,7 +61,7 @@ def test_an_element_written_before_it_is_read_is_not_loaded():
     column-split reduction, without registers.)"""
     kernel = suite.by_name("atax")
     prog = polycuda.compile(str(kernel.c_path), function=kernel.function,
-                            options=Options(target="cuda", row_reductions=False,
+                            options=Options(target="cuda", shared_promotion=False, row_reductions=False,
                                             column_reductions=False))
     first, second = _kernels_text(prog.generate("cuda").source).split("__global__")[1:]
     assert re.search(r"double pc_p0;\n\s*pc_p0 = 0\.0;", first), first
@@ -73,7 +73,7 @@ def test_an_element_written_before_it_is_read_is_not_loaded():
 
 def test_the_option_and_the_flag_turn_promotion_off(tmp_path):
     prog = polycuda.compile(str(GEMM.c_path), function=GEMM.function,
-                            options=Options(target="cuda", private_promotion=False))
+                            options=Options(target="cuda", shared_promotion=False, private_promotion=False))
     kernel = _kernels_text(prog.generate("cuda").source)
     assert not PROMOTED.search(kernel)
     assert "C[" in kernel[kernel.index("for (int c4"):].splitlines()[1], kernel
@@ -81,7 +81,7 @@ def test_the_option_and_the_flag_turn_promotion_off(tmp_path):
     assert main(["compile", str(GEMM.c_path), "--target", "cuda", "--no-private-promotion",
                  "-o", str(out)]) == 0
     assert not PROMOTED.search(out.read_text())
-    assert Options.from_text(Options(private_promotion=False).to_text()).private_promotion is False
+    assert Options.from_text(Options(private_promotion=False, shared_promotion=False).to_text()).private_promotion is False
 
 
 # Thread j runs i and k; its k loop reads C[k][j] besides C[i][j]: two elements of C, so the
@@ -238,7 +238,7 @@ void f(int n, double x[n], double A[n][n]) {{
         node = node.insert_partial_schedule(isl.MultiUnionPwAff.read_from_str(
             ctx, f"[n] -> [{{ {stmt}[i, k] -> [({dim})] }}]"))
     node = node.band_member_set_coincident(0, True)
-    mapped = mapping.map_schedule(node.get_schedule(), Options(target="cuda"),
+    mapped = mapping.map_schedule(node.get_schedule(), Options(target="cuda", shared_promotion=False),
                                   isl_build.context_set(scop, ctx))
     accesses = staging.Accesses(isl_build.accesses_union(scop, ctx, writes=False),
                                 isl_build.accesses_union(scop, ctx, writes=True),
@@ -280,7 +280,7 @@ void fuzz(int n, double A[n + 2][8], int B[n - 1][9][7])
 
 def test_an_implied_thread_coordinate_runs_on_its_own_thread():
     prog = polycuda.compile(IMPLIED_COORDINATE, filename="fuzz.c",
-                            options=Options(scheduler="pluto", balanced_wavefront=True))
+                            options=Options(shared_promotion=False, scheduler="pluto", balanced_wavefront=True))
     source = prog.generate("cuda").source
     assert "(threadIdx.x == 0)" not in source and "pc_mod(((c0 / 2) - (32 * c2))" in source
     assert all(r.ok for r in prog.verify({"n": 9}, targets=("emulate",)))
@@ -309,7 +309,7 @@ void empty_below(int n, int m, double A[5][n - 3], double B[n - 7]) {
 
 def test_no_store_of_a_register_whose_statement_never_ran():
     source = "#define min(x, y) ((x) < (y) ? (x) : (y))\n" + EMPTY_BELOW
-    prog = polycuda.compile(source, filename="empty_below.c", options=Options(scheduler="isl"))
+    prog = polycuda.compile(source, filename="empty_below.c", options=Options(shared_promotion=False, scheduler="isl"))
     cuda = prog.generate("cuda").source
     lib = ctypes.CDLL(str(emulate.build_emulated(cuda, seed=1)))
     n, m = 9, 4

@@ -19,7 +19,7 @@ PROMOTED = re.compile(r"\bpc_p\d")  # a private register (pc_p0, ...), not the h
 
 def _gemm(**options: object) -> polycuda.Program:
     return polycuda.compile(str(GEMM.c_path), function=GEMM.function,
-                            options=Options(target="cuda", **options))
+                            options=Options(target="cuda", shared_promotion=False, **options))
 
 
 def test_gemm_2x2_holds_four_accumulators_and_loads_each_c_element_once():
@@ -59,7 +59,7 @@ def test_a_unit_that_varies_with_the_parameters_gets_no_registers():
     y2 in memory (it once took unit 1 for every w and lost the zero of unit 0)."""
     kernel = suite.by_name("deriche")
     prog = polycuda.compile(str(kernel.c_path), function=kernel.function,
-                            options=Options(target="cuda", register_tiles=(2,)))
+                            options=Options(target="cuda", shared_promotion=False, register_tiles=(2,)))
     assert _emulated_ok(prog, dict(kernel.small))
     assert _emulated_ok(prog, {"w": 300, "h": 5})
 
@@ -68,6 +68,6 @@ def test_a_unit_that_varies_with_the_parameters_gets_no_registers():
 def test_register_tiled_suite_kernels_verify(name):
     kernel = suite.by_name(name)
     prog = polycuda.compile(str(kernel.c_path), function=kernel.function,
-                            options=Options(target="cuda", register_tiles=(2, 2)))
+                            options=Options(target="cuda", shared_promotion=False, register_tiles=(2, 2)))
     assert any(k.register_tiles for k in prog.generate("cuda").kernels)
     assert _emulated_ok(prog, dict(kernel.small))

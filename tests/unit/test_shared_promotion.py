@@ -174,7 +174,10 @@ def test_the_option_flag_and_defaults(tmp_path):
     gemm = suite.by_name("gemm")
     default = polycuda.compile(str(gemm.c_path), function=gemm.function,
                                options=Options(target="cuda"))
-    assert "__shared__" not in default.generate("cuda").source
+    assert "pc_sh_A_0" in default.generate("cuda").source  # on by default
+    off = polycuda.compile(str(gemm.c_path), function=gemm.function,
+                           options=Options(target="cuda", shared_promotion=False))
+    assert "__shared__" not in off.generate("cuda").source
     # register tiling combines with it: the units below the shared mark
     assert _shared(_program("gemm", register_tiles=(2, 2))) == {
         "kernel0": [("A", (8, 32), 32), ("B", (32, 32), 32)]}
