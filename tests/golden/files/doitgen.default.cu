@@ -23,34 +23,74 @@ static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) 
     if (pc_e != cudaSuccess) return (int)pc_e; } while (0)
 
 __global__ void __launch_bounds__(512) kernel0(int nr, int nq, int nk, double *__restrict__ A, double *__restrict__ C4, double *__restrict__ acc, double *__restrict__ acc_x0) {
-  for (int c0 = (int)blockIdx.z; (c0 <= pc_floord(nr, 4)); c0 += (int)gridDim.z) {
-    for (int c1 = (int)blockIdx.y; (c1 <= pc_floord(nq, 4)); c1 += (int)gridDim.y) {
+  __shared__ double pc_sh_C4_0[1024];
+  __shared__ double pc_sh_A_0[512];
+  for (int c0 = (int)blockIdx.z; (c0 <= (nr / 4)); c0 += (int)gridDim.z) {
+    for (int c1 = (int)blockIdx.y; (c1 <= (nq / 4)); c1 += (int)gridDim.y) {
       for (int c2 = (int)blockIdx.x; (c2 <= pc_floord((nk - 1), 32)); c2 += (int)gridDim.x) {
-        if ((int)threadIdx.z >= pc_max(0, (((-4) * c0) + 1))) {
-          const int c3 = (int)threadIdx.z;
-          if ((c3 <= pc_min(3, (nr - (4 * c0))))) {
-            if ((int)threadIdx.y >= pc_max(0, (((-4) * c1) + 1))) {
-              const int c4 = (int)threadIdx.y;
-              if ((c4 <= pc_min(3, (nq - (4 * c1))))) {
-                if ((int)threadIdx.x >= 0) {
-                  const int c5 = (int)threadIdx.x;
-                  if ((c5 <= pc_min(31, ((nk - (32 * c2)) - 1)))) {
-                    {
-                      double pc_p0;
-                      pc_p0 = 0.0;
-                      for (int c6 = 0; (c6 < nk); c6 += 1) {
-                        pc_p0 += (A[(((((4 * c0) + c3) - 1)) * (nq) + ((((4 * c1) + c4) - 1))) * (nk) + (c6)] * C4[(c6) * (nk) + (((32 * c2) + c5))]);
+        {
+          const int pc_t0 = (int)threadIdx.z;
+          const int pc_t1 = (int)threadIdx.y;
+          const int pc_t2 = (int)threadIdx.x;
+          double pc_c0;
+          if (((((((((((((((c2 >= 0) && (((4 * c0) + pc_t0) >= 1)) && (pc_t0 >= 0)) && (nr >= ((4 * c0) + pc_t0))) && (pc_t0 <= 3)) && (((4 * c1) + pc_t1) >= 1)) && (pc_t1 >= 0)) && (nq >= ((4 * c1) + pc_t1))) && (pc_t1 <= 3)) && (nk >= (((32 * c2) + pc_t2) + 1))) && (pc_t2 >= 0)) && (pc_t2 <= 31)) || ((((((((((((nr >= 1) && (nq >= 1)) && (nr >= (4 * c0))) && (((4 * c0) + 3) >= nr)) && (nq >= (4 * c1))) && (((4 * c1) + 3) >= nq)) && (c2 >= 0)) && (((4 * c0) + pc_t0) == nr)) && (((4 * c1) + pc_t1) == nq)) && (nk >= (((32 * c2) + pc_t2) + 1))) && (pc_t2 >= 0)) && (pc_t2 <= 31))))) pc_c0 = acc_x0[(((((4 * c0) + pc_t0) - 1)) * (pc_max(nq, 0)) + ((((4 * c1) + pc_t1) - 1))) * (nk) + (((32 * c2) + pc_t2))];
+          for (int c3 = 0; (c3 <= ((nk - 1) / 32)); c3 += 1) {
+            {
+              const int pc_so_A_0_0 = ((c0 == 0) ? 0 : ((4 * c0) - 1));
+              const int pc_so_A_0_1 = ((c1 == 0) ? 0 : ((4 * c1) - 1));
+              const int pc_so_A_0_2 = (32 * c3);
+              const int pc_so_C4_0_0 = (32 * c3);
+              const int pc_so_C4_0_1 = (32 * c2);
+              __syncthreads();
+              for (int pc_e = (int)threadIdx.x + 32 * (int)threadIdx.y + 128 * (int)threadIdx.z; pc_e < 512; pc_e += 512) {
+                const int pc_x0 = pc_so_A_0_0 + pc_e / 128;
+                const int pc_x1 = pc_so_A_0_1 + (pc_e / 32) % 4;
+                const int pc_x2 = pc_so_A_0_2 + (pc_e) % 32;
+                const int pc_l = (pc_x0 - pc_so_A_0_0) * 128 + (pc_x1 - pc_so_A_0_1) * 32 + (pc_x2 - pc_so_A_0_2) * 1;
+                if (pc_x0 >= 0 && pc_x0 < (nr) && pc_x1 >= 0 && pc_x1 < (nq) && pc_x2 >= 0 && pc_x2 < (nk) && (((((((((((((((c2 >= 0) && (nk >= ((32 * c2) + 1))) && (c3 >= 0)) && (nr >= (pc_x0 + 1))) && (pc_x0 >= 0)) && ((pc_x0 + 1) >= (4 * c0))) && (((4 * c0) + 2) >= pc_x0)) && (nq >= (pc_x1 + 1))) && (pc_x1 >= 0)) && ((pc_x1 + 1) >= (4 * c1))) && (((4 * c1) + 2) >= pc_x1)) && (nk >= (pc_x2 + 1))) && (pc_x2 >= (32 * c3))) && (((32 * c3) + 31) >= pc_x2)))) pc_sh_A_0[pc_l] = A[((pc_x0) * (nq) + (pc_x1)) * (nk) + (pc_x2)];
+              }
+              for (int pc_e = (int)threadIdx.x + 32 * (int)threadIdx.y + 128 * (int)threadIdx.z; pc_e < 1024; pc_e += 512) {
+                const int pc_x0 = pc_so_C4_0_0 + pc_e / 32;
+                const int pc_x1 = pc_so_C4_0_1 + (pc_e) % 32;
+                const int pc_l = (pc_x0 - pc_so_C4_0_0) * 32 + (pc_x1 - pc_so_C4_0_1) * 1;
+                if (pc_x0 >= 0 && pc_x0 < (nk) && pc_x1 >= 0 && pc_x1 < (nk) && (((((((((((((((nr >= 1) && (nq >= 1)) && (c0 >= 0)) && (nr >= (4 * c0))) && (c1 >= 0)) && (nq >= (4 * c1))) && (c2 >= 0)) && (c3 >= 0)) && (nk >= (pc_x0 + 1))) && (pc_x0 >= (32 * c3))) && (((32 * c3) + 31) >= pc_x0)) && (nk >= (pc_x1 + 1))) && (pc_x1 >= (32 * c2))) && (((32 * c2) + 31) >= pc_x1)))) pc_sh_C4_0[pc_l] = C4[(pc_x0) * (nk) + (pc_x1)];
+              }
+              __syncthreads();
+              if ((int)threadIdx.z >= pc_max(0, (((-4) * c0) + 1))) {
+                const int c4 = (int)threadIdx.z;
+                if ((c4 <= pc_min(3, (nr - (4 * c0))))) {
+                  if ((int)threadIdx.y >= pc_max(0, (((-4) * c1) + 1))) {
+                    const int c5 = (int)threadIdx.y;
+                    if ((c5 <= pc_min(3, (nq - (4 * c1))))) {
+                      if ((int)threadIdx.x >= 0) {
+                        const int c6 = (int)threadIdx.x;
+                        if ((c6 <= pc_min(31, ((nk - (32 * c2)) - 1)))) {
+                          if ((c3 == 0)) {
+                            pc_c0 = 0.0;
+                          }
+                          for (int c7 = 0; (c7 <= pc_min(31, ((nk - (32 * c3)) - 1))); c7 += 1) {
+                            pc_c0 += (pc_sh_A_0[(((((4 * c0) + c4) - 1)) - pc_so_A_0_0) * 128 + (((((4 * c1) + c5) - 1)) - pc_so_A_0_1) * 32 + ((((32 * c3) + c7)) - pc_so_A_0_2) * 1] * pc_sh_C4_0[((((32 * c3) + c7)) - pc_so_C4_0_0) * 32 + ((((32 * c2) + c6)) - pc_so_C4_0_1) * 1]);
+                          }
+                          if ((((((32 * c3) + 31) >= nk) && (((4 * c0) + c4) == nr)) && (((4 * c1) + c5) == nq))) {
+                            acc[((32 * c2) + c6)] = pc_c0;
+                          }
+                        }
                       }
-                      if (((((4 * c0) + c3) == nr) && (((4 * c1) + c4) == nq))) {
-                        acc[((32 * c2) + c5)] = pc_p0;
-                      }
-                      if ((((((((((((((c2 >= 0) && (((4 * c0) + c3) >= 1)) && (c3 >= 0)) && (nr >= ((4 * c0) + c3))) && (c3 <= 3)) && (((4 * c1) + c4) >= 1)) && (c4 >= 0)) && (nq >= ((4 * c1) + c4))) && (c4 <= 3)) && (nk >= (((32 * c2) + c5) + 1))) && (c5 >= 0)) && (c5 <= 31)))) acc_x0[(((((4 * c0) + c3) - 1)) * (pc_max(nq, 0)) + ((((4 * c1) + c4) - 1))) * (nk) + (((32 * c2) + c5))] = pc_p0;
                     }
                   }
                 }
               }
             }
           }
+          if ((((((4 * c0) + 3) >= nr) && (((4 * c1) + 3) >= nq)) && ((nk % 32) == 0))) {
+            if ((int)threadIdx.x >= 0) {
+              const int c6 = (int)threadIdx.x;
+              if ((c6 <= 31)) {
+                if (pc_mod((nr - (4 * c0)), (int)blockDim.z) == (int)threadIdx.z && pc_mod((nq - (4 * c1)), (int)blockDim.y) == (int)threadIdx.y) acc[((32 * c2) + c6)] = pc_c0;
+              }
+            }
+          }
+          if ((((((((((((((c2 >= 0) && (((4 * c0) + pc_t0) >= 1)) && (pc_t0 >= 0)) && (nr >= ((4 * c0) + pc_t0))) && (pc_t0 <= 3)) && (((4 * c1) + pc_t1) >= 1)) && (pc_t1 >= 0)) && (nq >= ((4 * c1) + pc_t1))) && (pc_t1 <= 3)) && (nk >= (((32 * c2) + pc_t2) + 1))) && (pc_t2 >= 0)) && (pc_t2 <= 31)))) acc_x0[(((((4 * c0) + pc_t0) - 1)) * (pc_max(nq, 0)) + ((((4 * c1) + pc_t1) - 1))) * (nk) + (((32 * c2) + pc_t2))] = pc_c0;
         }
       }
     }
@@ -232,7 +272,9 @@ extern "C" int pc_doitgen_dev(long long nr, long long nq, long long nk, double *
     pc_doitgen_dev_state.at_exit = 1;
     atexit(pc_doitgen_at_exit);
   }
-  kernel0<<<dim3((unsigned)pc_min(pc_max(((nk + 31) / 32), 1LL), 2147483647LL), (unsigned)pc_min(pc_max(((nq / 4) + 1), 1LL), 65535LL), (unsigned)pc_min(pc_max(((nr / 4) + 1), 1LL), 65535LL)), dim3(32, 4, 4)>>>((int)nr, (int)nq, (int)nk, A, C4, acc, acc_x0);
+  if (((nr >= 1) && (nq >= 1))) {
+    kernel0<<<dim3((unsigned)pc_min(pc_max(((nk + 31) / 32), 1LL), 2147483647LL), (unsigned)pc_min(pc_max(((nq / 4) + 1), 1LL), 65535LL), (unsigned)pc_min(pc_max(((nr / 4) + 1), 1LL), 65535LL)), dim3(32, 4, 4)>>>((int)nr, (int)nq, (int)nk, A, C4, acc, acc_x0);
+  }
   kernel1<<<dim3((unsigned)pc_min(pc_max(((nk + 31) / 32), 1LL), 2147483647LL), (unsigned)pc_min(pc_max(((nq + 3) / 4), 1LL), 65535LL), (unsigned)pc_min(pc_max(((nr + 3) / 4), 1LL), 65535LL)), dim3(32, 4, 4)>>>((int)nr, (int)nq, (int)nk, A, C4, acc, acc_x0);
   PC_CHECK(cudaGetLastError());
   PC_CHECK(cudaDeviceSynchronize());

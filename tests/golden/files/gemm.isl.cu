@@ -22,27 +22,140 @@ static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) 
 #define PC_CHECK(call) do { cudaError_t pc_e = (call); \
     if (pc_e != cudaSuccess) return (int)pc_e; } while (0)
 
-__global__ void __launch_bounds__(256) kernel0(int ni, int nj, int nk, double alpha, double beta, double *__restrict__ C, double *__restrict__ A, double *__restrict__ B) {
-  for (int c0 = (int)blockIdx.y; (c0 <= pc_floord((ni - 1), 8)); c0 += (int)gridDim.y) {
-    for (int c1 = (int)blockIdx.x; (c1 <= pc_floord((nj - 1), 32)); c1 += (int)gridDim.x) {
-      if ((int)threadIdx.y >= 0) {
-        const int c2 = (int)threadIdx.y;
-        if ((c2 <= pc_min(7, ((ni - (8 * c0)) - 1)))) {
-          if ((int)threadIdx.x >= 0) {
-            const int c3 = (int)threadIdx.x;
-            if ((c3 <= pc_min(31, ((nj - (32 * c1)) - 1)))) {
-              {
-                double pc_p0;
-                if (((((((((((((nj >= 1) && (c0 >= 0)) && (ni >= ((8 * c0) + 1))) && (c1 >= 0)) && (nj >= ((32 * c1) + 1))) && (ni >= (((8 * c0) + c2) + 1))) && (c2 >= 0)) && (c2 <= 7)) && (nj >= (((32 * c1) + c3) + 1))) && (c3 >= 0)) && (c3 <= 31)))) pc_p0 = C[(((8 * c0) + c2)) * (nj) + (((32 * c1) + c3))];
-                pc_p0 *= beta;
-                for (int c4 = 0; (c4 < nk); c4 += 1) {
-                  pc_p0 += ((alpha * A[(((8 * c0) + c2)) * (nk) + (c4)]) * B[(c4) * (nj) + (((32 * c1) + c3))]);
+__global__ void __launch_bounds__(512) kernel0(int ni, int nj, int nk, double alpha, double beta, double *__restrict__ C, double *__restrict__ A, double *__restrict__ B) {
+  __shared__ double pc_sh_B_0[1024];
+  __shared__ double pc_sh_A_0[1024];
+  for (int c0 = (int)blockIdx.y; (c0 <= pc_floord((ni - 1), 64)); c0 += (int)gridDim.y) {
+    for (int c1 = (int)blockIdx.x; (c1 <= pc_floord((nj - 1), 64)); c1 += (int)gridDim.x) {
+      {
+        const int pc_t0 = (int)threadIdx.y;
+        const int pc_t1 = (int)threadIdx.x;
+        double pc_c0_0_0;
+        if ((((((((((c0 >= 0) && (c1 >= 0)) && (ni >= (((64 * c0) + pc_t0) + 1))) && (pc_t0 >= 0)) && (pc_t0 <= 15)) && (nj >= (((64 * c1) + pc_t1) + 1))) && (pc_t1 >= 0)) && (pc_t1 <= 31)))) pc_c0_0_0 = C[(((64 * c0) + pc_t0)) * (nj) + (((64 * c1) + pc_t1))];
+        double pc_c0_0_1;
+        if ((((((((((c0 >= 0) && (c1 >= 0)) && (ni >= (((64 * c0) + pc_t0) + 1))) && (pc_t0 >= 0)) && (pc_t0 <= 15)) && (nj >= (((64 * c1) + pc_t1) + 33))) && (pc_t1 >= 0)) && (pc_t1 <= 31)))) pc_c0_0_1 = C[(((64 * c0) + pc_t0)) * (nj) + ((((64 * c1) + pc_t1) + 32))];
+        double pc_c0_1_0;
+        if ((((((((((c0 >= 0) && (c1 >= 0)) && (ni >= (((64 * c0) + pc_t0) + 17))) && (pc_t0 >= 0)) && (pc_t0 <= 15)) && (nj >= (((64 * c1) + pc_t1) + 1))) && (pc_t1 >= 0)) && (pc_t1 <= 31)))) pc_c0_1_0 = C[((((64 * c0) + pc_t0) + 16)) * (nj) + (((64 * c1) + pc_t1))];
+        double pc_c0_1_1;
+        if ((((((((((c0 >= 0) && (c1 >= 0)) && (ni >= (((64 * c0) + pc_t0) + 17))) && (pc_t0 >= 0)) && (pc_t0 <= 15)) && (nj >= (((64 * c1) + pc_t1) + 33))) && (pc_t1 >= 0)) && (pc_t1 <= 31)))) pc_c0_1_1 = C[((((64 * c0) + pc_t0) + 16)) * (nj) + ((((64 * c1) + pc_t1) + 32))];
+        double pc_c0_2_0;
+        if ((((((((((c0 >= 0) && (c1 >= 0)) && (ni >= (((64 * c0) + pc_t0) + 33))) && (pc_t0 >= 0)) && (pc_t0 <= 15)) && (nj >= (((64 * c1) + pc_t1) + 1))) && (pc_t1 >= 0)) && (pc_t1 <= 31)))) pc_c0_2_0 = C[((((64 * c0) + pc_t0) + 32)) * (nj) + (((64 * c1) + pc_t1))];
+        double pc_c0_2_1;
+        if ((((((((((c0 >= 0) && (c1 >= 0)) && (ni >= (((64 * c0) + pc_t0) + 33))) && (pc_t0 >= 0)) && (pc_t0 <= 15)) && (nj >= (((64 * c1) + pc_t1) + 33))) && (pc_t1 >= 0)) && (pc_t1 <= 31)))) pc_c0_2_1 = C[((((64 * c0) + pc_t0) + 32)) * (nj) + ((((64 * c1) + pc_t1) + 32))];
+        double pc_c0_3_0;
+        if ((((((((((c0 >= 0) && (c1 >= 0)) && (ni >= (((64 * c0) + pc_t0) + 49))) && (pc_t0 >= 0)) && (pc_t0 <= 15)) && (nj >= (((64 * c1) + pc_t1) + 1))) && (pc_t1 >= 0)) && (pc_t1 <= 31)))) pc_c0_3_0 = C[((((64 * c0) + pc_t0) + 48)) * (nj) + (((64 * c1) + pc_t1))];
+        double pc_c0_3_1;
+        if ((((((((((c0 >= 0) && (c1 >= 0)) && (ni >= (((64 * c0) + pc_t0) + 49))) && (pc_t0 >= 0)) && (pc_t0 <= 15)) && (nj >= (((64 * c1) + pc_t1) + 33))) && (pc_t1 >= 0)) && (pc_t1 <= 31)))) pc_c0_3_1 = C[((((64 * c0) + pc_t0) + 48)) * (nj) + ((((64 * c1) + pc_t1) + 32))];
+        for (int c2 = 0; (c2 <= pc_floord((nk - 1), 16)); c2 += 1) {
+          {
+            const int pc_so_A_0_0 = (64 * c0);
+            const int pc_so_A_0_1 = (16 * c2);
+            const int pc_so_B_0_0 = (16 * c2);
+            const int pc_so_B_0_1 = (64 * c1);
+            __syncthreads();
+            for (int pc_e = (int)threadIdx.x + 32 * (int)threadIdx.y; pc_e < 1024; pc_e += 512) {
+              const int pc_x0 = pc_so_A_0_0 + pc_e / 16;
+              const int pc_x1 = pc_so_A_0_1 + (pc_e) % 16;
+              const int pc_l = (pc_x0 - pc_so_A_0_0) * 16 + (pc_x1 - pc_so_A_0_1) * 1;
+              if (pc_x0 >= 0 && pc_x0 < (ni) && pc_x1 >= 0 && pc_x1 < (nk) && (((((((((((c0 >= 0) && (c1 >= 0)) && (nj >= ((64 * c1) + 1))) && (c2 >= 0)) && (ni >= (pc_x0 + 1))) && (pc_x0 >= (64 * c0))) && (((64 * c0) + 63) >= pc_x0)) && (nk >= (pc_x1 + 1))) && (pc_x1 >= (16 * c2))) && (((16 * c2) + 15) >= pc_x1)))) pc_sh_A_0[pc_l] = A[(pc_x0) * (nk) + (pc_x1)];
+            }
+            for (int pc_e = (int)threadIdx.x + 32 * (int)threadIdx.y; pc_e < 1024; pc_e += 512) {
+              const int pc_x0 = pc_so_B_0_0 + pc_e / 64;
+              const int pc_x1 = pc_so_B_0_1 + (pc_e) % 64;
+              const int pc_l = (pc_x0 - pc_so_B_0_0) * 64 + (pc_x1 - pc_so_B_0_1) * 1;
+              if (pc_x0 >= 0 && pc_x0 < (nk) && pc_x1 >= 0 && pc_x1 < (nj) && (((((((((((c0 >= 0) && (ni >= ((64 * c0) + 1))) && (c1 >= 0)) && (c2 >= 0)) && (nk >= (pc_x0 + 1))) && (pc_x0 >= (16 * c2))) && (((16 * c2) + 15) >= pc_x0)) && (nj >= (pc_x1 + 1))) && (pc_x1 >= (64 * c1))) && (((64 * c1) + 63) >= pc_x1)))) pc_sh_B_0[pc_l] = B[(pc_x0) * (nj) + (pc_x1)];
+            }
+            __syncthreads();
+            for (int c3 = (int)threadIdx.y; (c3 <= pc_min(15, ((ni - (64 * c0)) - 1))); c3 += (int)blockDim.y) {
+              for (int c4 = (int)threadIdx.x; (c4 <= pc_min(31, ((nj - (64 * c1)) - 1))); c4 += (int)blockDim.x) {
+                if ((c2 == 0)) {
+                  pc_c0_0_0 *= beta;
+                  if ((nj >= (((64 * c1) + c4) + 33))) {
+                    pc_c0_0_1 *= beta;
+                  }
+                  if ((ni >= (((64 * c0) + c3) + 17))) {
+                    pc_c0_1_0 *= beta;
+                    if ((nj >= (((64 * c1) + c4) + 33))) {
+                      pc_c0_1_1 *= beta;
+                    }
+                    if ((ni >= (((64 * c0) + c3) + 33))) {
+                      pc_c0_2_0 *= beta;
+                      if ((nj >= (((64 * c1) + c4) + 33))) {
+                        pc_c0_2_1 *= beta;
+                      }
+                      if ((ni >= (((64 * c0) + c3) + 49))) {
+                        pc_c0_3_0 *= beta;
+                        if ((nj >= (((64 * c1) + c4) + 33))) {
+                          pc_c0_3_1 *= beta;
+                        }
+                      }
+                    }
+                  }
                 }
-                if ((((((((((c0 >= 0) && (c1 >= 0)) && (ni >= (((8 * c0) + c2) + 1))) && (c2 >= 0)) && (c2 <= 7)) && (nj >= (((32 * c1) + c3) + 1))) && (c3 >= 0)) && (c3 <= 31)))) C[(((8 * c0) + c2)) * (nj) + (((32 * c1) + c3))] = pc_p0;
+                for (int c5 = 0; (c5 <= pc_min(15, ((nk - (16 * c2)) - 1))); c5 += 1) {
+                  pc_c0_0_0 += ((alpha * pc_sh_A_0[((((64 * c0) + c3)) - pc_so_A_0_0) * 16 + ((((16 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((16 * c2) + c5)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]);
+                  if ((nj >= (((64 * c1) + c4) + 33))) {
+                    pc_c0_0_1 += ((alpha * pc_sh_A_0[((((64 * c0) + c3)) - pc_so_A_0_0) * 16 + ((((16 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((16 * c2) + c5)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]);
+                  }
+                  if ((ni >= (((64 * c0) + c3) + 17))) {
+                    pc_c0_1_0 += ((alpha * pc_sh_A_0[(((((64 * c0) + c3) + 16)) - pc_so_A_0_0) * 16 + ((((16 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((16 * c2) + c5)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]);
+                    if ((nj >= (((64 * c1) + c4) + 33))) {
+                      pc_c0_1_1 += ((alpha * pc_sh_A_0[(((((64 * c0) + c3) + 16)) - pc_so_A_0_0) * 16 + ((((16 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((16 * c2) + c5)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]);
+                    }
+                    if ((ni >= (((64 * c0) + c3) + 33))) {
+                      pc_c0_2_0 += ((alpha * pc_sh_A_0[(((((64 * c0) + c3) + 32)) - pc_so_A_0_0) * 16 + ((((16 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((16 * c2) + c5)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]);
+                      if ((nj >= (((64 * c1) + c4) + 33))) {
+                        pc_c0_2_1 += ((alpha * pc_sh_A_0[(((((64 * c0) + c3) + 32)) - pc_so_A_0_0) * 16 + ((((16 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((16 * c2) + c5)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]);
+                      }
+                      if ((ni >= (((64 * c0) + c3) + 49))) {
+                        pc_c0_3_0 += ((alpha * pc_sh_A_0[(((((64 * c0) + c3) + 48)) - pc_so_A_0_0) * 16 + ((((16 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((16 * c2) + c5)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]);
+                        if ((nj >= (((64 * c1) + c4) + 33))) {
+                          pc_c0_3_1 += ((alpha * pc_sh_A_0[(((((64 * c0) + c3) + 48)) - pc_so_A_0_0) * 16 + ((((16 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((16 * c2) + c5)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]);
+                        }
+                      }
+                    }
+                  }
+                }
               }
             }
           }
         }
+        if ((nk <= 0)) {
+          for (int c3 = (int)threadIdx.y; (c3 <= pc_min(15, ((ni - (64 * c0)) - 1))); c3 += (int)blockDim.y) {
+            for (int c4 = (int)threadIdx.x; (c4 <= pc_min(31, ((nj - (64 * c1)) - 1))); c4 += (int)blockDim.x) {
+              pc_c0_0_0 *= beta;
+              if ((nj >= (((64 * c1) + c4) + 33))) {
+                pc_c0_0_1 *= beta;
+              }
+              if ((ni >= (((64 * c0) + c3) + 17))) {
+                pc_c0_1_0 *= beta;
+                if ((nj >= (((64 * c1) + c4) + 33))) {
+                  pc_c0_1_1 *= beta;
+                }
+                if ((ni >= (((64 * c0) + c3) + 33))) {
+                  pc_c0_2_0 *= beta;
+                  if ((nj >= (((64 * c1) + c4) + 33))) {
+                    pc_c0_2_1 *= beta;
+                  }
+                  if ((ni >= (((64 * c0) + c3) + 49))) {
+                    pc_c0_3_0 *= beta;
+                    if ((nj >= (((64 * c1) + c4) + 33))) {
+                      pc_c0_3_1 *= beta;
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+        if ((((((((((c0 >= 0) && (c1 >= 0)) && (ni >= (((64 * c0) + pc_t0) + 1))) && (pc_t0 >= 0)) && (pc_t0 <= 15)) && (nj >= (((64 * c1) + pc_t1) + 1))) && (pc_t1 >= 0)) && (pc_t1 <= 31)))) C[(((64 * c0) + pc_t0)) * (nj) + (((64 * c1) + pc_t1))] = pc_c0_0_0;
+        if ((((((((((c0 >= 0) && (c1 >= 0)) && (ni >= (((64 * c0) + pc_t0) + 1))) && (pc_t0 >= 0)) && (pc_t0 <= 15)) && (nj >= (((64 * c1) + pc_t1) + 33))) && (pc_t1 >= 0)) && (pc_t1 <= 31)))) C[(((64 * c0) + pc_t0)) * (nj) + ((((64 * c1) + pc_t1) + 32))] = pc_c0_0_1;
+        if ((((((((((c0 >= 0) && (c1 >= 0)) && (ni >= (((64 * c0) + pc_t0) + 17))) && (pc_t0 >= 0)) && (pc_t0 <= 15)) && (nj >= (((64 * c1) + pc_t1) + 1))) && (pc_t1 >= 0)) && (pc_t1 <= 31)))) C[((((64 * c0) + pc_t0) + 16)) * (nj) + (((64 * c1) + pc_t1))] = pc_c0_1_0;
+        if ((((((((((c0 >= 0) && (c1 >= 0)) && (ni >= (((64 * c0) + pc_t0) + 17))) && (pc_t0 >= 0)) && (pc_t0 <= 15)) && (nj >= (((64 * c1) + pc_t1) + 33))) && (pc_t1 >= 0)) && (pc_t1 <= 31)))) C[((((64 * c0) + pc_t0) + 16)) * (nj) + ((((64 * c1) + pc_t1) + 32))] = pc_c0_1_1;
+        if ((((((((((c0 >= 0) && (c1 >= 0)) && (ni >= (((64 * c0) + pc_t0) + 33))) && (pc_t0 >= 0)) && (pc_t0 <= 15)) && (nj >= (((64 * c1) + pc_t1) + 1))) && (pc_t1 >= 0)) && (pc_t1 <= 31)))) C[((((64 * c0) + pc_t0) + 32)) * (nj) + (((64 * c1) + pc_t1))] = pc_c0_2_0;
+        if ((((((((((c0 >= 0) && (c1 >= 0)) && (ni >= (((64 * c0) + pc_t0) + 33))) && (pc_t0 >= 0)) && (pc_t0 <= 15)) && (nj >= (((64 * c1) + pc_t1) + 33))) && (pc_t1 >= 0)) && (pc_t1 <= 31)))) C[((((64 * c0) + pc_t0) + 32)) * (nj) + ((((64 * c1) + pc_t1) + 32))] = pc_c0_2_1;
+        if ((((((((((c0 >= 0) && (c1 >= 0)) && (ni >= (((64 * c0) + pc_t0) + 49))) && (pc_t0 >= 0)) && (pc_t0 <= 15)) && (nj >= (((64 * c1) + pc_t1) + 1))) && (pc_t1 >= 0)) && (pc_t1 <= 31)))) C[((((64 * c0) + pc_t0) + 48)) * (nj) + (((64 * c1) + pc_t1))] = pc_c0_3_0;
+        if ((((((((((c0 >= 0) && (c1 >= 0)) && (ni >= (((64 * c0) + pc_t0) + 49))) && (pc_t0 >= 0)) && (pc_t0 <= 15)) && (nj >= (((64 * c1) + pc_t1) + 33))) && (pc_t1 >= 0)) && (pc_t1 <= 31)))) C[((((64 * c0) + pc_t0) + 48)) * (nj) + ((((64 * c1) + pc_t1) + 32))] = pc_c0_3_1;
       }
     }
   }
@@ -191,7 +304,7 @@ extern "C" int pc_gemm_release(void);
 static void pc_gemm_at_exit(void) { (void)pc_gemm_release(); }
 
 extern "C" int pc_gemm_dev(long long ni, long long nj, long long nk, double alpha, double beta, double *C, double *A, double *B) {
-  kernel0<<<dim3((unsigned)pc_min(pc_max(((nj + 31) / 32), 1LL), 2147483647LL), (unsigned)pc_min(pc_max(((ni + 7) / 8), 1LL), 65535LL)), dim3(32, 8)>>>((int)ni, (int)nj, (int)nk, alpha, beta, C, A, B);
+  kernel0<<<dim3((unsigned)pc_min(pc_max(((nj + 63) / 64), 1LL), 2147483647LL), (unsigned)pc_min(pc_max(((ni + 63) / 64), 1LL), 65535LL)), dim3(32, 16)>>>((int)ni, (int)nj, (int)nk, alpha, beta, C, A, B);
   PC_CHECK(cudaGetLastError());
   PC_CHECK(cudaDeviceSynchronize());
   return 0;
