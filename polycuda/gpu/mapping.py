@@ -279,12 +279,13 @@ class _Mapper:
         tiles = tile_sizes_for(n, self.options)
         name = self._name()
         regs = register_tiling.points_per_thread(tiles, self.options, name)
-        shared = shared_promotion.enabled(self.options)
         gemm = shared_promotion.gemm_like(node, n, self.options)
         if gemm:  # PPCG-like blocks, r x c points per thread
             tiles, regs = shared_promotion.GEMM_TILES, shared_promotion.GEMM_REGISTER_TILES
         seq = (shared_promotion.sequential_tile_sizes(
-            node, n, shared_promotion.sequential_tile(self.options, gemm)) if shared else ())
+            node, n, shared_promotion.sequential_tile(self.options, gemm))
+            if shared_promotion.enabled(self.options) else ())
+        shared = bool(seq)  # shared_promotion.enabled: only with a sequential loop in the kernel
         if node.band_n_member() > n + len(seq):
             node = node.band_split(n + len(seq))
         depth = node.get_schedule_depth()

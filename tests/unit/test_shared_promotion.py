@@ -81,12 +81,12 @@ def test_syrk_reads_of_one_array_keep_one_copy_per_reference_padded_where_thread
     assert sorted(arrays) == [("A", (8, 32), 32), ("A", (32, 32), 33)]
 
 
-def test_a_stencil_promotes_its_neighbourhood():
-    """jacobi-2d's DOALL kernels (no wavefront): the five neighbours' footprints meet, one
-    copy of the 8 x 32 tile with its halo, reused across threads."""
+def test_a_stencil_keeps_global_memory():
+    """jacobi-2d's DOALL kernels (no wavefront) have no sequential loop inside: their reuse is
+    only between neighbouring threads, which the L1 cache serves, so no shared tile (heat-3d
+    was 2.9x slower with one on the H100); still correct."""
     prog = _program("jacobi_2d", scheduler="isl", wavefront=False)
-    assert _shared(prog) == {"kernel0": [("A", (10, 34), 34)],
-                             "kernel1": [("B", (10, 34), 34)]}
+    assert _shared(prog) == {}
     assert _verified(prog, {"T": 3, "n": 37}, ("emulate", "c", "openmp"))
 
 
@@ -219,17 +219,17 @@ def _loaded_and_stored_outside_the_k_tiles(source: str, array: str) -> bool:
 
 
 def test_the_gemm_like_default_layout():
-    """--shared-promotion alone on gemm: 64x64 tiles on 16x16 threads, 4x4 points per thread,
-    k tile 16; the 16 accumulators are loaded once before the k-tile loop, stored once after
+    """--shared-promotion alone on gemm: 64x64 tiles on 16x32 threads, 4x2 points per thread,
+    k tile 16; the 8 accumulators are loaded once before the k-tile loop, stored once after
     it, and the k loop reads only registers and shared copies."""
     prog = _program("gemm")
     kernel = prog.generate("cuda").kernels[0]
     assert (kernel.tile_sizes, kernel.block_sizes, kernel.register_tiles,
-            kernel.sequential_tiles) == ((64, 64), (16, 16), (4, 4), (16,))
+            kernel.sequential_tiles) == ((64, 64), (16, 32), (4, 2), (16,))
     assert _shared(prog) == {"kernel0": [("A", (64, 16), 16), ("B", (16, 64), 64)]}
     assert _carried(prog) == {"kernel0": ["C"]}
     source = prog.generate("cuda").source
-    assert len(re.findall(r"pc_c0_\d_\d = C\[", source)) == 16
+    assert len(re.findall(r"pc_c0_\d_\d = C\[", source)) == 8
     assert _loaded_and_stored_outside_the_k_tiles(source, "C")
     assert "pc_p0" not in source  # no per-k-tile private scope of C any more
     # given sizes win over the layout

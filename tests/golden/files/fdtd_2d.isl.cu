@@ -23,28 +23,15 @@ static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) 
     if (pc_e != cudaSuccess) return (int)pc_e; } while (0)
 
 __global__ void __launch_bounds__(256) kernel0(int T, int nx, int ny, double *__restrict__ ex, double *__restrict__ ey, double *__restrict__ hz, double *__restrict__ fict, int c0) {
-  __shared__ double pc_sh_hz_0[264];
   for (int c1 = (int)blockIdx.y; (c1 <= pc_floord((nx - 1), 8)); c1 += (int)gridDim.y) {
     for (int c2 = (int)blockIdx.x; (c2 <= pc_floord((ny - 1), 32)); c2 += (int)gridDim.x) {
-      {
-        const int pc_so_hz_0_0 = (8 * c1);
-        const int pc_so_hz_0_1 = ((c2 == 0) ? 0 : ((32 * c2) - 1));
-        __syncthreads();
-        for (int pc_e = (int)threadIdx.x + 32 * (int)threadIdx.y; pc_e < 264; pc_e += 256) {
-          const int pc_x0 = pc_so_hz_0_0 + pc_e / 33;
-          const int pc_x1 = pc_so_hz_0_1 + (pc_e) % 33;
-          const int pc_l = (pc_x0 - pc_so_hz_0_0) * 33 + (pc_x1 - pc_so_hz_0_1) * 1;
-          if (pc_x0 >= 0 && pc_x0 < (nx) && pc_x1 >= 0 && pc_x1 < (ny) && (((((((((((((ny >= 2) && (T >= (c0 + 1))) && (c0 >= 0)) && (c1 >= 0)) && (ny >= ((32 * c2) + 1))) && (nx >= (pc_x0 + 1))) && (pc_x0 >= (8 * c1))) && (((8 * c1) + 7) >= pc_x0)) && (ny >= (pc_x1 + 1))) && (pc_x1 >= 0)) && ((pc_x1 + 1) >= (32 * c2))) && (((32 * c2) + 31) >= pc_x1)))) pc_sh_hz_0[pc_l] = hz[(pc_x0) * (ny) + (pc_x1)];
-        }
-        __syncthreads();
-        if ((int)threadIdx.y >= 0) {
-          const int c3 = (int)threadIdx.y;
-          if ((c3 <= pc_min(7, ((nx - (8 * c1)) - 1)))) {
-            if ((int)threadIdx.x >= pc_max(0, (((-32) * c2) + 1))) {
-              const int c4 = (int)threadIdx.x;
-              if ((c4 <= pc_min(31, ((ny - (32 * c2)) - 1)))) {
-                ex[(((8 * c1) + c3)) * (ny) + (((32 * c2) + c4))] = (ex[(((8 * c1) + c3)) * (ny) + (((32 * c2) + c4))] - (0.5 * (pc_sh_hz_0[((((8 * c1) + c3)) - pc_so_hz_0_0) * 33 + ((((32 * c2) + c4)) - pc_so_hz_0_1) * 1] - pc_sh_hz_0[((((8 * c1) + c3)) - pc_so_hz_0_0) * 33 + (((((32 * c2) + c4) - 1)) - pc_so_hz_0_1) * 1])));
-              }
+      if ((int)threadIdx.y >= 0) {
+        const int c3 = (int)threadIdx.y;
+        if ((c3 <= pc_min(7, ((nx - (8 * c1)) - 1)))) {
+          if ((int)threadIdx.x >= pc_max(0, (((-32) * c2) + 1))) {
+            const int c4 = (int)threadIdx.x;
+            if ((c4 <= pc_min(31, ((ny - (32 * c2)) - 1)))) {
+              ex[(((8 * c1) + c3)) * (ny) + (((32 * c2) + c4))] = (ex[(((8 * c1) + c3)) * (ny) + (((32 * c2) + c4))] - (0.5 * (hz[(((8 * c1) + c3)) * (ny) + (((32 * c2) + c4))] - hz[(((8 * c1) + c3)) * (ny) + ((((32 * c2) + c4) - 1))])));
             }
           }
         }

@@ -23,47 +23,15 @@ static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) 
     if (pc_e != cudaSuccess) return (int)pc_e; } while (0)
 
 __global__ void __launch_bounds__(256) kernel0(int n, double alpha, double beta, double *__restrict__ A, double *__restrict__ u1, double *__restrict__ v1, double *__restrict__ u2, double *__restrict__ v2, double *__restrict__ w, double *__restrict__ x, double *__restrict__ y, double *__restrict__ z) {
-  __shared__ double pc_sh_v2_0[32];
-  __shared__ double pc_sh_v1_0[32];
-  __shared__ double pc_sh_u2_0[8];
-  __shared__ double pc_sh_u1_0[8];
   for (int c0 = (int)blockIdx.y; (c0 <= pc_floord((n - 1), 8)); c0 += (int)gridDim.y) {
     for (int c1 = (int)blockIdx.x; (c1 <= ((n - 1) / 32)); c1 += (int)gridDim.x) {
-      {
-        const int pc_so_u1_0_0 = (8 * c0);
-        const int pc_so_u2_0_0 = (8 * c0);
-        const int pc_so_v1_0_0 = (32 * c1);
-        const int pc_so_v2_0_0 = (32 * c1);
-        __syncthreads();
-        for (int pc_e = (int)threadIdx.x + 32 * (int)threadIdx.y; pc_e < 8; pc_e += 256) {
-          const int pc_x0 = pc_so_u1_0_0 + pc_e;
-          const int pc_l = (pc_x0 - pc_so_u1_0_0) * 1;
-          if (pc_x0 >= 0 && pc_x0 < (n) && (((((((c0 >= 0) && (c1 >= 0)) && (n >= ((32 * c1) + 1))) && (n >= (pc_x0 + 1))) && (pc_x0 >= (8 * c0))) && (((8 * c0) + 7) >= pc_x0)))) pc_sh_u1_0[pc_l] = u1[pc_x0];
-        }
-        for (int pc_e = (int)threadIdx.x + 32 * (int)threadIdx.y; pc_e < 8; pc_e += 256) {
-          const int pc_x0 = pc_so_u2_0_0 + pc_e;
-          const int pc_l = (pc_x0 - pc_so_u2_0_0) * 1;
-          if (pc_x0 >= 0 && pc_x0 < (n) && (((((((c0 >= 0) && (c1 >= 0)) && (n >= ((32 * c1) + 1))) && (n >= (pc_x0 + 1))) && (pc_x0 >= (8 * c0))) && (((8 * c0) + 7) >= pc_x0)))) pc_sh_u2_0[pc_l] = u2[pc_x0];
-        }
-        for (int pc_e = (int)threadIdx.x + 32 * (int)threadIdx.y; pc_e < 32; pc_e += 256) {
-          const int pc_x0 = pc_so_v1_0_0 + pc_e;
-          const int pc_l = (pc_x0 - pc_so_v1_0_0) * 1;
-          if (pc_x0 >= 0 && pc_x0 < (n) && (((((((c0 >= 0) && (n >= ((8 * c0) + 1))) && (c1 >= 0)) && (n >= (pc_x0 + 1))) && (pc_x0 >= (32 * c1))) && (((32 * c1) + 31) >= pc_x0)))) pc_sh_v1_0[pc_l] = v1[pc_x0];
-        }
-        for (int pc_e = (int)threadIdx.x + 32 * (int)threadIdx.y; pc_e < 32; pc_e += 256) {
-          const int pc_x0 = pc_so_v2_0_0 + pc_e;
-          const int pc_l = (pc_x0 - pc_so_v2_0_0) * 1;
-          if (pc_x0 >= 0 && pc_x0 < (n) && (((((((c0 >= 0) && (n >= ((8 * c0) + 1))) && (c1 >= 0)) && (n >= (pc_x0 + 1))) && (pc_x0 >= (32 * c1))) && (((32 * c1) + 31) >= pc_x0)))) pc_sh_v2_0[pc_l] = v2[pc_x0];
-        }
-        __syncthreads();
-        if ((int)threadIdx.y >= 0) {
-          const int c2 = (int)threadIdx.y;
-          if ((c2 <= pc_min(7, ((n - (8 * c0)) - 1)))) {
-            if ((int)threadIdx.x >= 0) {
-              const int c3 = (int)threadIdx.x;
-              if ((c3 <= pc_min(31, ((n - (32 * c1)) - 1)))) {
-                A[(((8 * c0) + c2)) * (n) + (((32 * c1) + c3))] = ((A[(((8 * c0) + c2)) * (n) + (((32 * c1) + c3))] + (pc_sh_u1_0[((((8 * c0) + c2)) - pc_so_u1_0_0) * 1] * pc_sh_v1_0[((((32 * c1) + c3)) - pc_so_v1_0_0) * 1])) + (pc_sh_u2_0[((((8 * c0) + c2)) - pc_so_u2_0_0) * 1] * pc_sh_v2_0[((((32 * c1) + c3)) - pc_so_v2_0_0) * 1]));
-              }
+      if ((int)threadIdx.y >= 0) {
+        const int c2 = (int)threadIdx.y;
+        if ((c2 <= pc_min(7, ((n - (8 * c0)) - 1)))) {
+          if ((int)threadIdx.x >= 0) {
+            const int c3 = (int)threadIdx.x;
+            if ((c3 <= pc_min(31, ((n - (32 * c1)) - 1)))) {
+              A[(((8 * c0) + c2)) * (n) + (((32 * c1) + c3))] = ((A[(((8 * c0) + c2)) * (n) + (((32 * c1) + c3))] + (u1[((8 * c0) + c2)] * v1[((32 * c1) + c3)])) + (u2[((8 * c0) + c2)] * v2[((32 * c1) + c3)]));
             }
           }
         }

@@ -23,44 +23,22 @@ static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) 
     if (pc_e != cudaSuccess) return (int)pc_e; } while (0)
 
 __global__ void __launch_bounds__(256) kernel0(int T, int n, double *__restrict__ A, double *__restrict__ B, int c0) {
-  __shared__ double pc_sh_A_0[258];
   for (int c1 = (int)blockIdx.x; (c1 <= pc_floord((n - 2), 256)); c1 += (int)gridDim.x) {
-    {
-      const int pc_so_A_0_0 = ((c1 == 0) ? 0 : ((256 * c1) - 1));
-      __syncthreads();
-      for (int pc_e = (int)threadIdx.x; pc_e < 258; pc_e += 256) {
-        const int pc_x0 = pc_so_A_0_0 + pc_e;
-        const int pc_l = (pc_x0 - pc_so_A_0_0) * 1;
-        if (pc_x0 >= 0 && pc_x0 < (n) && ((((((((T >= (c0 + 1)) && (c0 >= 0)) && (pc_x0 >= 2)) && (pc_x0 >= ((256 * c1) + 1))) && (n >= (pc_x0 + 1))) && (((256 * c1) + 256) >= pc_x0)) || ((((((((n >= 3) && (T >= (c0 + 1))) && (c0 >= 0)) && (n >= ((256 * c1) + 2))) && (n >= (pc_x0 + 2))) && (pc_x0 >= 0)) && ((pc_x0 + 1) >= (256 * c1))) && (((256 * c1) + 255) >= pc_x0))))) pc_sh_A_0[pc_l] = A[pc_x0];
-      }
-      __syncthreads();
-      if ((int)threadIdx.x >= pc_max(0, (((-256) * c1) + 1))) {
-        const int c2 = (int)threadIdx.x;
-        if ((c2 <= pc_min(255, ((n - (256 * c1)) - 2)))) {
-          B[((256 * c1) + c2)] = (((pc_sh_A_0[(((((256 * c1) + c2) - 1)) - pc_so_A_0_0) * 1] + pc_sh_A_0[((((256 * c1) + c2)) - pc_so_A_0_0) * 1]) + pc_sh_A_0[(((((256 * c1) + c2) + 1)) - pc_so_A_0_0) * 1]) / 3.0);
-        }
+    if ((int)threadIdx.x >= pc_max(0, (((-256) * c1) + 1))) {
+      const int c2 = (int)threadIdx.x;
+      if ((c2 <= pc_min(255, ((n - (256 * c1)) - 2)))) {
+        B[((256 * c1) + c2)] = (((A[(((256 * c1) + c2) - 1)] + A[((256 * c1) + c2)]) + A[(((256 * c1) + c2) + 1)]) / 3.0);
       }
     }
   }
 }
 
 __global__ void __launch_bounds__(256) kernel1(int T, int n, double *__restrict__ A, double *__restrict__ B, int c0) {
-  __shared__ double pc_sh_B_0[258];
   for (int c1 = (int)blockIdx.x; (c1 <= pc_floord((n - 2), 256)); c1 += (int)gridDim.x) {
-    {
-      const int pc_so_B_0_0 = ((c1 == 0) ? 0 : ((256 * c1) - 1));
-      __syncthreads();
-      for (int pc_e = (int)threadIdx.x; pc_e < 258; pc_e += 256) {
-        const int pc_x0 = pc_so_B_0_0 + pc_e;
-        const int pc_l = (pc_x0 - pc_so_B_0_0) * 1;
-        if (pc_x0 >= 0 && pc_x0 < (n) && ((((((((T >= (c0 + 1)) && (c0 >= 0)) && (pc_x0 >= 2)) && (pc_x0 >= ((256 * c1) + 1))) && (n >= (pc_x0 + 1))) && (((256 * c1) + 256) >= pc_x0)) || ((((((((n >= 3) && (T >= (c0 + 1))) && (c0 >= 0)) && (n >= ((256 * c1) + 2))) && (n >= (pc_x0 + 2))) && (pc_x0 >= 0)) && ((pc_x0 + 1) >= (256 * c1))) && (((256 * c1) + 255) >= pc_x0))))) pc_sh_B_0[pc_l] = B[pc_x0];
-      }
-      __syncthreads();
-      if ((int)threadIdx.x >= pc_max(0, (((-256) * c1) + 1))) {
-        const int c2 = (int)threadIdx.x;
-        if ((c2 <= pc_min(255, ((n - (256 * c1)) - 2)))) {
-          A[((256 * c1) + c2)] = (((pc_sh_B_0[(((((256 * c1) + c2) - 1)) - pc_so_B_0_0) * 1] + pc_sh_B_0[((((256 * c1) + c2)) - pc_so_B_0_0) * 1]) + pc_sh_B_0[(((((256 * c1) + c2) + 1)) - pc_so_B_0_0) * 1]) / 3.0);
-        }
+    if ((int)threadIdx.x >= pc_max(0, (((-256) * c1) + 1))) {
+      const int c2 = (int)threadIdx.x;
+      if ((c2 <= pc_min(255, ((n - (256 * c1)) - 2)))) {
+        A[((256 * c1) + c2)] = (((B[(((256 * c1) + c2) - 1)] + B[((256 * c1) + c2)]) + B[(((256 * c1) + c2) + 1)]) / 3.0);
       }
     }
   }

@@ -23,28 +23,15 @@ static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) 
     if (pc_e != cudaSuccess) return (int)pc_e; } while (0)
 
 __global__ void __launch_bounds__(256) kernel0(int T, int n, double *__restrict__ A, double *__restrict__ B, int c0) {
-  __shared__ double pc_sh_A_0[340];
   for (int c1 = (int)blockIdx.y; (c1 <= pc_floord((n - 2), 8)); c1 += (int)gridDim.y) {
     for (int c2 = (int)blockIdx.x; (c2 <= ((n - 2) / 32)); c2 += (int)gridDim.x) {
-      {
-        const int pc_so_A_0_0 = ((c1 == 0) ? 0 : ((8 * c1) - 1));
-        const int pc_so_A_0_1 = ((c2 == 0) ? 0 : ((32 * c2) - 1));
-        __syncthreads();
-        for (int pc_e = (int)threadIdx.x + 32 * (int)threadIdx.y; pc_e < 340; pc_e += 256) {
-          const int pc_x0 = pc_so_A_0_0 + pc_e / 34;
-          const int pc_x1 = pc_so_A_0_1 + (pc_e) % 34;
-          const int pc_l = (pc_x0 - pc_so_A_0_0) * 34 + (pc_x1 - pc_so_A_0_1) * 1;
-          if (pc_x0 >= 0 && pc_x0 < (n) && pc_x1 >= 0 && pc_x1 < (n) && ((((((((((((((((((((((T >= (c0 + 1)) && (c0 >= 0)) && (n >= ((8 * c1) + 2))) && (n >= ((32 * c2) + 2))) && (pc_x0 >= 1)) && (n >= (pc_x0 + 1))) && (pc_x0 >= (8 * c1))) && (((8 * c1) + 8) >= pc_x0)) && ((pc_x0 + pc_x1) >= 3)) && ((2 * n) >= ((pc_x0 + pc_x1) + 3))) && ((pc_x0 + pc_x1) >= ((8 * c1) + 2))) && ((pc_x0 + pc_x1) >= ((32 * c2) + 2))) && ((pc_x0 + pc_x1) >= (((8 * c1) + (32 * c2)) + 1))) && (pc_x1 >= 1)) && (n >= (pc_x1 + 1))) && (pc_x1 >= (32 * c2))) && (((n + (8 * c1)) + 6) >= (pc_x0 + pc_x1))) && (((n + (32 * c2)) + 30) >= (pc_x0 + pc_x1))) && (((32 * c2) + 32) >= pc_x1)) && ((((8 * c1) + (32 * c2)) + 39) >= (pc_x0 + pc_x1))) || ((((((((((((((((((((T >= (c0 + 1)) && (c0 >= 0)) && (n >= ((8 * c1) + 2))) && (n >= ((32 * c2) + 2))) && (n >= (pc_x0 + 2))) && (pc_x0 >= 0)) && ((pc_x0 + 1) >= (8 * c1))) && (((8 * c1) + 7) >= pc_x0)) && (((n + (32 * c2)) + 28) >= pc_x0)) && ((((8 * c1) + (32 * c2)) + 37) >= pc_x0)) && (n >= (pc_x1 + 2))) && ((pc_x0 + pc_x1) >= 1)) && ((pc_x0 + pc_x1) >= (8 * c1))) && ((pc_x0 + pc_x1) >= (32 * c2))) && (pc_x1 >= 0)) && (((pc_x0 + pc_x1) + 1) >= ((8 * c1) + (32 * c2)))) && ((pc_x1 + 1) >= (32 * c2))) && (((n + (8 * c1)) + 4) >= pc_x1)) && (((32 * c2) + 31) >= pc_x1)) && ((((8 * c1) + (32 * c2)) + 37) >= pc_x1))))) pc_sh_A_0[pc_l] = A[(pc_x0) * (n) + (pc_x1)];
-        }
-        __syncthreads();
-        if ((int)threadIdx.y >= pc_max(0, (((-8) * c1) + 1))) {
-          const int c3 = (int)threadIdx.y;
-          if ((c3 <= pc_min(7, ((n - (8 * c1)) - 2)))) {
-            if ((int)threadIdx.x >= pc_max(0, (((-32) * c2) + 1))) {
-              const int c4 = (int)threadIdx.x;
-              if ((c4 <= pc_min(31, ((n - (32 * c2)) - 2)))) {
-                B[(((8 * c1) + c3)) * (n) + (((32 * c2) + c4))] = (0.2 * ((((pc_sh_A_0[((((8 * c1) + c3)) - pc_so_A_0_0) * 34 + ((((32 * c2) + c4)) - pc_so_A_0_1) * 1] + pc_sh_A_0[(((((8 * c1) + c3) - 1)) - pc_so_A_0_0) * 34 + ((((32 * c2) + c4)) - pc_so_A_0_1) * 1]) + pc_sh_A_0[(((((8 * c1) + c3) + 1)) - pc_so_A_0_0) * 34 + ((((32 * c2) + c4)) - pc_so_A_0_1) * 1]) + pc_sh_A_0[((((8 * c1) + c3)) - pc_so_A_0_0) * 34 + (((((32 * c2) + c4) - 1)) - pc_so_A_0_1) * 1]) + pc_sh_A_0[((((8 * c1) + c3)) - pc_so_A_0_0) * 34 + (((((32 * c2) + c4) + 1)) - pc_so_A_0_1) * 1]));
-              }
+      if ((int)threadIdx.y >= pc_max(0, (((-8) * c1) + 1))) {
+        const int c3 = (int)threadIdx.y;
+        if ((c3 <= pc_min(7, ((n - (8 * c1)) - 2)))) {
+          if ((int)threadIdx.x >= pc_max(0, (((-32) * c2) + 1))) {
+            const int c4 = (int)threadIdx.x;
+            if ((c4 <= pc_min(31, ((n - (32 * c2)) - 2)))) {
+              B[(((8 * c1) + c3)) * (n) + (((32 * c2) + c4))] = (0.2 * ((((A[(((8 * c1) + c3)) * (n) + (((32 * c2) + c4))] + A[((((8 * c1) + c3) - 1)) * (n) + (((32 * c2) + c4))]) + A[((((8 * c1) + c3) + 1)) * (n) + (((32 * c2) + c4))]) + A[(((8 * c1) + c3)) * (n) + ((((32 * c2) + c4) - 1))]) + A[(((8 * c1) + c3)) * (n) + ((((32 * c2) + c4) + 1))]));
             }
           }
         }
@@ -54,28 +41,15 @@ __global__ void __launch_bounds__(256) kernel0(int T, int n, double *__restrict_
 }
 
 __global__ void __launch_bounds__(256) kernel1(int T, int n, double *__restrict__ A, double *__restrict__ B, int c0) {
-  __shared__ double pc_sh_B_0[340];
   for (int c1 = (int)blockIdx.y; (c1 <= pc_floord((n - 2), 8)); c1 += (int)gridDim.y) {
     for (int c2 = (int)blockIdx.x; (c2 <= ((n - 2) / 32)); c2 += (int)gridDim.x) {
-      {
-        const int pc_so_B_0_0 = ((c1 == 0) ? 0 : ((8 * c1) - 1));
-        const int pc_so_B_0_1 = ((c2 == 0) ? 0 : ((32 * c2) - 1));
-        __syncthreads();
-        for (int pc_e = (int)threadIdx.x + 32 * (int)threadIdx.y; pc_e < 340; pc_e += 256) {
-          const int pc_x0 = pc_so_B_0_0 + pc_e / 34;
-          const int pc_x1 = pc_so_B_0_1 + (pc_e) % 34;
-          const int pc_l = (pc_x0 - pc_so_B_0_0) * 34 + (pc_x1 - pc_so_B_0_1) * 1;
-          if (pc_x0 >= 0 && pc_x0 < (n) && pc_x1 >= 0 && pc_x1 < (n) && ((((((((((((((((((((((T >= (c0 + 1)) && (c0 >= 0)) && (n >= ((8 * c1) + 2))) && (n >= ((32 * c2) + 2))) && (pc_x0 >= 1)) && (n >= (pc_x0 + 1))) && (pc_x0 >= (8 * c1))) && (((8 * c1) + 8) >= pc_x0)) && ((pc_x0 + pc_x1) >= 3)) && ((2 * n) >= ((pc_x0 + pc_x1) + 3))) && ((pc_x0 + pc_x1) >= ((8 * c1) + 2))) && ((pc_x0 + pc_x1) >= ((32 * c2) + 2))) && ((pc_x0 + pc_x1) >= (((8 * c1) + (32 * c2)) + 1))) && (pc_x1 >= 1)) && (n >= (pc_x1 + 1))) && (pc_x1 >= (32 * c2))) && (((n + (8 * c1)) + 6) >= (pc_x0 + pc_x1))) && (((n + (32 * c2)) + 30) >= (pc_x0 + pc_x1))) && (((32 * c2) + 32) >= pc_x1)) && ((((8 * c1) + (32 * c2)) + 39) >= (pc_x0 + pc_x1))) || ((((((((((((((((((((T >= (c0 + 1)) && (c0 >= 0)) && (n >= ((8 * c1) + 2))) && (n >= ((32 * c2) + 2))) && (n >= (pc_x0 + 2))) && (pc_x0 >= 0)) && ((pc_x0 + 1) >= (8 * c1))) && (((8 * c1) + 7) >= pc_x0)) && (((n + (32 * c2)) + 28) >= pc_x0)) && ((((8 * c1) + (32 * c2)) + 37) >= pc_x0)) && (n >= (pc_x1 + 2))) && ((pc_x0 + pc_x1) >= 1)) && ((pc_x0 + pc_x1) >= (8 * c1))) && ((pc_x0 + pc_x1) >= (32 * c2))) && (pc_x1 >= 0)) && (((pc_x0 + pc_x1) + 1) >= ((8 * c1) + (32 * c2)))) && ((pc_x1 + 1) >= (32 * c2))) && (((n + (8 * c1)) + 4) >= pc_x1)) && (((32 * c2) + 31) >= pc_x1)) && ((((8 * c1) + (32 * c2)) + 37) >= pc_x1))))) pc_sh_B_0[pc_l] = B[(pc_x0) * (n) + (pc_x1)];
-        }
-        __syncthreads();
-        if ((int)threadIdx.y >= pc_max(0, (((-8) * c1) + 1))) {
-          const int c3 = (int)threadIdx.y;
-          if ((c3 <= pc_min(7, ((n - (8 * c1)) - 2)))) {
-            if ((int)threadIdx.x >= pc_max(0, (((-32) * c2) + 1))) {
-              const int c4 = (int)threadIdx.x;
-              if ((c4 <= pc_min(31, ((n - (32 * c2)) - 2)))) {
-                A[(((8 * c1) + c3)) * (n) + (((32 * c2) + c4))] = (0.2 * ((((pc_sh_B_0[((((8 * c1) + c3)) - pc_so_B_0_0) * 34 + ((((32 * c2) + c4)) - pc_so_B_0_1) * 1] + pc_sh_B_0[(((((8 * c1) + c3) - 1)) - pc_so_B_0_0) * 34 + ((((32 * c2) + c4)) - pc_so_B_0_1) * 1]) + pc_sh_B_0[(((((8 * c1) + c3) + 1)) - pc_so_B_0_0) * 34 + ((((32 * c2) + c4)) - pc_so_B_0_1) * 1]) + pc_sh_B_0[((((8 * c1) + c3)) - pc_so_B_0_0) * 34 + (((((32 * c2) + c4) - 1)) - pc_so_B_0_1) * 1]) + pc_sh_B_0[((((8 * c1) + c3)) - pc_so_B_0_0) * 34 + (((((32 * c2) + c4) + 1)) - pc_so_B_0_1) * 1]));
-              }
+      if ((int)threadIdx.y >= pc_max(0, (((-8) * c1) + 1))) {
+        const int c3 = (int)threadIdx.y;
+        if ((c3 <= pc_min(7, ((n - (8 * c1)) - 2)))) {
+          if ((int)threadIdx.x >= pc_max(0, (((-32) * c2) + 1))) {
+            const int c4 = (int)threadIdx.x;
+            if ((c4 <= pc_min(31, ((n - (32 * c2)) - 2)))) {
+              A[(((8 * c1) + c3)) * (n) + (((32 * c2) + c4))] = (0.2 * ((((B[(((8 * c1) + c3)) * (n) + (((32 * c2) + c4))] + B[((((8 * c1) + c3) - 1)) * (n) + (((32 * c2) + c4))]) + B[((((8 * c1) + c3) + 1)) * (n) + (((32 * c2) + c4))]) + B[(((8 * c1) + c3)) * (n) + ((((32 * c2) + c4) - 1))]) + B[(((8 * c1) + c3)) * (n) + ((((32 * c2) + c4) + 1))]));
             }
           }
         }
