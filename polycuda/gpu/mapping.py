@@ -284,7 +284,7 @@ class _Mapper:
             tiles, regs = shared_promotion.GEMM_TILES, shared_promotion.GEMM_REGISTER_TILES
         seq = (shared_promotion.sequential_tile_sizes(
             node, n, shared_promotion.sequential_tile(self.options, gemm))
-            if shared_promotion.enabled(self.options) else ())
+            if shared_promotion.enabled(self.options) and n >= 2 else ())
         shared = bool(seq)  # shared_promotion.enabled: only with a sequential loop in the kernel
         if node.band_n_member() > n + len(seq):
             node = node.band_split(n + len(seq))
