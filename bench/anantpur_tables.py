@@ -33,17 +33,16 @@ from __future__ import annotations
 import argparse
 import ctypes
 import dataclasses
-import datetime
 import json
 import statistics
-import subprocess
 import sys
 import time
 
 import numpy as np
 
 import polycuda
-from polycuda.bench import environment
+from polycuda.bench import scripts
+from polycuda.bench.scripts import copy_args as _copy, ordered as _ordered, sequential
 from kernels.anantpur import BENCHMARKS, FDTD_STEPS
 from polycuda.options import Options
 from polycuda.run import runtime_executors, runtime_levels
@@ -62,12 +61,6 @@ PLAIN = {"runtime_executor": "levels", "reuse_levels": False, "cpu_fallback_per_
          "aux_fraction": 1, "runtime_chunking": "none"}
 
 
-def _copy(args: dict) -> dict:
-    return {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in args.items()}
-
-
-def _ordered(prog, args: dict) -> list:
-    return [args[a.name] for a in prog.scop.args]
 
 
 def _calls(name: str) -> int:
@@ -81,20 +74,6 @@ def _levels(kernel, prog) -> list[int]:
 def _counters(lib, prog, what: str, ctype, count: int) -> list:
     return list((ctype * count).in_dll(lib, f"pc_{prog.name}_{what}"))
 
-
-def sequential(prog, args: dict, calls: int, repeats: int) -> tuple[dict, float]:
-    kernel = prog.kernel("c")
-    result = _copy(args)
-    for _ in range(calls):
-        kernel(*_ordered(prog, result))
-    times = []
-    for _ in range(repeats):
-        fresh = _copy(args)
-        start = time.perf_counter()
-        for _ in range(calls):
-            kernel(*_ordered(prog, fresh))
-        times.append(time.perf_counter() - start)
-    return result, statistics.median(times)
 
 
 def _counters_of(kernel, prog, name: str) -> dict:
@@ -212,7 +191,7 @@ def measure(name: str, scale: float, repeats: int, variants: dict[str, dict],
     args = make(np.random.default_rng(0), scale)
     prog = polycuda.compile(source)
     calls = calls or _calls(name)
-    expected, seq_s = sequential(prog, args, calls, max(1, repeats // 2))
+    expected, seq_s = sequential(prog, args, max(1, repeats // 2), calls)
     row = {"benchmark": label or name, "scale": scale, "calls": calls, "sequential_c_s": seq_s,
            "variants": {}}
     for variant, extra in ({"base": {}, **variants} if "base" not in variants
@@ -258,12 +237,6 @@ def main(argv: list[str]) -> int:
     variants = parse_variants(opts.variant)
     if opts.tables:
         variants = {**variants, **TABLE6}
-    try:
-        gpu = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
-                             capture_output=True, text=True, check=False).stdout.strip()
-    except FileNotFoundError:  # no NVIDIA driver tools (the emulator's smoke test)
-        gpu = ""
-    commit = environment.git_commit()  # POLYCUDA_COMMIT on the device (no .git there)
     rows = []
     for name in opts.only or list(BENCHMARKS):
         start = time.perf_counter()
@@ -275,14 +248,11 @@ def main(argv: list[str]) -> int:
                             calls=TABLE4_CALLS, host=False, label=f"fdtd-2d x{TABLE4_CALLS}"))
         print(f"# Table 4: {time.perf_counter() - start:.1f} s", flush=True)
     all_ok = all(v["correct"] for r in rows for v in r["variants"].values())
-    report = {"gpu": gpu, "commit": commit, "date": datetime.date.today().isoformat(),
+    report = {**scripts.header(),
               "paper": "Anantpur & Govindarajan 2013, Tables 1-6 (benchmarks written by us)",
               "scale": opts.scale, "repeats": opts.repeats, "all_correct": all_ok,
               "benchmarks": rows}
-    with open(opts.out, "w") as f:
-        json.dump(report, f, indent=2)
-    print(f"wrote {opts.out}; all correct: {all_ok}")
-    return 0 if all_ok else 1
+    return scripts.write_report(opts.out, report, all_ok)
 
 
 if __name__ == "__main__":

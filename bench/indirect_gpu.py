@@ -17,17 +17,15 @@ from __future__ import annotations
 
 import argparse
 import ctypes
-import datetime
 import json
 import statistics
-import subprocess
 import sys
-import time
 
 import numpy as np
 
 import polycuda
-from polycuda.bench import environment
+from polycuda.bench import scripts
+from polycuda.bench.scripts import ordered as _ordered, sequential
 from kernels.indirect import MOVE, SCATTER
 from polycuda.runtime import build, launch
 
@@ -80,26 +78,7 @@ def cases(quick: bool) -> list[tuple[str, str, dict]]:
     return out
 
 
-def _copy(args: dict) -> dict:
-    return {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in args.items()}
 
-
-def _ordered(prog, args: dict) -> list:
-    return [args[a.name] for a in prog.scop.args]
-
-
-def sequential(prog, args: dict, repeats: int) -> tuple[dict, float]:
-    """The C target's result (from the given inputs) and its median time in seconds."""
-    kernel = prog.kernel("c")
-    result = _copy(args)
-    kernel(*_ordered(prog, result))
-    times = []
-    for _ in range(repeats):
-        fresh = _copy(args)
-        start = time.perf_counter()
-        kernel(*_ordered(prog, fresh))
-        times.append(time.perf_counter() - start)
-    return result, statistics.median(times)
 
 
 def on_gpu(prog, args: dict, repeats: int, changes: dict) -> tuple[dict, float, int]:
@@ -203,9 +182,6 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--quick", action="store_true", help="small sizes (a smoke test)")
     parser.add_argument("--repeats", type=int, default=5)
     opts = parser.parse_args(argv)
-    gpu = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
-                         capture_output=True, text=True, check=False).stdout.strip()
-    commit = environment.git_commit()  # POLYCUDA_COMMIT on the device (no .git there)
     rows, all_ok = [], True
     for name, source, args in cases(opts.quick):
         prog = polycuda.compile(source)
@@ -227,12 +203,9 @@ def main(argv: list[str]) -> int:
         all_ok &= ok
         rows.append(row)
         print(json.dumps(row), flush=True)
-    report = {"gpu": gpu, "commit": commit, "date": datetime.date.today().isoformat(),
+    report = {**scripts.header(),
               "quick": opts.quick, "all_correct": all_ok, "cases": rows}
-    with open(opts.out, "w") as f:
-        json.dump(report, f, indent=2)
-    print(f"wrote {opts.out}; all correct: {all_ok}")
-    return 0 if all_ok else 1
+    return scripts.write_report(opts.out, report, all_ok)
 
 
 if __name__ == "__main__":

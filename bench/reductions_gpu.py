@@ -11,16 +11,14 @@ dot product (cuBLAS) as the reference point.
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import statistics
-import subprocess
 import sys
 
 import numpy as np
 
 import polycuda
-from polycuda.bench import environment
+from polycuda.bench import scripts
 from polycuda.options import Options
 from polycuda.runtime import launch
 from polycuda.verify import compare, copy_arguments
@@ -91,9 +89,6 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--quick", action="store_true", help="2^20 iterations (a smoke test)")
     parser.add_argument("--repeats", type=int, default=10)
     opts = parser.parse_args(argv)
-    gpu = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
-                         capture_output=True, text=True, check=False).stdout.strip()
-    commit = environment.git_commit()  # POLYCUDA_COMMIT on the device (no .git there)
     rows, all_ok = [], True
     for n in ([1 << 20] if opts.quick else [1 << 20, 1 << 24, 1 << 26]):
         for dtype in ("float", "double"):
@@ -116,12 +111,9 @@ def main(argv: list[str]) -> int:
                     all_ok &= check.ok
                     rows.append(row)
                     print(json.dumps(row), flush=True)
-    report = {"gpu": gpu, "commit": commit, "date": datetime.date.today().isoformat(),
+    report = {**scripts.header(),
               "quick": opts.quick, "all_correct": all_ok, "cases": rows}
-    with open(opts.out, "w") as f:
-        json.dump(report, f, indent=2)
-    print(f"wrote {opts.out}; all correct: {all_ok}")
-    return 0 if all_ok else 1
+    return scripts.write_report(opts.out, report, all_ok)
 
 
 if __name__ == "__main__":

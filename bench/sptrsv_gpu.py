@@ -25,17 +25,15 @@ from __future__ import annotations
 
 import argparse
 import ctypes
-import datetime
 import json
 import statistics
-import subprocess
 import sys
-import time
 
 import numpy as np
 
 import polycuda
-from polycuda.bench import environment
+from polycuda.bench import scripts
+from polycuda.bench.scripts import copy_args as _copy, ordered as _ordered, sequential
 from kernels.indirect import MESH, SPMV, SPTRSV
 from polycuda.runtime import build, emulate, launch
 
@@ -79,30 +77,11 @@ def cases(n: int, rng: np.random.Generator) -> list[tuple[str, str, dict]]:
     return [("sptrsv", SPTRSV, solve), ("spmv", SPMV, spmv), ("mesh-edges", MESH, mesh)]
 
 
-def _copy(args: dict) -> dict:
-    return {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in args.items()}
-
-
-def _ordered(prog, args: dict) -> list:
-    return [args[a.name] for a in prog.scop.args]
 
 
 def _out(name: str) -> str:
     return {"sptrsv": "x", "spmv": "y", "mesh-edges": "f"}[name]
 
-
-def sequential(prog, args: dict, repeats: int) -> tuple[dict, float]:
-    """The C target's result (the region in order, gcc) and its median seconds."""
-    kernel = prog.kernel("c")
-    result = _copy(args)
-    kernel(*_ordered(prog, result))
-    times = []
-    for _ in range(repeats):
-        fresh = _copy(args)
-        start = time.perf_counter()
-        kernel(*_ordered(prog, fresh))
-        times.append(time.perf_counter() - start)
-    return result, statistics.median(times)
 
 
 def levels_of(kernel, prog) -> int | None:
@@ -245,23 +224,16 @@ def main(argv: list[str]) -> int:
     opts = parser.parse_args(argv)
     target = "emulate" if opts.emulate else "cuda"
     n = 1 << (9 if opts.emulate else 12 if opts.quick else 20)
-    gpu = "emulator (CPU)" if opts.emulate else subprocess.run(
-        ["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True,
-        text=True, check=False).stdout.strip()
-    commit = environment.git_commit()  # POLYCUDA_COMMIT on the device (no .git there)
     rows, all_ok = [], True
     for name, source, args in cases(n, np.random.default_rng(0)):
         row = run_case(name, source, args, opts.repeats, target)
         all_ok &= row["correct"] and row.get("cusparse_correct", True)
         rows.append(row)
         print(json.dumps(row), flush=True)
-    report = {"gpu": gpu, "commit": commit, "date": datetime.date.today().isoformat(),
+    report = {**scripts.header(), **({"gpu": "emulator (CPU)"} if opts.emulate else {}),
               "target": target, "quick": opts.quick, "repeats": opts.repeats,
               "all_correct": all_ok, "cases": rows}
-    with open(opts.out, "w") as f:
-        json.dump(report, f, indent=2)
-    print(f"wrote {opts.out}; all correct: {all_ok}")
-    return 0 if all_ok else 1
+    return scripts.write_report(opts.out, report, all_ok)
 
 
 if __name__ == "__main__":

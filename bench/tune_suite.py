@@ -44,7 +44,6 @@ from polycuda.bench.configs import dtype_defines  # noqa: E402
 from polycuda.errors import PolycudaError  # noqa: E402
 from polycuda.options import Options  # noqa: E402
 from polycuda.tune import occupancy, problem, search  # noqa: E402
-from polycuda.tune.model import Layout  # noqa: E402
 
 QUICK_KERNELS = ("jacobi_2d", "heat_2d", "sor_2d", "fdtd_2d", "jacobi_3d", "sor_1d", "gemm")
 SWEEP_TILES = (4, 8, 16, 32, 64, 128)

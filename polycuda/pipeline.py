@@ -235,7 +235,6 @@ def _static_generated(scop: Scop, options: Options, start: float,
     """The static path of compile_scop on the transformed Scop: dependences, schedule,
     mapping, AST, printer."""
     ctx = isl_scheduler.new_context()
-    context = isl_build.context_set(scop, ctx)
     # analysis.dependences: flow (value-based), anti, output
     with timer.step("dependences"):
         dep_map = dependence_map(scop, ctx)

@@ -33,7 +33,6 @@ from dataclasses import dataclass
 import islpy as isl
 
 from polycuda.gpu.mapping import KERNEL_MARK, REDUCE_MARK, SERIAL_MARK, MappedSchedule
-from polycuda.ir import isl_build
 
 # A loop whose trip count, for fixed outer loops, can exceed this is of parametric length
 # (tiles and intra-tile wavefronts are far shorter; any parametric extent exceeds it).

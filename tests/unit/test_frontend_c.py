@@ -13,7 +13,6 @@ import pytest
 
 from polycuda.analysis import dependences
 from polycuda.errors import (
-    IndirectSubscriptError,
     NotAffineError,
     UnsupportedConstruct,
     UserError,

@@ -1,0 +1,66 @@
+"""What the GPU evidence scripts under bench/ share (indirect_gpu, sptrsv_gpu, anantpur_tables,
+reductions_gpu): copies of the host arguments, their order in a call, the sequential C run that
+is both their oracle and their baseline, the GPU's name, and the JSON report written last."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import statistics
+import subprocess
+import time
+
+import numpy as np
+
+from polycuda.bench import environment
+
+
+def copy_args(args: dict) -> dict:
+    """A fresh copy of every array argument (scalars as they are)."""
+    return {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in args.items()}
+
+
+def ordered(prog, args: dict) -> list:
+    """The arguments in the order of the region's signature."""
+    return [args[a.name] for a in prog.scop.args]
+
+
+def sequential(prog, args: dict, repeats: int, calls: int = 1) -> tuple[dict, float]:
+    """The C target's result (the region in order, gcc) from the given inputs, `calls` calls
+    in a row, and the median seconds of `repeats` such runs on fresh copies."""
+    kernel = prog.kernel("c")
+    result = copy_args(args)
+    for _ in range(calls):
+        kernel(*ordered(prog, result))
+    times = []
+    for _ in range(repeats):
+        fresh = copy_args(args)
+        start = time.perf_counter()
+        for _ in range(calls):
+            kernel(*ordered(prog, fresh))
+        times.append(time.perf_counter() - start)
+    return result, statistics.median(times)
+
+
+def gpu_name() -> str:
+    """nvidia-smi's name of the GPU; "" where there is no NVIDIA driver (the emulator)."""
+    try:
+        return subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
+                              capture_output=True, text=True, check=False).stdout.strip()
+    except FileNotFoundError:
+        return ""
+
+
+def header() -> dict:
+    """The report's first fields: the GPU, the commit (POLYCUDA_COMMIT on the device, which
+    has no .git) and today's date."""
+    return {"gpu": gpu_name(), "commit": environment.git_commit(),
+            "date": datetime.date.today().isoformat()}
+
+
+def write_report(path: str, report: dict, all_ok: bool) -> int:
+    """Writes `report` as JSON to `path`; the exit status: 1 when a result was wrong."""
+    with open(path, "w") as f:
+        json.dump(report, f, indent=2)
+    print(f"wrote {path}; all correct: {all_ok}")
+    return 0 if all_ok else 1
