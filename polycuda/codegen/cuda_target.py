@@ -277,6 +277,13 @@ class KernelPrinter(AstPrinter):
                 self.emit(indent + 1, f"{code.ctype} {code.register};")
                 if load:
                     self.emit(indent + 1, load)
+        self._on_registers(node, indent, codes, owners)
+        self.emit(indent, "}")
+        return None
+
+    def _on_registers(self, node: isl.AstNode, indent: int, codes, owners) -> None:
+        """The subtree of the mark `node` at indent + 1 with `codes`' arrays read and written
+        in their registers, then the written registers stored (under the owner guards)."""
         saved = dict(self.registers)
         for code in codes:
             self.registers[code.array] = {**self.registers.get(code.array, {}),
@@ -287,8 +294,6 @@ class KernelPrinter(AstPrinter):
             store = _guarded(owners, code.store, f"{code.element} = {code.register};")
             if store:
                 self.emit(indent + 1, store)
-        self.emit(indent, "}")
-        return None
 
     def _carry(self, node: isl.AstNode, indent: int) -> None:
         """Registers carried across a shared scope's sequential tiles (gpu/carry.py): the
@@ -308,16 +313,7 @@ class KernelPrinter(AstPrinter):
             load = _guarded([], code.load, f"{code.register} = {code.element};")
             if load:
                 self.emit(indent + 1, load)
-        saved = dict(self.registers)
-        for code in codes:
-            self.registers[code.array] = {**self.registers.get(code.array, {}),
-                                          code.unit: code.register}
-        self.node(node.mark_get_node(), indent + 1)
-        self.registers = saved
-        for code in codes:
-            store = _guarded([], code.store, f"{code.element} = {code.register};")
-            if store:
-                self.emit(indent + 1, store)
+        self._on_registers(node, indent, codes, [])
         self.emit(indent, "}")
 
     def _shared(self, node: isl.AstNode, indent: int) -> None:

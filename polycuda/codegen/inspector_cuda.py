@@ -244,20 +244,25 @@ def _check_lines(scop: Scop, k: int, nest: RuntimeNest, code: NestCode, launch: 
             "    }"]
 
 
+def _pass_loop(k: int, launch: str, aux: str, indent: str, stop: list[str] = ()) -> list[str]:
+    """Host lines: the inspector's passes, one per level until none moves (Algorithm 4), at
+    `indent`; `stop`: lines that may leave the loop early (indented one deeper already)."""
+    body = ["PC_CHECK(cudaMemset(pc_more, 0, sizeof(int)));",
+            f"pc_writer{k}{launch}, pc_level, pc_cur{aux});",
+            f"pc_reader{k}{launch}, pc_level, pc_cur{aux}, pc_more);",
+            f"pc_clear{k}{launch}, pc_level, pc_cur{aux});",
+            "PC_CHECK(cudaGetLastError());",
+            "PC_CHECK(cudaMemcpy(&pc_again, pc_more, sizeof(int), cudaMemcpyDeviceToHost));",
+            "if (!pc_again) break;"]
+    return ([f"{indent}for (;; pc_cur++) {{  /* one pass per level (Algorithm 4) */"]
+            + [f"{indent}  {line}" for line in body] + list(stop) + [f"{indent}}}"])
+
+
 def _level_lines(scop: Scop, k: int, nest: RuntimeNest, launch: str) -> list[str]:
     """The passes (Algorithm 4; none when no array is monitored: one level) and the
     executions (Algorithms 5-6); under PC_TIMING without pipelining, both timed."""
     aux = "".join(f", {_aux(a)}" for a in nest.monitored)
-    passes = ["    for (;; pc_cur++) {  /* one pass per level (Algorithm 4) */",
-              "      PC_CHECK(cudaMemset(pc_more, 0, sizeof(int)));",
-              f"      pc_writer{k}{launch}, pc_level, pc_cur{aux});",
-              f"      pc_reader{k}{launch}, pc_level, pc_cur{aux}, pc_more);",
-              f"      pc_clear{k}{launch}, pc_level, pc_cur{aux});",
-              "      PC_CHECK(cudaGetLastError());",
-              "      PC_CHECK(cudaMemcpy(&pc_again, pc_more, sizeof(int), "
-              "cudaMemcpyDeviceToHost));",
-              "      if (!pc_again) break;",
-              "    }"] if nest.monitored else []
+    passes = _pass_loop(k, launch, aux, "    ") if nest.monitored else []
     return (["#ifdef PC_TIMING",
              "    PC_CHECK(cudaDeviceSynchronize());",
              "    const double pc_t0 = PC_NOW();",
@@ -311,15 +316,7 @@ def _feature_lines(scop: Scop, k: int, nest: RuntimeNest, code: NestCode, launch
         if ch.chunked:  # Sections 3.5.1-3.5.2
             lines += chunking_cuda.pass_lines(name, k, launch, aux, ch, stop)
         else:
-            lines += ["      for (;; pc_cur++) {  /* one pass per level (Algorithm 4) */",
-                      "        PC_CHECK(cudaMemset(pc_more, 0, sizeof(int)));",
-                      f"        pc_writer{k}{launch}, pc_level, pc_cur{aux});",
-                      f"        pc_reader{k}{launch}, pc_level, pc_cur{aux}, pc_more);",
-                      f"        pc_clear{k}{launch}, pc_level, pc_cur{aux});",
-                      "        PC_CHECK(cudaGetLastError());",
-                      "        PC_CHECK(cudaMemcpy(&pc_again, pc_more, sizeof(int), "
-                      "cudaMemcpyDeviceToHost));",
-                      "        if (!pc_again) break;"] + stop + ["      }"]
+            lines += _pass_loop(k, launch, aux, "      ", stop)
     lines += [f"      cudaFree({_aux(arr)});" for arr in nest.monitored]
     lines += ["    }",
               f"    pc_{name}_inspect_s_wall[{k}] = pc_reused ? 0.0 : PC_NOW() - pc_t0;",
