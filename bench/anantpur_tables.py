@@ -42,7 +42,7 @@ import numpy as np
 
 import polycuda
 from polycuda.bench import scripts
-from polycuda.bench.scripts import copy_args as _copy, ordered as _ordered, sequential
+from polycuda.bench.scripts import ordered as _ordered, sequential
 from kernels.anantpur import BENCHMARKS, FDTD_STEPS
 from polycuda.options import Options
 from polycuda.run import runtime_executors, runtime_levels
@@ -116,18 +116,7 @@ def on_device(prog, args: dict, calls: int, repeats: int, changes: dict
 
 def from_host(prog, args: dict, calls: int, repeats: int, changes: dict) -> tuple[dict, float]:
     """Result and median seconds of the drop-in function on host arrays (with copies)."""
-    kernel = prog.kernel("cuda", **changes)
-    result = _copy(args)
-    for _ in range(calls):
-        kernel(*_ordered(prog, result))
-    times = []
-    for _ in range(repeats):
-        fresh = _copy(args)
-        start = time.perf_counter()
-        for _ in range(calls):
-            kernel(*_ordered(prog, fresh))
-        times.append(time.perf_counter() - start)
-    return result, statistics.median(times)
+    return scripts.timed_runs(prog, prog.kernel("cuda", **changes), args, repeats, calls)
 
 
 def phases(prog, args: dict, calls: int, changes: dict) -> tuple[float, float]:

@@ -24,7 +24,7 @@ import sys
 import numpy as np
 
 import polycuda
-from polycuda.bench import scripts
+from polycuda.bench import scripts, timing
 from polycuda.bench.scripts import ordered as _ordered, sequential
 from kernels.indirect import MOVE, SCATTER
 from polycuda.runtime import build, launch
@@ -165,14 +165,7 @@ def cupy_scatter_add(args: dict, repeats: int) -> float:
 
     H, key, v = cp.asarray(args["H"]), cp.asarray(args["key"]), cp.asarray(args["v"])
     cupyx.scatter_add(H, key, v)
-    times = []
-    for _ in range(repeats):
-        start, stop = cp.cuda.Event(), cp.cuda.Event()
-        start.record()
-        cupyx.scatter_add(H, key, v)
-        stop.record()
-        stop.synchronize()
-        times.append(cp.cuda.get_elapsed_time(start, stop) / 1e3)
+    times = timing.time_events(lambda: cupyx.scatter_add(H, key, v), repeats, cp)
     return statistics.median(times)
 
 

@@ -18,7 +18,7 @@ import sys
 import numpy as np
 
 import polycuda
-from polycuda.bench import scripts
+from polycuda.bench import scripts, timing
 from polycuda.options import Options
 from polycuda.runtime import launch
 from polycuda.verify import compare, copy_arguments
@@ -72,14 +72,7 @@ def _cupy_dot(args: dict, repeats: int) -> float:
 
     x, y = cp.asarray(args["x"]), cp.asarray(args["y"])
     cp.dot(x, y)
-    times = []
-    for _ in range(repeats):
-        start, stop = cp.cuda.Event(), cp.cuda.Event()
-        start.record()
-        cp.dot(x, y)
-        stop.record()
-        stop.synchronize()
-        times.append(cp.cuda.get_elapsed_time(start, stop) / 1e3)
+    times = timing.time_events(lambda: cp.dot(x, y), repeats, cp)
     return statistics.median(times)
 
 

@@ -32,7 +32,7 @@ import sys
 import numpy as np
 
 import polycuda
-from polycuda.bench import scripts
+from polycuda.bench import scripts, timing
 from polycuda.bench.scripts import copy_args as _copy, ordered as _ordered, sequential
 from kernels.indirect import MESH, SPMV, SPTRSV
 from polycuda.runtime import build, emulate, launch
@@ -165,14 +165,7 @@ def cusparse(name: str, args: dict, repeats: int) -> tuple[np.ndarray, float]:
         x = cp.asarray(args["x"])
         run = lambda: A @ x  # noqa: E731
     result = cp.asnumpy(run())
-    times = []
-    for _ in range(repeats):
-        start, stop = cp.cuda.Event(), cp.cuda.Event()
-        start.record()
-        run()
-        stop.record()
-        stop.synchronize()
-        times.append(cp.cuda.get_elapsed_time(start, stop) / 1e3)
+    times = timing.time_events(run, repeats, cp)
     return result, statistics.median(times)
 
 

@@ -28,7 +28,12 @@ def ordered(prog, args: dict) -> list:
 def sequential(prog, args: dict, repeats: int, calls: int = 1) -> tuple[dict, float]:
     """The C target's result (the region in order, gcc) from the given inputs, `calls` calls
     in a row, and the median seconds of `repeats` such runs on fresh copies."""
-    kernel = prog.kernel("c")
+    return timed_runs(prog, prog.kernel("c"), args, repeats, calls)
+
+
+def timed_runs(prog, kernel, args: dict, repeats: int, calls: int = 1) -> tuple[dict, float]:
+    """`kernel`'s result on host arrays from the given inputs, `calls` calls in a row, and
+    the median seconds of `repeats` such runs on fresh copies (perf_counter)."""
     result = copy_args(args)
     for _ in range(calls):
         kernel(*ordered(prog, result))
