@@ -81,8 +81,11 @@ def blocked_threads(kernel: KernelMapping) -> dict[str, int]:
             for k, it in enumerate(threads[:-1])}
 
 
-def _kernel_params(scop: Scop, host_iters: list[str]) -> list[tuple[str, str]]:
-    """(C declaration, argument) pairs of a kernel: region args, locals, host iterators."""
+def _kernel_params(scop: Scop, host_iters: list[str],
+                   restrict: bool = True) -> list[tuple[str, str]]:
+    """(C declaration, argument) pairs of a kernel: region args, locals, host iterators;
+    the arrays __restrict__ unless `restrict` is false (see read_and_written)."""
+    qualifier = "__restrict__ " if restrict else ""
     params = []
     for arg in scop.args:
         if arg.kind == "param":
@@ -90,12 +93,37 @@ def _kernel_params(scop: Scop, host_iters: list[str]) -> list[tuple[str, str]]:
         elif arg.kind == "scalar":
             params.append((f"{abi.C_TYPES[arg.dtype]} {arg.name}", arg.name))
         else:
-            params.append((f"{abi.C_TYPES[arg.dtype]} *__restrict__ {arg.name}", arg.name))
+            params.append((f"{abi.C_TYPES[arg.dtype]} *{qualifier}{arg.name}", arg.name))
     for arr in scop.arrays:
         if arr.local:
-            params.append((f"{abi.C_TYPES[arr.dtype]} *__restrict__ {arr.name}", arr.name))
+            params.append((f"{abi.C_TYPES[arr.dtype]} *{qualifier}{arr.name}", arr.name))
     params += [(f"int {it}", f"(int){it}") for it in host_iters]
     return params
+
+
+def read_and_written(scop: Scop, body: isl.AstNode) -> frozenset[str]:
+    """The arrays that the statements under `body` (one kernel's AST) both read and write.
+
+    A kernel with any such array takes no __restrict__ at all. With it, nvcc 13 (-O3, ptxas
+    -O2 and up) miscompiled deriche's backward row recurrence y2[j] = f(imgIn[j+1], imgIn[j+2],
+    y2[j+1], y2[j+2]) once its j loop was tiled by 32: wrong results on the H100, right ones
+    with ptxas -O1, with -G, and without __restrict__ on that kernel's parameters (2026-11-25;
+    compute-sanitizer's memcheck, racecheck and initcheck found nothing). Dropping it from y2
+    alone did not help: imgIn's had to go too. Kernels that only read some arrays and only
+    write others keep it (their reads may take the read-only path)."""
+    reads: set[str] = set()
+    writes: set[str] = set()
+
+    def visit(node: isl.AstNode) -> bool:
+        if node.get_type() == isl.ast_node_type.user:
+            call = node.user_get_expr()
+            stmt = scop.statement(call.get_op_arg(0).get_id().get_name())
+            writes.add(stmt.lhs.array)
+            reads.update(ref.array for ref in stmt.read_refs())
+        return True
+
+    body.foreach_descendant_top_down(visit)
+    return frozenset(reads & writes)
 
 
 class KernelPrinter(AstPrinter):
@@ -530,7 +558,8 @@ class HostPrinter(AstPrinter):
         copies = self.copies.get(kernel.name, 0)
         self.copies[kernel.name] = copies + 1
         name = kernel.name if copies == 0 else f"{kernel.name}_{copies}"
-        params = _kernel_params(self.scop, list(host_iters))
+        params = _kernel_params(self.scop, list(host_iters),
+                                restrict=not read_and_written(self.scop, body))
         scope = frozenset(host_iters) | (frozenset() if w_loop is None
                                          else {for_parts(w_loop)[0]})
         printer: AstPrinter

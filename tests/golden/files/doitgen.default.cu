@@ -22,7 +22,7 @@ static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) 
 #define PC_CHECK(call) do { cudaError_t pc_e = (call); \
     if (pc_e != cudaSuccess) return (int)pc_e; } while (0)
 
-__global__ void __launch_bounds__(512) kernel0(int nr, int nq, int nk, double *__restrict__ A, double *__restrict__ C4, double *__restrict__ acc, double *__restrict__ acc_x0) {
+__global__ void __launch_bounds__(512) kernel0(int nr, int nq, int nk, double *A, double *C4, double *acc, double *acc_x0) {
   __shared__ double pc_sh_C4_0[1024];
   __shared__ double pc_sh_A_0[512];
   for (int c0 = (int)blockIdx.z; (c0 <= (nr / 4)); c0 += (int)gridDim.z) {

@@ -22,7 +22,7 @@ static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) 
 #define PC_CHECK(call) do { cudaError_t pc_e = (call); \
     if (pc_e != cudaSuccess) return (int)pc_e; } while (0)
 
-__global__ void __launch_bounds__(256) kernel0(int T, int nx, int ny, double *__restrict__ ex, double *__restrict__ ey, double *__restrict__ hz, double *__restrict__ fict, int c0) {
+__global__ void __launch_bounds__(256) kernel0(int T, int nx, int ny, double *ex, double *ey, double *hz, double *fict, int c0) {
   for (int c1 = (int)blockIdx.y; (c1 <= pc_floord((nx - 1), 8)); c1 += (int)gridDim.y) {
     for (int c2 = (int)blockIdx.x; (c2 <= pc_floord((ny - 1), 32)); c2 += (int)gridDim.x) {
       if ((int)threadIdx.y >= 0) {
@@ -40,7 +40,7 @@ __global__ void __launch_bounds__(256) kernel0(int T, int nx, int ny, double *__
   }
 }
 
-__global__ void __launch_bounds__(256) kernel1(int T, int nx, int ny, double *__restrict__ ex, double *__restrict__ ey, double *__restrict__ hz, double *__restrict__ fict, int c0) {
+__global__ void __launch_bounds__(256) kernel1(int T, int nx, int ny, double *ex, double *ey, double *hz, double *fict, int c0) {
   for (int c1 = (int)blockIdx.x; (c1 <= pc_floord((ny - 1), 256)); c1 += (int)gridDim.x) {
     if ((int)threadIdx.x >= 0) {
       const int c2 = (int)threadIdx.x;

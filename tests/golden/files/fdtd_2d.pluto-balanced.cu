@@ -22,7 +22,7 @@ static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) 
 #define PC_CHECK(call) do { cudaError_t pc_e = (call); \
     if (pc_e != cudaSuccess) return (int)pc_e; } while (0)
 
-__global__ void __launch_bounds__(64) kernel0(int T, int nx, int ny, double *__restrict__ ex, double *__restrict__ ey, double *__restrict__ hz, double *__restrict__ fict, int c0) {
+__global__ void __launch_bounds__(64) kernel0(int T, int nx, int ny, double *ex, double *ey, double *hz, double *fict, int c0) {
   if (((nx >= 1) && ((nx + ny) >= 3))) {
     for (int c1 = pc_max(pc_max(0, ((c0 - (((((2 * T) + nx) + ny) + 4) / 8)) + 1)), pc_floord(((((-nx) - ny) + (8 * c0)) + 11), 24)) + pc_mod((int)blockIdx.y - (pc_max(pc_max(0, ((c0 - (((((2 * T) + nx) + ny) + 4) / 8)) + 1)), pc_floord(((((-nx) - ny) + (8 * c0)) + 11), 24))), (int)gridDim.y); (c1 <= pc_floord(((((-T) - ny) + (8 * c0)) + 1), 16)); c1 += (int)gridDim.y) {
       for (int c2 = pc_max((((c0 - c1) + pc_floord((((-T) - ny) + 1), 8)) + 1), ((c0 - (2 * c1)) + pc_floord(((-ny) + 1), 8))) + pc_mod((int)blockIdx.x - (pc_max((((c0 - c1) + pc_floord((((-T) - ny) + 1), 8)) + 1), ((c0 - (2 * c1)) + pc_floord(((-ny) + 1), 8)))), (int)gridDim.x); (c2 <= pc_min(pc_min((c0 - (2 * c1)), (c1 + ((nx + 6) / 8))), (((T + nx) - 2) / 8))); c2 += (int)gridDim.x) {
@@ -183,7 +183,7 @@ __global__ void __launch_bounds__(64) kernel0(int T, int nx, int ny, double *__r
   }
 }
 
-__global__ void __launch_bounds__(64) kernel0_1(int T, int nx, int ny, double *__restrict__ ex, double *__restrict__ ey, double *__restrict__ hz, double *__restrict__ fict, int c0) {
+__global__ void __launch_bounds__(64) kernel0_1(int T, int nx, int ny, double *ex, double *ey, double *hz, double *fict, int c0) {
   for (int c1 = pc_max(pc_max(0, ((c0 + pc_floord((((((-2) * T) - nx) - ny) + 3), 8)) + 1)), pc_floord(((((-nx) - ny) + (8 * c0)) + 11), 24)) + pc_mod((int)blockIdx.y - (pc_max(pc_max(0, ((c0 + pc_floord((((((-2) * T) - nx) - ny) + 3), 8)) + 1)), pc_floord(((((-nx) - ny) + (8 * c0)) + 11), 24))), (int)gridDim.y); (c1 <= pc_floord((T - 1), 8)); c1 += (int)gridDim.y) {
     for (int c2 = pc_max((((c0 - c1) + pc_floord((((-T) - ny) + 1), 8)) + 1), ((c0 - (2 * c1)) + pc_floord(((-ny) + 1), 8))) + pc_mod((int)blockIdx.x - (pc_max((((c0 - c1) + pc_floord((((-T) - ny) + 1), 8)) + 1), ((c0 - (2 * c1)) + pc_floord(((-ny) + 1), 8)))), (int)gridDim.x); (c2 <= pc_min(pc_min((c0 - (2 * c1)), ((c1 + ((nx - 2) / 8)) + 1)), (((T + nx) - 2) / 8))); c2 += (int)gridDim.x) {
       for (int c3 = pc_max(pc_max(0, ((((-nx) - (8 * c1)) + (8 * c2)) + 1)), (((((-ny) + (8 * c0)) - (16 * c1)) - (8 * c2)) + 1)); (c3 <= pc_min(7, ((T - (8 * c1)) - 1))); c3 += 1) {

@@ -22,7 +22,7 @@ static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) 
 #define PC_CHECK(call) do { cudaError_t pc_e = (call); \
     if (pc_e != cudaSuccess) return (int)pc_e; } while (0)
 
-__global__ void __launch_bounds__(512) kernel0(int ni, int nj, int nk, double alpha, double beta, double *__restrict__ C, double *__restrict__ A, double *__restrict__ B) {
+__global__ void __launch_bounds__(512) kernel0(int ni, int nj, int nk, double alpha, double beta, double *C, double *A, double *B) {
   __shared__ double pc_sh_B_0[1024];
   __shared__ double pc_sh_A_0[1024];
   for (int c0 = (int)blockIdx.y; (c0 <= pc_floord((ni - 1), 64)); c0 += (int)gridDim.y) {

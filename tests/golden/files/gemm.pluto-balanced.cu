@@ -22,7 +22,7 @@ static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) 
 #define PC_CHECK(call) do { cudaError_t pc_e = (call); \
     if (pc_e != cudaSuccess) return (int)pc_e; } while (0)
 
-__global__ void __launch_bounds__(256) kernel0(int ni, int nj, int nk, double alpha, double beta, double *__restrict__ C, double *__restrict__ A, double *__restrict__ B, int c0) {
+__global__ void __launch_bounds__(256) kernel0(int ni, int nj, int nk, double alpha, double beta, double *C, double *A, double *B, int c0) {
   for (int c1 = pc_max(0, ((c0 + pc_floord(((((-3) * ni) - (4 * nk)) + 6), 32)) + 1)) + pc_mod((int)blockIdx.y - (pc_max(0, ((c0 + pc_floord(((((-3) * ni) - (4 * nk)) + 6), 32)) + 1))), (int)gridDim.y); (c1 <= (c0 + pc_floord((((-3) * ni) + 2), 32))); c1 += (int)gridDim.y) {
     for (int c2 = pc_max(pc_floord(((-ni) + 1), 32), (((c0 - c1) + pc_floord((((-ni) - nk) + 1), 8)) + 1)) + pc_mod((int)blockIdx.x - (pc_max(pc_floord(((-ni) + 1), 32), (((c0 - c1) + pc_floord((((-ni) - nk) + 1), 8)) + 1))), (int)gridDim.x); (c2 <= pc_min(0, pc_floord((((nk - (8 * c0)) + (8 * c1)) - 1), 24))); c2 += (int)gridDim.x) {
       for (int c3 = 0; (c3 <= pc_min(pc_min(7, (((((ni + nk) - (8 * c0)) + (8 * c1)) + (8 * c2)) - 2)), ((((nk - (8 * c0)) + (8 * c1)) - (24 * c2)) - 1))); c3 += 1) {
@@ -105,7 +105,7 @@ __global__ void __launch_bounds__(256) kernel0(int ni, int nj, int nk, double al
   }
 }
 
-__global__ void __launch_bounds__(256) kernel0_1(int ni, int nj, int nk, double alpha, double beta, double *__restrict__ C, double *__restrict__ A, double *__restrict__ B, int c0) {
+__global__ void __launch_bounds__(256) kernel0_1(int ni, int nj, int nk, double alpha, double beta, double *C, double *A, double *B, int c0) {
   for (int c1 = pc_max(0, ((c0 + pc_floord(((((-3) * ni) - (4 * nk)) + 6), 32)) + 1)) + pc_mod((int)blockIdx.y - (pc_max(0, ((c0 + pc_floord(((((-3) * ni) - (4 * nk)) + 6), 32)) + 1))), (int)gridDim.y); (c1 <= pc_floord((nj - 1), 8)); c1 += (int)gridDim.y) {
     for (int c2 = pc_max(pc_floord(((-ni) + 1), 32), (((c0 - c1) + pc_floord((((-ni) - nk) + 1), 8)) + 1)) + pc_mod((int)blockIdx.x - (pc_max(pc_floord(((-ni) + 1), 32), (((c0 - c1) + pc_floord((((-ni) - nk) + 1), 8)) + 1))), (int)gridDim.x); (c2 <= pc_min(0, pc_floord((((nk - (8 * c0)) + (8 * c1)) - 1), 24))); c2 += (int)gridDim.x) {
       for (int c3 = 0; (c3 <= pc_min(pc_min(7, (((((ni + nk) - (8 * c0)) + (8 * c1)) + (8 * c2)) - 2)), ((((nk - (8 * c0)) + (8 * c1)) - (24 * c2)) - 1))); c3 += 1) {

@@ -22,7 +22,7 @@ static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) 
 #define PC_CHECK(call) do { cudaError_t pc_e = (call); \
     if (pc_e != cudaSuccess) return (int)pc_e; } while (0)
 
-__global__ void __launch_bounds__(256) kernel0(int n, double alpha, double beta, double *__restrict__ A, double *__restrict__ u1, double *__restrict__ v1, double *__restrict__ u2, double *__restrict__ v2, double *__restrict__ w, double *__restrict__ x, double *__restrict__ y, double *__restrict__ z) {
+__global__ void __launch_bounds__(256) kernel0(int n, double alpha, double beta, double *A, double *u1, double *v1, double *u2, double *v2, double *w, double *x, double *y, double *z) {
   for (int c0 = (int)blockIdx.y; (c0 <= pc_floord((n - 1), 8)); c0 += (int)gridDim.y) {
     for (int c1 = (int)blockIdx.x; (c1 <= ((n - 1) / 32)); c1 += (int)gridDim.x) {
       if ((int)threadIdx.y >= 0) {
@@ -40,7 +40,7 @@ __global__ void __launch_bounds__(256) kernel0(int n, double alpha, double beta,
   }
 }
 
-__global__ void __launch_bounds__(256) kernel1(int n, double alpha, double beta, double *__restrict__ A, double *__restrict__ u1, double *__restrict__ v1, double *__restrict__ u2, double *__restrict__ v2, double *__restrict__ w, double *__restrict__ x, double *__restrict__ y, double *__restrict__ z) {
+__global__ void __launch_bounds__(256) kernel1(int n, double alpha, double beta, double *A, double *u1, double *v1, double *u2, double *v2, double *w, double *x, double *y, double *z) {
   for (int c0 = 0 + (int)(blockIdx.x * blockDim.x + threadIdx.x) * 1; (c0 < n); c0 += (int)(gridDim.x * blockDim.x) * 1) {
     {
       double pc_acc = (double)0;
@@ -53,7 +53,7 @@ __global__ void __launch_bounds__(256) kernel1(int n, double alpha, double beta,
   }
 }
 
-__global__ void __launch_bounds__(256) kernel2(int n, double alpha, double beta, double *__restrict__ A, double *__restrict__ u1, double *__restrict__ v1, double *__restrict__ u2, double *__restrict__ v2, double *__restrict__ w, double *__restrict__ x, double *__restrict__ y, double *__restrict__ z) {
+__global__ void __launch_bounds__(256) kernel2(int n, double alpha, double beta, double *A, double *u1, double *v1, double *u2, double *v2, double *w, double *x, double *y, double *z) {
   for (int c0 = (int)blockIdx.x; (c0 <= pc_floord((n - 1), 256)); c0 += (int)gridDim.x) {
     if ((int)threadIdx.x >= 0) {
       const int c1 = (int)threadIdx.x;
@@ -64,7 +64,7 @@ __global__ void __launch_bounds__(256) kernel2(int n, double alpha, double beta,
   }
 }
 
-__global__ void __launch_bounds__(256) kernel3(int n, double alpha, double beta, double *__restrict__ A, double *__restrict__ u1, double *__restrict__ v1, double *__restrict__ u2, double *__restrict__ v2, double *__restrict__ w, double *__restrict__ x, double *__restrict__ y, double *__restrict__ z) {
+__global__ void __launch_bounds__(256) kernel3(int n, double alpha, double beta, double *A, double *u1, double *v1, double *u2, double *v2, double *w, double *x, double *y, double *z) {
   __shared__ double pc_tree0[8][32];
   __shared__ double *pc_cells0[8][32];
   for (int pc_rows = (int)(blockIdx.x * blockDim.y); ; pc_rows += (int)(gridDim.x * blockDim.y)) {

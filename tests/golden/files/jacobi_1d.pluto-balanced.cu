@@ -22,7 +22,7 @@ static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) 
 #define PC_CHECK(call) do { cudaError_t pc_e = (call); \
     if (pc_e != cudaSuccess) return (int)pc_e; } while (0)
 
-__global__ void __launch_bounds__(64) kernel0(int T, int n, double *__restrict__ A, double *__restrict__ B, int c0) {
+__global__ void __launch_bounds__(64) kernel0(int T, int n, double *A, double *B, int c0) {
   for (int c1 = pc_max(((c0 + pc_floord((-T), 16)) + 1), ((c0 + 1) / 3)) + pc_mod((int)blockIdx.x - (pc_max(((c0 + pc_floord((-T), 16)) + 1), ((c0 + 1) / 3))), (int)gridDim.x); (c1 <= pc_min(pc_min(c0, pc_floord((((2 * T) + n) - 3), 64)), pc_floord(((n + (32 * c0)) + 29), 96))); c1 += (int)gridDim.x) {
     for (int c2 = pc_max(0, (((((-n) - (16 * c0)) + (48 * c1)) + pc_floord(n, 2)) + 1)); (c2 <= pc_min(15, (((T - (16 * c0)) + (16 * c1)) - 1))); c2 += 1) {
       if ((int)threadIdx.x >= pc_max(0, ((((32 * c0) - (96 * c1)) + (2 * c2)) + 1))) {

@@ -22,7 +22,7 @@ static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) 
 #define PC_CHECK(call) do { cudaError_t pc_e = (call); \
     if (pc_e != cudaSuccess) return (int)pc_e; } while (0)
 
-__global__ void __launch_bounds__(256) kernel0(int T, int n, double *__restrict__ A, double *__restrict__ B, int c0) {
+__global__ void __launch_bounds__(256) kernel0(int T, int n, double *A, double *B, int c0) {
   for (int c1 = pc_max(pc_max(0, ((c0 + pc_floord(((((-10) * T) - (5 * n)) + 14), 32)) + 1)), pc_floord(((((-5) * n) + (32 * c0)) + 46), 112)) + pc_mod((int)blockIdx.y - (pc_max(pc_max(0, ((c0 + pc_floord(((((-10) * T) - (5 * n)) + 14), 32)) + 1)), pc_floord(((((-5) * n) + (32 * c0)) + 46), 112))), (int)gridDim.y); (c1 <= pc_min(pc_floord((T - 1), 8), (((2 * c0) + 1) / 7))); c1 += (int)gridDim.y) {
     for (int c2 = pc_max(pc_max(pc_max((((c0 - c1) - ((((2 * T) + n) + 5) / 8)) + 1), (((c0 - (3 * c1)) + pc_floord(((-n) + 2), 8)) - 1)), (c1 / 2)), ((-c1) + pc_floord(((((-n) + (8 * c0)) + (8 * c1)) + 3), 24))) + pc_mod((int)blockIdx.x - (pc_max(pc_max(pc_max((((c0 - c1) - ((((2 * T) + n) + 5) / 8)) + 1), (((c0 - (3 * c1)) + pc_floord(((-n) + 2), 8)) - 1)), (c1 / 2)), ((-c1) + pc_floord(((((-n) + (8 * c0)) + (8 * c1)) + 3), 24)))), (int)gridDim.x); (c2 <= pc_min(pc_min(pc_min((c0 - (3 * c1)), ((((2 * T) + n) - 3) / 32)), (((n + (16 * c1)) + 13) / 32)), pc_floord((((n + (8 * c0)) - (8 * c1)) + 4), 40))); c2 += (int)gridDim.x) {
       for (int c3 = pc_max(pc_max(0, (((((-n) - (8 * c1)) + (16 * c2)) + pc_floord(n, 2)) + 1)), ((((((-n) + (4 * c0)) - (12 * c1)) - (4 * c2)) + pc_floord(n, 2)) + 1)); (c3 <= pc_min(pc_min(7, ((T - (8 * c1)) - 1)), ((((4 * c0) - (12 * c1)) - (4 * c2)) + 3))); c3 += 1) {

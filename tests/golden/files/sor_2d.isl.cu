@@ -22,7 +22,7 @@ static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) 
 #define PC_CHECK(call) do { cudaError_t pc_e = (call); \
     if (pc_e != cudaSuccess) return (int)pc_e; } while (0)
 
-__global__ void __launch_bounds__(256) kernel0(int T, int n, double omega, double *__restrict__ A, int c0) {
+__global__ void __launch_bounds__(256) kernel0(int T, int n, double omega, double *A, int c0) {
   for (int c1 = pc_max(0, pc_floord(((((-2) * n) + c0) + 5), 16)) + pc_mod((int)blockIdx.y - (pc_max(0, pc_floord(((((-2) * n) + c0) + 5), 16))), (int)gridDim.y); (c1 <= pc_min(pc_floord((T - 1), 8), ((c0 - 2) / 16))); c1 += (int)gridDim.y) {
     for (int c2 = pc_max(pc_max(0, pc_floord((((((-2) * T) - n) + c0) + 4), 32)), ((-c1) + pc_floord(((((-n) + c0) + (16 * c1)) - 12), 32))) + pc_mod((int)blockIdx.x - (pc_max(pc_max(0, pc_floord((((((-2) * T) - n) + c0) + 4), 32)), ((-c1) + pc_floord(((((-n) + c0) + (16 * c1)) - 12), 32)))), (int)gridDim.x); (c2 <= pc_min(pc_floord((n - 2), 32), ((-c1) + (((c0 + (16 * c1)) - 1) / 32)))); c2 += (int)gridDim.x) {
       if ((int)threadIdx.y >= pc_max(pc_max(0, (((((-n) - (8 * c1)) - (16 * c2)) + ((n + c0) / 2)) - 14)), ((((-n) - (8 * c1)) + ((c0 + 1) / 2)) + 2))) {

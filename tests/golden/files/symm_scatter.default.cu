@@ -22,7 +22,7 @@ static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) 
 #define PC_CHECK(call) do { cudaError_t pc_e = (call); \
     if (pc_e != cudaSuccess) return (int)pc_e; } while (0)
 
-__global__ void __launch_bounds__(512) kernel0(int m, int n, double alpha, double beta, double *__restrict__ C, double *__restrict__ A, double *__restrict__ B, double *__restrict__ temp2, double *__restrict__ temp2_x0) {
+__global__ void __launch_bounds__(512) kernel0(int m, int n, double alpha, double beta, double *C, double *A, double *B, double *temp2, double *temp2_x0) {
   __shared__ double pc_sh_B_0[1024];
   __shared__ double pc_sh_A_1[256];
   __shared__ double pc_sh_A_0[4096];

@@ -40,7 +40,7 @@ __global__ void __launch_bounds__(256) kernel0(int m, int n, double alpha, doubl
   }
 }
 
-__global__ void __launch_bounds__(512) kernel1(int m, int n, double alpha, double *__restrict__ A, double *__restrict__ B, double *__restrict__ B0) {
+__global__ void __launch_bounds__(512) kernel1(int m, int n, double alpha, double *A, double *B, double *B0) {
   __shared__ double pc_sh_B0_0[1024];
   __shared__ double pc_sh_A_0[1024];
   for (int c0 = (int)blockIdx.y; (c0 <= pc_floord((m - 2), 64)); c0 += (int)gridDim.y) {
@@ -127,7 +127,7 @@ __global__ void __launch_bounds__(512) kernel1(int m, int n, double alpha, doubl
   }
 }
 
-__global__ void __launch_bounds__(256) kernel2(int m, int n, double alpha, double *__restrict__ A, double *__restrict__ B, double *__restrict__ B0) {
+__global__ void __launch_bounds__(256) kernel2(int m, int n, double alpha, double *A, double *B, double *B0) {
   for (int c0 = (int)blockIdx.y; (c0 <= pc_floord((m - 1), 8)); c0 += (int)gridDim.y) {
     for (int c1 = (int)blockIdx.x; (c1 <= pc_floord((n - 1), 32)); c1 += (int)gridDim.x) {
       if ((int)threadIdx.y >= 0) {
