@@ -13,7 +13,7 @@ from polycuda.codegen import c_target, cuda_target, inspector_cuda, private_code
 from polycuda.codegen.host_driver import HostSide
 from polycuda import progress
 from polycuda.errors import IllegalScheduleError, InvalidConfigError, PolycudaError
-from polycuda.gpu import carry, cost, mapping, promotion, shared_promotion, staging
+from polycuda.gpu import carry, cost, mapping, promotion, shared_promotion, staging, tiling
 from polycuda.ir import isl_build
 from polycuda.ir.scop import Arg, Scop
 from polycuda.options import Options
@@ -273,7 +273,7 @@ def _map_checked(scop: Scop, schedule: isl.Schedule, options: Options, ctx: isl.
     """gpu.map of `schedule`, its tiled schedule and parallel loops checked against every
     dependence (IllegalScheduleError when they are not legal)."""
     context = isl_build.context_set(scop, ctx)
-    mapped = mapping.map_schedule(schedule, options, context, iterator_prefix(scop), dep_map,
+    mapped = tiling.map_schedule(schedule, options, context, iterator_prefix(scop), dep_map,
                                   _accesses(scop, ctx), reductions.reduction_ops(scop))
     lifted_deps = mapped.lifted(dep_map)
     legality.check(mapped.schedule, lifted_deps, "tiled schedule")
