@@ -1,7 +1,8 @@
-"""GPU mapping on the schedule tree: kernel and thread marks, tiling of the mapped band.
+"""GPU mapping on the schedule tree: which subtree runs as which kernel (kernel marks), and
+the sizes of its tiles; gpu/tiling.py then tiles and skews the marked bands.
 
 The outermost band whose leading members are parallel (coincident) becomes a kernel: its first
-n <= max_mapped_dims members are tiled; tile loops go to thread blocks and point loops to
+n <= max_mapped_dims members are to be tiled; tile loops go to thread blocks and point loops to
 threads (PPCG's scheme). Bands above it that carry dependences stay sequential host loops. A
 permutable band with no leading parallel member becomes a two-level wavefront (wavefront.py).
 A subtree with no parallel member at all becomes a one-thread kernel, so that every statement
