@@ -477,8 +477,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", help="output file (default: stdout)")
     p.add_argument("--dump-options", metavar="FILE", help="write the options used, as text")
     p.set_defaults(func=cmd_compile)
-    p = sub.add_parser("show", help="dependences, schedule or generated code")
-    p.add_argument("what", choices=("deps", "schedule", "code"))
+    p = sub.add_parser("show", help="dependences, schedule, the compile's named passes (what "
+                       "each did, its time) or generated code")
+    p.add_argument("what", choices=("deps", "schedule", "passes", "code"))
     _common(p)
     p.add_argument("--target", choices=("cuda", "openmp", "c"), default="cuda")
     p.add_argument("--json", action="store_true", help="machine-readable output")

@@ -13,7 +13,7 @@ from polycuda.codegen import c_target, cuda_target, inspector_cuda, private_code
 from polycuda.codegen.host_driver import HostSide
 from polycuda import progress
 from polycuda.errors import IllegalScheduleError, InvalidConfigError, PolycudaError
-from polycuda.gpu import carry, cost, mapping, promotion, shared_promotion, staging
+from polycuda.gpu import carry, cost, mapping, notes, promotion, shared_promotion, staging, tiling
 from polycuda.ir import isl_build
 from polycuda.ir.scop import Arg, Scop
 from polycuda.options import Options
@@ -31,6 +31,8 @@ class Generated:
     kernels: tuple[mapping.KernelMapping, ...]
     seconds: float = field(default=0.0, compare=False)  # frontend excluded, compiler excluded
     choice: str = ""  # the scheduler used and why (Choice.reason)
+    # the named passes that ran, in order, each with its time and what it did (progress.Step)
+    steps: tuple[progress.Step, ...] = field(default=(), compare=False)
 
 
 def drop_empty_statements(scop: Scop) -> Scop:
@@ -60,23 +62,30 @@ def transform_scop(scop: Scop, options: Options, timer: progress.PassTimer | Non
     if options.expand_scalars and not has_indirect:
         # schedule.expand: a cell per iteration for local scalars and arrays (temp2 ->
         # temp2_x[i][j], doitgen's acc[p] -> acc_x[r][q][p])
-        with timer.step("scalar expansion"):
-            scop = expand.expand_scalars(scop)
+        with timer.step("scalar expansion") as step:
+            scop, step.note = _noting_new_arrays(scop, expand.expand_scalars(scop))
         # schedule.false_deps: reads of values from before their nest read a copy (trmm)
-        with timer.step("copies of original values"):
-            scop = false_deps.copy_original_reads(scop)
+        with timer.step("copies of original values") as step:
+            scop, step.note = _noting_new_arrays(scop, false_deps.copy_original_reads(scop))
     if not options.eliminate_false_deps or has_indirect:
         return scop
     # schedule.false_deps: array copies (Di et al. 2012, Algorithm 2)
-    with timer.step("false dependences"):
+    with timer.step("false dependences") as step:
         try:
-            return budget.run_bounded(lambda: false_deps.eliminate_false_deps(scop),
-                                      options.schedule_budget_s,
-                                      "false-dependence elimination",
-                                      give_up_on=(PolycudaError,))
+            return _noting_new_arrays(scop, budget.run_bounded(
+                lambda: false_deps.eliminate_false_deps(scop), options.schedule_budget_s,
+                "false-dependence elimination", give_up_on=(PolycudaError,)))[0]
         except budget.SolverGaveUp as gave_up:
             fallback.give_up(scop, gave_up.what, gave_up.reason)
+            step.note = f"given up: {gave_up.reason}"
             return scop
+
+
+def _noting_new_arrays(before: Scop, after: Scop) -> tuple[Scop, str]:
+    """`after`, and the arrays that it has and `before` has not, for the step's note."""
+    known = {a.name for a in before.arrays}
+    added = [a.name for a in after.arrays if a.name not in known]
+    return after, (f"new arrays {', '.join(added)}" if added else "unchanged")
 
 
 def schedule_scop(scop: Scop, options: Options, ctx: isl.Context,
@@ -165,10 +174,10 @@ def _later_candidate(scop: Scop, options: Options, ctx: isl.Context, dep_map: is
     attempt = fallback.attempts(options)[0]
     attempt = dataclasses.replace(attempt, budget_s=attempt.budget_s * AUTO_LATER_SHARE)
     try:
-        with timer.step("schedule"):
+        with timer.step("schedule") as step:
             schedule = fallback.bounded_schedule(attempt, scop, ctx, dep_map)
-        with timer.step(f"map ({attempt.name})"):
-            return schedule, _map_checked(scop, schedule, options, ctx, dep_map)
+            step.note = attempt.name
+        return schedule, _map_checked(scop, schedule, options, ctx, dep_map, timer)
     except budget.SolverGaveUp as gave_up:
         return gave_up.reason
     except IllegalScheduleError as err:
@@ -236,25 +245,29 @@ def _static_generated(scop: Scop, options: Options, start: float,
     mapping, AST, printer."""
     ctx = isl_scheduler.new_context()
     # analysis.dependences: flow (value-based), anti, output
-    with timer.step("dependences"):
+    with timer.step("dependences") as step:
         dep_map = dependence_map(scop, ctx)
-    # schedule (isl | pluto, bounded, else the fallback chain) and gpu.map (tile, kernel/thread
-    # marks, staging), both checked legal: the first schedule of the chain that maps legally
-    # (scheduler "auto": each candidate's, the one of least structural cost, gpu/cost.py)
+        step.note = f"{dep_map.n_map()} relations"
+    # schedule (isl | pluto, bounded, else the fallback chain), then the mapping steps
+    # (_map_checked: mapping, tiling, wavefront skewing, shared staging, legality check): the
+    # first schedule of the chain that maps legally (scheduler "auto": each candidate's, the
+    # one of least structural cost, gpu/cost.py)
     choice = choose_schedule(scop, options, ctx, dep_map, timer)
-    # gpu.promotion (CUDA): elements that one thread reuses held in registers (marks)
-    with timer.step("private promotion"):
+    timer.record("scheduler choice", 0.0, choice.reason)
+    # gpu.carry, gpu.promotion (CUDA): elements that one thread reuses held in registers
+    with timer.step("register promotion") as step:
         mapped = _promoted(scop, options, ctx, choice.mapped)
+        step.note = notes.private_note(mapped, options)
     # gpu.shared_promotion (CUDA, Options.shared_promotion): a block's reused tiles in shared
     # memory (the arrays held in registers excluded)
-    if options.target == "cuda" and options.shared_promotion:
-        with timer.step("shared promotion"):
+    with timer.step("shared promotion") as step:
+        if options.target == "cuda" and options.shared_promotion:
             mapped = shared_promotion.promote_shared(mapped, scop, _accesses(scop, ctx), options)
+        step.note = notes.shared_note(mapped, options)
     # codegen: isl AST (bounded, else the original order's), then the target's printer
-    with timer.step("codegen"):
-        source, mapped = _bounded_source(scop, options, ctx, dep_map, mapped)
+    source, mapped = _bounded_source(scop, options, ctx, dep_map, mapped, timer)
     return Generated(scop, options, source, str(choice.schedule), mapped.kernels,
-                     time.perf_counter() - start, choice.reason)
+                     time.perf_counter() - start, choice.reason, tuple(timer.steps))
 
 
 def _promoted(scop: Scop, options: Options, ctx: isl.Context, mapped: mapping.MappedSchedule
@@ -269,15 +282,41 @@ def _promoted(scop: Scop, options: Options, ctx: isl.Context, mapped: mapping.Ma
 
 
 def _map_checked(scop: Scop, schedule: isl.Schedule, options: Options, ctx: isl.Context,
-                 dep_map: isl.UnionMap) -> mapping.MappedSchedule:
-    """gpu.map of `schedule`, its tiled schedule and parallel loops checked against every
-    dependence (IllegalScheduleError when they are not legal)."""
+                 dep_map: isl.UnionMap, timer: progress.PassTimer | None = None
+                 ) -> mapping.MappedSchedule:
+    """The mapping steps of `schedule` (gpu/tiling.map_schedule's, each timed and noted), its
+    tiled schedule and parallel loops checked against every dependence
+    (IllegalScheduleError when they are not legal)."""
+    timer = timer or progress.PassTimer(scop.name)
     context = isl_build.context_set(scop, ctx)
-    mapped = mapping.map_schedule(schedule, options, context, iterator_prefix(scop), dep_map,
-                                  _accesses(scop, ctx), reductions.reduction_ops(scop))
-    lifted_deps = mapped.lifted(dep_map)
-    legality.check(mapped.schedule, lifted_deps, "tiled schedule")
-    mapped.check_parallel(lifted_deps)
+    accesses = _accesses(scop, ctx)
+    # gpu.mapping: each subtree a kernel (blocks/threads, wavefront, reduction, one thread)
+    with timer.step("mapping") as step:
+        mapped = mapping.assign_kernels(schedule, options, context, iterator_prefix(scop),
+                                        dep_map, accesses, reductions.reduction_ops(scop))
+        step.note = notes.mapping_note(mapped)
+    # gpu.tiling: DOALL bands tiled, tile loops on blocks and point loops on threads
+    with timer.step("tiling") as step:
+        mapped = tiling.tile_kernels(mapped, context)
+        step.note = notes.tiling_note(mapped)
+    # gpu.tiling: wavefront bands tiled and skewed (Di et al. 2012, Section III)
+    with timer.step("wavefront skewing") as step:
+        mapped = tiling.skew_wavefronts(mapped, context)
+        step.note = notes.skewing_note(mapped)
+    # gpu.staging: a wavefront tile's arrays in shared memory (Options.shared_staging)
+    with timer.step("shared staging") as step:
+        mapped = tiling.stage_wavefronts(mapped, accesses, options)
+        step.note = notes.staging_note(mapped, options)
+    # schedule.legality: the tiled schedule and every block/thread loop against every dependence
+    with timer.step("legality check") as step:
+        lifted_deps = mapped.lifted(dep_map)
+        try:
+            legality.check(mapped.schedule, lifted_deps, "tiled schedule")
+            mapped.check_parallel(lifted_deps)
+        except IllegalScheduleError as err:
+            step.note = f"refused: {str(err)[:120]}"
+            raise
+        step.note = "legal"
     return mapped
 
 
@@ -290,11 +329,11 @@ def _schedule_and_map(scop: Scop, options: Options, ctx: isl.Context, dep_map: i
     gets each step given up or refused and, after any, the step used."""
     chain = fallback.schedules(scop, options, ctx, dep_map, notes)
     while True:
-        with timer.step("schedule"):
+        with timer.step("schedule") as step:
             name, schedule = next(chain)
+            step.note = name
         try:
-            with timer.step(f"map ({name})"):
-                mapped = _map_checked(scop, schedule, options, ctx, dep_map)
+            mapped = _map_checked(scop, schedule, options, ctx, dep_map, timer)
             if notes:
                 notes.append(f"used: {name}")
             return schedule, mapped
@@ -307,9 +346,10 @@ def _schedule_and_map(scop: Scop, options: Options, ctx: isl.Context, dep_map: i
 
 
 def _source(scop: Scop, options: Options, ctx: isl.Context, mapped: mapping.MappedSchedule
-            ) -> str:
+            ) -> tuple[str, float, float]:
     """The isl AST of the mapped schedule (loop iterators named <prefix><depth>), printed by
-    the target's printer."""
+    the target's printer; and the seconds of the AST build and of the printer."""
+    begin = time.perf_counter()
     build = isl.AstBuild.from_context(isl_build.context_set(scop, ctx))
     build = build.set_iterators(_iterator_ids(ctx, iterator_prefix(scop)))
     # staged tiles: the leaves that make a tile's last write of an element, and their guards;
@@ -323,30 +363,45 @@ def _source(scop: Scop, options: Options, ctx: isl.Context, mapped: mapping.Mapp
         build, scop, mapped.kernels, shared_hook, shared)
     ast = build.node_from_schedule(mapped.schedule)
     del handle, private_handle
+    built = time.perf_counter()
     if options.target == "cuda":
-        return cuda_target.generate(scop, ast, mapped.kernels, final_conditions, private,
-                                    coordinates, HostSide.of(options))
-    return c_target.generate(scop, ast, mapped.kernels, openmp=options.target == "openmp",
-                             shuffle=options.shuffle_parallel)
+        source = cuda_target.generate(scop, ast, mapped.kernels, final_conditions, private,
+                                      coordinates, HostSide.of(options))
+    else:
+        source = c_target.generate(scop, ast, mapped.kernels,
+                                   openmp=options.target == "openmp",
+                                   shuffle=options.shuffle_parallel)
+    return source, built - begin, time.perf_counter() - built
 
 
 def _bounded_source(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl.UnionMap,
-                    mapped: mapping.MappedSchedule) -> tuple[str, mapping.MappedSchedule]:
+                    mapped: mapping.MappedSchedule, timer: progress.PassTimer
+                    ) -> tuple[str, mapping.MappedSchedule]:
     """_source() within AST_BUDGET_SHARE x the budget; else, with a PolycudaWarning, the
     original order's code (unbounded: the last resort; its AST is the simplest one).
-    Returns the source and the mapping it was generated from."""
-    def build() -> str:
+    Returns the source and the mapping it was generated from; records the steps "AST build"
+    and "<target> printing" on `timer`."""
+    def build() -> tuple[str, float, float]:
         budget.bounded_context(ctx)
         return _source(scop, options, ctx, mapped)
 
     seconds = options.schedule_budget_s * AST_BUDGET_SHARE
+    printing = f"{options.target.replace('cuda', 'CUDA').replace('openmp', 'OpenMP')} printing"
     try:
-        return budget.run_bounded(build, seconds, "the AST build"), mapped
+        source, ast_s, print_s = budget.run_bounded(build, seconds, "the AST build")
+        timer.record("AST build", ast_s, f"within {seconds:g} s")
+        timer.record(printing, print_s, f"{source.count(chr(10)) + 1} lines")
+        return source, mapped
     except budget.SolverGaveUp as gave_up:
         fallback.give_up(scop, gave_up.what, gave_up.reason)
+        timer.record("AST build", seconds, f"given up ({gave_up.reason}): the original order")
     original = isl_scheduler.original_schedule_tree(scop, ctx)
-    mapped = _promoted(scop, options, ctx, _map_checked(scop, original, options, ctx, dep_map))
-    return _source(scop, options, ctx, mapped), mapped
+    mapped = _promoted(scop, options, ctx,
+                       _map_checked(scop, original, options, ctx, dep_map, timer))
+    source, ast_s, print_s = _source(scop, options, ctx, mapped)
+    timer.record("AST build", ast_s, "the original order's, unbounded")
+    timer.record(printing, print_s, f"{source.count(chr(10)) + 1} lines")
+    return source, mapped
 
 
 def _runtime_generated(scop: Scop, options: Options, start: float) -> Generated:
@@ -358,6 +413,7 @@ def _runtime_generated(scop: Scop, options: Options, start: float) -> Generated:
     parts: list[tuple[str, object]] = []
     static: list = []
     kernels: list = []
+    steps_of_parts: list[progress.Step] = []  # the static parts' steps, named "<part>: <step>"
 
     def flush() -> None:
         if not static:
@@ -371,6 +427,8 @@ def _runtime_generated(scop: Scop, options: Options, start: float) -> Generated:
         generated = _static_generated(transform_scop(sub, host, timer), host,
                                       time.perf_counter(), timer)
         kernels.extend(generated.kernels)
+        steps_of_parts.extend(dataclasses.replace(step, name=f"{sub.name}: {step.name}")
+                              for step in generated.steps)
         parts.append(("static", (sub, generated.source)))
         static.clear()
 
@@ -384,11 +442,14 @@ def _runtime_generated(scop: Scop, options: Options, start: float) -> Generated:
                 parts.append(("check", checks[pos]))
             static.extend(stmts)
     flush()
+    printing = time.perf_counter()
     source = inspector_cuda.generate(scop, parts, isl_scheduler.new_context(),
                                      HostSide.of(options), options)
     reason = "run-time nests: " + "; ".join(n.reason for n in nests.values())
+    steps = tuple(steps_of_parts) + (progress.Step(
+        "inspector/executor", time.perf_counter() - printing, reason),)
     return Generated(scop, options, source, "", tuple(kernels),
-                     time.perf_counter() - start, reason)
+                     time.perf_counter() - start, reason, steps)
 
 
 def static_region(scop: Scop, statements: tuple, k: int) -> Scop:

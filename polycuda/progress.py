@@ -8,11 +8,22 @@ import sys
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import TextIO, TypeVar
 
 QUIET_S = 2.0  # nothing is printed before a compile (or a file's regions) has run this long
 
 T = TypeVar("T")
+
+
+@dataclass
+class Step:
+    """One named pass of a compile: its time and what it did for this program (`note`, set by
+    the pass's caller: "kernel0 tiles 64x64", "skipped: no wavefront band")."""
+
+    name: str
+    seconds: float = 0.0
+    note: str = ""
 
 
 class PassTimer:
@@ -23,10 +34,13 @@ class PassTimer:
     prints `polycuda: <region>: <pass> ...`; the passes that ended before are printed then too,
     so the log shows the whole compile.
 
+    Every pass is kept in `steps` (name, seconds, note), in the order in which they ended.
+
     Example:
         timer = PassTimer("jacobi_2d")
-        with timer.step("dependences"):
+        with timer.step("dependences") as step:
             dep_map = dependences.untagged_union(scop, ctx)
+            step.note = "3 relations"
     """
 
     def __init__(self, region: str, stream: TextIO | None = None, quiet_s: float = QUIET_S):
@@ -34,32 +48,40 @@ class PassTimer:
         self.stream = stream
         self.quiet_s = quiet_s
         self.start = time.perf_counter()
-        self.passes: list[tuple[str, float]] = []
+        self.steps: list[Step] = []
         self._shown = 0
 
     @contextmanager
-    def step(self, name: str) -> Iterator[None]:
-        """Time the pass `name` (the body of the with statement)."""
+    def step(self, name: str) -> Iterator[Step]:
+        """Time the pass `name` (the body of the with statement); yields its Step, whose note
+        the body may set."""
         begin = time.perf_counter()
         if begin - self.start > self.quiet_s:  # already long: say what runs now
             self._show()
             print(f"polycuda: {self.region}: {name} ...", file=self.stream or sys.stderr,
                   flush=True)
+        step = Step(name)
         try:
-            yield
+            yield step
         finally:
-            self.passes.append((name, time.perf_counter() - begin))
+            step.seconds = time.perf_counter() - begin
+            self.steps.append(step)
             self._show()
+
+    def record(self, name: str, seconds: float, note: str = "") -> None:
+        """A pass timed elsewhere (in a forked child: schedule/budget.run_bounded)."""
+        self.steps.append(Step(name, seconds, note))
+        self._show()
 
     def _show(self) -> None:
         total = time.perf_counter() - self.start
         if total <= self.quiet_s:
             return
         stream = self.stream or sys.stderr
-        for name, seconds in self.passes[self._shown:]:
-            print(f"polycuda: {self.region}: {name} {seconds:.2f} s ({total:.2f} s)",
+        for step in self.steps[self._shown:]:
+            print(f"polycuda: {self.region}: {step.name} {step.seconds:.2f} s ({total:.2f} s)",
                   file=stream, flush=True)
-        self._shown = len(self.passes)
+        self._shown = len(self.steps)
 
 
 def regions(items: Iterable[T], name_of, stream: TextIO | None = None,

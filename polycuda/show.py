@@ -1,4 +1,5 @@
-"""`polycuda show deps|schedule|code`: what the compiler found, as text or stable JSON."""
+"""`polycuda show deps|schedule|passes|code`: what the compiler found, as text or stable JSON
+(passes: the named steps of pipeline.compile_scop, what each did and its time)."""
 
 from __future__ import annotations
 
@@ -52,6 +53,23 @@ def schedule_of(prog: Program) -> dict:
     if choice.scheduler == "superposition" and choice.reason == "superposition (requested)":
         out["kernels"] = _superposition_kernels(scop, options, ctx, dep_map, choice)
     return out
+
+
+def passes_of(prog: Program) -> list[dict]:
+    """The named steps that compiling the region ran (pipeline.compile_scop), in order: name,
+    what the step did for this region ("note") and its seconds. With scheduler "auto" each
+    candidate schedule's mapping steps appear, then "scheduler choice" says which was kept."""
+    target = prog.resolve_target(None).replace("emulate", "cuda")
+    return [{"name": step.name, "note": step.note, "seconds": round(step.seconds, 4)}
+            for step in prog.generate(target).steps]
+
+
+def _passes_text(prog: Program) -> str:
+    steps = passes_of(prog)
+    width = max((len(s["name"]) for s in steps), default=0)
+    lines = [f"region {prog.name}:"]
+    lines += [f"  {s['name']:{width}s} {s['seconds']:8.3f} s  {s['note']}" for s in steps]
+    return "\n".join(lines)
 
 
 def _superposition_kernels(scop: Scop, options: Options, ctx: isl.Context,
@@ -115,9 +133,9 @@ def show(what: str, programs: tuple[Program, ...], as_json: bool = False) -> str
     if what == "code":
         return "\n".join(p.generate().source for p in programs)
     if as_json:
-        pick = deps_json if what == "deps" else schedule_of
+        pick = {"deps": deps_json, "schedule": schedule_of, "passes": passes_of}[what]
         if len(programs) == 1:
             return json.dumps(pick(programs[0]), indent=2)
         return json.dumps({p.name: pick(p) for p in programs}, indent=2)
-    render = _deps_text if what == "deps" else _schedule_text
+    render = {"deps": _deps_text, "schedule": _schedule_text, "passes": _passes_text}[what]
     return "\n".join(render(p) for p in programs)

@@ -13,6 +13,7 @@ import islpy as isl
 
 from polycuda.ir import isl_build
 from polycuda.ir.scop import Access, Scop
+from polycuda.ir.c_expr import expr_to_c
 
 
 @dataclass(frozen=True)
@@ -109,8 +110,6 @@ def _distance(rel: isl.Map) -> tuple[int, ...] | None:
 
 
 def _ref_text(acc: Access) -> str:
-    from polycuda.codegen.c_expr import expr_to_c  # printing lives with the code generators
-
     return expr_to_c(acc.ref)
 
 

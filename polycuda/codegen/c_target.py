@@ -11,7 +11,7 @@ import islpy as isl
 from polycuda.codegen import abi, csr
 from polycuda.codegen.statements import statement_parts
 from polycuda.ir import isl_build
-from polycuda.codegen.c_expr import C_HELPERS, expr_to_c
+from polycuda.ir.c_expr import C_HELPERS, expr_to_c
 from polycuda.codegen.printer import AstPrinter, for_parts, mark_parts, simple_upper_bound
 from polycuda.gpu.mapping import KernelMapping
 from polycuda.ir.scop import Array, Scop

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from polycuda.codegen.c_expr import expr_to_c
+from polycuda.ir.c_expr import expr_to_c
 from polycuda.ir.expr import Expr, Ref, Var, refs, substitute, walk
 from polycuda.ir.scop import Scop, Statement
 

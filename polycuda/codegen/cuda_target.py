@@ -33,7 +33,7 @@ from polycuda.codegen import (abi, column_reduction_code, host_driver, reduction
                               row_reduction_code)
 from polycuda.codegen.host_driver import HostSide
 from polycuda.ir.ast_expr import ast_expr_to_c
-from polycuda.codegen.c_expr import C_HELPERS, RefPrinter, expr_to_c
+from polycuda.ir.c_expr import C_HELPERS, RefPrinter, expr_to_c
 from polycuda.codegen.printer import AstPrinter, for_parts, mark_parts, simple_upper_bound
 from polycuda.codegen import carry_code, shared_code
 from polycuda.codegen.private_code import PrivateTables

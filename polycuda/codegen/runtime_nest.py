@@ -20,7 +20,7 @@ import islpy as isl
 from polycuda.analysis.indirect import RuntimeNest
 from polycuda.codegen.abi import C_TYPES
 from polycuda.ir.ast_expr import ast_expr_to_c
-from polycuda.codegen.c_expr import expr_to_c
+from polycuda.ir.c_expr import expr_to_c
 from polycuda.codegen.printer import AstPrinter
 from polycuda.codegen import csr
 from polycuda.codegen.statements import flat_ref_printer, statement_parts

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import islpy as isl
 
 from polycuda.codegen import abi
-from polycuda.codegen.c_expr import RefPrinter, expr_to_c
+from polycuda.ir.c_expr import RefPrinter, expr_to_c
 from polycuda.codegen.statements import flat_ref_printer
 from polycuda.gpu.mapping import KernelMapping
 from polycuda.gpu.shared_promotion import SHARED_MARK, SharedArray, SharedScope

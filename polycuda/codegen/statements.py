@@ -8,7 +8,7 @@ import islpy as isl
 
 from polycuda.ir.ast_expr import ast_expr_to_c
 from polycuda.codegen import csr
-from polycuda.codegen.c_expr import RefPrinter, expr_to_c
+from polycuda.ir.c_expr import RefPrinter, expr_to_c
 from polycuda.ir.expr import Expr, Ref
 from polycuda.ir.scop import Scop, Statement
 

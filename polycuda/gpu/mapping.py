@@ -1,7 +1,8 @@
-"""GPU mapping on the schedule tree: kernel and thread marks, tiling of the mapped band.
+"""GPU mapping on the schedule tree: which subtree runs as which kernel (kernel marks), and
+the sizes of its tiles; gpu/tiling.py then tiles and skews the marked bands.
 
 The outermost band whose leading members are parallel (coincident) becomes a kernel: its first
-n <= max_mapped_dims members are tiled; tile loops go to thread blocks and point loops to
+n <= max_mapped_dims members are to be tiled; tile loops go to thread blocks and point loops to
 threads (PPCG's scheme). Bands above it that carry dependences stay sequential host loops. A
 permutable band with no leading parallel member becomes a two-level wavefront (wavefront.py).
 A subtree with no parallel member at all becomes a one-thread kernel, so that every statement
@@ -17,10 +18,9 @@ from typing import TYPE_CHECKING
 import islpy as isl
 
 from polycuda.analysis import reductions as reductions_
-from polycuda.gpu import (column_reduction, register_tiling, row_reduction, shared_promotion,
-                         staging, wavefront)
+from polycuda.gpu import (column_reduction, extents, register_tiling, row_reduction,
+                          shared_promotion, staging, wavefront)
 from polycuda.ir import isl_build
-from polycuda.ir.ast_expr import ast_expr_to_c
 from polycuda.errors import InvalidConfigError
 from polycuda.options import MAX_BLOCK_DIMS, MAX_BLOCK_THREADS, Options, fit_sizes
 from polycuda.schedule import legality
@@ -240,7 +240,6 @@ class _Mapper:
         self.prefix = prefix
         self.dep_map = dep_map
         self.kernels: list[KernelMapping] = []
-        self.lifts: list[isl.UnionMap] = []  # { S[x] -> S[x, T] } of each wavefront band
 
     def _name(self) -> str:
         return f"kernel{len(self.kernels)}"
@@ -285,36 +284,25 @@ class _Mapper:
         seq = (shared_promotion.sequential_tile_sizes(
             node, n, shared_promotion.sequential_tile(self.options, gemm))
             if shared_promotion.enabled(self.options) and n >= 2 else ())
-        shared = bool(seq)  # shared_promotion.enabled: only with a sequential loop in the kernel
         if node.band_n_member() > n + len(seq):
             node = node.band_split(n + len(seq))
-        depth = node.get_schedule_depth()
-        sizes = isl.MultiVal.from_val_list(node.band_get_space(), _val_list(node, tiles + seq))
-        node = node.band_tile(sizes)  # tile band; its child is the point band
-        units = None
-        point = node.child(0)
-        if shared:  # [T] -> [Tseq] -> shared mark -> [P] -> [Pseq]
-            point = shared_promotion.mark_tile(node, n, name)
-        if any(r > 1 for r in regs):  # each thread runs r_0 x r_1 ... points, unrolled
-            point, units = register_tiling.tile_points(point, tiles, regs, name)
-        node = point.insert_mark(isl.Id(f"thread:{name}", context=node.get_ctx()))
-        while node.get_type() != isl.schedule_node_type.band or \
-                node.get_schedule_depth() != depth:
-            node = node.parent()  # the tile band
+        # the band stays untiled below its kernel mark: gpu/tiling.tile_kernels tiles it
+        # (tile loops on blocks, point loops on threads) with these sizes
         self.kernels.append(KernelMapping(
-            name, depth, tiles,
+            name, node.get_schedule_depth(), tiles,
             block_sizes_for(register_tiling.spacing(tiles, regs), self.options, name),
-            tile_counts=_tile_counts(node, self.context), prefix=self.prefix,
-            register_tiles=regs if units is not None else (), units=units,
+            prefix=self.prefix, register_tiles=regs if any(r > 1 for r in regs) else (),
             sequential_tiles=seq))
-        node = node.insert_mark(isl.Id(f"{KERNEL_MARK}:{name}", context=node.get_ctx()))
-        return node
+        return node.insert_mark(isl.Id(f"{KERNEL_MARK}:{name}", context=node.get_ctx()))
 
     def _wavefront(self, node: isl.ScheduleNode) -> isl.ScheduleNode:
         """Two-level wavefront of a permutable band without parallel members.
 
-        Result: band [W] (host loop) -> mark kernel -> band [T1..Tn] (blocks) -> mark thread ->
-        band [w] (sequential, barrier) -> band [P1..Pn] (threads) -> the band's old child.
+        Result: mark kernel -> the band (its m members; the others split off below), with
+        the tile sizes, the implied tile coordinate (tile_dims) and the intra-tile wavefronts
+        decided; gpu/tiling.skew_wavefronts tiles and skews it into band [W] (host loop) ->
+        mark kernel -> band [T1..Tn] (blocks) -> mark thread -> band [w] (sequential,
+        barrier) -> band [P1..Pn] (threads) -> the band's old child.
         """
         # at most 2-D thread blocks: a 3-D tile's intra-tile wavefronts are short and isl's
         # AST of a 4-D wavefront band takes seconds
@@ -336,32 +324,15 @@ class _Mapper:
         tiles = wavefront.harmonized(wavefront.tile_sizes(m, self.options),
                                      node.band_get_partial_schedule(), node.get_domain())
         implied = wavefront.widest(node, tiles, self.context)
-        node, lift = wavefront.tile_and_skew(node, tiles, implied, intra)
-        self.lifts.append(lift)
-        staged = (staging.plan(node, lift, self.accesses, self.prefix,
-                               budget=self.options.shared_memory_kib * 1024)
-                  if self.options.shared_staging and self.options.target == "cuda"
-                  and self.accesses is not None else ())
         name = self._name()
-        ctx = node.get_ctx()
-        depth = node.get_schedule_depth()
-        band_counts = _band_extents(node, self.context)
-        counts = isl_build.within_operations(
-            ctx, WAVEFRONT_EXTENT_OPERATIONS,
-            lambda: _per_wavefront_extents(node, self.context, f"{self.prefix}{depth}"),
-            lambda: band_counts)
-        self.kernels.append(KernelMapping(name, depth + 1, tiles,
+        self.kernels.append(KernelMapping(name, node.get_schedule_depth() + 1, tiles,
                                           block_sizes_for(tiles[1:], self.options, name),
-                                          tile_counts=counts, prefix=self.prefix,
-                                          wavefront=True, band_tile_counts=band_counts,
+                                          prefix=self.prefix, wavefront=True,
                                           tile_dims=tuple(k for k in range(m) if k != implied),
                                           intra=intra,
                                           grid_sync=self.options.wavefront_sync == "grid",
-                                          staged=staged,
                                           rows_in_blocks=in_blocks))
-        node = node.child(0).child(0).insert_mark(isl.Id(f"thread:{name}", context=ctx))
-        node = node.parent().insert_mark(isl.Id(f"{KERNEL_MARK}:{name}", context=ctx))
-        return node.parent()
+        return node.insert_mark(isl.Id(f"{KERNEL_MARK}:{name}", context=node.get_ctx()))
 
     def _rows_in_blocks(self, band: isl.ScheduleNode, intra: str) -> bool:
         """Whether the tile's outer thread dimensions run blocks of consecutive points per
@@ -464,7 +435,7 @@ class _Mapper:
 
     def _band_counts(self, band: isl.ScheduleNode) -> tuple[str, ...]:
         """The extent of each member of `band` over every instance (params only)."""
-        return _extents(_as_set(
+        return extents.extents(extents.as_set(
             band.get_domain().apply(band.band_get_partial_schedule_union_map()),
             band.band_get_space()).intersect_params(self.context))
 
@@ -556,102 +527,6 @@ class _Mapper:
         return node.insert_mark(isl.Id(f"{SERIAL_MARK}:{name}", context=node.get_ctx()))
 
 
-def _tile_counts(node: isl.ScheduleNode, context: isl.Set) -> tuple[str, ...]:
-    """Per tile dimension of the tile band `node`: max - min + 1 of the tile index over all
-    instances (params only)."""
-    # tiles: { [t0, ..., tn-1] } over every statement instance reaching the band
-    tiles_uset = node.get_domain().apply(node.band_get_partial_schedule_union_map())
-    return _extents(_as_set(tiles_uset, node.band_get_space()).intersect_params(context))
-
-
-# isl steps allowed for the per-wavefront grid extents (jacobi-2d needs ~1e5; 3mm's balanced
-# bands would take 50 s): beyond, the extents over the whole band are used.
-WAVEFRONT_EXTENT_OPERATIONS = 2_000_000
-
-
-def _per_wavefront_extents(node: isl.ScheduleNode, context: isl.Set, w_name: str
-                           ) -> tuple[str, ...]:
-    """Per tile dimension T1.. of a wavefront kernel: an upper bound of the extent of T_k over
-    the tiles of inter-tile wavefront W, in the parameters and the host iterator `w_name` (= W).
-    Any grid size is correct (cuda_target.py); one block per tile is the aim.
-
-    node: the [W] band, its child the [T1, ..., Tm-1] band.
-    """
-    schedule = node.band_get_partial_schedule_union_map().flat_range_product(
-        node.child(0).band_get_partial_schedule_union_map())
-    space = node.band_get_partial_schedule().flat_range_product(
-        node.child(0).band_get_partial_schedule()).get_space()
-    tiles = _as_set(node.get_domain().apply(schedule), space)  # { [W, T1, ..., Tm-1] }
-    nparam = tiles.dim(isl.dim_type.param)
-    tiles = tiles.move_dims(isl.dim_type.param, nparam, isl.dim_type.set, 0, 1)
-    tiles = tiles.set_dim_name(isl.dim_type.param, nparam, w_name)
-    tiles = tiles.intersect_params(context.align_params(tiles.get_space()))
-    # Each T_k alone against W and the parameters, rationally relaxed: an upper bound of
-    # the extent, cheap to compute (the exact extent over the m-dimensional tile set takes
-    # isl 20 s for jacobi-2d) and to evaluate on the host.
-    return _relaxed_extents(tiles)
-
-
-def _relaxed_extents(tiles: isl.Set) -> tuple[str, ...]:
-    """Upper bounds of the extent of each dimension: each alone, rationally relaxed."""
-    counts: list[str] = []
-    m = tiles.dim(isl.dim_type.set)
-    tiles = tiles.remove_divs()  # the rational relaxation: a superset
-    for k in range(m):
-        one = tiles.project_out(isl.dim_type.set, k + 1, m - k - 1).project_out(
-            isl.dim_type.set, 0, k)
-        counts += _extents(one.remove_divs().coalesce())
-    return tuple(counts)
-
-
-def _band_extents(node: isl.ScheduleNode, context: isl.Set) -> tuple[str, ...]:
-    """The extent of each T_k over the whole band (params only, rationally relaxed).
-
-    node: the [W] band, its child the [T1, ..., Tm-1] band.
-    """
-    t_map = node.child(0).band_get_partial_schedule_union_map()  # { S[x, T] -> [T1, ...] }
-    tiles = _as_set(node.get_domain().apply(t_map), node.child(0).band_get_space())
-    return _relaxed_extents(tiles.intersect_params(context.align_params(tiles.get_space())))
-
-
-def _as_set(uset: isl.UnionSet, space: isl.Space) -> isl.Set:
-    """The one set of `uset` (its sets united), or the empty set of `space` when no statement
-    instance reaches the band."""
-    sets: list[isl.Set] = []
-    uset.foreach_set(sets.append)
-    if not sets:
-        return isl.Set.empty(space)
-    result = sets[0]
-    for extra in sets[1:]:
-        result = result.union(extra)
-    return result
-
-
-def _extents(tile_set: isl.Set) -> tuple[str, ...]:
-    """C expressions (in tile_set's parameters) of max - min + 1 along each dimension ("0"
-    for an empty set: no instance reaches the band)."""
-    if tile_set.is_empty():
-        return ("0",) * tile_set.dim(isl.dim_type.set)
-    counts = []
-    for k in range(tile_set.dim(isl.dim_type.set)):
-        extent = tile_set.dim_max(k).sub(tile_set.dim_min(k)).add_constant_val(
-            isl.Val.one(tile_set.get_ctx()))
-        counts.append(_pw_aff_to_c(extent.coalesce(), tile_set.params()))
-    return tuple(counts)
-
-
-def _pw_aff_to_c(pw_aff: isl.PwAff, params: isl.Set) -> str:
-    return ast_expr_to_c(isl.AstBuild.from_context(params).expr_from_pw_aff(pw_aff))
-
-
-def _val_list(node: isl.ScheduleNode, tiles: tuple[int, ...]) -> isl.ValList:
-    ctx = node.get_ctx()
-    vals = isl.ValList.alloc(ctx, len(tiles))
-    for t in tiles:
-        vals = vals.add(isl.Val.int_from_si(ctx, t))
-    return vals
-
-
 @dataclass(frozen=True)
 class MappedSchedule:
     """The schedule tree with its marks, the kernels, and the lift of the statements that
@@ -735,30 +610,27 @@ def _wavefront_points(below: isl.ScheduleNode) -> tuple[isl.UnionMap, isl.UnionM
     return points, separated
 
 
-def map_schedule(schedule: isl.Schedule, options: Options, context: isl.Set,
-                 prefix: str = "c", dep_map: isl.UnionMap | None = None,
-                 accesses: staging.Accesses | None = None,
-                 reductions: dict[str, reductions_.Update] | None = None
-                 ) -> MappedSchedule:
-    """Insert kernel/thread/serial marks and tile the mapped bands.
+def assign_kernels(schedule: isl.Schedule, options: Options, context: isl.Set,
+                   prefix: str = "c", dep_map: isl.UnionMap | None = None,
+                   accesses: staging.Accesses | None = None,
+                   reductions: dict[str, reductions_.Update] | None = None
+                   ) -> MappedSchedule:
+    """The mapping step: each subtree assigned to a kernel (PPCG's scheme, module docstring),
+    marks inserted; the DOALL and wavefront bands are left untiled below their kernel marks
+    with their sizes decided (gpu/tiling.py tiles and skews them; tiling.map_schedule runs
+    every mapping step).
 
-    Mark ids: "kernel:<name>" above the tile band, "thread:<name>" above the point band,
-    "serial:<name>" above a subtree run by one thread. dep_map (every dependence of the scop)
+    Mark ids: "kernel:<name>" above a mapped band, "serial:<name>" above a subtree run by one
+    thread, "reduce:<name>" above a reduction loop. dep_map (every dependence of the scop)
     lets a wavefront band whose first row carries them all run that row's hyperplanes as its
     intra-tile wavefronts; without it the skewed sum is used. accesses: the scop's reads and
-    writes, for Options.shared_staging on the CUDA target and for rows in blocks per thread
-    (neither without them). reductions: the scop's update statements `X[f] op= e`
-    (analysis/reductions.py); a loop of one of them that would run in one thread
-    becomes a reduction kernel (mark "reduce:<name>", Options.allow_reassociation) of one
-    block or many (reduction_combine).
+    writes, for rows in blocks per thread and the reduction kernels (neither without them).
+    reductions: the scop's update statements `X[f] op= e` (analysis/reductions.py); a loop of
+    one of them that would run in one thread becomes a reduction kernel (mark
+    "reduce:<name>", Options.allow_reassociation) of one block or many (reduction_combine).
     """
-    ctx = schedule.get_ctx()
-    ctx.set_tile_scale_tile_loops(0)
-    ctx.set_tile_shift_point_loops(1)
     mapper = _Mapper(options, context, prefix, dep_map, accesses, reductions)
     root = schedule.get_root()
     node = mapper.visit(root.child(0)) if root.n_children() else root
-    lift = schedule.get_domain().identity()
-    for part in mapper.lifts:
-        lift = lift.subtract_domain(part.domain()).union(part)
-    return MappedSchedule(node.get_schedule(), tuple(mapper.kernels), lift)
+    return MappedSchedule(node.get_schedule(), tuple(mapper.kernels),
+                          schedule.get_domain().identity())

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from polycuda.codegen.c_expr import expr_to_c
+from polycuda.ir.c_expr import expr_to_c
 from polycuda.errors import LaunchError
 from polycuda.ir.evaluate import eval_int
 from polycuda.ir.scop import Array

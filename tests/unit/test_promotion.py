@@ -12,7 +12,7 @@ import numpy as np
 import polycuda
 from kernels import suite
 from polycuda.cli import main
-from polycuda.gpu import mapping, promotion, staging
+from polycuda.gpu import mapping, promotion, staging, tiling
 from polycuda.ir import isl_build
 from polycuda.ir.scop import Scop
 from polycuda.options import Options
@@ -238,7 +238,7 @@ void f(int n, double x[n], double A[n][n]) {{
         node = node.insert_partial_schedule(isl.MultiUnionPwAff.read_from_str(
             ctx, f"[n] -> [{{ {stmt}[i, k] -> [({dim})] }}]"))
     node = node.band_member_set_coincident(0, True)
-    mapped = mapping.map_schedule(node.get_schedule(), Options(target="cuda", shared_promotion=False),
+    mapped = tiling.map_schedule(node.get_schedule(), Options(target="cuda", shared_promotion=False),
                                   isl_build.context_set(scop, ctx))
     accesses = staging.Accesses(isl_build.accesses_union(scop, ctx, writes=False),
                                 isl_build.accesses_union(scop, ctx, writes=True),

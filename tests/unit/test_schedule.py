@@ -5,7 +5,7 @@ import pytest
 
 from polycuda.analysis import dependences
 from polycuda.errors import IllegalScheduleError, InvalidConfigError
-from polycuda.gpu import mapping
+from polycuda.gpu import mapping, tiling
 from polycuda.ir import isl_build
 from polycuda.options import Options
 from polycuda.schedule import isl_scheduler, legality, report
@@ -55,7 +55,7 @@ def test_mapping_marks_kernels_and_keeps_sequential_loops_on_host():
     scop = hand_scops.jacobi_2d()
     ctx = isl_scheduler.new_context()
     schedule = isl_scheduler.isl_schedule(scop, ctx)
-    mapped = mapping.map_schedule(schedule, Options(), isl_build.context_set(scop, ctx))
+    mapped = tiling.map_schedule(schedule, Options(), isl_build.context_set(scop, ctx))
     kernels = mapped.kernels
     assert [k.tile_sizes for k in kernels] == [(8, 32), (8, 32)]
     assert all(k.depth == 1 and not k.serial for k in kernels)
@@ -67,7 +67,7 @@ def test_mapping_without_parallelism_gives_one_serial_kernel():
     scop = hand_scops.reverse_scan()
     ctx = isl_scheduler.new_context()
     schedule = isl_scheduler.isl_schedule(scop, ctx)
-    mapped = mapping.map_schedule(schedule, Options(), isl_build.context_set(scop, ctx))
+    mapped = tiling.map_schedule(schedule, Options(), isl_build.context_set(scop, ctx))
     assert [k.serial for k in mapped.kernels] == [True]
 
 
