@@ -10,7 +10,10 @@ time (host arrays, median); the result compared with the sequential one (exact f
 histograms of integers-valued doubles, rtol 1e-12 otherwise; nvcc may contract a*b+c to FMA).
 Scatter-add also gets CuPy's atomic scatter_add (cupyx.scatter_add) as a reference point.
 Per case, every executor of EXECUTORS (levels, one launch, each with reused levels, the host
-fallback) timed alike, under "executors".
+fallback, the default fallback threshold "auto" against none) timed alike, under "executors";
+auto's threshold and where its costs came from under executors.fallback-auto.fallback.
+`--only move-chain,scatter-random-levels` runs some cases only (the fallback check: a chain
+and randAcc-like random moves and levelized scatters).
 """
 
 from __future__ import annotations
@@ -126,6 +129,9 @@ EXECUTORS = {
     "levels-reused": {"runtime_executor": "levels", "reuse_levels": True},
     "syncfree-reused": {"runtime_executor": "syncfree", "reuse_levels": True},
     "host-fallback": {"cpu_fallback_per_level": 1e12},
+    # the default threshold (tune/level_cost.py) against the fallback off
+    "fallback-auto": {"cpu_fallback_per_level": "auto"},
+    "fallback-never": {"cpu_fallback_per_level": 0.0},
 }
 
 
@@ -145,8 +151,24 @@ def executors(prog, args: dict, expected: dict, repeats: int, changes: dict) -> 
         out[name] = {"gpu_s": gpu_s, "levels": levels, "executor": get("executor"),
                      "reused_last_call": bool(get("reused")), "widest_level": get("widest"),
                      "correct": compare(prog, expected, actual)[0]}
+        if extra.get("cpu_fallback_per_level") == "auto":
+            out[name]["fallback"] = fallback_record(prog, kernel)
         print(f"  {name}: {json.dumps(out[name])}", flush=True)
     return out
+
+
+def fallback_record(prog, kernel) -> dict:
+    """auto's threshold of the last call and where its costs came from (run.Fallback)."""
+    from polycuda.run import runtime_fallbacks
+    from polycuda.tune import level_cost
+
+    fb, = runtime_fallbacks(prog, kernel, 1)
+    return {"threshold_iterations_per_level": fb.threshold, "gpu_level_s": fb.level_s,
+            "gpu_level_source": level_cost.gpu_level_cost().source if fb.level_measured
+            else f"reference {level_cost.REFERENCE_GPU}",
+            "host_iteration_s": fb.host_iteration_s,
+            "host_iteration_source": "measured on this loop" if fb.host_measured
+            else "reference host"}
 
 
 def compare(prog, expected: dict, actual: dict) -> tuple[bool, float]:
@@ -174,12 +196,20 @@ def main(argv: list[str]) -> int:
     parser.add_argument("out")
     parser.add_argument("--quick", action="store_true", help="small sizes (a smoke test)")
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--only", default="", help="comma-separated case names")
     opts = parser.parse_args(argv)
+    only = set(filter(None, opts.only.split(",")))
     rows, all_ok = [], True
     for name, source, args in cases(opts.quick):
+        if only and name not in only:
+            continue
         prog = polycuda.compile(source)
         expected, seq_s = sequential(prog, args, max(1, opts.repeats // 2))
-        changes = {"allow_reassociation": False} if name.endswith("-levels") else {}
+        # the headline row: the inspector's levels on the GPU, the host fallback off (as in
+        # the results before auto); auto against never under "executors"
+        changes = {"cpu_fallback_per_level": 0.0}
+        if name.endswith("-levels"):
+            changes["allow_reassociation"] = False
         actual, gpu_s, levels = on_gpu(prog, args, opts.repeats, changes)
         ok, worst = compare(prog, expected, actual)
         inspect_s, execute_s = phases(prog, args, changes)

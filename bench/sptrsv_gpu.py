@@ -128,7 +128,7 @@ def executor_of(prog) -> str:
 def phases(prog, args: dict, target: str) -> tuple[float, float] | None:
     """(inspection, execution) seconds of a -DPC_TIMING build (no pipelining); None for a
     region without a run-time nest."""
-    source = prog.generate("cuda").source
+    source = prog.generate("cuda", cpu_fallback_per_level=0).source  # the phases: paper driver
     if "pc_writer0" not in source:
         return None
     if target == "emulate":

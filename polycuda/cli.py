@@ -104,6 +104,16 @@ def _expected_type(name: str, value: object) -> str | None:
     return None if type(value) is type(default) else type(default).__name__
 
 
+def _fallback_threshold(text: str) -> float | str:
+    """--cpu-fallback-per-level: "auto" or a number of iterations per level (argparse type)."""
+    if text == "auto":
+        return text
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not 'auto' or a number") from None
+
+
 def _options(args: argparse.Namespace, target: str | None = None) -> Options:
     base = read_options_file(args.options) if args.options else Options()
     changes: dict[str, object] = {"scheduler": args.scheduler or base.scheduler}
@@ -438,10 +448,12 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="cuda, loops with run-time dependences: reuse the levels of an earlier "
                         "outer iteration or call when the index arrays are equal (compared on "
                         "the GPU) at the same parameters")
-    p.add_argument("--cpu-fallback-per-level", type=float, metavar="ITERATIONS",
+    p.add_argument("--cpu-fallback-per-level", type=_fallback_threshold,
+                   metavar="auto|ITERATIONS",
                    help="cuda, loops with run-time dependences: run the rest of the loop in "
                         "order on the host once the inspector has found more than n / "
-                        "ITERATIONS levels (default 0: never)")
+                        "ITERATIONS levels; 0: never; auto (default): ITERATIONS = the GPU's "
+                        "measured cost of one level / the host's cost of one iteration")
     p.add_argument("--aux-fraction", type=int, choices=AUX_FRACTIONS,
                    help="cuda, loops with run-time dependences: the inspector's auxiliary "
                         "array of each monitored array holds 1/N of its cells, indexed by cell "

@@ -222,7 +222,9 @@ class Options:
     # Run-time nests on cuda: when the inspector has found more than n / this many levels
     # (the average level then holds fewer iterations than this), it stops and the iterations
     # not yet executed run in order on the host (Section 3.5.2, last paragraph). 0: never.
-    cpu_fallback_per_level: float = 0.0
+    # "auto": this many = the GPU's cost of one level / the host's cost of one iteration of
+    # the loop, decided at run time (tune/level_cost.py: where each cost comes from).
+    cpu_fallback_per_level: float | str = "auto"
     # AUX_FRACTIONS: the divisor of the size of each auxiliary array (1: the array's size).
     aux_fraction: int = 1
     # RUNTIME_CHUNKINGS: how the inspector spreads the iterations over its passes.
@@ -269,9 +271,12 @@ class Options:
         if self.runtime_executor not in RUNTIME_EXECUTORS:
             raise InvalidConfigError(
                 f"{self.runtime_executor=} is not one of {RUNTIME_EXECUTORS}")
-        if not 0 <= self.cpu_fallback_per_level < math.inf:
-            raise InvalidConfigError(f"{self.cpu_fallback_per_level=} must be >= 0 and finite "
-                                     "(iterations per level; 0: never)")
+        if self.cpu_fallback_per_level != "auto" and not (
+                isinstance(self.cpu_fallback_per_level, (int, float))
+                and not isinstance(self.cpu_fallback_per_level, bool)
+                and 0 <= self.cpu_fallback_per_level < math.inf):
+            raise InvalidConfigError(f"{self.cpu_fallback_per_level=} must be 'auto' or a number "
+                                     ">= 0 and finite (iterations per level; 0: never)")
         if not 0 <= self.sequential_tile <= 1024:
             raise InvalidConfigError(f"{self.sequential_tile=} must be 0 (automatic) .. 1024")
         if self.aux_fraction not in AUX_FRACTIONS:

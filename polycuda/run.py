@@ -25,6 +25,40 @@ from polycuda.verify import compare, copy_arguments, random_arguments
 WARMUP = 1  # calls of each program before timing (library load, first-touch of pages)
 
 
+@dataclass(frozen=True)
+class Fallback:
+    """The host fallback of one run-time nest in the last call (codegen/executor_cuda.py):
+    its threshold in iterations per level (0: never) and, under "auto", the costs it came
+    from (tune/level_cost.py); level_s = 0 for an explicit threshold."""
+
+    threshold: float
+    level_s: float = 0.0
+    level_measured: bool = False
+    host_iteration_s: float = 0.0
+    host_measured: bool = False
+
+    def render(self, levels: int, iterations: int, on_host: bool) -> str:
+        """'ran on the host: ...' or 'ran on the GPU: ...' with the threshold and its costs."""
+        if self.threshold <= 0:
+            return "ran on the GPU (host fallback off: --cpu-fallback-per-level 0)"
+        per_level = iterations / max(levels, 1)
+        if levels <= 1 and not on_host:  # the check runs when a pass finds a further level
+            return "ran on the GPU: one level (the host fallback needs two or more)"
+        if self.level_s > 0:
+            why = (f"GPU level cost {self.level_s * 1e6:.2f} us ["
+                   + ("measured" if self.level_measured else "reference H100")
+                   + f"], host iteration cost {self.host_iteration_s * 1e9:.1f} ns ["
+                   + ("measured on this loop" if self.host_measured else "reference host")
+                   + "]")
+        else:
+            why = "explicit --cpu-fallback-per-level"
+        if on_host:  # the inspection stopped: the levels are at least those found
+            return (f"ran on the host: at most {per_level:.1f} iterations/level < threshold "
+                    f"{self.threshold:.1f} ({why})")
+        return (f"ran on the GPU: {per_level:.1f} iterations/level >= threshold "
+                f"{self.threshold:.1f} ({why})")
+
+
 @dataclass
 class RunReport:
     """Timings (seconds) of the target and the reference, and the verification result."""
@@ -43,6 +77,8 @@ class RunReport:
     # per run-time nest, with options beyond the paper's defaults (codegen/executor_cuda.py):
     # executor, levels reused, inspection seconds (host clock), widest level (0: not known)
     executors: list[tuple[str, bool, float, int]] = field(default_factory=list)
+    # per run-time nest: the host fallback's decision and its costs (runtime_fallbacks)
+    fallbacks: list[Fallback] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -84,6 +120,9 @@ class RunReport:
                             f"inspected in {inspect_s * 1e3:.3f} ms"))
                 if executor.startswith("sequential"):
                     line += f" (inspection stopped after {levels - 1} levels, rest in order)"
+                if k < len(self.fallbacks):
+                    line += "\n             " + self.fallbacks[k].render(
+                        levels, iterations, executor.startswith("sequential"))
             else:
                 line += (" (inspection pipelined with execution: bench/indirect_gpu.py times "
                          "them apart)")
@@ -120,6 +159,7 @@ def run_and_time(prog: Program, sizes: dict[str, int], repeats: int = 10,
     results = {name: _warm_up(run, inputs) for name, run in programs.items()}
     report.levels = runtime_levels(prog, kernel, target)
     report.executors = runtime_executors(prog, kernel, len(report.levels))
+    report.fallbacks = runtime_fallbacks(prog, kernel, len(report.levels))
     if verify:
         result = compare(prog.scop, target, results["reference"], results["target"])
         report.verified, report.message = result.ok, result.message
@@ -181,4 +221,28 @@ def runtime_executors(prog: Program, kernel: Callable, count: int
     widest = (ctypes.c_longlong * count).in_dll(lib, f"pc_{prog.name}_widest")
     seconds = (ctypes.c_double * count).in_dll(lib, f"pc_{prog.name}_inspect_s_wall")
     return [(EXECUTOR_CODES[int(kinds[k])], bool(reused[k]), float(seconds[k]), int(widest[k]))
+            for k in range(count)]
+
+
+def runtime_fallbacks(prog: Program, kernel: Callable, count: int) -> list[Fallback]:
+    """The host fallback of each run-time nest in the last call (threshold and, under auto,
+    its costs), from a library built with a fallback (else [])."""
+    lib = getattr(kernel, "lib", None)
+    if not count or lib is None:
+        return []
+    name = prog.name
+    try:
+        below = (ctypes.c_double * count).in_dll(lib, f"pc_{name}_fallback_below")
+    except ValueError:
+        return [Fallback(0.0)] * count if runtime_executors(prog, kernel, count) else []
+    try:
+        level_s = ctypes.c_double.in_dll(lib, f"pc_{name}_level_s").value
+    except ValueError:  # an explicit threshold
+        return [Fallback(float(below[k])) for k in range(count)]
+    level_measured = bool(ctypes.c_longlong.in_dll(lib, f"pc_{name}_level_measured").value)
+    # the host cost decided on: threshold = level cost / host cost (the fallback may have
+    # measured a new one for the next call since)
+    measured = (ctypes.c_longlong * count).in_dll(lib, f"pc_{name}_host_used_measured")
+    return [Fallback(float(below[k]), level_s, level_measured,
+                     level_s / float(below[k]) if below[k] > 0 else 0.0, bool(measured[k]))
             for k in range(count)]

@@ -264,11 +264,45 @@ def nest_arrays(scop: Scop, nest: RuntimeNest) -> list[str]:
     return list(names)
 
 
-def fallback_lines(scop: Scop, k: int, nest: RuntimeNest, code: NestCode) -> list[str]:
+# auto: the host's time of one iteration is measured by the fallback only over at least this
+# many iterations (a steady_clock reading costs tens of ns: one iteration's worth)
+HOST_SAMPLE_MIN = 1024
+
+
+def fallback_prelude(name: str, count: int, auto: bool) -> str:
+    """The fallback's globals: pc_<name>_fallback_below[k], the threshold (iterations per
+    level) of nest k's last call; under auto, its costs (tune/level_cost.py): the GPU's
+    seconds per level (the reference H100's until the loader sets a measured one,
+    pc_<name>_level_measured = 1) and per nest the host's seconds per iteration (the
+    reference until the fallback has timed the loop itself, pc_<name>_host_measured[k] = 1)."""
+    from polycuda.tune import level_cost
+
+    text = f'extern "C" {{ double pc_{name}_fallback_below[{count}]; }}\n'
+    if auto:
+        host = ", ".join([repr(level_cost.REFERENCE_HOST_ITERATION_S)] * count)
+        text += (f'extern "C" {{ double pc_{name}_level_s = {level_cost.REFERENCE_LEVEL_S!r}; '
+                 f"long long pc_{name}_level_measured = 0; "
+                 f"double pc_{name}_host_iter_s[{count}] = {{{host}}}; "
+                 f"long long pc_{name}_host_measured[{count}], "
+                 f"pc_{name}_host_used_measured[{count}]; }}\n")
+    return text
+
+
+def auto_threshold(name: str, k: int) -> str:
+    """C expression of auto's threshold of nest k: the GPU's cost of one level over the host's
+    cost of one iteration, in iterations per level (0, never, if a cost is not positive)."""
+    return (f"(pc_{name}_level_s > 0.0 && pc_{name}_host_iter_s[{k}] > 0.0 ? "
+            f"pc_{name}_level_s / pc_{name}_host_iter_s[{k}] : 0.0)")
+
+
+def fallback_lines(scop: Scop, k: int, nest: RuntimeNest, code: NestCode,
+                   auto: bool = False) -> list[str]:
     """Host lines: the iterations at levels >= pc_from (not yet executed) run in their
     original order on the host, on copies of the nest's arrays. Legal: an executed iteration
     e and a remaining one r with r before e in the loop would conflict with level(r) <
-    level(e), but r's level only grows and is already >= pc_from > level(e)."""
+    level(e), but r's level only grows and is already >= pc_from > level(e). With `auto`, the
+    host loop is timed, and over HOST_SAMPLE_MIN iterations or more its time per iteration
+    becomes the nest's host cost (fallback_prelude) for the next calls."""
     arrays = nest_arrays(scop, nest)
     written = {scop.statement(s).lhs.array for s in nest.statements}
     step = "+" if code.direction > 0 else "-"
@@ -288,12 +322,24 @@ def fallback_lines(scop: Scop, k: int, nest: RuntimeNest, code: NestCode) -> lis
                   "cudaMemcpyDeviceToHost));"]
     lines += ["      {"]
     lines += [f"        {abi.C_TYPES[scop.array(n).dtype]} *{n} = pc_host_{n};" for n in arrays]
-    lines += ["        for (long long pc_t = 0; pc_t < pc_n; pc_t++) {",
+    lines += ["        const double pc_fb_t0 = PC_NOW();",
+              "        long long pc_fb_ran = 0;",
+              "        for (long long pc_t = 0; pc_t < pc_n; pc_t++) {",
               "          if (pc_hlevel[pc_t] < pc_from) continue;",
+              "          pc_fb_ran++;",
               f"          const long long {ITERATION} = pc_first {step} pc_t;"]
     lines += ["        " + line for line in body_lines(scop, code, None, 1,
                                                           private=nest.private)]
-    lines += ["        }", "      }"]
+    lines += ["        }"]
+    if auto:
+        lines += [f"        const double pc_fb_s = PC_NOW() - pc_fb_t0;",
+                  f"        if (pc_fb_ran >= {HOST_SAMPLE_MIN} && pc_fb_s > 0.0) {{",
+                  f"          pc_{scop.name}_host_iter_s[{k}] = pc_fb_s / (double)pc_fb_ran;",
+                  f"          pc_{scop.name}_host_measured[{k}] = 1;",
+                  "        }"]
+    else:
+        lines += ["        (void)pc_fb_t0;"]
+    lines += ["      }"]
     for name in arrays:
         if name in written:
             lines.append(f"      PC_CHECK(cudaMemcpy({name}, pc_host_{name}, pc_b_{name}, "

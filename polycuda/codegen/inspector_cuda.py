@@ -145,8 +145,9 @@ def _nest_kernels(scop: Scop, k: int, nest: RuntimeNest, code: NestCode,
     ]
 
 
-def _features(options: Options | None) -> tuple[str, bool, float]:
-    """(executor, reuse, fallback threshold) of Options; the defaults give the paper's code."""
+def _features(options: Options | None) -> tuple[str, bool, float | str]:
+    """(executor, reuse, fallback threshold: iterations per level, 0 never, or "auto") of
+    Options; None gives the paper's code."""
     if options is None:
         return "levels", False, 0.0
     executor = options.runtime_executor
@@ -309,8 +310,15 @@ def _feature_lines(scop: Scop, k: int, nest: RuntimeNest, code: NestCode, launch
         lines += [f"      unsigned *{_aux(arr)} = NULL;",
                   f"      PC_CHECK(cudaMalloc((void **)&{_aux(arr)}, {size} * sizeof(unsigned)));",
                   f"      PC_CHECK(cudaMemset({_aux(arr)}, 0xff, {size} * sizeof(unsigned)));"]
+    if fallback:  # iterations per level below which the host runs the rest (Section 3.5.2)
+        below = (executor_cuda.auto_threshold(name, k) if fallback == "auto"
+                 else repr(float(fallback)))
+        lines += [f"      const double pc_below = {below};",
+                  f"      pc_{name}_fallback_below[{k}] = pc_below;"]
+        if fallback == "auto":  # whether the host cost decided on was measured (the report)
+            lines += [f"      pc_{name}_host_used_measured[{k}] = pc_{name}_host_measured[{k}];"]
     if nest.monitored:
-        stop = ([f"        if ((double)(pc_cur + 2) * {fallback!r} > (double)pc_n) "
+        stop = (["        if ((double)(pc_cur + 2) * pc_below > (double)pc_n) "
                  "{ pc_fell = 1; break; }  /* too many levels already (Section 3.5.2) */"]
                 if fallback else [])
         if ch.chunked:  # Sections 3.5.1-3.5.2
@@ -327,7 +335,7 @@ def _feature_lines(scop: Scop, k: int, nest: RuntimeNest, code: NestCode, launch
               f"    const int pc_piped = {int(pipelined)} && !pc_reused;", "#endif"]
     if fallback:
         lines += ["    const int pc_from = pc_piped ? pc_cur : 0;"]
-        lines += executor_cuda.fallback_lines(scop, k, nest, code)
+        lines += executor_cuda.fallback_lines(scop, k, nest, code, fallback == "auto")
     rule = {"levels": "0", "syncfree": "1", "syncfree-affine": "0",  # affine: levels if late
             "syncfree-affine-warp": "0",
             "auto": f"(pc_reused && pc_cur + 1 >= {executor_cuda.SYNCFREE_MIN_LEVELS})"}[executor]
@@ -447,6 +455,9 @@ def generate(scop: Scop, parts: list[tuple[str, object]], ctx: isl.Context,
                    f'extern "C" {{ long long pc_{scop.name}_executor[{count}], '
                    f"pc_{scop.name}_reused[{count}], pc_{scop.name}_widest[{count}]; "
                    f"double pc_{scop.name}_inspect_s_wall[{count}]; }}\n")
+        if _features(options)[2]:  # the host fallback's threshold and, under auto, its costs
+            out.append(executor_cuda.fallback_prelude(scop.name, count,
+                                                      _features(options)[2] == "auto"))
         if chunking_cuda.of(options).dynamic:  # chunk steps of each nest in the last call
             out.append(chunking_cuda.prelude(chunking_cuda.of(options))
                        + f'extern "C" {{ long long pc_{scop.name}_chunk_steps[{count}]; }}\n')

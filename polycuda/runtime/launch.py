@@ -66,6 +66,10 @@ def load(lib_path: str | Path, scop: Scop, target: str, *, device_entry: bool = 
     except OSError as exc:
         raise LaunchError(f"cannot load {lib_path}: {exc}") from exc
     kernel = Kernel(lib, scop, target, device_entry=device_entry, transformed=transformed)
+    if target in ("cuda", "emulate"):  # the auto host fallback's GPU cost per level
+        from polycuda.tune import level_cost
+
+        level_cost.install(lib, scop.name, target)
     if seed is not None:
         kernel.set_seed(seed)
     return kernel

@@ -68,11 +68,13 @@ def reference_calibration() -> Calibration:
     return from_json(text, REFERENCE_CALIBRATION)
 
 
-def cache_path(gpu: str, root: Path | None = None) -> Path:
+def cache_path(gpu: str, root: Path | None = None, kind: str = "calibration") -> Path:
+    """The cached measurement `kind` of `gpu`: this model's calibration, or another
+    per-GPU measurement kept beside it (tune/level_cost.py: "runtime-levels")."""
     from polycuda.runtime import build
 
     slug = re.sub(r"[^A-Za-z0-9]+", "-", gpu).strip("-").lower() or "unknown"
-    return (root or build.cache_dir() / "tune") / f"calibration-{slug}.json"
+    return (root or build.cache_dir() / "tune") / f"{kind}-{slug}.json"
 
 
 def load_calibration(gpu: str | None, root: Path | None = None,

@@ -21,6 +21,8 @@ from tests.unit.test_runtime import needs_nvcc
 VARIANTS = {"aux8-static": {"aux_fraction": 8, "runtime_chunking": "static"},
             "aux4-dynamic": {"aux_fraction": 4, "runtime_chunking": "dynamic"}}
 
+LEVELS = Options(cpu_fallback_per_level=0)  # the inspector's levels, not the host fallback
+
 
 def _fresh(args):
     return {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in args.items()}
@@ -48,7 +50,7 @@ def test_cli_options_and_dump(tmp_path):
 
 def test_default_code_is_the_papers():
     """Without the options, no modulo, no chunk kernel: the code of Algorithms 2-4."""
-    prog = polycuda.compile(MOVE)
+    prog = polycuda.compile(MOVE, options=LEVELS)
     plain = prog.generate("cuda").source
     assert "pc_chunks0" not in plain and "%" not in plain.split("pc_writer0")[1][:2000]
     hashed = prog.generate("cuda", aux_fraction=4).source
@@ -63,7 +65,7 @@ def test_default_code_is_the_papers():
 def test_adversarial_patterns(pattern, variant):
     """All on one element, a chain, a permutation, duplicates: the sequential result, and at
     least the levels of the full auxiliary array (false conflicts and chunk starts only add)."""
-    prog = polycuda.compile(MOVE)
+    prog = polycuda.compile(MOVE, options=LEVELS)
     src, dst = PATTERNS[pattern]
     args = move_args(src, dst, N + 1)
     plain = prog.kernel("emulate")
@@ -81,7 +83,7 @@ def test_table6_levels_without_conflicts(chunking):
     """Table 6 (doAll, 2dconv, fdtd-2d, gemm, mvt): a loop without conflicts whose iteration t
     writes cell t has 1, 2, 4, 8 levels with aux arrays of 1, 1/2, 1/4, 1/8 (one per chunk:
     the slots of a chunk's cells are distinct, so no false conflict; no conflict to step on)."""
-    prog = polycuda.compile(MOVE)
+    prog = polycuda.compile(MOVE, options=LEVELS)
     cells = np.arange(N)
     for divisor in (1, 2, 4, 8):
         kernel = prog.kernel("emulate", aux_fraction=divisor, runtime_chunking=chunking)
@@ -96,7 +98,7 @@ def test_rand_acc_levels_grow_with_smaller_aux():
     """randAcc (Table 6: 19 -> 24 -> 40 -> 64 levels): random writes and reads of one array;
     with dynamic chunking and aux arrays of 1 .. 1/8, the sequential result and never fewer
     levels than the full auxiliary array without chunking."""
-    prog = polycuda.compile(MOVE)
+    prog = polycuda.compile(MOVE, options=LEVELS)
     rng = np.random.default_rng(7)
     m = 4 * N
     args = move_args(rng.integers(0, m, N), rng.integers(0, m, N), m, seed=5)
@@ -114,7 +116,7 @@ def test_rand_acc_levels_grow_with_smaller_aux():
 def test_dynamic_steps_on_nearby_conflicts_with_other_executors():
     """A chain: every pass sees conflicts at distance 1, so dynamic chunking steps (Section
     3.5.2); with the one-launch executor and reused levels the result is still sequential's."""
-    prog = polycuda.compile(MOVE)
+    prog = polycuda.compile(MOVE, options=LEVELS)
     src, dst = PATTERNS["chain"]
     kernel = prog.kernel("emulate", aux_fraction=2, runtime_chunking="dynamic",
                          runtime_executor="syncfree", reuse_levels=True)

@@ -239,7 +239,8 @@ def test_sptrsv_levels_are_the_longest_dependence_chain():
     """Section 3.3: the inspector's levels are exact: the longest chain of rows that read
     each other, not one level per row (s is private to each row, not a conflict)."""
     prog = polycuda.compile(SPTRSV)
-    kernel = prog.kernel("emulate", runtime_executor="levels")  # auto: no inspector here
+    kernel = prog.kernel("emulate", runtime_executor="levels",  # auto: no inspector here
+                         cpu_fallback_per_level=0)  # all the levels, not the host
     rng = np.random.default_rng(5)
     for pattern in ("chain", "diagonal", "random"):
         rows = lower_rows(40, pattern, rng)

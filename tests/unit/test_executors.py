@@ -65,10 +65,10 @@ def test_one_launch_executor_matches_levels(pattern):
     prog = polycuda.compile(MOVE)
     src, dst = PATTERNS[pattern]
     args = move_args(src, dst, N + 1)
-    plain = prog.kernel("emulate")
+    plain = prog.kernel("emulate", cpu_fallback_per_level=0)  # the levels, not the host
     call_and_check(prog, plain, {k: (v.copy() if isinstance(v, np.ndarray) else v)
                                  for k, v in args.items()})
-    sync = prog.kernel("emulate", runtime_executor="syncfree")
+    sync = prog.kernel("emulate", runtime_executor="syncfree", cpu_fallback_per_level=0)
     call_and_check(prog, sync, args)
     assert counter(sync, "executor") == KINDS["syncfree"]
     assert counter(sync, "levels") == counter(plain, "levels")
@@ -87,7 +87,8 @@ def test_one_launch_executor_on_levelized_scatter_add():
     rng = np.random.default_rng(0)
     args = {"n": N, "m": 7, "H": rng.uniform(0.5, 1.5, 7), "key": np.full(N, 4, np.int32),
             "v": rng.uniform(0.5, 1.5, N)}
-    kernel = prog.kernel("emulate", runtime_executor="syncfree", allow_reassociation=False)
+    kernel = prog.kernel("emulate", runtime_executor="syncfree", allow_reassociation=False,
+                         cpu_fallback_per_level=0)
     call_and_check(prog, kernel, args)
     assert counter(kernel, "levels") == N and counter(kernel, "executor") == KINDS["syncfree"]
 
@@ -99,7 +100,8 @@ def test_reused_levels_and_a_changed_index_array(executor):
     one element of an index array between calls is seen: levels inspected again, the result
     still the sequential one."""
     prog = polycuda.compile(MOVE)
-    kernel = prog.kernel("emulate", runtime_executor=executor, reuse_levels=True)
+    kernel = prog.kernel("emulate", runtime_executor=executor, reuse_levels=True,
+                         cpu_fallback_per_level=0)  # a chain would run on the host
     n = 40
     src, dst = np.arange(n), np.arange(n) + 1  # a chain: n levels
     call_and_check(prog, kernel, move_args(src, dst, n + 1, seed=1))
@@ -148,14 +150,14 @@ def test_levels_reused_across_host_iterations_only_when_accesses_do_not_move():
     rng = np.random.default_rng(5)
     n, m, T = 30, 11, 3
     steps = polycuda.compile(STEPS)
-    kernel = steps.kernel("emulate", reuse_levels=True)
+    kernel = steps.kernel("emulate", reuse_levels=True, cpu_fallback_per_level=0)
     args = {"T": T, "n": n, "m": m, "H": rng.uniform(0.5, 1.5, m),
             "key": rng.integers(0, m, n).astype(np.int32),
             "src": rng.integers(0, m, n).astype(np.int32), "v": rng.uniform(0.5, 1.5, n)}
     call_and_check(steps, kernel, args)
     assert counter(kernel, "reused") == 1  # the last t reused the first t's levels
     shifted = polycuda.compile(SHIFTED)
-    kernel = shifted.kernel("emulate", reuse_levels=True)
+    kernel = shifted.kernel("emulate", reuse_levels=True, cpu_fallback_per_level=0)
     args = {"T": T, "n": n, "m": m + T, "H": rng.uniform(0.5, 1.5, m + T),
             "key": rng.integers(0, m, n).astype(np.int32), "v": rng.uniform(0.5, 1.5, n)}
     call_and_check(shifted, kernel, args)
@@ -196,9 +198,12 @@ def test_options_and_cli():
 
 
 def test_defaults_keep_the_papers_code():
-    """Without the new options the generated code has none of their parts."""
-    source = polycuda.compile(MOVE).generate("cuda").source
+    """Without the new options (the host fallback off) the generated code has none of their
+    parts; the default fallback ("auto") adds only the fallback."""
+    source = polycuda.compile(MOVE).generate("cuda", cpu_fallback_per_level=0).source
     assert "pc_sync0" not in source and "pc_saved0" not in source and "pc_fell" not in source
+    source = polycuda.compile(MOVE).generate("cuda").source
+    assert "pc_sync0" not in source and "pc_saved0" not in source and "pc_fell" in source
 
 
 @needs_nvcc
@@ -206,7 +211,8 @@ def test_run_reports_executor_and_reuse(monkeypatch):
     from polycuda.run import run_and_time
 
     prog = polycuda.compile(SCATTER, options=Options(allow_reassociation=False,
-                                                     runtime_executor="syncfree"))
+                                                     runtime_executor="syncfree",
+                                                     cpu_fallback_per_level=0))
     monkeypatch.setattr(prog, "resolve_target", lambda target: "emulate")
     report = run_and_time(prog, {"n": 60, "m": 1}, repeats=1)
     assert report.verified and report.levels == [("i", 60, 60)]

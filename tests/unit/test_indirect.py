@@ -184,7 +184,8 @@ def test_scatter_add_is_atomic_unless_reassociation_is_refused():
     assert "atomicAdd(&H[key[pc_it]], (double)(v[pc_it]));" in prog.generate("cuda").source
     args = scatter_args(np.full(12, 5), 9)
     for reassociate, levels in ((True, 1), (False, 12)):
-        kernel = prog.kernel("emulate", allow_reassociation=reassociate)
+        kernel = prog.kernel("emulate", allow_reassociation=reassociate,
+                             cpu_fallback_per_level=0)  # all the levels, not the host
         kernel(*[args[a.name] for a in prog.scop.args])
         assert launch_levels(kernel) == levels
     strict = prog.generate("cuda", allow_reassociation=False).source
@@ -219,7 +220,7 @@ def test_levels_of_a_chain_and_of_independent_iterations():
     from polycuda.runtime import emulate, launch
 
     prog = program(MOVE)
-    lib_kernel = prog.kernel("emulate")
+    lib_kernel = prog.kernel("emulate", cpu_fallback_per_level=0)  # all the levels
     levels = lambda: launch_levels(lib_kernel)  # noqa: E731
     n = 24
     ramp = np.arange(n)
@@ -282,7 +283,8 @@ def test_timing_build_separates_inspection_and_execution():
     from polycuda.runtime import emulate, launch
 
     prog = program(MOVE)
-    lib = emulate.build_emulated(prog.generate("cuda").source, flags=("-DPC_TIMING",))
+    lib = emulate.build_emulated(prog.generate("cuda", cpu_fallback_per_level=0).source,
+                                 flags=("-DPC_TIMING",))  # the paper's driver has the phases
     kernel = launch.load(lib, prog.scop, "emulate")
     n = 16
     args = move_args(np.arange(n), np.arange(n) + 1, n + 1)
@@ -301,7 +303,8 @@ def test_run_reports_levels_of_run_time_nests(monkeypatch):
     from polycuda.options import Options
     from polycuda.run import run_and_time
 
-    prog = polycuda.compile(SCATTER, options=Options(allow_reassociation=False))
+    prog = polycuda.compile(SCATTER, options=Options(allow_reassociation=False,
+                                                     cpu_fallback_per_level=0))
     monkeypatch.setattr(prog, "resolve_target", lambda target: "emulate")
     report = run_and_time(prog, {"n": 60, "m": 1}, repeats=1)
     assert report.verified and report.levels == [("i", 60, 60)]  # one element: a chain

@@ -72,6 +72,7 @@ def nest_of(source):
 
 def sptrsv_kernel(**changes):
     prog = polycuda.compile(SPTRSV)
+    changes.setdefault("cpu_fallback_per_level", 0)  # the levels when it falls back to them
     return prog, prog.kernel("emulate", **changes)
 
 
@@ -187,7 +188,8 @@ def test_host_loop_around_and_a_nest_where_it_does_not_apply():
     call_and_check(prog, kernel, args)
     assert counter(kernel, "executor") == AFFINE
     move = polycuda.compile(MOVE)  # indirect writes: the levels, same result
-    kernel = move.kernel("emulate", runtime_executor="syncfree-affine")
+    kernel = move.kernel("emulate", runtime_executor="syncfree-affine",
+                         cpu_fallback_per_level=0)  # a chain: else the host
     call_and_check(move, kernel, move_args(np.arange(50), np.arange(50) + 1, 51))
     assert counter(kernel, "executor") == LEVELS and counter(kernel, "levels") == 50
 
@@ -196,7 +198,8 @@ def test_host_loop_around_and_a_nest_where_it_does_not_apply():
 def test_run_reports_the_executor(monkeypatch):
     from polycuda.run import run_and_time, runtime_executors
 
-    prog = polycuda.compile(SPTRSV, options=Options(runtime_executor="syncfree-affine"))
+    prog = polycuda.compile(SPTRSV, options=Options(runtime_executor="syncfree-affine",
+                                                    cpu_fallback_per_level=0))
     monkeypatch.setattr(prog, "resolve_target", lambda target: "emulate")
     # verify's random columns are anywhere in 0..n-1: reads of later rows, the levels
     report = run_and_time(prog, {"n": 60, "nnz": 200}, repeats=1)
