@@ -34,29 +34,12 @@ import numpy as np
 import polycuda
 from polycuda.bench import scripts, timing
 from polycuda.bench.scripts import copy_args as _copy, ordered as _ordered, sequential
-from kernels.indirect import MESH, SPMV, SPTRSV
+from kernels.indirect import MESH, SPMV, SPTRSV, lower_pattern, mesh_graph
 from polycuda.runtime import build, emulate, launch
 
 RTOL = 1e-9
 # Options.runtime_executor values timed beside the default (levels) for run-time nests
 EXECUTORS = ("syncfree-affine", "syncfree-affine-warp")
-
-
-def lower_pattern(n: int, per_row: int, rng: np.random.Generator
-                  ) -> tuple[np.ndarray, np.ndarray]:
-    """(rowptr, col): per row i, the distinct values among `per_row` random columns < i in
-    increasing order, then i."""
-    rows = np.arange(n)
-    draws = np.floor(rng.random((n, per_row)) * rows[:, None]).astype(np.int64)
-    draws.sort(axis=1)
-    keep = (rows[:, None] > 0) & np.concatenate(
-        [np.ones((n, 1), bool), draws[:, 1:] != draws[:, :-1]], axis=1)
-    cols = np.concatenate([draws, rows[:, None]], axis=1)
-    keep = np.concatenate([keep, np.ones((n, 1), bool)], axis=1)
-    counts = keep.sum(axis=1)
-    rowptr = np.zeros(n + 1, np.int64)
-    rowptr[1:] = np.cumsum(counts)
-    return rowptr.astype(np.int32), cols[keep].astype(np.int32)
 
 
 def cases(n: int, rng: np.random.Generator) -> list[tuple[str, str, dict]]:
@@ -70,8 +53,7 @@ def cases(n: int, rng: np.random.Generator) -> list[tuple[str, str, dict]]:
     spmv = {"n": n, "nnz": nnz, "y": np.zeros(n), "rowptr": rowptr, "col": col, "val": val,
             "x": rng.uniform(0.5, 1.5, n)}
     # a mesh-like graph: each node's edges to random nodes (both triangles: symmetric degree)
-    ptr, adj = lower_pattern(n, 8, rng)
-    adj = ((adj.astype(np.int64) * 7919 + 13) % n).astype(np.int32)
+    ptr, adj = mesh_graph(n, rng)
     mesh = {"n": n, "ne": len(adj), "f": np.zeros(n), "u": rng.uniform(0.5, 1.5, n),
             "ptr": ptr, "adj": adj, "w": rng.uniform(0.5, 1.5, len(adj))}
     return [("sptrsv", SPTRSV, solve), ("spmv", SPMV, spmv), ("mesh-edges", MESH, mesh)]

@@ -1,7 +1,10 @@
 """Loops with indirect subscripts shared by the run-time path's tests and its GPU benchmarks
 (tests/unit/test_indirect.py, test_csr.py, bench/indirect_gpu.py, sptrsv_gpu.py): a
 scatter-add (a histogram when v is all ones), a move that reads what other iterations write
-(RAW and WAR through one array), and CSR loops (SpMV, a triangular solve, a mesh edge loop)."""
+(RAW and WAR through one array), CSR loops (SpMV, a triangular solve, a mesh edge loop), an
+edge-list mesh loop (two scatter-adds per edge), and the random CSR patterns of the benchmarks."""
+
+import numpy as np
 
 SCATTER = """
 void scatter(int n, int m, double H[m], int key[n], double v[n]) {
@@ -63,3 +66,41 @@ void mesh(int n, int ne, double f[n], double u[n], int ptr[n + 1], int adj[ne], 
 #pragma endscop
 }
 """
+
+# The same kind of mesh as an edge list (edge e joins nodes a[e] and b[e]): the flux of each
+# edge is added to one end and subtracted from the other, two scatter-adds per iteration (the
+# form of OP2's res_calc); run-time path, atomicAdd where reassociation is allowed.
+MESH_EDGES = """
+void edges(int n, int ne, double f[n], double u[n], int a[ne], int b[ne], double w[ne]) {
+#pragma scop
+  for (int e = 0; e < ne; e++) {
+    f[a[e]] += w[e] * (u[b[e]] - u[a[e]]);
+    f[b[e]] += w[e] * (u[a[e]] - u[b[e]]);
+  }
+#pragma endscop
+}
+"""
+
+
+def lower_pattern(n: int, per_row: int, rng: np.random.Generator
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """(rowptr, col): per row i, the distinct values among `per_row` random columns < i in
+    increasing order, then i."""
+    rows = np.arange(n)
+    draws = np.floor(rng.random((n, per_row)) * rows[:, None]).astype(np.int64)
+    draws.sort(axis=1)
+    keep = (rows[:, None] > 0) & np.concatenate(
+        [np.ones((n, 1), bool), draws[:, 1:] != draws[:, :-1]], axis=1)
+    cols = np.concatenate([draws, rows[:, None]], axis=1)
+    keep = np.concatenate([keep, np.ones((n, 1), bool)], axis=1)
+    counts = keep.sum(axis=1)
+    rowptr = np.zeros(n + 1, np.int64)
+    rowptr[1:] = np.cumsum(counts)
+    return rowptr.astype(np.int32), cols[keep].astype(np.int32)
+
+
+def mesh_graph(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """(ptr, adj) of a mesh-like graph in CSR form: each node's up to 9 edges to nodes spread
+    over the whole range (a lower pattern's columns scattered by a multiplicative hash)."""
+    ptr, adj = lower_pattern(n, 8, rng)
+    return ptr, ((adj.astype(np.int64) * 7919 + 13) % n).astype(np.int32)

@@ -34,6 +34,14 @@ def sequential(prog, args: dict, repeats: int, calls: int = 1) -> tuple[dict, fl
 def timed_runs(prog, kernel, args: dict, repeats: int, calls: int = 1) -> tuple[dict, float]:
     """`kernel`'s result on host arrays from the given inputs, `calls` calls in a row, and
     the median seconds of `repeats` such runs on fresh copies (perf_counter)."""
+    result, times = timed_samples(prog, kernel, args, repeats, calls)
+    return result, statistics.median(times)
+
+
+def timed_samples(prog, kernel, args: dict, repeats: int, calls: int = 1
+                  ) -> tuple[dict, list[float]]:
+    """As timed_runs, with the seconds of every run (for timing.spread) instead of their
+    median; the copies are made outside the timed interval."""
     result = copy_args(args)
     for _ in range(calls):
         kernel(*ordered(prog, result))
@@ -44,7 +52,7 @@ def timed_runs(prog, kernel, args: dict, repeats: int, calls: int = 1) -> tuple[
         for _ in range(calls):
             kernel(*ordered(prog, fresh))
         times.append(time.perf_counter() - start)
-    return result, statistics.median(times)
+    return result, times
 
 
 def gpu_name() -> str:
