@@ -80,14 +80,14 @@ class StagedArray:
 
     def bytes(self, dtype: str) -> int:
         """Shared memory of the copy, padded to SHARED_ALIGN (as codegen lays them out)."""
-        return _padded(self.elements * DTYPE_BYTES[dtype])
+        return padded(self.elements * DTYPE_BYTES[dtype])
 
 
 # Alignment of each staged copy in the block's dynamic shared memory
 SHARED_ALIGN = 16
 
 
-def _padded(size: int) -> int:
+def padded(size: int) -> int:
     return -(-size // SHARED_ALIGN) * SHARED_ALIGN
 
 

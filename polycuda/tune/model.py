@@ -235,23 +235,28 @@ def memory_accesses(problem: Problem, tiles: tuple[int, ...]) -> int:
     return sum(volume // m for m in tiles)
 
 
-def tile_time(cal: Calibration, problem: Problem, layout: Layout, warp: int = 32) -> float:
+def tile_time(cal: Calibration, problem: Problem, layout: Layout, warp: int = 32,
+              n_mem: int | None = None) -> float:
     """T_TILE of a full tile, eq. (8): alpha sum G + (U - L + 3) sigma_thd + beta L_TILE +
     gamma N_mem. DOALL tiles (extension): one wavefront of all points, no barriers."""
-    a, b, c, d = tile_terms(cal, problem, layout, warp)
+    a, b, c, d = tile_terms(cal, problem, layout, warp, n_mem)
     return cal.alpha * a + cal.beta * b + cal.gamma * c + d
 
 
-def tile_terms(cal: Calibration, problem: Problem, layout: Layout, warp: int = 32
-               ) -> tuple[float, float, float, float]:
+def tile_terms(cal: Calibration, problem: Problem, layout: Layout, warp: int = 32,
+               n_mem: int | None = None) -> tuple[float, float, float, float]:
     """T_TILE = alpha a + beta b + gamma c + d: (a, b, c, d) of eq. (8).
+
+    n_mem: a wavefront tile's N_mem when the caller knows it better than eq. (6)'s faces
+    (a tile staged in shared memory: problem.KernelModel.tile_accesses); None: eq. (6).
 
     DOALL (extension): a = warps executed (rounds of the block over the tile), b = points,
     c = warp accesses times the memory segments each spans (ceil(32 / blockDim.x) rows: the
     coalescing that the wavefront model leaves out, Section 3.1), d = 0 (no barrier)."""
     volume = math.prod(layout.tiles)
     r = problem.repeat
-    n_mem = memory_accesses(problem, layout.tiles)
+    if n_mem is None or problem.kind == "doall":
+        n_mem = memory_accesses(problem, layout.tiles)
     if problem.kind == "doall":
         rounds = math.prod(-(-m // b) for m, b in zip(layout.tiles, layout.block))
         warps = r * rounds * math.ceil(layout.threads / warp)
@@ -355,7 +360,7 @@ class Estimate:
 
 
 def total_time(problem: Problem, layout: Layout, cal: Calibration, blocks_per_sm: int,
-               sms: int, warp: int = 32) -> Estimate:
+               sms: int, warp: int = 32, n_mem: int | None = None) -> Estimate:
     """T_total = sum_t1 T_t1 + sigma_ker (eq. (9)), T_t1 = sum_i T^i_t1 + sigma_blk (eq. (11)).
 
     DOALL kernels (extension): one wavefront of every tile, no sigma_blk, the whole run
@@ -367,7 +372,7 @@ def total_time(problem: Problem, layout: Layout, cal: Calibration, blocks_per_sm
     """
     if blocks_per_sm < 1:
         raise InvalidConfigError(f"{layout} has no resident block per SM ({blocks_per_sm=})")
-    t_tile = tile_time(cal, problem, layout, warp)
+    t_tile = tile_time(cal, problem, layout, warp, n_mem)
     counts = tile_counts(problem, layout.tiles)
     work = sum(wavefront_rounds(t, f, blocks_per_sm, sms) for t, f in
                zip(counts.tiles, counts.full))
@@ -399,15 +404,17 @@ def latency_term(problem: Problem, layout: Layout, blocks_per_sm: int, sms: int)
 
 
 def linear_terms(problem: Problem, layout: Layout, cal: Calibration, blocks_per_sm: int,
-                 sms: int, warp: int = 32) -> tuple[float, float, float, float]:
+                 sms: int, warp: int = 32, n_mem: int | None = None
+                 ) -> tuple[float, float, float, float]:
     """T_total = alpha a + beta b + gamma c + d with the sigmas of `cal` (alpha, beta, gamma
     ignored; d includes cal.lam's term): the rows of the least-squares fit of Section 3.3."""
     zero = Calibration(cal.gpu, 0.0, ((1, 0.0),), ((1, 0.0),), 0.0, 0.0, 0.0)
-    base = total_time(problem, layout, _with(cal, 0.0, 0.0, 0.0), blocks_per_sm, sms, warp)
+    base = total_time(problem, layout, _with(cal, 0.0, 0.0, 0.0), blocks_per_sm, sms, warp,
+                      n_mem)
     terms = []
     for unit in ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)):
         terms.append(total_time(problem, layout, _with(zero, *unit), blocks_per_sm, sms,
-                                warp).total)
+                                warp, n_mem).total)
     return terms[0], terms[1], terms[2], base.total
 
 

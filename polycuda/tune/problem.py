@@ -6,16 +6,21 @@ gpu/mapping.py applies: bands above it are host loops (their trip count multipli
 kernel's runs; a DOALL kernel is modelled on the middle iteration's slice); a wavefront band
 tiles its first member and its last m-1 (its first m when the intra-tile wavefronts are the
 skewed sum); a DOALL band its first n members.
+
+A wavefront kernel that stages its tiles in shared memory (Options.shared_staging,
+gpu/staging.py) allocates it dynamically: ptxas does not report it, so the model computes the
+bytes of each layout from the band's accesses (Footprint, staged_bytes).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import islpy as isl
 
 from polycuda.errors import InvalidConfigError
-from polycuda.gpu import mapping, wavefront
+from polycuda.gpu import mapping, staging, wavefront
 from polycuda.ir import isl_build
 from polycuda.options import Options
 from polycuda.pipeline import Generated
@@ -23,15 +28,98 @@ from polycuda.tune import occupancy
 from polycuda.tune.model import Problem
 
 
+# an access a = M y + c of an array by a band: (rows of M, c)
+AffineAccess = tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]
+
+
+@dataclass(frozen=True)
+class Footprint:
+    """One array's accesses by a wavefront band as affine functions of the band's tiled
+    coordinates y (the Problem's): a = M y + c, one (M, c) per access."""
+
+    array: str
+    elem_bytes: int
+    accesses: tuple[AffineAccess, ...]
+    written: bool = False
+
+    def box(self, tiles: tuple[int, ...]) -> tuple[int, ...]:
+        """The bounding box of the elements a full tile m_k T_k <= y_k < m_k (T_k + 1)
+        accesses (the same for every tile: translates of one box), as gpu/staging.py's
+        footprint_box bounds an unclipped tile: along array dimension d, the largest
+        M_d y + c over the tile's corners minus the smallest, plus one.
+
+        Example (2-D Jacobi after eliminating false dependences, y = (t, 2t + i, 2t + j),
+        A[i-1..i+1][j]): tiles 16 x 64 x 64 -> 2 * 15 + 63 + 2 + 1 = 96 rows.
+            >>> Footprint("A", 4, ((((-2, 1, 0), (-2, 0, 1)), (-1, 0)),
+            ...                    (((-2, 1, 0), (-2, 0, 1)), (1, 0)))).box((16, 64, 64))
+            (96, 94)
+        """
+        top = [max(sum(max(a, 0) * (m - 1) for a, m in zip(row, tiles)) + c
+                   for rows, consts in self.accesses for row, c in [(rows[d], consts[d])])
+               for d in range(len(self.accesses[0][1]))]
+        low = [min(sum(min(a, 0) * (m - 1) for a, m in zip(row, tiles)) + c
+                   for rows, consts in self.accesses for row, c in [(rows[d], consts[d])])
+               for d in range(len(self.accesses[0][1]))]
+        return tuple(hi - lo + 1 for hi, lo in zip(top, low))
+
+    def bytes(self, tiles: tuple[int, ...]) -> int:
+        """Shared memory of the staged box, padded as gpu/staging.py lays it out."""
+        return staging.padded(math.prod(self.box(tiles)) * self.elem_bytes)
+
+
 @dataclass(frozen=True)
 class KernelModel:
-    """One tiled kernel: its name, band Problem, and resources as built (R_T, S_TB)."""
+    """One tiled kernel: its name, band Problem, and resources as built (R_T, S_TB).
+
+    footprints, staging_budget: for a wavefront kernel whose tiles are staged in shared
+    memory, the footprints of the arrays that may be staged and the budget in bytes
+    (Options.shared_memory_kib); () and 0 otherwise (staged_bytes is then 0).
+    """
 
     name: str
     problem: Problem
     default_tiles: tuple[int, ...]
     registers: int
     smem_bytes: int
+    footprints: tuple[Footprint, ...] = ()
+    staging_budget: int = 0
+
+    def staged(self, tiles: tuple[int, ...]) -> tuple[Footprint, ...]:
+        """The footprints staged at tile sizes `tiles`: the boxes that fit in the budget
+        together, taken greedily (gpu/staging.plan)."""
+        used, staged = 0, []
+        for footprint in self.footprints:
+            size = footprint.bytes(tiles)
+            if used + size <= self.staging_budget:
+                used += size
+                staged.append(footprint)
+        return tuple(staged)
+
+    def staged_bytes(self, tiles: tuple[int, ...]) -> int:
+        """Dynamic shared memory per block at tile sizes `tiles`."""
+        return sum(f.bytes(tiles) for f in self.staged(tiles))
+
+    def tile_accesses(self, tiles: tuple[int, ...]) -> int | None:
+        """N_mem of a full tile (Di & Xue 2011, eq. (6): its loads and stores of global
+        memory) when the kernel stages tiles; None otherwise (eq. (6)'s count applies).
+
+        Our extension for staging (gpu/staging.py), which the paper's model does not have:
+        a staged array costs its box once loaded and, if the band writes it, once written
+        back; the points then access shared memory (their cost is in beta's per point). An
+        array left in global memory (its box did not fit) costs every access of every
+        point, as the DOALL extension counts them (model.memory_accesses): no reuse assumed.
+        """
+        if not self.staging_budget:
+            return None
+        staged = self.staged(tiles)
+        volume = math.prod(tiles)
+        total = 0
+        for footprint in self.footprints:
+            if footprint in staged:
+                total += math.prod(footprint.box(tiles)) * (2 if footprint.written else 1)
+            else:
+                total += len(footprint.accesses) * volume
+        return total
 
 
 def kernel_models(gen: Generated, values: dict[str, int],
@@ -58,9 +146,91 @@ def kernel_models(gen: Generated, values: dict[str, int],
         node = _next_band(bands, kernel)
         problem = _problem(node, kernel, fixed, _accesses(gen))
         use = resources.get(kernel.name)
+        staged = (kernel.wavefront and gen.options.shared_staging
+                  and gen.options.target == "cuda")
+        footprints = _footprints(node, kernel, fixed, gen) if staged else ()
         models.append(KernelModel(kernel.name, problem, kernel.tile_sizes,
-                                  use.registers if use else 32, use.smem_bytes if use else 0))
+                                  use.registers if use else 32, use.smem_bytes if use else 0,
+                                  footprints, gen.options.shared_memory_kib * 1024
+                                  if footprints else 0))
     return tuple(models)
+
+
+def _members(node: isl.ScheduleNode, kernel: mapping.KernelMapping) -> list[int]:
+    """The band members the kernel tiles (the Problem's coordinates y), in order."""
+    n = len(kernel.tile_sizes)
+    total = node.band_n_member()
+    if kernel.wavefront and total > n and kernel.intra != wavefront.SUM:
+        return [0, *range(total - n + 1, total)]
+    return list(range(n))
+
+
+def _footprints(node: isl.ScheduleNode, kernel: mapping.KernelMapping, fixed: isl.Set,
+                gen: Generated) -> tuple[Footprint, ...]:
+    """The Footprint of every array the band accesses whose accesses are affine functions of
+    the tiled members alone, in the order of the arrays' names. An array accessed through an
+    untiled member (its box grows with a parameter) or an indirect subscript is left out:
+    gpu/staging.plan does not stage it either.
+
+    # phi: { S[x] -> [y] } the band's tiled members; access: { S[x] -> A[a] }
+    """
+    ctx = node.get_ctx()
+    members = _members(node, kernel)
+    total = node.band_n_member()
+    domain = node.get_domain().intersect_params(fixed)
+    phi = _param_free(node.band_get_partial_schedule_union_map().intersect_domain(domain))
+    dtypes = {a.name: a.dtype for a in gen.scop.arrays}
+    found: dict[str, list[AffineAccess]] = {}
+    bad: set[str] = set()
+    written: set[str] = set()
+    stmt_phis = {m.get_tuple_name(isl.dim_type.in_): m for m in isl_build.maps_of(phi)}
+    for stmt in gen.scop.statements:
+        stmt_phi = stmt_phis.get(stmt.name)
+        if stmt_phi is None:
+            continue
+        for k in reversed(range(total)):
+            if k not in members:
+                stmt_phi = stmt_phi.project_out(isl.dim_type.out, k, 1)
+        for acc in isl_build.statement_accesses(gen.scop, stmt):
+            access = isl_build.access_map(acc, stmt, ctx, False).intersect_params(fixed)
+            name = access.get_tuple_name(isl.dim_type.out)
+            by_y = stmt_phi.reverse().apply_range(_param_free_map(access))  # { [y] -> A[a] }
+            affine = (_affine(by_y) if not acc.indirect and by_y.is_single_valued()
+                      else None)
+            if affine is None or name not in dtypes:
+                bad.add(name)
+            else:
+                found.setdefault(name, []).extend(affine)
+                if acc.is_write:
+                    written.add(name)
+    return tuple(Footprint(name, staging.DTYPE_BYTES[dtypes[name]], tuple(found[name]),
+                           name in written)
+                 for name in sorted(found) if name not in bad
+                 and dtypes[name] in staging.DTYPE_BYTES and found[name][0][1])
+
+
+def _affine(by_y: isl.Map) -> list[AffineAccess] | None:
+    """(M, c) of each piece of a single-valued { [y] -> A[a] } (None: not integer affine)."""
+    pieces: list[AffineAccess] = []
+    ok = [True]
+
+    def piece(_: isl.Set, ma: isl.MultiAff) -> None:
+        rows, consts = [], []
+        for d in range(ma.dim(isl.dim_type.out)):
+            aff = ma.get_at(d)
+            if aff.dim(isl.dim_type.div) or not aff.get_denominator_val().is_one():
+                ok[0] = False
+                return
+            rows.append(tuple(int(aff.get_coefficient_val(isl.dim_type.in_, k).to_python())
+                              for k in range(aff.dim(isl.dim_type.in_))))
+            consts.append(int(aff.get_constant_val().to_python()))
+        pieces.append((tuple(rows), tuple(consts)))
+
+    try:
+        isl.PwMultiAff.from_map(by_y).foreach_piece(piece)
+    except isl.Error:
+        return None
+    return pieces if ok[0] and pieces else None
 
 
 def _accesses(gen: Generated) -> int:
@@ -99,12 +269,8 @@ def _next_band(bands: list[isl.ScheduleNode], kernel: mapping.KernelMapping
 def _problem(node: isl.ScheduleNode, kernel: mapping.KernelMapping, fixed: isl.Set,
              accesses: int) -> Problem:
     """Problem of the kernel's band members; host bands above fixed at their middle."""
-    n = len(kernel.tile_sizes)
     total = node.band_n_member()
-    if kernel.wavefront and total > n and kernel.intra != wavefront.SUM:
-        members = [0, *range(total - n + 1, total)]
-    else:
-        members = list(range(n))
+    members = _members(node, kernel)
     # prefix: { S[x] -> [outer host loops] }; phi: { S[x] -> [band members] }, parameters
     # fixed and projected out
     domain = node.get_domain().intersect_params(fixed)
@@ -144,6 +310,10 @@ def _inner_points(image: isl.Set, members: list[int]) -> int:
             extents *= int(rest.dim_max_val(k).to_python()) - int(
                 rest.dim_min_val(k).to_python()) + 1
     return max(1, extents)
+
+
+def _param_free_map(amap: isl.Map) -> isl.Map:
+    return amap.project_out(isl.dim_type.param, 0, amap.dim(isl.dim_type.param))
 
 
 def _param_free(umap: isl.UnionMap) -> isl.UnionMap:

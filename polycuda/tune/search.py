@@ -160,7 +160,7 @@ def exclusion(layout: Layout, km: KernelModel, props: occupancy.DeviceProps) -> 
         # work to do"): no more threads than points in the widest intra-tile wavefront
         if layout.threads > _widest_wavefront(layout.tiles, prob.intra):
             return "more threads than points in the widest intra-tile wavefront"
-    occ = occupancy.occupancy(props, layout.threads, km.registers, km.smem_bytes)
+    occ = resident(km, layout, props)
     if occ.blocks == 0:
         return f"no block resident per SM ({occ.limited_by})"
     return None
@@ -172,6 +172,25 @@ def _widest_wavefront(tiles: tuple[int, ...], intra: str) -> int:
     if intra == "hyperplane":
         return math.prod(tiles[1:])
     return int(model.points_per_wavefront(tiles).max())
+
+
+def resident(km: KernelModel, layout: Layout, props: occupancy.DeviceProps
+             ) -> occupancy.Occupancy:
+    """Blocks of kernel `km` resident per SM at `layout` (Di & Xue 2011, Table 1).
+
+    S_TB is the static shared memory ptxas reports plus, for a staged wavefront kernel, the
+    dynamic shared memory of this layout's staged tile boxes (KernelModel.staged_bytes), which
+    ptxas does not see. A staged kernel asks nvcc for the registers that let as many blocks
+    be resident as its shared memory and warps allow (`__launch_bounds__(threads, B)`,
+    staging.resident_blocks), so registers do not bound it: R_T counts as 0 there. Without
+    this, every staged layout was modelled at the default tiles' occupancy (H100, 2-D Jacobi
+    4096^2 x 1000 float: 16 x 64 x 64 tiles on 4 x 64 threads stage 72 KiB, 3 blocks per SM,
+    not 8; bench/tune_offline.py).
+    """
+    staged = km.staged_bytes(layout.tiles)
+    if staged:
+        return occupancy.occupancy(props, layout.threads, 0, km.smem_bytes + staged)
+    return occupancy.occupancy(props, layout.threads, km.registers, km.smem_bytes)
 
 
 def kernel_layout(km: KernelModel, tiles: tuple[int, ...], block: tuple[int, ...]) -> Layout:
@@ -193,8 +212,9 @@ def estimate(models: tuple[KernelModel, ...], tiles: tuple[int, ...], block: tup
     total = 0.0
     for km in models:
         lay = kernel_layout(km, tiles, block)
-        occ = occupancy.occupancy(props, lay.threads, km.registers, km.smem_bytes)
-        total += model.total_time(km.problem, lay, cal, occ.blocks, props.sm_count).total
+        occ = resident(km, lay, props)
+        total += model.total_time(km.problem, lay, cal, occ.blocks, props.sm_count,
+                                  n_mem=km.tile_accesses(lay.tiles)).total
     return total
 
 
@@ -210,11 +230,12 @@ def model_terms(models: tuple[KernelModel, ...], tiles: tuple[int, ...],
     total = np.zeros(5)
     for km in models:
         lay = kernel_layout(km, tiles, block)
-        occ = occupancy.occupancy(props, lay.threads, km.registers, km.smem_bytes)
+        occ = resident(km, lay, props)
         if occ.blocks < 1:
             raise InvalidConfigError(f"{lay} has no resident block per SM")
         a, b, c, d = model.linear_terms(km.problem, lay, dataclasses.replace(cal, lam=0.0),
-                                        occ.blocks, props.sm_count)
+                                        occ.blocks, props.sm_count,
+                                        n_mem=km.tile_accesses(lay.tiles))
         lat = model.latency_term(km.problem, lay, occ.blocks, props.sm_count)
         total += (a, b, c, lat, d)
     return tuple(float(v) for v in total)  # type: ignore[return-value]
