@@ -283,7 +283,7 @@ class _Mapper:
             tiles, regs = shared_promotion.GEMM_TILES, shared_promotion.GEMM_REGISTER_TILES
         seq = (shared_promotion.sequential_tile_sizes(
             node, n, shared_promotion.sequential_tile(self.options, gemm))
-            if shared_promotion.enabled(self.options) and n >= 2 else ())
+            if shared_promotion.enabled(self.options) else ())
         if node.band_n_member() > n + len(seq):
             node = node.band_split(n + len(seq))
         # the band stays untiled below its kernel mark: gpu/tiling.tile_kernels tiles it

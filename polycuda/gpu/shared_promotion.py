@@ -125,11 +125,10 @@ def enabled(options: Options) -> bool:
     bring reuse along a loop that each thread runs; a kernel with none (a stencil, whose reuse
     is only between neighbouring threads, which the L1 cache serves) keeps global memory: on
     the H100, heat-3d took 42 ms with its tiles in shared memory against 14.4 ms without
-    (bench/results/2026-11-25-nvidia-h100-80gb-hbm3-ppcg-shared-default.json). And only with
-    at least two parallel members (mapping._band): deriche's row recurrences (one parallel
-    loop, its sequential j loop tiled by 32) gave wrong results on the H100 with the tiled j
-    loop, while the emulator and the CPU targets agreed with the sequential program; the cause
-    is not found (2026-11-25), so that layout is not produced."""
+    (bench/results/2026-11-25-nvidia-h100-80gb-hbm3-ppcg-shared-default.json). Kernels with
+    one parallel loop take their tiles too (gramschmidt 250 -> 136 ms on the H100): deriche's
+    row recurrences, whose tiled j loop once gave wrong results there, were an nvcc
+    miscompilation under __restrict__ (codegen/cuda_target.read_and_written)."""
     return options.shared_promotion and options.target == "cuda"
 
 

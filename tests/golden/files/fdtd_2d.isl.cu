@@ -41,15 +41,39 @@ __global__ void __launch_bounds__(256) kernel0(int T, int nx, int ny, double *ex
 }
 
 __global__ void __launch_bounds__(256) kernel1(int T, int nx, int ny, double *ex, double *ey, double *hz, double *fict, int c0) {
+  __shared__ double pc_sh_fict_0[1];
   for (int c1 = (int)blockIdx.x; (c1 <= pc_floord((ny - 1), 256)); c1 += (int)gridDim.x) {
-    if ((int)threadIdx.x >= 0) {
-      const int c2 = (int)threadIdx.x;
-      if ((c2 <= pc_min(255, ((ny - (256 * c1)) - 1)))) {
-        ey[(0) * (ny) + (((256 * c1) + c2))] = fict[c0];
-        for (int c3 = 1; (c3 < nx); c3 += 1) {
-          ey[(c3) * (ny) + (((256 * c1) + c2))] = (ey[(c3) * (ny) + (((256 * c1) + c2))] - (0.5 * (hz[(c3) * (ny) + (((256 * c1) + c2))] - hz[((c3 - 1)) * (ny) + (((256 * c1) + c2))])));
-          if ((ny >= (((256 * c1) + c2) + 2))) {
-            hz[((c3 - 1)) * (ny) + (((256 * c1) + c2))] = (hz[((c3 - 1)) * (ny) + (((256 * c1) + c2))] - (0.7 * (((ex[((c3 - 1)) * (ny) + ((((256 * c1) + c2) + 1))] - ex[((c3 - 1)) * (ny) + (((256 * c1) + c2))]) + ey[(((c3 - 1) + 1)) * (ny) + (((256 * c1) + c2))]) - ey[((c3 - 1)) * (ny) + (((256 * c1) + c2))])));
+    {
+      const int pc_so_fict_0_0 = c0;
+      __syncthreads();
+      for (int pc_e = (int)threadIdx.x; pc_e < 1; pc_e += 256) {
+        const int pc_x0 = pc_so_fict_0_0 + pc_e;
+        const int pc_l = (pc_x0 - pc_so_fict_0_0) * 1;
+        if (pc_x0 >= 0 && pc_x0 < (T) && ((((((T >= (c0 + 1)) && (c0 >= 0)) && (c1 >= 0)) && (ny >= ((256 * c1) + 1))) && (pc_x0 == c0)))) pc_sh_fict_0[pc_l] = fict[pc_x0];
+      }
+      __syncthreads();
+      if ((int)threadIdx.x >= 0) {
+        const int c3 = (int)threadIdx.x;
+        if ((c3 <= pc_min(255, ((ny - (256 * c1)) - 1)))) {
+          ey[(0) * (ny) + (((256 * c1) + c3))] = pc_sh_fict_0[((c0) - pc_so_fict_0_0) * 1];
+          for (int c4 = 1; (c4 <= pc_min(31, (nx - 1))); c4 += 1) {
+            ey[(c4) * (ny) + (((256 * c1) + c3))] = (ey[(c4) * (ny) + (((256 * c1) + c3))] - (0.5 * (hz[(c4) * (ny) + (((256 * c1) + c3))] - hz[((c4 - 1)) * (ny) + (((256 * c1) + c3))])));
+            if ((ny >= (((256 * c1) + c3) + 2))) {
+              hz[((c4 - 1)) * (ny) + (((256 * c1) + c3))] = (hz[((c4 - 1)) * (ny) + (((256 * c1) + c3))] - (0.7 * (((ex[((c4 - 1)) * (ny) + ((((256 * c1) + c3) + 1))] - ex[((c4 - 1)) * (ny) + (((256 * c1) + c3))]) + ey[(((c4 - 1) + 1)) * (ny) + (((256 * c1) + c3))]) - ey[((c4 - 1)) * (ny) + (((256 * c1) + c3))])));
+            }
+          }
+        }
+      }
+    }
+    for (int c2 = 1; (c2 <= pc_floord((nx - 1), 32)); c2 += 1) {
+      if ((int)threadIdx.x >= 0) {
+        const int c3 = (int)threadIdx.x;
+        if ((c3 <= pc_min(255, ((ny - (256 * c1)) - 1)))) {
+          for (int c4 = 0; (c4 <= pc_min(31, ((nx - (32 * c2)) - 1))); c4 += 1) {
+            ey[(((32 * c2) + c4)) * (ny) + (((256 * c1) + c3))] = (ey[(((32 * c2) + c4)) * (ny) + (((256 * c1) + c3))] - (0.5 * (hz[(((32 * c2) + c4)) * (ny) + (((256 * c1) + c3))] - hz[((((32 * c2) + c4) - 1)) * (ny) + (((256 * c1) + c3))])));
+            if ((ny >= (((256 * c1) + c3) + 2))) {
+              hz[((((32 * c2) + c4) - 1)) * (ny) + (((256 * c1) + c3))] = (hz[((((32 * c2) + c4) - 1)) * (ny) + (((256 * c1) + c3))] - (0.7 * (((ex[((((32 * c2) + c4) - 1)) * (ny) + ((((256 * c1) + c3) + 1))] - ex[((((32 * c2) + c4) - 1)) * (ny) + (((256 * c1) + c3))]) + ey[(((((32 * c2) + c4) - 1) + 1)) * (ny) + (((256 * c1) + c3))]) - ey[((((32 * c2) + c4) - 1)) * (ny) + (((256 * c1) + c3))])));
+            }
           }
         }
       }
