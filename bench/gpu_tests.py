@@ -1,8 +1,10 @@
 """Runs the GPU tests (`pytest -m gpu tests`), then every test of the given files (those that
 take a GPU path when one is present, e.g. tests/unit/test_cuda_host_errors.py), and writes
 their outcomes as JSON with the GPU's name, the date and the commit: the evidence of a GPU run.
+`--gpu-paths P,...` runs the GPU tests of those paths only, instead of all of tests/ (to split
+a run over several device calls of a limited length).
 
-    python bench/gpu_tests.py OUT.json [TEST_FILE ...]
+    python bench/gpu_tests.py OUT.json [--gpu-paths PATH,...] [TEST_FILE ...]
 """
 
 from __future__ import annotations
@@ -50,7 +52,14 @@ def main(argv: list[str]) -> int:
         print(__doc__, file=sys.stderr)
         return 2
     out, files = Path(argv[0]), argv[1:]
-    runs = [["-m", "gpu", "tests"]] + ([["-m", "gpu or not gpu", *files]] if files else [])
+    gpu_paths = ["tests"]
+    if files[:1] == ["--gpu-paths"]:
+        if len(files) < 2:
+            print("--gpu-paths needs a comma-separated list of test paths", file=sys.stderr)
+            return 2
+        gpu_paths, files = [p for p in files[1].split(",") if p], files[2:]
+    runs = ([["-m", "gpu", *gpu_paths]] if gpu_paths else []) + (
+        [["-m", "gpu or not gpu", *files]] if files else [])
     tests, rc, commands = [], 0, []
     with tempfile.TemporaryDirectory() as tmp:
         for k, selection in enumerate(runs):
