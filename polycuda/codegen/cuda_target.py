@@ -679,8 +679,9 @@ class HostPrinter(AstPrinter):
         pointers = []
         for k, (decl, arg) in enumerate(params):
             variable = f"pc_a{k}"
-            lines.append(f"{decl.rsplit(' ', 1)[0].replace('__restrict__', '').strip()} "
-                         f"{variable} = {arg};")
+            # the declaration's type: all but the trailing parameter name
+            ctype = decl[:len(decl) - len(decl.split()[-1].lstrip("*"))]
+            lines.append(f"{ctype.replace('__restrict__', '').strip()} {variable} = {arg};")
             pointers.append(f"(void *)&{variable}")
         lines.append(f"void *pc_args[] = {{{', '.join(pointers)}}};")
         grid = ", ".join(f"(unsigned){s}" for s in sizes)

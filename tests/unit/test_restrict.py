@@ -32,3 +32,19 @@ def test_a_recurrence_kernel_takes_no_restrict_and_a_pure_one_keeps_it():
 def test_gemm_accumulating_into_c_takes_no_restrict():
     (params,) = _signatures("gemm").values()
     assert "double *C" in params and "__restrict__" not in params
+
+
+def test_a_cooperative_launch_of_unrestricted_parameters_compiles(tmp_path):
+    """The grid-synchronised wavefront's host code declares a variable of each parameter's type
+    for cudaLaunchCooperativeKernel: `double *A` must stay a pointer there (it once became
+    `double`, which only nvcc noticed)."""
+    from polycuda.runtime import build
+
+    kernel = suite.by_name("jacobi_1d")
+    prog = polycuda.compile(str(kernel.c_path), function=kernel.function,
+                            options=Options(target="cuda", scheduler="pluto",
+                                            wavefront_sync="grid"))
+    source = prog.generate("cuda").source
+    assert "cudaLaunchCooperativeKernel" in source
+    assert re.search(r"double \*\s*pc_a\d+ = A;", source)
+    assert build.build_shared(source, "cuda", cache=tmp_path).exists()
