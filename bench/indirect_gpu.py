@@ -49,7 +49,7 @@ from polycuda.bench import scripts, timing
 from polycuda.bench.scripts import copy_args as _copy, ordered as _ordered, sequential
 from kernels.indirect import MESH, MESH_EDGES, MOVE, SCATTER, mesh_graph
 from polycuda.analysis import indirect
-from polycuda.runtime import build, emulate, launch
+from polycuda.runtime import build, launch
 
 ROWS = """
 void rows(int n, int m, int k, double A[m][k], double B[n][k], int idx[n]) {
@@ -169,22 +169,7 @@ def phases(prog, args: dict, changes: dict, target: str = "cuda"
     without a run-time nest."""
     if not runtime_nest(prog):
         return None, None
-    source = prog.generate("cuda", **changes).source
-    if target == "emulate":
-        lib = emulate.build_emulated(source, flags=("-DPC_TIMING",))
-        kernel = launch.load(lib, prog.scop, "emulate")
-        kernel(*_ordered(prog, _copy(args)))
-    else:
-        import cupy as cp
-
-        lib = build.build_shared(source, "cuda", flags=("-DPC_TIMING",))
-        kernel = launch.load(lib, prog.scop, "cuda")
-        for _ in range(2):  # the first call loads the module
-            dev = {k: (cp.asarray(v) if isinstance(v, np.ndarray) else v)
-                   for k, v in args.items()}
-            kernel(*_ordered(prog, dev))
-    get = lambda what: ctypes.c_double.in_dll(kernel.lib, f"pc_{prog.name}_{what}_s").value  # noqa: E731
-    return get("inspect"), get("execute")
+    return scripts.timing_phases(prog, prog.generate("cuda", **changes).source, args, target)
 
 
 # Executors of run-time nests (codegen/executor_cuda.py), each timed on the same case: the

@@ -35,7 +35,7 @@ import polycuda
 from polycuda.bench import scripts, timing
 from polycuda.bench.scripts import copy_args as _copy, ordered as _ordered, sequential
 from kernels.indirect import MESH, SPMV, SPTRSV, lower_pattern, mesh_graph
-from polycuda.runtime import build, emulate, launch
+from polycuda.runtime import launch
 
 RTOL = 1e-9
 # Options.runtime_executor values timed beside the default (levels) for run-time nests
@@ -113,21 +113,7 @@ def phases(prog, args: dict, target: str) -> tuple[float, float] | None:
     source = prog.generate("cuda", cpu_fallback_per_level=0).source  # the phases: paper driver
     if "pc_writer0" not in source:
         return None
-    if target == "emulate":
-        lib = emulate.build_emulated(source, flags=("-DPC_TIMING",))
-        kernel = launch.load(lib, prog.scop, "emulate")
-        kernel(*_ordered(prog, _copy(args)))
-    else:
-        import cupy as cp
-
-        lib = build.build_shared(source, "cuda", flags=("-DPC_TIMING",))
-        kernel = launch.load(lib, prog.scop, "cuda")
-        for _ in range(2):  # the first call loads the module
-            dev = {k: (cp.asarray(v) if isinstance(v, np.ndarray) else v)
-                   for k, v in args.items()}
-            kernel(*_ordered(prog, dev))
-    get = lambda what: ctypes.c_double.in_dll(kernel.lib, f"pc_{prog.name}_{what}_s").value  # noqa: E731
-    return get("inspect"), get("execute")
+    return scripts.timing_phases(prog, source, args, target)
 
 
 def cusparse(name: str, args: dict, repeats: int) -> tuple[np.ndarray, float]:

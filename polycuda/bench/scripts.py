@@ -55,6 +55,34 @@ def timed_samples(prog, kernel, args: dict, repeats: int, calls: int = 1
     return result, times
 
 
+def timing_phases(prog, source: str, args: dict, target: str) -> tuple[float, float]:
+    """(inspection, execution) seconds of `source` (the CUDA of `prog`'s region, built here
+    with -DPC_TIMING) called on `args`: on the emulator, or on the GPU from device arrays
+    (the second call, after the one that loads the module)."""
+    import ctypes
+
+    from polycuda.runtime import build, emulate, launch
+
+    if target == "emulate":
+        lib = emulate.build_emulated(source, flags=("-DPC_TIMING",))
+        kernel = launch.load(lib, prog.scop, "emulate")
+        kernel(*ordered(prog, copy_args(args)))
+    else:
+        import cupy as cp
+
+        lib = build.build_shared(source, "cuda", flags=("-DPC_TIMING",))
+        kernel = launch.load(lib, prog.scop, "cuda")
+        for _ in range(2):  # the first call loads the module
+            dev = {k: (cp.asarray(v) if isinstance(v, np.ndarray) else v)
+                   for k, v in args.items()}
+            kernel(*ordered(prog, dev))
+
+    def get(what: str) -> float:
+        return ctypes.c_double.in_dll(kernel.lib, f"pc_{prog.name}_{what}_s").value
+
+    return get("inspect"), get("execute")
+
+
 def gpu_name() -> str:
     """nvidia-smi's name of the GPU; "" where there is no NVIDIA driver (the emulator)."""
     try:
