@@ -12,8 +12,10 @@ import itertools
 import json
 import logging
 import math
+import os
 import random
 import sys
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -341,9 +343,12 @@ def result_path(key: str, root: Path | None = None) -> Path:
 def store(key: str, result: TuneResult, root: Path | None = None) -> Path:
     path = result_path(key, root)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(result.to_json() + "\n")
-    tmp.replace(path)
+    # a temporary file of this process's own, renamed into place: two processes storing the
+    # same key (test workers, parallel tune runs) never write into one file
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    with os.fdopen(fd, "w") as out:
+        out.write(result.to_json() + "\n")
+    Path(tmp).replace(path)
     return path
 
 
