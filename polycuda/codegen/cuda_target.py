@@ -26,6 +26,7 @@ __syncthreads(), the points of one intra-tile wavefront on its threads.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import islpy as isl
 
@@ -81,23 +82,37 @@ def blocked_threads(kernel: KernelMapping) -> dict[str, int]:
             for k, it in enumerate(threads[:-1])}
 
 
+@dataclass(frozen=True)
+class KernelParam:
+    """A kernel parameter: its C type, its name, and the host expression passed for it."""
+
+    ctype: str  # e.g. "int", "double *", "double *__restrict__"
+    name: str
+    arg: str
+
+    @property
+    def decl(self) -> str:
+        """The declaration: `int n`, `double *A`, `double *__restrict__ A`."""
+        return f"{self.ctype}{'' if self.ctype.endswith('*') else ' '}{self.name}"
+
+
 def _kernel_params(scop: Scop, host_iters: list[str],
-                   restrict: bool = True) -> list[tuple[str, str]]:
-    """(C declaration, argument) pairs of a kernel: region args, locals, host iterators;
-    the arrays __restrict__ unless `restrict` is false (see read_and_written)."""
-    qualifier = "__restrict__ " if restrict else ""
+                   restrict: bool = True) -> list[KernelParam]:
+    """The parameters of a kernel: region args, locals, host iterators; the arrays
+    __restrict__ unless `restrict` is false (see read_and_written)."""
+    pointer = "*__restrict__" if restrict else "*"
     params = []
     for arg in scop.args:
         if arg.kind == "param":
-            params.append((f"int {arg.name}", f"(int){arg.name}"))
+            params.append(KernelParam("int", arg.name, f"(int){arg.name}"))
         elif arg.kind == "scalar":
-            params.append((f"{abi.C_TYPES[arg.dtype]} {arg.name}", arg.name))
+            params.append(KernelParam(abi.C_TYPES[arg.dtype], arg.name, arg.name))
         else:
-            params.append((f"{abi.C_TYPES[arg.dtype]} *{qualifier}{arg.name}", arg.name))
+            params.append(KernelParam(f"{abi.C_TYPES[arg.dtype]} {pointer}", arg.name, arg.name))
     for arr in scop.arrays:
         if arr.local:
-            params.append((f"{abi.C_TYPES[arr.dtype]} *{qualifier}{arr.name}", arr.name))
-    params += [(f"int {it}", f"(int){it}") for it in host_iters]
+            params.append(KernelParam(f"{abi.C_TYPES[arr.dtype]} {pointer}", arr.name, arr.name))
+    params += [KernelParam("int", it, f"(int){it}") for it in host_iters]
     return params
 
 
@@ -534,7 +549,7 @@ class HostPrinter(AstPrinter):
     def mark(self, node: isl.AstNode, indent: int) -> None:
         kernel = self.kernels[mark_parts(node)[1]]
         name, params = self._kernel(kernel, node.mark_get_node(), self.host_iters)
-        args = ", ".join(p[1] for p in params)
+        args = ", ".join(p.arg for p in params)
         grid, block = _launch_dims(kernel, self.host_iters)
         if kernel.row_statements:
             grid, block = row_reduction_code.grid(kernel), row_reduction_code.block()
@@ -548,9 +563,9 @@ class HostPrinter(AstPrinter):
         self.emit(indent, f"{name}<<<{grid}, {block}{shared}>>>({args});")
 
     def _kernel(self, kernel: KernelMapping, body: isl.AstNode, host_iters: list[str],
-                w_loop: isl.AstNode | None = None) -> tuple[str, list[tuple[str, str]]]:
+                w_loop: isl.AstNode | None = None) -> tuple[str, list[KernelParam]]:
         """Adds the source of a kernel running `body` (the AST below its mark); returns its
-        name and its (declaration, argument) pairs. w_loop: the inter-tile wavefront loop
+        name and its parameters. w_loop: the inter-tile wavefront loop
         around the mark, run inside the kernel with a grid-wide barrier after each wavefront.
         """
         # isl may split the host loops around a kernel: each copy of the mark is a kernel of
@@ -597,7 +612,7 @@ class HostPrinter(AstPrinter):
             self.setup.append(f"PC_CHECK(cudaFuncSetAttribute({name}, "
                               f"cudaFuncAttributeMaxDynamicSharedMemorySize, "
                               f"{self.shared[name]}));")
-        decl = ", ".join(p[0] for p in params)
+        decl = ", ".join(p.decl for p in params)
         bound = ""
         if kernel.row_statements:
             bound = f" __launch_bounds__({ROW_LANES * ROWS_PER_BLOCK})"
@@ -677,11 +692,10 @@ class HostPrinter(AstPrinter):
                       "pc_g0 = pc_b0;",
                       "pc_g1 = pc_b1;"]
         pointers = []
-        for k, (decl, arg) in enumerate(params):
+        for k, param in enumerate(params):
             variable = f"pc_a{k}"
-            # the declaration's type: all but the trailing parameter name
-            ctype = decl[:len(decl) - len(decl.split()[-1].lstrip("*"))]
-            lines.append(f"{ctype.replace('__restrict__', '').strip()} {variable} = {arg};")
+            lines.append(f"{param.ctype.replace('__restrict__', '').strip()} {variable} = "
+                         f"{param.arg};")
             pointers.append(f"(void *)&{variable}")
         lines.append(f"void *pc_args[] = {{{', '.join(pointers)}}};")
         grid = ", ".join(f"(unsigned){s}" for s in sizes)
