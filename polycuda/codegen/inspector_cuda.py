@@ -455,9 +455,9 @@ def generate(scop: Scop, parts: list[tuple[str, object]], ctx: isl.Context,
                    f'extern "C" {{ long long pc_{scop.name}_executor[{count}], '
                    f"pc_{scop.name}_reused[{count}], pc_{scop.name}_widest[{count}]; "
                    f"double pc_{scop.name}_inspect_s_wall[{count}]; }}\n")
-        if _features(options)[2]:  # the host fallback's threshold and, under auto, its costs
-            out.append(executor_cuda.fallback_prelude(scop.name, count,
-                                                      _features(options)[2] == "auto"))
+        fallback = _features(options)[2]
+        if fallback:  # the host fallback's threshold and, under auto, its costs
+            out.append(executor_cuda.fallback_prelude(scop.name, count, fallback == "auto"))
         if chunking_cuda.of(options).dynamic:  # chunk steps of each nest in the last call
             out.append(chunking_cuda.prelude(chunking_cuda.of(options))
                        + f'extern "C" {{ long long pc_{scop.name}_chunk_steps[{count}]; }}\n')

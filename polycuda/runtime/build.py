@@ -70,7 +70,7 @@ def build_shared(source: str, target: str, *, flags: tuple[str, ...] = (),
         src.write_text(text)
         out = Path(tmp) / "lib.so"
         run_compiler(compile_command(target, compiler, src, out, flags, arch))
-        _atomic_write(lib.with_suffix(_SUFFIX[target]), text, root)
+        atomic_write(lib.with_suffix(_SUFFIX[target]), text, root)
         os.replace(out, lib)  # atomic on one filesystem: readers see no file or a whole one
     return lib
 
@@ -200,8 +200,11 @@ def run_compiler(cmd: list[str]) -> str:
     return done.stderr + done.stdout
 
 
-def _atomic_write(path: Path, text: str, directory: Path) -> None:
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-")
+def atomic_write(path: Path, text: str, directory: Path | None = None) -> None:
+    """Write `text` to `path` through a temporary file of this process's own in `directory`
+    (default: path's), renamed into place: concurrent writers (test workers, parallel runs)
+    never write into one file, and a reader sees the old or the new text, whole."""
+    fd, tmp = tempfile.mkstemp(dir=directory or path.parent, prefix=".tmp-")
     with os.fdopen(fd, "w") as handle:
         handle.write(text)
     os.replace(tmp, path)

@@ -97,7 +97,7 @@ def measure(target: str = "cuda", short: int = SHORT, long: int = LONG, repeats:
 def gpu_level_cost(root: Path | None = None, log=None) -> LevelCost:
     """The cost of one level on this machine's GPU: cached, else measured now and cached,
     else (no GPU, or the measurement failed: said through `log`) the reference H100's."""
-    from polycuda.runtime import device
+    from polycuda.runtime import build, device
     from polycuda.tune.calibrate import cache_path
 
     log = log or (lambda text: print(text, file=sys.stderr))
@@ -118,9 +118,10 @@ def gpu_level_cost(root: Path | None = None, log=None) -> LevelCost:
             f"reference {REFERENCE_GPU}'s")
         return reference()
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"gpu": info.name, "level_s": seconds, "chain_levels":
-                                [SHORT, LONG], "note": "polycuda.tune.level_cost.measure"},
-                               indent=2) + "\n")
+    build.atomic_write(path, json.dumps({"gpu": info.name, "level_s": seconds, "chain_levels":
+                                         [SHORT, LONG],
+                                         "note": "polycuda.tune.level_cost.measure"},
+                                        indent=2) + "\n")
     return LevelCost(seconds, True, f"measured on {info.name} ({path})")
 
 

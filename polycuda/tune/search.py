@@ -12,10 +12,8 @@ import itertools
 import json
 import logging
 import math
-import os
 import random
 import sys
-import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -343,12 +341,9 @@ def result_path(key: str, root: Path | None = None) -> Path:
 def store(key: str, result: TuneResult, root: Path | None = None) -> Path:
     path = result_path(key, root)
     path.parent.mkdir(parents=True, exist_ok=True)
-    # a temporary file of this process's own, renamed into place: two processes storing the
-    # same key (test workers, parallel tune runs) never write into one file
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    with os.fdopen(fd, "w") as out:
-        out.write(result.to_json() + "\n")
-    Path(tmp).replace(path)
+    from polycuda.runtime import build
+
+    build.atomic_write(path, result.to_json() + "\n")
     return path
 
 
