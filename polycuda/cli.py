@@ -8,10 +8,12 @@ import os
 import re
 import sys
 import time
+import warnings
 from pathlib import Path
 
 from polycuda.bench import command as bench_command
-from polycuda.errors import InvalidConfigError, PolycudaError, SourceLoc, UserError
+from polycuda.errors import (InvalidConfigError, PolycudaError, PolycudaWarning, SourceLoc,
+                             UserError)
 from polycuda.options import (AUX_FRACTIONS, HOST_BUFFERS, HOST_COPIES, INTRA_WAVEFRONTS,
                               MAX_REDUCTION_BLOCKS, REDUCTION_COMBINES, RUNTIME_CHUNKINGS,
                               RUNTIME_EXECUTORS, SCHEDULERS, WAVEFRONT_SYNCS, Options)
@@ -564,8 +566,21 @@ def _quiet_broken_pipe() -> int:
     return _EXIT_BROKEN_PIPE
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """PolycudaWarnings on stderr as one line, without the Python source location (which
+    names polycuda's code, not the user's input); other warnings as Python shows them."""
+    if issubclass(category, PolycudaWarning):
+        print(f"polycuda: warning: {message}", file=file or sys.stderr)
+    else:
+        _PYTHON_SHOW_WARNING(message, category, filename, lineno, file, line)
+
+
+_PYTHON_SHOW_WARNING = warnings.showwarning
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(_join_negative_values(sys.argv[1:] if argv is None else argv))
+    warnings.showwarning = _show_warning
     start = time.perf_counter()
     try:
         code = args.func(args)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from functools import lru_cache
 
 from polycuda import pipeline
-from polycuda.errors import UserError, VerificationError
+from polycuda.errors import InvalidConfigError, PolycudaWarning, UserError, VerificationError
 from polycuda.ir.scop import Scop
 from polycuda.options import Options
 from polycuda.sizes import resolve_sizes
@@ -58,9 +59,23 @@ class Program:
                 from polycuda.tune import search
 
                 found = search.lookup(self.scop, opts)
-                self._tuned[opts] = found.apply(opts) if found is not None else opts
+                self._tuned[opts] = self._buildable(found.apply(opts), opts) if found else opts
             opts = self._tuned[opts]
         return opts
+
+    def _buildable(self, tuned: Options, plain: Options) -> Options:
+        """`tuned` when this region compiles with it, else `plain` with a PolycudaWarning: a
+        cached tune result never turns a working compile into an error (a result stored by
+        an older polycuda whose mapping differs, or one the model chose without a GPU)."""
+        try:
+            _generate(self.scop, tuned)
+        except InvalidConfigError as err:
+            warnings.warn(f"{self.name}: the sizes of the earlier `polycuda tune` "
+                          f"(tile_sizes={tuned.tile_sizes} block_sizes={tuned.block_sizes}) "
+                          f"do not build ({err}); using the default sizes. Run `polycuda tune "
+                          "--no-cache` again.", PolycudaWarning, stacklevel=4)
+            return plain
+        return tuned
 
     def resolve_target(self, target: str | None) -> str:
         """"auto" (the default) is cuda when a GPU is present, else openmp."""

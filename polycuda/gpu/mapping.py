@@ -103,6 +103,9 @@ class KernelMapping:
     # A wavefront kernel's intra-tile wavefronts: wavefront.SUM, HYPERPLANE or
     # HYPERPLANE_BARRIERS (wavefront.intra_mode).
     intra: str = ""
+    # A wavefront kernel's groups of tile rows that must have equal sizes (wavefront.tied_rows:
+    # some statement gives them the same linear part); the tuner keeps them equal.
+    tied_rows: tuple[tuple[int, ...], ...] = ()
     # A wavefront kernel run as one cooperative launch: its blocks loop over the inter-tile
     # wavefronts themselves, a grid-wide barrier between two (Options.wavefront_sync "grid").
     grid_sync: bool = False
@@ -321,15 +324,15 @@ class _Mapper:
         else:
             intra = self._intra_mode(node)
         in_blocks = self._rows_in_blocks(node, intra)
-        tiles = wavefront.harmonized(wavefront.tile_sizes(m, self.options),
-                                     node.band_get_partial_schedule(), node.get_domain())
+        tied = wavefront.tied_rows(node.band_get_partial_schedule(), node.get_domain(), m)
+        tiles = wavefront.with_ties(wavefront.tile_sizes(m, self.options), tied)
         implied = wavefront.widest(node, tiles, self.context)
         name = self._name()
         self.kernels.append(KernelMapping(name, node.get_schedule_depth() + 1, tiles,
                                           block_sizes_for(tiles[1:], self.options, name),
                                           prefix=self.prefix, wavefront=True,
                                           tile_dims=tuple(k for k in range(m) if k != implied),
-                                          intra=intra,
+                                          intra=intra, tied_rows=tied,
                                           grid_sync=self.options.wavefront_sync == "grid",
                                           rows_in_blocks=in_blocks))
         return node.insert_mark(isl.Id(f"{KERNEL_MARK}:{name}", context=node.get_ctx()))

@@ -269,19 +269,46 @@ def harmonized(tiles: tuple[int, ...], phi: isl.MultiUnionPwAff, domain: isl.Uni
     A statement of fewer dimensions than the band (fdtd-2d's ey[0][j] = ..., rows t, t + j,
     t) has linearly dependent rows; with sizes 8 and 32 on its two t rows its tile indices
     floor(t / 8) and floor(t / 32) are tied by a modulo that makes isl's AST generation take
-    minutes, while with equal sizes they are equal (or one apart). The smaller size is kept.
+    minutes, while with equal sizes they are equal (or one apart). Each group of tied rows
+    (tied_rows) takes the smallest size of the group.
     """
+    return with_ties(tiles, tied_rows(phi, domain, len(tiles)))
+
+
+def with_ties(tiles: tuple[int, ...], groups: tuple[tuple[int, ...], ...]) -> tuple[int, ...]:
+    """`tiles` with each group of rows at the group's smallest size."""
     sizes = list(tiles)
+    for group in groups:
+        for k in group:
+            sizes[k] = min(tiles[j] for j in group)
+    return tuple(sizes)
+
+
+def tied_rows(phi: isl.MultiUnionPwAff, domain: isl.UnionSet, m: int
+              ) -> tuple[tuple[int, ...], ...]:
+    """The groups (two rows or more, ascending) of the first m rows of `phi` that must have
+    equal tile sizes: rows with the same linear part in some statement, closed transitively.
+    The tuner excludes layouts that differ on a group (tune/search.exclusion)."""
+    parent = list(range(m))
+
+    def root(k: int) -> int:
+        while parent[k] != k:
+            k = parent[k]
+        return k
+
     sets: list[isl.Set] = []
     domain.foreach_set(sets.append)
     for stmt_set in sets:
         space = stmt_set.get_space().from_domain().add_dims(isl.dim_type.out, 1)
-        rows = [_linear_part(phi.get_at(k).extract_pw_aff(space)) for k in range(len(tiles))]
-        for k in range(len(rows)):
+        rows = [_linear_part(phi.get_at(k).extract_pw_aff(space)) for k in range(m)]
+        for k in range(m):
             for j in range(k):
                 if rows[k] is not None and rows[k] == rows[j]:
-                    sizes[j] = sizes[k] = min(sizes[j], sizes[k])
-    return tuple(sizes)
+                    parent[root(k)] = root(j)
+    groups: dict[int, list[int]] = {}
+    for k in range(m):
+        groups.setdefault(root(k), []).append(k)
+    return tuple(tuple(g) for g in groups.values() if len(g) > 1)
 
 
 def _linear_part(row: isl.PwAff) -> tuple[int, ...] | None:

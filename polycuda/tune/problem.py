@@ -71,6 +71,9 @@ class Footprint:
 class KernelModel:
     """One tiled kernel: its name, band Problem, and resources as built (R_T, S_TB).
 
+    tied_rows: for a wavefront kernel, the groups of tile rows built at one size
+    (gpu/wavefront.tied_rows); a layout that differs on one is excluded, since the kernel
+    would be built with other sizes than modelled.
     footprints, staging_budget: for a wavefront kernel whose tiles are staged in shared
     memory, the footprints of the arrays that may be staged and the budget in bytes
     (Options.shared_memory_kib); () and 0 otherwise (staged_bytes is then 0).
@@ -83,6 +86,8 @@ class KernelModel:
     smem_bytes: int
     footprints: tuple[Footprint, ...] = ()
     staging_budget: int = 0
+    # groups of tile rows that the kernel keeps at equal sizes (KernelMapping.tied_rows)
+    tied_rows: tuple[tuple[int, ...], ...] = ()
 
     def staged(self, tiles: tuple[int, ...]) -> tuple[Footprint, ...]:
         """The footprints staged at tile sizes `tiles`: the boxes that fit in the budget
@@ -152,7 +157,7 @@ def kernel_models(gen: Generated, values: dict[str, int],
         models.append(KernelModel(kernel.name, problem, kernel.tile_sizes,
                                   use.registers if use else 32, use.smem_bytes if use else 0,
                                   footprints, gen.options.shared_memory_kib * 1024
-                                  if footprints else 0))
+                                  if footprints else 0, kernel.tied_rows))
     return tuple(models)
 
 

@@ -143,6 +143,11 @@ def exclusion(layout: Layout, km: KernelModel, props: occupancy.DeviceProps) -> 
     """Why `layout` cannot or should not run for kernel `km` (None when it may)."""
     prob = km.problem
     extents = prob.extents
+    for group in km.tied_rows:
+        if len({layout.tiles[k] for k in group}) > 1:
+            return (f"tile sizes {[layout.tiles[k] for k in group]} differ on tied members "
+                    f"{list(group)} (one statement gives them one linear part: "
+                    "gpu/wavefront.tied_rows)")
     for k, (m, e) in enumerate(zip(layout.tiles, extents)):
         if m > e:
             return f"tile {m} along member {k} exceeds the domain's extent {e}"
@@ -286,6 +291,7 @@ def rank(models: tuple[KernelModel, ...], cal: Calibration, props: occupancy.Dev
 
 
 _REASON_KINDS = (("more threads than points", "threads without work"),
+                 ("differ on tied members", "unequal tied rows"),
                  ("threads per block exceed", "block over the thread limit"),
                  ("fewer than", "too few threads"), ("exceeds the domain", "tile over the domain"),
                  ("shared memory exceed", "shared memory over the limit"),

@@ -10,7 +10,7 @@ import pytest
 
 import polycuda
 from polycuda.cli import main
-from polycuda.errors import InvalidConfigError
+from polycuda.errors import InvalidConfigError, PolycudaWarning
 from polycuda.options import Options
 from polycuda.tune import calibrate, occupancy, search
 from polycuda.tune.model import Layout, Problem
@@ -184,6 +184,41 @@ def test_cli_uses_tuned_sizes_and_no_tuned_sizes(tmp_path, capsys):
     assert main(["compile", "kernels/c/sor_1d.c", "--no-tuned-sizes", "-o", str(b)]) == 0
     assert "tuned sizes" not in capsys.readouterr().err
     assert a.read_text() != b.read_text()
+
+
+def test_layouts_unequal_on_tied_rows_are_excluded():
+    tied = KernelModel("k", Problem.from_box((64, 512, 512), ((1, 0, 0), (1, 1, 0), (1, 0, 1))),
+                       (8, 8, 8), 32, 0, tied_rows=((0, 2),))
+    assert "differ on tied members [0, 2]" in search.exclusion(
+        Layout((8, 32, 16), (8, 16)), tied, H100)
+    assert search.exclusion(Layout((8, 32, 8), (8, 8)), tied, H100) is None
+
+
+def test_fdtd_2d_tune_keeps_its_tied_rows_equal_and_builds(tmp_path):
+    # fdtd-2d's ey[0][j] ties two of its band's rows (gpu/wavefront.tied_rows): the model's
+    # choice once had 32 and 48 on them, which compiled with 32 on both and a block of 48
+    # over a tile of 32 -- an error in every later compile
+    prog = polycuda.compile("kernels/c/fdtd_2d.c", options=Options(target="cuda"))
+    gen = prog.generate("cuda")
+    (kernel,) = [k for k in gen.kernels if k.wavefront]
+    assert kernel.tied_rows and all(len(g) == 2 for g in kernel.tied_rows)
+    result = search.tune(prog, {"T": 64, "nx": 512, "ny": 512}, top_k=2, budget_s=20,
+                         cache=tmp_path)
+    for row in result.top:
+        for group in kernel.tied_rows:
+            assert len({row.tiles[k] for k in group}) == 1, row
+    gen = prog.generate("cuda", tile_sizes=result.tile_sizes, block_sizes=result.block_sizes)
+    assert [k.tile_sizes for k in gen.kernels if k.wavefront] == [result.tile_sizes]
+
+
+def test_a_cached_result_that_does_not_build_falls_back_with_a_warning():
+    prog = polycuda.compile("kernels/c/fdtd_2d.c", options=Options(target="cuda"))
+    plain = prog.generate("cuda").source
+    _store_fake_result(prog, tiles=(32, 48, 48), block=(21, 48))  # 48 is tied to 32
+    again = polycuda.compile("kernels/c/fdtd_2d.c", options=Options(target="cuda"))
+    with pytest.warns(PolycudaWarning, match="do not build .*block size 48 exceeds"):
+        assert again.effective_options("cuda").tile_sizes == ()
+    assert again.generate("cuda").source == plain
 
 
 def test_exclusion_kinds_are_counted_apart():

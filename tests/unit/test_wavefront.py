@@ -339,6 +339,8 @@ def test_equal_linear_rows_get_equal_tile_sizes():
              "S1[t, i, j] : 0 <= t < T and 0 < i < ny and 0 <= j < ny }")
     assert wavefront.harmonized((8, 8, 32), phi, domain) == (8, 8, 8)
     assert wavefront.harmonized((4, 16, 4), phi, domain) == (4, 16, 4)
+    assert wavefront.tied_rows(phi, domain, 3) == ((0, 2),)
+    assert wavefront.with_ties((2, 64, 5), ((0, 2),)) == (2, 64, 2)
 
 
 def test_racing_dependences_are_found():
