@@ -323,6 +323,8 @@ class _Mapper:
                 node = reordered
         else:
             intra = self._intra_mode(node)
+        if self.accesses is not None:
+            node = wavefront.coalescing_last(node, self.accesses.reads, self.accesses.writes)
         in_blocks = self._rows_in_blocks(node, intra)
         tied = wavefront.tied_rows(node.band_get_partial_schedule(), node.get_domain(), m)
         tiles = wavefront.with_ties(wavefront.tile_sizes(m, self.options), tied)

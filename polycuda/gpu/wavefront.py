@@ -13,6 +13,7 @@ statements with the tile indices appended; the printers read only the leading it
 from __future__ import annotations
 
 from collections.abc import Callable
+from fractions import Fraction
 
 import islpy as isl
 
@@ -113,6 +114,109 @@ def inner_members_last(band: isl.ScheduleNode, m: int) -> isl.ScheduleNode:
     order = [0, *range(n - m + 1, n), *range(1, n - m + 1)]
     if order == list(range(n)):
         return band
+    return _reordered(band, order)
+
+
+def coalescing_last(band: isl.ScheduleNode, reads: isl.UnionMap, writes: isl.UnionMap
+                    ) -> isl.ScheduleNode:
+    """The permutable band of a wavefront kernel (m members: phi_0 then the thread rows) with
+    the thread row along which most accesses coalesce moved last, onto thread x.
+
+    An access coalesces along row k when one step of k (the other rows fixed) moves it to
+    the next (or previous) element of its innermost dimension and leaves the others: the
+    coalescing criterion of Shirako et al. 2017, Section 5.2 (the innermost subscript varies
+    with the thread-x loop at stride 1). The scheduler's member order does not say which
+    row scans the contiguous dimension: Pluto's band for fdtd-2d is [t, t + j, t + i], and
+    thread x on t + i made every access of a warp ny elements from its neighbour's. Rows
+    1..m-1 of a permutable band may be reordered freely (inner_members_last); phi_0 keeps
+    its place (the intra-tile wavefronts). The order is kept when the last row already
+    scores highest (ties included).
+    """
+    m = band.band_n_member()
+    if m < 3:
+        return band
+    scores = [_coalesced_accesses(band, k, reads, writes) for k in range(m)]
+    best = max(range(1, m), key=lambda k: (scores[k], k))
+    if scores[best] <= scores[m - 1]:
+        return band
+    order = [k for k in range(m) if k != best] + [best]
+    return _reordered(band, order)
+
+
+def _coalesced_accesses(band: isl.ScheduleNode, k: int, reads: isl.UnionMap,
+                        writes: isl.UnionMap) -> int:
+    """How many of the band's accesses (per statement) coalesce along its member k.
+
+    From the linear parts: a step of row k is dx with Phi dx = e_k (Phi: the statement's
+    band rows), which moves an access a = M x + c by M dx. A statement without a unique
+    such step (fewer or more iterators than rows that k moves), or an access that is not
+    one affine piece, counts for no row.
+    """
+    phi = band.band_get_partial_schedule()
+    n = band.band_n_member()
+    sets: list[isl.Set] = []
+    band.get_domain().foreach_set(sets.append)
+    count = 0
+    for stmt_set in sets:
+        space = stmt_set.get_space().from_domain().add_dims(isl.dim_type.out, 1)
+        rows = [_linear_part(phi.get_at(j).extract_pw_aff(space)) for j in range(n)]
+        if any(r is None for r in rows):
+            continue
+        step = _solve([list(r) for r in rows], [1 if j == k else 0 for j in range(n)])
+        if step is None:
+            continue
+        accesses: list[isl.BasicMap] = []  # a stencil's reads of one array: one each
+        reads.union(writes).intersect_domain(isl.UnionSet.from_set(stmt_set)).foreach_map(
+            lambda amap: amap.foreach_basic_map(accesses.append))
+        for access in accesses:
+            subscripts = _subscript_rows(access)
+            if not subscripts:
+                continue
+            moved = [sum(c * d for c, d in zip(row, step)) for row in subscripts]
+            if all(v == 0 for v in moved[:-1]) and abs(moved[-1]) == 1:
+                count += 1
+    return count
+
+
+def _subscript_rows(access: isl.BasicMap) -> list[tuple[int, ...]] | None:
+    """The iterator coefficients of each subscript of a one-piece affine access."""
+    if access.dim(isl.dim_type.out) == 0 or not access.is_single_valued():
+        return None
+    pieces: list[isl.MultiAff] = []
+    isl.PwMultiAff.from_map(isl.Map.from_basic_map(access)).foreach_piece(lambda _set, ma: pieces.append(ma))
+    if len(pieces) != 1:
+        return None
+    ma = pieces[0]
+    n = ma.dim(isl.dim_type.in_)
+    return [tuple(ma.get_at(j).get_coefficient_val(isl.dim_type.in_, i).to_python()
+                  for i in range(n)) for j in range(ma.dim(isl.dim_type.out))]
+
+
+def _solve(rows: list[list[int]], rhs: list[int]) -> list[Fraction] | None:
+    """The unique x with rows x = rhs (exact), or None (none, or not unique)."""
+    n = len(rows[0]) if rows else 0
+    a = [[Fraction(v) for v in row] + [Fraction(b)] for row, b in zip(rows, rhs)]
+    pivots = []
+    r = 0
+    for c in range(n):
+        p = next((i for i in range(r, len(a)) if a[i][c] != 0), None)
+        if p is None:
+            return None  # a free iterator: the step is not unique
+        a[r], a[p] = a[p], a[r]
+        a[r] = [v / a[r][c] for v in a[r]]
+        for i in range(len(a)):
+            if i != r and a[i][c] != 0:
+                a[i] = [v - a[i][c] * w for v, w in zip(a[i], a[r])]
+        pivots.append(c)
+        r += 1
+    if any(row[-1] != 0 for row in a[r:]):
+        return None  # inconsistent: row k does not move this statement alone
+    return [a[i][-1] for i in range(n)]
+
+
+def _reordered(band: isl.ScheduleNode, order: list[int]) -> isl.ScheduleNode:
+    """The permutable band with its members in `order` (same coincident flags per member)."""
+    n = band.band_n_member()
     phi = band.band_get_partial_schedule()
     coincident = [band.band_member_get_coincident(k) for k in order]
     members = isl.UnionPwAffList.alloc(band.get_ctx(), n)

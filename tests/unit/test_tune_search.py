@@ -214,9 +214,9 @@ def test_fdtd_2d_tune_keeps_its_tied_rows_equal_and_builds(tmp_path):
 def test_a_cached_result_that_does_not_build_falls_back_with_a_warning():
     prog = polycuda.compile("kernels/c/fdtd_2d.c", options=Options(target="cuda"))
     plain = prog.generate("cuda").source
-    _store_fake_result(prog, tiles=(32, 48, 48), block=(21, 48))  # 48 is tied to 32
+    _store_fake_result(prog, tiles=(32, 48, 48), block=(48, 21))  # 48 over the tied 32
     again = polycuda.compile("kernels/c/fdtd_2d.c", options=Options(target="cuda"))
-    with pytest.warns(PolycudaWarning, match="do not build .*block size 48 exceeds"):
+    with pytest.warns(PolycudaWarning, match="do not build .*block size 48 exceeds tile size 32"):
         assert again.effective_options("cuda").tile_sizes == ()
     assert again.generate("cuda").source == plain
 

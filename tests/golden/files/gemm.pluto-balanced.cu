@@ -23,17 +23,19 @@ static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) 
     if (pc_e != cudaSuccess) return (int)pc_e; } while (0)
 
 __global__ void __launch_bounds__(256) kernel0(int ni, int nj, int nk, double alpha, double beta, double *C, double *A, double *B, int c0) {
-  for (int c1 = pc_max(0, ((c0 + pc_floord(((((-3) * ni) - (4 * nk)) + 6), 32)) + 1)) + pc_mod((int)blockIdx.y - (pc_max(0, ((c0 + pc_floord(((((-3) * ni) - (4 * nk)) + 6), 32)) + 1))), (int)gridDim.y); (c1 <= (c0 + pc_floord((((-3) * ni) + 2), 32))); c1 += (int)gridDim.y) {
-    for (int c2 = pc_max(pc_floord(((-ni) + 1), 32), (((c0 - c1) + pc_floord((((-ni) - nk) + 1), 8)) + 1)) + pc_mod((int)blockIdx.x - (pc_max(pc_floord(((-ni) + 1), 32), (((c0 - c1) + pc_floord((((-ni) - nk) + 1), 8)) + 1))), (int)gridDim.x); (c2 <= pc_min(0, pc_floord((((nk - (8 * c0)) + (8 * c1)) - 1), 24))); c2 += (int)gridDim.x) {
-      for (int c3 = 0; (c3 <= pc_min(pc_min(7, (((((ni + nk) - (8 * c0)) + (8 * c1)) + (8 * c2)) - 2)), ((((nk - (8 * c0)) + (8 * c1)) - (24 * c2)) - 1))); c3 += 1) {
+  if (((((nj + (4 * nk)) >= ((32 * c0) + 33)) && (((32 * c0) + 28) >= ((4 * ((ni + 6) % 8)) + nj))) || ((((32 * c0) + 32) >= (nj + (4 * nk))) && ((((((4 * ni) + nj) - 5) % 32) + (4 * nk)) >= 36)))) {
+    for (int c2 = pc_max(0, ((((((4 * ni) + nj) + 27) / 32) - (((ni + nk) + 6) / 8)) + 1)) + pc_mod((int)blockIdx.x - (pc_max(0, ((((((4 * ni) + nj) + 27) / 32) - (((ni + nk) + 6) / 8)) + 1))), (int)gridDim.x); (c2 <= c0); c2 += (int)gridDim.x) {
+      for (int c3 = 0; (c3 <= pc_min(7, ((((ni + nk) + (8 * c2)) - (8 * ((((4 * ni) + nj) + 27) / 32))) - 2))); c3 += 1) {
         __syncthreads();
-        if ((int)threadIdx.y >= 0) {
+        if ((int)threadIdx.y >= ((-((ni + 6) % 8)) + 7)) {
           const int c4 = (int)threadIdx.y;
-          if ((c4 <= pc_min(7, ((nj - (8 * c1)) - 1)))) {
-            if ((int)threadIdx.x >= pc_max(0, (((-ni) - (32 * c2)) + 1))) {
-              const int c5 = (int)threadIdx.x;
-              if ((c5 <= pc_min(pc_min(31, ((-32) * c2)), (((((nk - (8 * c0)) + (8 * c1)) - (24 * c2)) - c3) - 1)))) {
-                C[((((-32) * c2) - c5)) * (nj) + (((8 * c1) + c4))] += ((alpha * A[((((-32) * c2) - c5)) * (nk) + ((((((8 * c0) - (8 * c1)) + (24 * c2)) + c3) + c5))]) * B[((((((8 * c0) - (8 * c1)) + (24 * c2)) + c3) + c5)) * (nj) + (((8 * c1) + c4))]);
+          if ((c4 <= pc_min(7, ((((nk - (8 * c0)) + (8 * c2)) - c3) - 1)))) {
+            if ((((((nj + (4 * nk)) >= ((32 * c0) + 33)) && ((ni + 6) >= (((ni + 6) % 8) + c4))) && (((32 * c0) + 28) >= ((4 * ((ni + 6) % 8)) + nj))) || 1)) {
+              if ((int)threadIdx.x >= 0) {
+                const int c5 = (int)threadIdx.x;
+                if ((c5 <= pc_min(31, ((nj - (32 * c2)) - 1)))) {
+                  if (pc_mod((-((ni + 6) / 8)), (int)gridDim.y) == (int)blockIdx.y) C[(((((-((ni + 6) % 8)) + ni) - c4) + 6)) * (nj) + (((32 * c2) + c5))] += ((alpha * A[(((((-((ni + 6) % 8)) + ni) - c4) + 6)) * (nk) + (((((8 * c0) - (8 * c2)) + c3) + c4))]) * B[(((((8 * c0) - (8 * c2)) + c3) + c4)) * (nj) + (((32 * c2) + c5))]);
+                }
               }
             }
           }
@@ -42,59 +44,59 @@ __global__ void __launch_bounds__(256) kernel0(int ni, int nj, int nk, double al
       }
     }
   }
-  for (int c1 = pc_max(0, ((c0 + pc_floord((((-3) * ni) + 2), 32)) + 1)) + pc_mod((int)blockIdx.y - (pc_max(0, ((c0 + pc_floord((((-3) * ni) + 2), 32)) + 1))), (int)gridDim.y); (c1 <= pc_min(pc_min((c0 + 1), ((c0 + pc_floord((ni - 2), 32)) + 1)), pc_floord((nj - 1), 8))); c1 += (int)gridDim.y) {
-    if (((((((3 * ni) + (4 * nk)) + (32 * c1)) >= ((32 * c0) + 39)) && (((8 * c0) + (8 * ((ni + 30) / 32))) >= (ni + (8 * c1)))) || ((((32 * c0) + 38) >= (((3 * ni) + (4 * nk)) + (32 * c1))) && ((((ni - 1) % 8) + nk) >= 9)))) {
-      for (int c3 = 0; (c3 <= pc_min(7, ((((ni + 7) % 8) + nk) - 9))); c3 += 1) {
+  for (int c1 = pc_max((-((ni + 6) / 8)), ((c0 - ((((4 * ni) + nj) + 27) / 32)) + 1)) + pc_mod((int)blockIdx.y - (pc_max((-((ni + 6) / 8)), ((c0 - ((((4 * ni) + nj) + 27) / 32)) + 1))), (int)gridDim.y); (c1 <= pc_min(0, c0)); c1 += (int)gridDim.y) {
+    for (int c2 = pc_max(pc_max(0, ((c0 + pc_floord((-nk), 8)) + 1)), (((c0 - c1) + pc_floord((((-ni) - nk) + 1), 8)) + 1)) + pc_mod((int)blockIdx.x - (pc_max(pc_max(0, ((c0 + pc_floord((-nk), 8)) + 1)), (((c0 - c1) + pc_floord((((-ni) - nk) + 1), 8)) + 1))), (int)gridDim.x); (c2 < c0); c2 += (int)gridDim.x) {
+      for (int c3 = 0; (c3 <= pc_min(pc_min(7, (((((ni + nk) - (8 * c0)) + (8 * c1)) + (8 * c2)) - 2)), (((nk - (8 * c0)) + (8 * c2)) - 1))); c3 += 1) {
         __syncthreads();
-        if ((int)threadIdx.y >= 0) {
+        if ((int)threadIdx.y >= pc_max(0, (((-ni) - (8 * c1)) + 1))) {
           const int c4 = (int)threadIdx.y;
-          if ((c4 <= pc_min(7, ((nj - (8 * c1)) - 1)))) {
-            if ((int)threadIdx.x >= ((-((ni - 2) % 32)) + 31)) {
-              const int c5 = (int)threadIdx.x;
-              if ((c5 <= pc_min(31, (((((nk - (8 * c0)) + (8 * c1)) - c3) + (24 * ((ni - 2) / 32))) + 23)))) {
-                if (pc_mod((-((ni + 30) / 32)), (int)gridDim.x) == (int)blockIdx.x) C[(((((-((ni + 30) % 32)) + ni) - c5) + 30)) * (nj) + (((8 * c1) + c4))] += ((alpha * A[(((((-((ni + 30) % 32)) + ni) - c5) + 30)) * (nk) + ((((((8 * c0) - (8 * c1)) + c3) + c5) - (24 * ((ni + 30) / 32))))]) * B[((((((8 * c0) - (8 * c1)) + c3) + c5) - (24 * ((ni + 30) / 32)))) * (nj) + (((8 * c1) + c4))]);
-              }
-            }
-          }
-        }
-        __syncthreads();
-      }
-    }
-    for (int c2 = pc_max(pc_max((((c0 - c1) - ((ni + 7) / 8)) + 1), (-((ni + 30) / 32))), ((-(((c0 - c1) + 1) / 3)) - 1)) + pc_mod((int)blockIdx.x - (pc_max(pc_max((((c0 - c1) - ((ni + 7) / 8)) + 1), (-((ni + 30) / 32))), ((-(((c0 - c1) + 1) / 3)) - 1))), (int)gridDim.x); (c2 <= pc_min((c0 - c1), (-(((c0 - c1) + 2) / 3)))); c2 += (int)gridDim.x) {
-      for (int c3 = pc_max(0, (((((-8) * c0) + (8 * c1)) - (24 * c2)) - 31)); (c3 <= 7); c3 += 1) {
-        if (((((ni + (8 * c1)) + (8 * c2)) >= (((8 * c0) + c3) + 1)) && ((8 * c1) >= (((8 * c0) + (24 * c2)) + c3)))) {
-          if ((int)threadIdx.y >= 0) {
-            const int c4 = (int)threadIdx.y;
-            if ((c4 <= pc_min(7, ((nj - (8 * c1)) - 1)))) {
-              if (pc_mod((((((-8) * c0) + (8 * c1)) - (24 * c2)) - c3), (int)32) == (int)threadIdx.x) C[(((((8 * c0) - (8 * c1)) - (8 * c2)) + c3)) * (nj) + (((8 * c1) + c4))] *= beta;
-            }
-          }
-        }
-        __syncthreads();
-        if ((int)threadIdx.y >= 0) {
-          const int c4 = (int)threadIdx.y;
-          if ((c4 <= pc_min(7, ((nj - (8 * c1)) - 1)))) {
-            if ((int)threadIdx.x >= pc_max(pc_max(0, (((-ni) - (32 * c2)) + 1)), (((((-8) * c0) + (8 * c1)) - (24 * c2)) - c3))) {
-              const int c5 = (int)threadIdx.x;
-              if ((c5 <= pc_min(pc_min(31, ((-32) * c2)), (((((nk - (8 * c0)) + (8 * c1)) - (24 * c2)) - c3) - 1)))) {
-                C[((((-32) * c2) - c5)) * (nj) + (((8 * c1) + c4))] += ((alpha * A[((((-32) * c2) - c5)) * (nk) + ((((((8 * c0) - (8 * c1)) + (24 * c2)) + c3) + c5))]) * B[((((((8 * c0) - (8 * c1)) + (24 * c2)) + c3) + c5)) * (nj) + (((8 * c1) + c4))]);
-              }
-            }
-          }
-        }
-        __syncthreads();
-      }
-    }
-    for (int c2 = ((-(((c0 - c1) + 2) / 3)) + 1) + pc_mod((int)blockIdx.x - (((-(((c0 - c1) + 2) / 3)) + 1)), (int)gridDim.x); (c2 <= pc_min(0, pc_floord((((nk - (8 * c0)) + (8 * c1)) - 1), 24))); c2 += (int)gridDim.x) {
-      for (int c3 = 0; (c3 <= pc_min(7, ((((nk - (8 * c0)) + (8 * c1)) - (24 * c2)) - 1))); c3 += 1) {
-        __syncthreads();
-        if ((int)threadIdx.y >= 0) {
-          const int c4 = (int)threadIdx.y;
-          if ((c4 <= pc_min(7, ((nj - (8 * c1)) - 1)))) {
+          if ((c4 <= pc_min(pc_min(7, ((-8) * c1)), ((((nk - (8 * c0)) + (8 * c2)) - c3) - 1)))) {
             if ((int)threadIdx.x >= 0) {
               const int c5 = (int)threadIdx.x;
-              if ((c5 <= pc_min(pc_min(31, ((-32) * c2)), (((((nk - (8 * c0)) + (8 * c1)) - (24 * c2)) - c3) - 1)))) {
-                C[((((-32) * c2) - c5)) * (nj) + (((8 * c1) + c4))] += ((alpha * A[((((-32) * c2) - c5)) * (nk) + ((((((8 * c0) - (8 * c1)) + (24 * c2)) + c3) + c5))]) * B[((((((8 * c0) - (8 * c1)) + (24 * c2)) + c3) + c5)) * (nj) + (((8 * c1) + c4))]);
+              if ((c5 <= 31)) {
+                C[((((-8) * c1) - c4)) * (nj) + (((32 * c2) + c5))] += ((alpha * A[((((-8) * c1) - c4)) * (nk) + (((((8 * c0) - (8 * c2)) + c3) + c4))]) * B[(((((8 * c0) - (8 * c2)) + c3) + c4)) * (nj) + (((32 * c2) + c5))]);
+              }
+            }
+          }
+        }
+        __syncthreads();
+      }
+    }
+    if (((c0 >= 0) && ((ni + (8 * c1)) <= 0))) {
+      for (int c3 = 0; (c3 <= pc_min(7, (((ni + nk) + (8 * c1)) - 2))); c3 += 1) {
+        __syncthreads();
+        if ((int)threadIdx.y >= (((-ni) - (8 * c1)) + 1)) {
+          const int c4 = (int)threadIdx.y;
+          if ((c4 <= pc_min(7, ((nk - c3) - 1)))) {
+            if ((int)threadIdx.x >= 0) {
+              const int c5 = (int)threadIdx.x;
+              if ((c5 <= pc_min(31, ((nj - (32 * c0)) - 1)))) {
+                if (pc_mod(c0, (int)gridDim.x) == (int)blockIdx.x) C[((((-8) * c1) - c4)) * (nj) + (((32 * c0) + c5))] += ((alpha * A[((((-8) * c1) - c4)) * (nk) + ((c3 + c4))]) * B[((c3 + c4)) * (nj) + (((32 * c0) + c5))]);
+              }
+            }
+          }
+        }
+        __syncthreads();
+      }
+    }
+    for (int c2 = pc_max(pc_max(0, c0), (((c0 - c1) - ((ni + 7) / 8)) + 1)) + pc_mod((int)blockIdx.x - (pc_max(pc_max(0, c0), (((c0 - c1) - ((ni + 7) / 8)) + 1))), (int)gridDim.x); (c2 <= pc_min(pc_min((c0 + 1), (c0 - c1)), pc_floord((nj - 1), 32))); c2 += (int)gridDim.x) {
+      for (int c3 = pc_max(0, ((((-8) * c0) + (8 * c2)) - 7)); (c3 <= 7); c3 += 1) {
+        if (((((ni + (8 * c1)) + (8 * c2)) >= (((8 * c0) + c3) + 1)) && ((8 * c2) >= ((8 * c0) + c3)))) {
+          if ((int)threadIdx.x >= 0) {
+            const int c5 = (int)threadIdx.x;
+            if ((c5 <= pc_min(31, ((nj - (32 * c2)) - 1)))) {
+              if (pc_mod(((((-8) * c0) + (8 * c2)) - c3), (int)8) == (int)threadIdx.y) C[(((((8 * c0) - (8 * c1)) - (8 * c2)) + c3)) * (nj) + (((32 * c2) + c5))] *= beta;
+            }
+          }
+        }
+        __syncthreads();
+        if ((int)threadIdx.y >= pc_max(pc_max(0, (((-ni) - (8 * c1)) + 1)), ((((-8) * c0) + (8 * c2)) - c3))) {
+          const int c4 = (int)threadIdx.y;
+          if ((c4 <= pc_min(pc_min(7, ((-8) * c1)), ((((nk - (8 * c0)) + (8 * c2)) - c3) - 1)))) {
+            if ((int)threadIdx.x >= 0) {
+              const int c5 = (int)threadIdx.x;
+              if ((c5 <= pc_min(31, ((nj - (32 * c2)) - 1)))) {
+                C[((((-8) * c1) - c4)) * (nj) + (((32 * c2) + c5))] += ((alpha * A[((((-8) * c1) - c4)) * (nk) + (((((8 * c0) - (8 * c2)) + c3) + c4))]) * B[(((((8 * c0) - (8 * c2)) + c3) + c4)) * (nj) + (((32 * c2) + c5))]);
               }
             }
           }
@@ -106,17 +108,17 @@ __global__ void __launch_bounds__(256) kernel0(int ni, int nj, int nk, double al
 }
 
 __global__ void __launch_bounds__(256) kernel0_1(int ni, int nj, int nk, double alpha, double beta, double *C, double *A, double *B, int c0) {
-  for (int c1 = pc_max(0, ((c0 + pc_floord(((((-3) * ni) - (4 * nk)) + 6), 32)) + 1)) + pc_mod((int)blockIdx.y - (pc_max(0, ((c0 + pc_floord(((((-3) * ni) - (4 * nk)) + 6), 32)) + 1))), (int)gridDim.y); (c1 <= pc_floord((nj - 1), 8)); c1 += (int)gridDim.y) {
-    for (int c2 = pc_max(pc_floord(((-ni) + 1), 32), (((c0 - c1) + pc_floord((((-ni) - nk) + 1), 8)) + 1)) + pc_mod((int)blockIdx.x - (pc_max(pc_floord(((-ni) + 1), 32), (((c0 - c1) + pc_floord((((-ni) - nk) + 1), 8)) + 1))), (int)gridDim.x); (c2 <= pc_min(0, pc_floord((((nk - (8 * c0)) + (8 * c1)) - 1), 24))); c2 += (int)gridDim.x) {
-      for (int c3 = 0; (c3 <= pc_min(pc_min(7, (((((ni + nk) - (8 * c0)) + (8 * c1)) + (8 * c2)) - 2)), ((((nk - (8 * c0)) + (8 * c1)) - (24 * c2)) - 1))); c3 += 1) {
+  for (int c1 = pc_max(pc_floord(((-ni) + 1), 8), ((c0 + pc_floord((((((-4) * ni) - nj) - (4 * nk)) + 8), 32)) + 1)) + pc_mod((int)blockIdx.y - (pc_max(pc_floord(((-ni) + 1), 8), ((c0 + pc_floord((((((-4) * ni) - nj) - (4 * nk)) + 8), 32)) + 1))), (int)gridDim.y); (c1 <= 0); c1 += (int)gridDim.y) {
+    for (int c2 = pc_max(pc_max(0, ((c0 - ((nk + 7) / 8)) + 1)), (((c0 - c1) - (((ni + nk) + 6) / 8)) + 1)) + pc_mod((int)blockIdx.x - (pc_max(pc_max(0, ((c0 - ((nk + 7) / 8)) + 1)), (((c0 - c1) - (((ni + nk) + 6) / 8)) + 1))), (int)gridDim.x); (c2 <= pc_floord((nj - 1), 32)); c2 += (int)gridDim.x) {
+      for (int c3 = 0; (c3 <= pc_min(pc_min(7, (((((ni + nk) - (8 * c0)) + (8 * c1)) + (8 * c2)) - 2)), (((nk - (8 * c0)) + (8 * c2)) - 1))); c3 += 1) {
         __syncthreads();
-        if ((int)threadIdx.y >= 0) {
+        if ((int)threadIdx.y >= pc_max(0, (((-ni) - (8 * c1)) + 1))) {
           const int c4 = (int)threadIdx.y;
-          if ((c4 <= pc_min(7, ((nj - (8 * c1)) - 1)))) {
-            if ((int)threadIdx.x >= pc_max(0, (((-ni) - (32 * c2)) + 1))) {
+          if ((c4 <= pc_min(pc_min(7, ((-8) * c1)), ((((nk - (8 * c0)) + (8 * c2)) - c3) - 1)))) {
+            if ((int)threadIdx.x >= 0) {
               const int c5 = (int)threadIdx.x;
-              if ((c5 <= pc_min(pc_min(31, ((-32) * c2)), (((((nk - (8 * c0)) + (8 * c1)) - (24 * c2)) - c3) - 1)))) {
-                C[((((-32) * c2) - c5)) * (nj) + (((8 * c1) + c4))] += ((alpha * A[((((-32) * c2) - c5)) * (nk) + ((((((8 * c0) - (8 * c1)) + (24 * c2)) + c3) + c5))]) * B[((((((8 * c0) - (8 * c1)) + (24 * c2)) + c3) + c5)) * (nj) + (((8 * c1) + c4))]);
+              if ((c5 <= pc_min(31, ((nj - (32 * c2)) - 1)))) {
+                C[((((-8) * c1) - c4)) * (nj) + (((32 * c2) + c5))] += ((alpha * A[((((-8) * c1) - c4)) * (nk) + (((((8 * c0) - (8 * c2)) + c3) + c4))]) * B[(((((8 * c0) - (8 * c2)) + c3) + c4)) * (nj) + (((32 * c2) + c5))]);
               }
             }
           }
@@ -270,13 +272,13 @@ extern "C" int pc_gemm_release(void);
 static void pc_gemm_at_exit(void) { (void)pc_gemm_release(); }
 
 extern "C" int pc_gemm_dev(long long ni, long long nj, long long nk, double alpha, double beta, double *C, double *A, double *B) {
-  if ((nj >= 1)) {
-    for (long long c0 = pc_max((-1), pc_floord(((-ni) + 1), 32)); (c0 <= pc_floord((((3 * ni) + (4 * nj)) - 7), 32)); c0 += 1) {
-      kernel0<<<dim3((unsigned)pc_min(pc_max(((c0 == (-1)) ? 1 : ((((nk <= 0) && (nj >= ((8 * c0) + 1))) && (((32 * c0) + 37) >= ((3 * ni) + (4 * nj)))) ? ((-c0) + (((ni + nj) + 6) / 8)) : ((((nk >= 1) && ((nj + nk) >= ((8 * c0) + 2))) && (((32 * c0) + 41) >= (((3 * ni) + (4 * nj)) + (4 * nk)))) ? ((-c0) + ((((ni + nj) + nk) + 5) / 8)) : (((((nk >= 1) && (((8 * c0) + 1) >= (nj + nk))) && ((((3 * ni) + (4 * nj)) + (4 * nk)) >= ((32 * c0) + 42))) && (((32 * c0) + 37) >= (3 * ni))) ? (((-c0) + ((ni + 30) / 32)) + ((((nj + nk) + (16 * c0)) + 22) / 24)) : (((((nk <= 0) && ((8 * c0) >= nj)) && (((3 * ni) + (4 * nj)) >= ((32 * c0) + 38))) && (((32 * c0) + 37) >= (3 * ni))) ? (((-c0) + ((ni + 30) / 32)) + (((nj + (16 * c0)) + 23) / 24)) : (((((nk <= 0) && ((8 * c0) >= nj)) && (((32 * c0) + 37) >= ((3 * ni) + (4 * nj)))) && (((3 * ni) + (4 * nj)) >= (((3 * (((ni + nj) - 2) % 8)) + (32 * c0)) + 7))) ? (((((-2) * c0) + (((ni + nj) + 6) / 8)) + (((nj + (16 * c0)) + 23) / 24)) - 1) : (((((nk >= 1) && (((8 * c0) + 1) >= (nj + nk))) && (((32 * c0) + 41) >= (((3 * ni) + (4 * nj)) + (4 * nk)))) && ((((3 * ni) + (4 * nj)) + (4 * nk)) >= (((3 * ((((ni + nj) + nk) - 3) % 8)) + (32 * c0)) + 11))) ? (((((-2) * c0) + ((((ni + nj) + nk) + 5) / 8)) + ((((nj + nk) + (16 * c0)) + 22) / 24)) - 1) : ((((nk >= 1) && (((8 * c0) + 1) >= (nj + nk))) && ((3 * ni) >= ((32 * c0) + 38))) ? ((((-c0) + ((c0 + 1) / 3)) + ((((nj + nk) + (16 * c0)) + 22) / 24)) + 1) : ((((nk <= 0) && ((8 * c0) >= nj)) && ((3 * ni) >= ((32 * c0) + 38))) ? ((((-c0) + ((c0 + 1) / 3)) + (((nj + (16 * c0)) + 23) / 24)) + 1) : ((((((nk >= 1) && (c0 >= 0)) && ((nj + nk) >= ((8 * c0) + 2))) && ((3 * ni) >= ((32 * c0) + 38))) || ((((nk <= 0) && (c0 >= 0)) && (nj >= ((8 * c0) + 1))) && ((3 * ni) >= ((32 * c0) + 38)))) ? (((c0 + 1) / 3) + 2) : (((ni + 30) / 32) + 1))))))))))), 1LL), 2147483647LL), (unsigned)pc_min(pc_max((((((ni == 1) && (nk <= 0)) && (c0 >= 1)) && (nj >= ((8 * c0) + 9))) ? 1 : (((((ni >= 2) && (nk <= 0)) && (nj >= ((8 * c0) + 9))) && (((32 * c0) + 2) >= (3 * ni))) ? ((((3 * ni) + 29) / 32) + 1) : (((((ni == 1) && (nk >= 1)) && (nj >= ((8 * c0) + 9))) && ((8 * c0) >= nk)) ? ((nk + 7) / 8) : (((((ni >= 2) && (nk >= 1)) && (nj >= ((8 * c0) + 9))) && (((32 * c0) + 6) >= ((3 * ni) + (4 * nk)))) ? (((((3 * ni) + (4 * nk)) + 25) / 32) + 1) : (((((nk <= 0) && (((8 * c0) + 8) >= nj)) && (((32 * c0) + 2) >= (3 * ni))) && ((nj + (8 * (((3 * ni) - 3) / 32))) >= ((8 * c0) + 1))) ? ((((-c0) + (((3 * ni) + 29) / 32)) + ((nj + 7) / 8)) - 1) : (((((nk >= 1) && (((8 * c0) + 8) >= nj)) && (((32 * c0) + 6) >= ((3 * ni) + (4 * nk)))) && ((nj + (8 * ((((3 * ni) + (4 * nk)) - 7) / 32))) >= ((8 * c0) + 1))) ? ((((-c0) + ((nj + 7) / 8)) + ((((3 * ni) + (4 * nk)) + 25) / 32)) - 1) : (((((ni == 1) && (nj >= ((8 * c0) + 9))) && (nk >= ((8 * c0) + 1))) || ((((ni == 1) && (nj >= 9)) && (nk <= 0)) && (c0 == 0))) ? (c0 + 1) : (((((nk >= 1) && (((8 * c0) + 8) >= nj)) && (((3 * ni) + (4 * nk)) >= ((32 * c0) + 7))) || (((nk <= 0) && (((8 * c0) + 8) >= nj)) && ((3 * ni) >= ((32 * c0) + 3)))) ? ((nj + 7) / 8) : (c0 + 2))))))))), 1LL), 65535LL)), dim3(32, 8)>>>((int)ni, (int)nj, (int)nk, alpha, beta, C, A, B, (int)c0);
+  if (((ni >= 1) && (nj >= 1))) {
+    for (long long c0 = pc_max((-1), (-((ni + 6) / 8))); (c0 <= ((nj - 1) / 32)); c0 += 1) {
+      kernel0<<<dim3((unsigned)pc_min(pc_max((((((ni >= 2) && (nk <= 0)) && (c0 >= 0)) && (nj >= ((32 * c0) + 33))) ? 2 : ((((ni == 1) && (nk >= ((8 * c0) + 1))) && (nj >= ((32 * c0) + 29))) ? (c0 + 1) : (((((ni == 1) && (nk >= 1)) && ((8 * c0) >= nk)) && (nj >= ((32 * c0) + 29))) ? ((nk + 7) / 8) : (((((ni >= 2) && (nk >= 1)) && ((8 * c0) >= nk)) && (nj >= ((32 * c0) + 33))) ? (((nk + 7) / 8) + 1) : ((((((ni >= 2) && (nk <= 0)) && (nj >= ((32 * c0) + 1))) && (((32 * c0) + 32) >= nj)) || (((ni == 1) && (nk <= 0)) && (nj >= ((32 * c0) + 1)))) ? 1 : ((((((ni >= 2) && (c0 >= 0)) && (nk >= ((8 * c0) + 1))) && (nj >= ((32 * c0) + 33))) || (c0 == (-1))) ? (c0 + 2) : ((((nk >= ((8 * c0) + 1)) && ((32 * c0) >= nj)) || ((((nk >= ((8 * c0) + 1)) && (nj >= ((32 * c0) + 1))) && ((((4 * ni) + (32 * c0)) + 24) >= nj)) && (((32 * c0) + 32) >= nj))) ? ((nj + 31) / 32) : ((((-c0) + ((nj + 31) / 32)) + ((nk + 7) / 8)) - 1)))))))), 1LL), 2147483647LL), (unsigned)pc_min(pc_max(((c0 == (-1)) ? ((ni + 6) / 8) : ((((nk <= 0) && (nj >= ((32 * c0) + 1))) && (((32 * c0) + 28) >= nj)) ? ((-c0) + ((((4 * ni) + nj) + 27) / 32)) : ((((nk >= 1) && ((nj + (4 * nk)) >= ((32 * c0) + 5))) && (((32 * c0) + 32) >= (nj + (4 * nk)))) ? ((-c0) + (((((4 * ni) + nj) + (4 * nk)) + 23) / 32)) : (((ni + 6) / 8) + 1)))), 1LL), 65535LL)), dim3(32, 8)>>>((int)ni, (int)nj, (int)nk, alpha, beta, C, A, B, (int)c0);
     }
   }
-  for (long long c0 = (pc_floord((((3 * ni) + (4 * nj)) - 7), 32) + 1); (c0 <= pc_floord(((((3 * ni) + (4 * nj)) + (4 * nk)) - 11), 32)); c0 += 1) {
-    kernel0_1<<<dim3((unsigned)pc_min(pc_max(((c0 == (-1)) ? 1 : ((((nk <= 0) && (nj >= ((8 * c0) + 1))) && (((32 * c0) + 37) >= ((3 * ni) + (4 * nj)))) ? ((-c0) + (((ni + nj) + 6) / 8)) : ((((nk >= 1) && ((nj + nk) >= ((8 * c0) + 2))) && (((32 * c0) + 41) >= (((3 * ni) + (4 * nj)) + (4 * nk)))) ? ((-c0) + ((((ni + nj) + nk) + 5) / 8)) : (((((nk >= 1) && (((8 * c0) + 1) >= (nj + nk))) && ((((3 * ni) + (4 * nj)) + (4 * nk)) >= ((32 * c0) + 42))) && (((32 * c0) + 37) >= (3 * ni))) ? (((-c0) + ((ni + 30) / 32)) + ((((nj + nk) + (16 * c0)) + 22) / 24)) : (((((nk <= 0) && ((8 * c0) >= nj)) && (((3 * ni) + (4 * nj)) >= ((32 * c0) + 38))) && (((32 * c0) + 37) >= (3 * ni))) ? (((-c0) + ((ni + 30) / 32)) + (((nj + (16 * c0)) + 23) / 24)) : (((((nk <= 0) && ((8 * c0) >= nj)) && (((32 * c0) + 37) >= ((3 * ni) + (4 * nj)))) && (((3 * ni) + (4 * nj)) >= (((3 * (((ni + nj) - 2) % 8)) + (32 * c0)) + 7))) ? (((((-2) * c0) + (((ni + nj) + 6) / 8)) + (((nj + (16 * c0)) + 23) / 24)) - 1) : (((((nk >= 1) && (((8 * c0) + 1) >= (nj + nk))) && (((32 * c0) + 41) >= (((3 * ni) + (4 * nj)) + (4 * nk)))) && ((((3 * ni) + (4 * nj)) + (4 * nk)) >= (((3 * ((((ni + nj) + nk) - 3) % 8)) + (32 * c0)) + 11))) ? (((((-2) * c0) + ((((ni + nj) + nk) + 5) / 8)) + ((((nj + nk) + (16 * c0)) + 22) / 24)) - 1) : ((((nk >= 1) && (((8 * c0) + 1) >= (nj + nk))) && ((3 * ni) >= ((32 * c0) + 38))) ? ((((-c0) + ((c0 + 1) / 3)) + ((((nj + nk) + (16 * c0)) + 22) / 24)) + 1) : ((((nk <= 0) && ((8 * c0) >= nj)) && ((3 * ni) >= ((32 * c0) + 38))) ? ((((-c0) + ((c0 + 1) / 3)) + (((nj + (16 * c0)) + 23) / 24)) + 1) : ((((((nk >= 1) && (c0 >= 0)) && ((nj + nk) >= ((8 * c0) + 2))) && ((3 * ni) >= ((32 * c0) + 38))) || ((((nk <= 0) && (c0 >= 0)) && (nj >= ((8 * c0) + 1))) && ((3 * ni) >= ((32 * c0) + 38)))) ? (((c0 + 1) / 3) + 2) : (((ni + 30) / 32) + 1))))))))))), 1LL), 2147483647LL), (unsigned)pc_min(pc_max((((((ni == 1) && (nk <= 0)) && (c0 >= 1)) && (nj >= ((8 * c0) + 9))) ? 1 : (((((ni >= 2) && (nk <= 0)) && (nj >= ((8 * c0) + 9))) && (((32 * c0) + 2) >= (3 * ni))) ? ((((3 * ni) + 29) / 32) + 1) : (((((ni == 1) && (nk >= 1)) && (nj >= ((8 * c0) + 9))) && ((8 * c0) >= nk)) ? ((nk + 7) / 8) : (((((ni >= 2) && (nk >= 1)) && (nj >= ((8 * c0) + 9))) && (((32 * c0) + 6) >= ((3 * ni) + (4 * nk)))) ? (((((3 * ni) + (4 * nk)) + 25) / 32) + 1) : (((((nk <= 0) && (((8 * c0) + 8) >= nj)) && (((32 * c0) + 2) >= (3 * ni))) && ((nj + (8 * (((3 * ni) - 3) / 32))) >= ((8 * c0) + 1))) ? ((((-c0) + (((3 * ni) + 29) / 32)) + ((nj + 7) / 8)) - 1) : (((((nk >= 1) && (((8 * c0) + 8) >= nj)) && (((32 * c0) + 6) >= ((3 * ni) + (4 * nk)))) && ((nj + (8 * ((((3 * ni) + (4 * nk)) - 7) / 32))) >= ((8 * c0) + 1))) ? ((((-c0) + ((nj + 7) / 8)) + ((((3 * ni) + (4 * nk)) + 25) / 32)) - 1) : (((((ni == 1) && (nj >= ((8 * c0) + 9))) && (nk >= ((8 * c0) + 1))) || ((((ni == 1) && (nj >= 9)) && (nk <= 0)) && (c0 == 0))) ? (c0 + 1) : (((((nk >= 1) && (((8 * c0) + 8) >= nj)) && (((3 * ni) + (4 * nk)) >= ((32 * c0) + 7))) || (((nk <= 0) && (((8 * c0) + 8) >= nj)) && ((3 * ni) >= ((32 * c0) + 3)))) ? ((nj + 7) / 8) : (c0 + 2))))))))), 1LL), 65535LL)), dim3(32, 8)>>>((int)ni, (int)nj, (int)nk, alpha, beta, C, A, B, (int)c0);
+  for (long long c0 = (pc_floord((nj - 1), 32) + 1); (c0 <= (pc_floord((nj - 1), 32) + pc_floord((nk - 1), 8))); c0 += 1) {
+    kernel0_1<<<dim3((unsigned)pc_min(pc_max((((((ni >= 2) && (nk <= 0)) && (c0 >= 0)) && (nj >= ((32 * c0) + 33))) ? 2 : ((((ni == 1) && (nk >= ((8 * c0) + 1))) && (nj >= ((32 * c0) + 29))) ? (c0 + 1) : (((((ni == 1) && (nk >= 1)) && ((8 * c0) >= nk)) && (nj >= ((32 * c0) + 29))) ? ((nk + 7) / 8) : (((((ni >= 2) && (nk >= 1)) && ((8 * c0) >= nk)) && (nj >= ((32 * c0) + 33))) ? (((nk + 7) / 8) + 1) : ((((((ni >= 2) && (nk <= 0)) && (nj >= ((32 * c0) + 1))) && (((32 * c0) + 32) >= nj)) || (((ni == 1) && (nk <= 0)) && (nj >= ((32 * c0) + 1)))) ? 1 : ((((((ni >= 2) && (c0 >= 0)) && (nk >= ((8 * c0) + 1))) && (nj >= ((32 * c0) + 33))) || (c0 == (-1))) ? (c0 + 2) : ((((nk >= ((8 * c0) + 1)) && ((32 * c0) >= nj)) || ((((nk >= ((8 * c0) + 1)) && (nj >= ((32 * c0) + 1))) && ((((4 * ni) + (32 * c0)) + 24) >= nj)) && (((32 * c0) + 32) >= nj))) ? ((nj + 31) / 32) : ((((-c0) + ((nj + 31) / 32)) + ((nk + 7) / 8)) - 1)))))))), 1LL), 2147483647LL), (unsigned)pc_min(pc_max(((c0 == (-1)) ? ((ni + 6) / 8) : ((((nk <= 0) && (nj >= ((32 * c0) + 1))) && (((32 * c0) + 28) >= nj)) ? ((-c0) + ((((4 * ni) + nj) + 27) / 32)) : ((((nk >= 1) && ((nj + (4 * nk)) >= ((32 * c0) + 5))) && (((32 * c0) + 32) >= (nj + (4 * nk)))) ? ((-c0) + (((((4 * ni) + nj) + (4 * nk)) + 23) / 32)) : (((ni + 6) / 8) + 1)))), 1LL), 65535LL)), dim3(32, 8)>>>((int)ni, (int)nj, (int)nk, alpha, beta, C, A, B, (int)c0);
   }
   PC_CHECK(cudaGetLastError());
   PC_CHECK(cudaDeviceSynchronize());
