@@ -15,7 +15,7 @@ bytes of each layout from the band's accesses (Footprint, staged_bytes).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import islpy as isl
 
@@ -88,10 +88,28 @@ class KernelModel:
     staging_budget: int = 0
     # groups of tile rows that the kernel keeps at equal sizes (KernelMapping.tied_rows)
     tied_rows: tuple[tuple[int, ...], ...] = ()
+    # per tile sizes: (staged footprints, their bytes, N_mem), which do not depend on the
+    # block; the search asks for them for every block of a tile size (search.rank)
+    _per_tiles: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def _tile_facts(self, tiles: tuple[int, ...]
+                    ) -> tuple[tuple[Footprint, ...], int, int | None]:
+        facts = self._per_tiles.get(tiles)
+        if facts is None:
+            staged = self._staged(tiles)
+            facts = (staged, sum(f.bytes(tiles) for f in staged),
+                     self._tile_accesses(tiles, staged))
+            if len(self._per_tiles) > 65536:  # bounded: a long-lived model stays small
+                self._per_tiles.clear()
+            self._per_tiles[tiles] = facts
+        return facts
 
     def staged(self, tiles: tuple[int, ...]) -> tuple[Footprint, ...]:
         """The footprints staged at tile sizes `tiles`: the boxes that fit in the budget
         together, taken greedily (gpu/staging.plan)."""
+        return self._tile_facts(tuple(tiles))[0]
+
+    def _staged(self, tiles: tuple[int, ...]) -> tuple[Footprint, ...]:
         used, staged = 0, []
         for footprint in self.footprints:
             size = footprint.bytes(tiles)
@@ -102,7 +120,7 @@ class KernelModel:
 
     def staged_bytes(self, tiles: tuple[int, ...]) -> int:
         """Dynamic shared memory per block at tile sizes `tiles`."""
-        return sum(f.bytes(tiles) for f in self.staged(tiles))
+        return self._tile_facts(tuple(tiles))[1]
 
     def tile_accesses(self, tiles: tuple[int, ...]) -> int | None:
         """N_mem of a full tile (Di & Xue 2011, eq. (6): its loads and stores of global
@@ -114,9 +132,12 @@ class KernelModel:
         array left in global memory (its box did not fit) costs every access of every
         point, as the DOALL extension counts them (model.memory_accesses): no reuse assumed.
         """
+        return self._tile_facts(tuple(tiles))[2]
+
+    def _tile_accesses(self, tiles: tuple[int, ...], staged: tuple[Footprint, ...]
+                       ) -> int | None:
         if not self.staging_budget:
             return None
-        staged = self.staged(tiles)
         volume = math.prod(tiles)
         total = 0
         for footprint in self.footprints:

@@ -259,9 +259,7 @@ def rank(models: tuple[KernelModel, ...], cal: Calibration, props: occupancy.Dev
         raise InvalidConfigError("no tiled kernel to tune (only one-thread or reduction "
                                  "kernels)")
     primary = max(models, key=lambda km: len(km.default_tiles))
-    candidates = layouts(primary)
-    # a fixed shuffle: a budget that runs out leaves a uniform sample, not the small tiles
-    random.Random(0).shuffle(candidates)
+    candidates = _shuffled_by_tiles(layouts(primary))
     excluded: Counter = Counter()
     ranked: list[Ranked] = []
     start = last = time.perf_counter()
@@ -288,6 +286,19 @@ def rank(models: tuple[KernelModel, ...], cal: Calibration, props: occupancy.Dev
         raise InvalidConfigError(f"every layout was excluded: {dict(excluded)}")
     ranked.sort(key=lambda r: (r.model_s, r.tiles, r.block))
     return ranked, excluded
+
+
+def _shuffled_by_tiles(candidates: list[Layout]) -> list[Layout]:
+    """`candidates` with their tile sizes in a fixed shuffled order, each tile size's blocks
+    together in their order: a budget that runs out leaves a uniform sample of the tile sizes,
+    not the small ones, and the blocks of one tile size share its block-independent terms
+    (model.tile_counts, KernelModel.staged_bytes, ...), computed once while they are cached."""
+    by_tiles: dict[tuple[int, ...], list[Layout]] = {}
+    for lay in candidates:
+        by_tiles.setdefault(lay.tiles, []).append(lay)
+    order = list(by_tiles)
+    random.Random(0).shuffle(order)
+    return [lay for tiles in order for lay in by_tiles[tiles]]
 
 
 _REASON_KINDS = (("more threads than points", "threads without work"),
