@@ -10,9 +10,9 @@ model's prediction and where the layout lands in the model's ranking of every ad
 layout (search.rank, the space `polycuda tune` ranks). Per file (the code changed between
 files: each names its commit) and pooled: Spearman's rank correlation of predicted and
 measured times, the measured best's position among the file's entries by the model, and the
-model's top 5 over the whole space.
+model's top N (--top) over the whole space, with the layouts ranked and the seconds.
 
-    python bench/tune_offline.py OUT.json [--calibration CAL.json] [--files GLOB]
+    python bench/tune_offline.py OUT.json [--calibration CAL.json] [--files GLOB] [--top N]
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import argparse
 import json
 import re
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -120,13 +121,16 @@ def spearman(x: list[float], y: list[float]) -> float:
     return float(np.corrcoef(ranks(x), ranks(y))[0, 1])
 
 
-def evaluate(cal: Calibration, paths: list[Path], budget_s: float = 60.0) -> dict:
+def evaluate(cal: Calibration, paths: list[Path], budget_s: float = 60.0, top: int = 5
+             ) -> dict:
     """The report described in the module docstring."""
     prog = jacobi_program()
     gen = prog.generate("cuda", tile_sizes=(), block_sizes=(), tuned_sizes=False)
     models = problem.kernel_models(gen, SIZES)
     props = occupancy.reference_device()
+    start = time.perf_counter()
     ranked, excluded = search.rank(models, cal, props, budget_s=budget_s)
+    rank_s = time.perf_counter() - start
     ranked_s = np.array([r.model_s for r in ranked])
     layouts: dict[tuple, tuple] = {}
     rows = []
@@ -145,9 +149,11 @@ def evaluate(cal: Calibration, paths: list[Path], budget_s: float = 60.0) -> dic
                      # 1 + the ranked layouts the model puts before it
                      "rank": None if model_s is None else 1 + int((ranked_s < model_s).sum())})
     return {"sizes": SIZES, "options": OPTIONS, "calibration": cal.note[:200],
-            "ranked": len(ranked), "rank_budget_s": budget_s, "excluded": dict(excluded),
-            "top5": [{"tiles": list(r.tiles), "block": list(r.block), "model_ms": r.model_s * 1e3}
-                     for r in ranked[:5]],
+            "ranked": len(ranked), "rank_budget_s": budget_s, "rank_s": rank_s,
+            "space": len(search.layouts(max(models, key=lambda km: len(km.default_tiles)))),
+            "excluded": dict(excluded),
+            "top": [{"tiles": list(r.tiles), "block": list(r.block), "model_ms": r.model_s * 1e3}
+                    for r in ranked[:top]],
             "per_file": per_file(rows), "entries": rows}
 
 
@@ -180,6 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rank-budget", type=float, default=60.0,
                         help="seconds of model ranking of the whole space (search.rank's "
                              "budget; `polycuda tune`'s default is 60)")
+    parser.add_argument("--top", type=int, default=5, help="the model's first N to report")
     args = parser.parse_args(argv)
     if args.calibration:
         data = json.loads(args.calibration.read_text())
@@ -188,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         cal = calibrate.reference_calibration()
     paths = sorted(RESULTS.glob(args.files))
-    report = evaluate(cal, paths, args.rank_budget)
+    report = evaluate(cal, paths, args.rank_budget, args.top)
     report["files"] = [p.name for p in paths]
     for name, row in report["per_file"].items():
         print(f"{name[33:]:34s} {row['commit']:8s} n={row['entries']:2d} rho={row['spearman']:+.2f}"
@@ -197,8 +204,10 @@ def main(argv: list[str] | None = None) -> int:
               f"{row['model_first'][6:]} {row['model_first_ms']:.1f} ms")
     rho = [r["spearman"] for r in report["per_file"].values()]
     report["mean_spearman"] = float(np.mean(rho)) if rho else None
-    print(f"mean rho {report['mean_spearman']:+.3f}; top 5: " + "; ".join(
-        f"{t['tiles']} b{t['block']} {t['model_ms']:.1f} ms" for t in report["top5"]))
+    print(f"ranked {report['ranked']} of {report['space']} layouts in {report['rank_s']:.1f} s "
+          f"(excluded {sum(report['excluded'].values())})")
+    print(f"mean rho {report['mean_spearman']:+.3f}; top {len(report['top'])}: " + "; ".join(
+        f"{t['tiles']} b{t['block']} {t['model_ms']:.1f} ms" for t in report["top"]))
     args.out.write_text(json.dumps(report, indent=1) + "\n")
     print(f"wrote {args.out}")
     return 0
