@@ -17,7 +17,7 @@ import polycuda
 from polycuda.bench.configs import dtype_defines
 from polycuda.options import Options
 from polycuda.tune import calibrate, model, occupancy, problem, search
-from polycuda.tune.model import Layout, Problem
+from polycuda.tune.model import Problem
 from polycuda.tune.occupancy import KernelResources
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -162,7 +162,7 @@ def test_rank_covers_the_whole_space_and_a_spent_budget_says_so(jacobi):
     said = []
     ranked, excluded = search.rank(jacobi, cal, props, budget_s=0.0, progress=said.append)
     assert said[-1].startswith("budget of 0 s spent after ") and len(ranked) == 1
-    small = (dataclass_replace_extents(jacobi[0], (60, 200, 200)),)
+    small = (on_small_box(jacobi[0], (60, 200, 200)),)
     ranked, excluded = search.rank(small, cal, props, budget_s=60.0, progress=said.append)
     assert len(ranked) + sum(excluded.values()) == len(search.layouts(small[0]))
     assert [r.model_s for r in ranked] == sorted(r.model_s for r in ranked)
@@ -171,7 +171,7 @@ def test_rank_covers_the_whole_space_and_a_spent_budget_says_so(jacobi):
                                           rel=1e-9)
 
 
-def dataclass_replace_extents(km: problem.KernelModel, extents) -> problem.KernelModel:
+def on_small_box(km: problem.KernelModel, extents) -> problem.KernelModel:
     """km on a smaller skewed box (the whole space ranks in a second)."""
     import dataclasses
 
