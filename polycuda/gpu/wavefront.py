@@ -183,7 +183,8 @@ def _subscript_rows(access: isl.BasicMap) -> list[tuple[int, ...]] | None:
     if access.dim(isl.dim_type.out) == 0 or not access.is_single_valued():
         return None
     pieces: list[isl.MultiAff] = []
-    isl.PwMultiAff.from_map(isl.Map.from_basic_map(access)).foreach_piece(lambda _set, ma: pieces.append(ma))
+    isl.PwMultiAff.from_map(isl.Map.from_basic_map(access)).foreach_piece(
+        lambda _set, ma: pieces.append(ma))
     if len(pieces) != 1:
         return None
     ma = pieces[0]
