@@ -135,7 +135,7 @@ def coalescing_last(band: isl.ScheduleNode, reads: isl.UnionMap, writes: isl.Uni
     m = band.band_n_member()
     if m < 3:
         return band
-    scores = [_coalesced_accesses(band, k, reads, writes) for k in range(m)]
+    scores = _coalesced_accesses(band, reads, writes)
     best = max(range(1, m), key=lambda k: (scores[k], k))
     if scores[best] <= scores[m - 1]:
         return band
@@ -143,39 +143,48 @@ def coalescing_last(band: isl.ScheduleNode, reads: isl.UnionMap, writes: isl.Uni
     return _reordered(band, order)
 
 
-def _coalesced_accesses(band: isl.ScheduleNode, k: int, reads: isl.UnionMap,
-                        writes: isl.UnionMap) -> int:
-    """How many of the band's accesses (per statement) coalesce along its member k.
+def _coalesced_accesses(band: isl.ScheduleNode, reads: isl.UnionMap, writes: isl.UnionMap
+                        ) -> list[int]:
+    """Per member k of the band: how many of its accesses (per statement) coalesce along k.
 
     From the linear parts: a step of row k is dx with Phi dx = e_k (Phi: the statement's
     band rows), which moves an access a = M x + c by M dx. A statement without a unique
     such step (fewer or more iterators than rows that k moves), or an access that is not
     one affine piece, counts for no row.
     """
-    phi = band.band_get_partial_schedule()
     n = band.band_n_member()
-    sets: list[isl.Set] = []
-    band.get_domain().foreach_set(sets.append)
-    count = 0
-    for stmt_set in sets:
-        space = stmt_set.get_space().from_domain().add_dims(isl.dim_type.out, 1)
-        rows = [_linear_part(phi.get_at(j).extract_pw_aff(space)) for j in range(n)]
+    counts = [0] * n
+    for stmt_set, rows in _statement_rows(band.band_get_partial_schedule(),
+                                          band.get_domain(), n):
         if any(r is None for r in rows):
-            continue
-        step = _solve([list(r) for r in rows], [1 if j == k else 0 for j in range(n)])
-        if step is None:
             continue
         accesses: list[isl.BasicMap] = []  # a stencil's reads of one array: one each
         reads.union(writes).intersect_domain(isl.UnionSet.from_set(stmt_set)).foreach_map(
             lambda amap: amap.foreach_basic_map(accesses.append))
-        for access in accesses:
-            subscripts = _subscript_rows(access)
-            if not subscripts:
+        subscripts = [s for s in map(_subscript_rows, accesses) if s]
+        for k in range(n):
+            step = _solve([list(r) for r in rows], [1 if j == k else 0 for j in range(n)])
+            if step is None:
                 continue
-            moved = [sum(c * d for c, d in zip(row, step)) for row in subscripts]
-            if all(v == 0 for v in moved[:-1]) and abs(moved[-1]) == 1:
-                count += 1
-    return count
+            for rows_of_access in subscripts:
+                moved = [sum(c * d for c, d in zip(row, step)) for row in rows_of_access]
+                if all(v == 0 for v in moved[:-1]) and abs(moved[-1]) == 1:
+                    counts[k] += 1
+    return counts
+
+
+def _statement_rows(phi: isl.MultiUnionPwAff, domain: isl.UnionSet, m: int
+                    ) -> list[tuple[isl.Set, list[tuple[int, ...] | None]]]:
+    """Each statement's set in `domain` with the linear parts of the first m rows of `phi`
+    on it (_linear_part: None for a piecewise row)."""
+    sets: list[isl.Set] = []
+    domain.foreach_set(sets.append)
+    found = []
+    for stmt_set in sets:
+        space = stmt_set.get_space().from_domain().add_dims(isl.dim_type.out, 1)
+        found.append((stmt_set, [_linear_part(phi.get_at(k).extract_pw_aff(space))
+                                 for k in range(m)]))
+    return found
 
 
 def _subscript_rows(access: isl.BasicMap) -> list[tuple[int, ...]] | None:
@@ -197,7 +206,6 @@ def _solve(rows: list[list[int]], rhs: list[int]) -> list[Fraction] | None:
     """The unique x with rows x = rhs (exact), or None (none, or not unique)."""
     n = len(rows[0]) if rows else 0
     a = [[Fraction(v) for v in row] + [Fraction(b)] for row, b in zip(rows, rhs)]
-    pivots = []
     r = 0
     for c in range(n):
         p = next((i for i in range(r, len(a)) if a[i][c] != 0), None)
@@ -208,7 +216,6 @@ def _solve(rows: list[list[int]], rhs: list[int]) -> list[Fraction] | None:
         for i in range(len(a)):
             if i != r and a[i][c] != 0:
                 a[i] = [v - a[i][c] * w for v, w in zip(a[i], a[r])]
-        pivots.append(c)
         r += 1
     if any(row[-1] != 0 for row in a[r:]):
         return None  # inconsistent: row k does not move this statement alone
@@ -384,8 +391,9 @@ def with_ties(tiles: tuple[int, ...], groups: tuple[tuple[int, ...], ...]) -> tu
     """`tiles` with each group of rows at the group's smallest size."""
     sizes = list(tiles)
     for group in groups:
+        smallest = min(tiles[j] for j in group)
         for k in group:
-            sizes[k] = min(tiles[j] for j in group)
+            sizes[k] = smallest
     return tuple(sizes)
 
 
@@ -401,11 +409,7 @@ def tied_rows(phi: isl.MultiUnionPwAff, domain: isl.UnionSet, m: int
             k = parent[k]
         return k
 
-    sets: list[isl.Set] = []
-    domain.foreach_set(sets.append)
-    for stmt_set in sets:
-        space = stmt_set.get_space().from_domain().add_dims(isl.dim_type.out, 1)
-        rows = [_linear_part(phi.get_at(k).extract_pw_aff(space)) for k in range(m)]
+    for _, rows in _statement_rows(phi, domain, m):
         for k in range(m):
             for j in range(k):
                 if rows[k] is not None and rows[k] == rows[j]:
