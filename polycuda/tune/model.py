@@ -365,10 +365,11 @@ def _per_wavefront(lo: np.ndarray, hi: np.ndarray, offset: np.ndarray, w_lo: int
 
 
 # -- the kernel (eqs. 9-12) ------------------------------------------------------------------------
-def wavefront_rounds(tiles: int, full: int, blocks_per_sm: int, sms: int) -> float:
+def wavefront_rounds(tiles, full, blocks_per_sm: int, sms: int):
     """sum_i T^i_t1 / T_TILE of eqs. (10)-(12) for one inter-tile wavefront: I - 1 rounds of B
     tiles on the slowest SM and a last round of ceil(rest / P); border tiles weigh 0.5 T_TILE
-    (Section 3.4), applied as the wavefront's mean tile cost."""
+    (Section 3.4), applied as the wavefront's mean tile cost. tiles, full: ints (one
+    wavefront: a float) or int64 arrays (every wavefront at once: an array)."""
     per_round = blocks_per_sm * sms  # gridDim.x = B x P
     rounds = -(-tiles // per_round)  # eq. (10)
     rest = tiles - (rounds - 1) * per_round  # in (0, B P]; eq. (12) writes it as a modulo
@@ -392,11 +393,7 @@ def wavefronts_work(problem: Problem, tiles: tuple[int, ...], blocks_per_sm: int
     integer rounds and border weights computed over every wavefront at once (numpy): the
     search evaluates ~10^3 wavefronts for each of ~10^4 layouts."""
     t, full = _count_arrays(problem, tiles)
-    per_round = blocks_per_sm * sms  # gridDim.x = B x P
-    rounds = -(-t // per_round)  # eq. (10)
-    rest = t - (rounds - 1) * per_round  # in (0, B P]
-    slowest = (rounds - 1) * blocks_per_sm + -(-rest // sms)
-    return float((slowest * (full + 0.5 * (t - full)) / t).sum())
+    return float(wavefront_rounds(t, full, blocks_per_sm, sms).sum())
 
 
 @dataclass(frozen=True)

@@ -220,7 +220,7 @@ def _footprints(node: isl.ScheduleNode, kernel: mapping.KernelMapping, fixed: is
         for acc in isl_build.statement_accesses(gen.scop, stmt):
             access = isl_build.access_map(acc, stmt, ctx, False).intersect_params(fixed)
             name = access.get_tuple_name(isl.dim_type.out)
-            by_y = stmt_phi.reverse().apply_range(_param_free_map(access))  # { [y] -> A[a] }
+            by_y = stmt_phi.reverse().apply_range(_param_free(access))  # { [y] -> A[a] }
             affine = (_affine(by_y) if not acc.indirect and by_y.is_single_valued()
                       else None)
             if affine is None or name not in dtypes:
@@ -338,11 +338,8 @@ def _inner_points(image: isl.Set, members: list[int]) -> int:
     return max(1, extents)
 
 
-def _param_free_map(amap: isl.Map) -> isl.Map:
-    return amap.project_out(isl.dim_type.param, 0, amap.dim(isl.dim_type.param))
-
-
-def _param_free(umap: isl.UnionMap) -> isl.UnionMap:
+def _param_free(umap):
+    """`umap` (an isl.Map or isl.UnionMap) with its parameters projected out."""
     return umap.project_out(isl.dim_type.param, 0, umap.dim(isl.dim_type.param))
 
 
