@@ -580,8 +580,8 @@ _PYTHON_SHOW_WARNING = warnings.showwarning
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(_join_negative_values(sys.argv[1:] if argv is None else argv))
-    warnings.showwarning = _show_warning
     start = time.perf_counter()
+    shown_by, warnings.showwarning = warnings.showwarning, _show_warning
     try:
         code = args.func(args)
         sys.stdout.flush()
@@ -590,6 +590,8 @@ def main(argv: list[str] | None = None) -> int:
     except PolycudaError as err:
         print(str(err) if isinstance(err, UserError) else f"error: {err}", file=sys.stderr)
         return 1
+    finally:  # main() is also called in-process (tests, scripts): leave Python's hook as found
+        warnings.showwarning = shown_by
     if getattr(args, "verbose", False):
         print(f"done in {time.perf_counter() - start:.2f} s", file=sys.stderr)
     return code

@@ -387,21 +387,23 @@ def _bounded_source(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl
 
     seconds = options.schedule_budget_s * AST_BUDGET_SHARE
     printing = f"{options.target.replace('cuda', 'CUDA').replace('openmp', 'OpenMP')} printing"
-    try:
-        source, ast_s, print_s = budget.run_bounded(build, seconds, "the AST build")
-        timer.record("AST build", ast_s, f"within {seconds:g} s")
+
+    def recorded(built: tuple[str, float, float], ast_note: str) -> str:
+        source, ast_s, print_s = built
+        timer.record("AST build", ast_s, ast_note)
         timer.record(printing, print_s, f"{source.count(chr(10)) + 1} lines")
-        return source, mapped
+        return source
+
+    try:
+        return recorded(budget.run_bounded(build, seconds, "the AST build"),
+                        f"within {seconds:g} s"), mapped
     except budget.SolverGaveUp as gave_up:
         fallback.give_up(scop, gave_up.what, gave_up.reason)
         timer.record("AST build", seconds, f"given up ({gave_up.reason}): the original order")
     original = isl_scheduler.original_schedule_tree(scop, ctx)
     mapped = _promoted(scop, options, ctx,
                        _map_checked(scop, original, options, ctx, dep_map, timer))
-    source, ast_s, print_s = _source(scop, options, ctx, mapped)
-    timer.record("AST build", ast_s, "the original order's, unbounded")
-    timer.record(printing, print_s, f"{source.count(chr(10)) + 1} lines")
-    return source, mapped
+    return recorded(_source(scop, options, ctx, mapped), "the original order's, unbounded"), mapped
 
 
 def _runtime_generated(scop: Scop, options: Options, start: float) -> Generated:
