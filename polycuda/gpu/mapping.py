@@ -629,7 +629,8 @@ def assign_kernels(schedule: isl.Schedule, options: Options, context: isl.Set,
     thread, "reduce:<name>" above a reduction loop. dep_map (every dependence of the scop)
     lets a wavefront band whose first row carries them all run that row's hyperplanes as its
     intra-tile wavefronts; without it the skewed sum is used. accesses: the scop's reads and
-    writes, for rows in blocks per thread and the reduction kernels (neither without them).
+    writes, for rows in blocks per thread, the reduction kernels and the wavefront thread
+    row on x that coalesces (none of them without accesses).
     reductions: the scop's update statements `X[f] op= e` (analysis/reductions.py); a loop of
     one of them that would run in one thread becomes a reduction kernel (mark
     "reduce:<name>", Options.allow_reassociation) of one block or many (reduction_combine).

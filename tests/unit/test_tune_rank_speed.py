@@ -8,32 +8,19 @@ from __future__ import annotations
 import itertools
 import math
 import random
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-import polycuda
-from polycuda.bench.configs import dtype_defines
-from polycuda.options import Options
 from polycuda.tune import calibrate, model, occupancy, problem, search
 from polycuda.tune.model import Problem
-from polycuda.tune.occupancy import KernelResources
-
-ROOT = Path(__file__).resolve().parents[2]
-INTER = {"scheduler": "pluto", "balanced_wavefront": True, "eliminate_false_deps": True,
-         "shared_staging": True, "shared_memory_kib": 227}
+from tests.unit.tune_problems import staged_jacobi
 
 
 @pytest.fixture(scope="module")
 def jacobi():
     """2-D Jacobi 4096^2 x 1000 float, staged (issue 16's problem), without nvcc."""
-    prog = polycuda.compile(str(ROOT / "kernels" / "c" / "jacobi_2d.c"),
-                            options=Options(target="cuda", **INTER),
-                            defines=dtype_defines("float"))
-    gen = prog.generate("cuda", tile_sizes=(), block_sizes=(), tuned_sizes=False)
-    fake = {k.name: KernelResources(k.name, 32, 0) for k in gen.kernels}
-    return problem.kernel_models(gen, {"T": 1000, "n": 4096}, fake)
+    return staged_jacobi()[1]
 
 
 # -- the direct computations the fast paths replace ------------------------------------------------

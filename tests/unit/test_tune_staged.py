@@ -9,27 +9,17 @@ from pathlib import Path
 
 import pytest
 
-import polycuda
-from polycuda.bench.configs import dtype_defines
 from polycuda.gpu.staging import layout
-from polycuda.options import Options
-from polycuda.tune import calibrate, occupancy, problem, search
-from polycuda.tune.occupancy import KernelResources
+from polycuda.tune import calibrate, occupancy, search
+from tests.unit.tune_problems import staged_jacobi
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "bench" / "results"
-INTER = {"scheduler": "pluto", "balanced_wavefront": True, "eliminate_false_deps": True,
-         "shared_staging": True, "shared_memory_kib": 227}
 
 
 @pytest.fixture(scope="module")
 def jacobi():
-    prog = polycuda.compile(str(ROOT / "kernels" / "c" / "jacobi_2d.c"),
-                            options=Options(target="cuda", **INTER),
-                            defines=dtype_defines("float"))
-    gen = prog.generate("cuda", tile_sizes=(), block_sizes=(), tuned_sizes=False)
-    fake = {k.name: KernelResources(k.name, 32, 0) for k in gen.kernels}
-    (km,) = problem.kernel_models(gen, {"T": 1000, "n": 4096}, fake)
+    prog, (km,) = staged_jacobi()
     return prog, km
 
 
