@@ -54,13 +54,15 @@ class Footprint:
             ...                    (((-2, 1, 0), (-2, 0, 1)), (1, 0)))).box((16, 64, 64))
             (96, 94)
         """
-        top = [max(sum(max(a, 0) * (m - 1) for a, m in zip(row, tiles)) + c
-                   for rows, consts in self.accesses for row, c in [(rows[d], consts[d])])
-               for d in range(len(self.accesses[0][1]))]
-        low = [min(sum(min(a, 0) * (m - 1) for a, m in zip(row, tiles)) + c
-                   for rows, consts in self.accesses for row, c in [(rows[d], consts[d])])
-               for d in range(len(self.accesses[0][1]))]
+        top, low = self._corner(tiles, max), self._corner(tiles, min)
         return tuple(hi - lo + 1 for hi, lo in zip(top, low))
+
+    def _corner(self, tiles: tuple[int, ...], pick) -> list[int]:
+        """Per array dimension d, `pick` (max or min) over the accesses of M_d y + c at the
+        tile corner where it is extreme (y_k = m_k - 1 where pick takes M_dk, else 0)."""
+        return [pick(sum(pick(a, 0) * (m - 1) for a, m in zip(rows[d], tiles)) + consts[d]
+                     for rows, consts in self.accesses)
+                for d in range(len(self.accesses[0][1]))]
 
     def bytes(self, tiles: tuple[int, ...]) -> int:
         """Shared memory of the staged box, padded as gpu/staging.py lays it out."""
