@@ -161,8 +161,9 @@ def choose_schedule(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl
     return Choice(best[2], best[3], best[4],
                   f"auto: {best[2]}, the least cost of {compared} (loops of parametric length "
                   f"in one-thread kernels / on the longest path outside blocks and threads / "
-                  f"run in sequence by threads, summed over statements / kernel launches at "
-                  f"parameters {cost.LAUNCH_PARAMETER}; ties: {names[0]})")
+                  f"run in sequence by threads, summed over statements / kernel launches "
+                  f"repeated by host loops at parameters {cost.LAUNCH_PARAMETER}; ties: "
+                  f"{names[0]})")
 
 
 def _later_candidate(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl.UnionMap,

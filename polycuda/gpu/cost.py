@@ -17,9 +17,14 @@ problem's parameters lengthen the chain asymptotically. The cost counts them:
             threads run both loops one after the other (gramschmidt under isl's schedule: A's
             update after the reduction of R[k][j], in the same thread, 2 against 1 when each
             strongly connected component has its own nest)
-    launches  kernel launches at every parameter equal to LAUNCH_PARAMETER (a launch costs
+    launches  kernel launches repeated by host loops at every parameter equal to
+            LAUNCH_PARAMETER: each kernel's launches beyond its first (a launch costs
             microseconds whatever its work: 1-D Jacobi under isl launches one kernel per time
-            step, under Pluto one per wavefront of tiles, 5x faster on the H100)
+            step, under Pluto one per wavefront of tiles, 5x faster on the H100). A kernel
+            launched once counts 0: how many such kernels a region has is a constant number of
+            microseconds, and fusing independent nests into fewer of them is no gain (three_mm
+            fused by Pluto into two kernels ran 1.70 ms kernel-only at the full sizes against
+            1.03 ms for isl's three on the H100, kernel-only-linalg.json of 2026-11-25)
 
 and compares (serial, depth, in_thread, launches) lexicographically: PolyBench lu under isl's
 schedule runs a host k loop around kernels whose threads loop over j (depth 2); Pluto's
@@ -70,8 +75,9 @@ def cost(mapped: MappedSchedule) -> Cost:
 
 
 def launches(mapped: MappedSchedule) -> int:
-    """Kernel launches of the mapped schedule with every parameter LAUNCH_PARAMETER: per
-    kernel (or serial, reduce) mark, the distinct values of the host loops around it.
+    """Repeated kernel launches of the mapped schedule with every parameter
+    LAUNCH_PARAMETER: per kernel (or serial, reduce) mark, the distinct values of the host
+    loops around it, less the mark's first launch.
 
     # host: { S[x] -> [prefix] } at the mark; its range at the parameter values is counted
     """
@@ -95,7 +101,7 @@ def launches(mapped: MappedSchedule) -> int:
         for k in range(steps.dim(isl.dim_type.param)):
             steps = steps.fix_val(isl.dim_type.param, k,
                                   isl.Val.int_from_si(steps.get_ctx(), LAUNCH_PARAMETER))
-        total += steps.count_val().to_python() if steps.dim(isl.dim_type.set) else 1
+        total += steps.count_val().to_python() - 1 if steps.dim(isl.dim_type.set) else 0
     return total
 
 
