@@ -285,7 +285,7 @@ class _Mapper:
         if gemm:  # PPCG-like blocks, r x c points per thread
             tiles, regs = shared_promotion.GEMM_TILES, shared_promotion.GEMM_REGISTER_TILES
         seq = (shared_promotion.sequential_tile_sizes(
-            node, n, shared_promotion.sequential_tile(self.options, gemm))
+            node, n, shared_promotion.sequential_tile(self.options, gemm, node, self.accesses))
             if shared_promotion.enabled(self.options) else ())
         if node.band_n_member() > n + len(seq):
             node = node.band_split(n + len(seq))

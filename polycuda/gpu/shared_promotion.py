@@ -56,15 +56,17 @@ SHARED_MARK = "shared"
 # Tile size of the band members after the parallel ones (gemm's k): PPCG's default, 32
 SEQUENTIAL_TILE = 32
 # The default layout of a gemm-like kernel (two parallel members and sequential ones after
-# them, gemm_like()) when no tile, block or register tile sizes are given: PPCG-like blocks of
-# 64x64 points on 16x32 threads, 4x2 points per thread (8 accumulators carried across the k
-# tiles, gpu/carry.py), k tile 16 (A and B tiles of 8 KiB each in double, padding aside:
-# syr2k's four copies fit the 48 KiB of static shared memory). Measured on the H100
-# (bench/gemm_sweep.py, n = 1024, kernel-only): gemm 0.348 ms with this layout, 0.612 ms
-# with 4x4 points on 16x16 threads, 0.399 with 2x4; cuBLAS 0.137 ms.
+# them over a rectangular domain, gemm_like()) when no tile, block or register tile sizes are
+# given: PPCG-like blocks of 64x64 points on 16x32 threads, 4x2 points per thread (8
+# accumulators carried across the k tiles, gpu/carry.py), k tile 32 where the 64 x 32 tiles of
+# every array the kernel reads and does not write fit STATIC_SHARED_BYTES (gemm's A and B: 32
+# KiB in double), else 16 (gemm_sequential_tile()). Measured on the H100 (bench/gemm_sweep.py,
+# n = 1024, kernel-only): gemm 0.354 ms with k tile 16, 0.334 with 32 (gemm-sweep-k32.json),
+# 0.612 with 4x4 points on 16x16 threads, 0.399 with 2x4; cuBLAS 0.145 ms. Four arrays at k
+# tile 32 (syr2k's) overflow the 48 KiB: one stays in global memory, 5x slower.
 GEMM_TILES = (64, 64)
 GEMM_REGISTER_TILES = (4, 2)
-GEMM_SEQUENTIAL_TILE = 16
+GEMM_SEQUENTIAL_TILES = (32, 16)
 MAX_SEQUENTIAL_TILES = 2
 # Static shared memory per block that a kernel may declare without opting in
 STATIC_SHARED_BYTES = 48 * 1024
@@ -134,20 +136,67 @@ def enabled(options: Options) -> bool:
 
 def gemm_like(band: isl.ScheduleNode, n: int, options: Options) -> bool:
     """Whether the kernel of `band` (n parallel members) takes the gemm-like default layout
-    (GEMM_TILES, GEMM_REGISTER_TILES, GEMM_SEQUENTIAL_TILE): shared promotion on, two mapped
-    members followed by sequential ones that are tiled (a permutable band), and none of the
-    tile, block or register tile sizes given (then those apply, with their defaults)."""
+    (GEMM_TILES, GEMM_REGISTER_TILES, gemm_sequential_tile()): shared promotion on, two mapped
+    members followed by sequential ones that are tiled (a permutable band), every statement's
+    domain a box (rectangular()), and none of the tile, block or register tile sizes given
+    (then those apply, with their defaults)."""
     return (enabled(options) and n == 2 and not options.tile_sizes
             and not options.block_sizes and not options.register_tiles
-            and bool(sequential_tile_sizes(band, n)))
+            and bool(sequential_tile_sizes(band, n)) and rectangular(band.get_domain()))
 
 
-def sequential_tile(options: Options, gemm: bool) -> int:
-    """The k tile: Options.sequential_tile, or (0: automatic) GEMM_SEQUENTIAL_TILE in the
+def rectangular(domain: isl.UnionSet) -> bool:
+    """Whether no constraint of `domain` bounds one loop by another (each statement's
+    iteration domain is a box with parametric bounds).
+
+    On a triangular domain (syrk's j <= i, correlation's j > i, symm's k < i) the gemm-like
+    layout's 64x64 tiles are half empty along the diagonal and each of a thread's unrolled
+    4x2 points carries its own guard. Kernel-only on the H100 at the full sizes
+    (layouts.json, 2026-11-25), the gemm-like layout against the 8x32 default tiles with
+    shared promotion: symm_scatter 2.81 against 0.99 ms, correlation 2.51 against 0.92,
+    covariance 0.53 against 0.37, syr2k 0.79 against 0.69; gemm 0.345 against 0.565.
+    """
+    coupled = False
+
+    def constraint(c: isl.Constraint) -> None:
+        nonlocal coupled
+        loops = sum(not c.get_coefficient_val(isl.dim_type.set, k).is_zero()
+                    for k in range(c.get_space().dim(isl.dim_type.set)))
+        coupled = coupled or loops > 1
+
+    domain.foreach_set(lambda s: s.foreach_basic_set(
+        lambda b: b.foreach_constraint(constraint)))
+    return not coupled
+
+
+def sequential_tile(options: Options, gemm: bool, band: isl.ScheduleNode | None = None,
+                    accesses: staging.Accesses | None = None) -> int:
+    """The k tile: Options.sequential_tile, or (0: automatic) gemm_sequential_tile() in the
     gemm-like layout and SEQUENTIAL_TILE otherwise."""
     if options.sequential_tile:
         return options.sequential_tile
-    return GEMM_SEQUENTIAL_TILE if gemm else SEQUENTIAL_TILE
+    return gemm_sequential_tile(band, accesses) if gemm else SEQUENTIAL_TILE
+
+
+def gemm_sequential_tile(band: isl.ScheduleNode | None, accesses: staging.Accesses | None
+                         ) -> int:
+    """The first of GEMM_SEQUENTIAL_TILES at which a GEMM_TILES[0] x k tile of each array that
+    the band's statements read and do not write fits STATIC_SHARED_BYTES together (the
+    arrays that shared promotion may copy; padding aside); the last one without accesses."""
+    if band is None or accesses is None:
+        return GEMM_SEQUENTIAL_TILES[-1]
+    domain = band.get_domain()
+
+    def arrays(relation: isl.UnionMap) -> set[str]:
+        names: set[str] = set()
+        relation.intersect_domain(domain).range().foreach_set(
+            lambda s: names.add(s.get_tuple_name()))
+        return names
+
+    read = arrays(accesses.reads) - arrays(accesses.writes)
+    bytes_per_k = sum(GEMM_TILES[0] * staging.DTYPE_BYTES[accesses.dtypes[a]] for a in read)
+    return next((k for k in GEMM_SEQUENTIAL_TILES if k * bytes_per_k <= STATIC_SHARED_BYTES),
+                GEMM_SEQUENTIAL_TILES[-1])
 
 
 def sequential_tile_sizes(band: isl.ScheduleNode, n: int, size: int = SEQUENTIAL_TILE

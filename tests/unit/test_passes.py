@@ -35,9 +35,9 @@ def test_gemm_steps_in_order_with_their_notes():
                      + MAPPING_STEPS + LAST_STEPS)
     notes = dict(steps)
     assert notes["schedule"] == "isl scheduler"
-    assert notes["tiling"].startswith("kernel0 tiles 64x64 on 16x32 threads, sequential tiles 16")
+    assert notes["tiling"].startswith("kernel0 tiles 64x64 on 16x32 threads, sequential tiles 32")
     assert notes["wavefront skewing"] == "skipped: no wavefront band"
-    assert notes["shared promotion"] == "kernel0 A[64x16], B[16x64]"
+    assert notes["shared promotion"] == "kernel0 A[64x32], B[32x64]"
     assert notes["register promotion"].startswith("kernel0 C")
     assert notes["legality check"] == "legal"
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ctypes
 import re
 
+import islpy as isl
 import numpy as np
 import pytest
 
@@ -220,13 +221,13 @@ def _loaded_and_stored_outside_the_k_tiles(source: str, array: str) -> bool:
 
 def test_the_gemm_like_default_layout():
     """--shared-promotion alone on gemm: 64x64 tiles on 16x32 threads, 4x2 points per thread,
-    k tile 16; the 8 accumulators are loaded once before the k-tile loop, stored once after
+    k tile 32 (A's and B's tiles fit 48 KiB); the 8 accumulators are loaded once before the k-tile loop, stored once after
     it, and the k loop reads only registers and shared copies."""
     prog = _program("gemm")
     kernel = prog.generate("cuda").kernels[0]
     assert (kernel.tile_sizes, kernel.block_sizes, kernel.register_tiles,
-            kernel.sequential_tiles) == ((64, 64), (16, 32), (4, 2), (16,))
-    assert _shared(prog) == {"kernel0": [("A", (64, 16), 16), ("B", (16, 64), 64)]}
+            kernel.sequential_tiles) == ((64, 64), (16, 32), (4, 2), (32,))
+    assert _shared(prog) == {"kernel0": [("A", (64, 32), 32), ("B", (32, 64), 64)]}
     assert _carried(prog) == {"kernel0": ["C"]}
     source = prog.generate("cuda").source
     assert len(re.findall(r"pc_c0_\d_\d = C\[", source)) == 8
@@ -236,6 +237,47 @@ def test_the_gemm_like_default_layout():
     given = _program("gemm", tile_sizes=(32, 32), register_tiles=(2, 2)).generate("cuda")
     assert (given.kernels[0].tile_sizes, given.kernels[0].block_sizes,
             given.kernels[0].sequential_tiles) == ((32, 32), (16, 16), (32,))
+
+
+@pytest.mark.parametrize("name, layout", [
+    ("gemm", ((64, 64), (4, 2))), ("two_mm", ((64, 64), (4, 2))),
+    # triangular domains: the default 8x32 tiles, one point per thread (rectangular())
+    ("syrk", ((8, 32), ())), ("syr2k", ((8, 32), ())), ("symm_scatter", ((8, 32), ())),
+    ("correlation", ((8, 32), ())),
+])
+def test_the_gemm_like_layout_needs_a_rectangular_domain(name, layout):
+    kernels = _program(name).generate("cuda").kernels
+    widest = max((k for k in kernels if len(k.tile_sizes) == 2), key=lambda k: k.sequential_tiles)
+    assert (widest.tile_sizes, widest.register_tiles) == layout
+
+
+def test_the_gemm_like_k_tile_is_16_where_the_read_tiles_overflow_at_32(tmp_path):
+    """Four read arrays: 4 x 64 x 32 doubles would be 64 KiB, over the static 48 KiB."""
+    source = tmp_path / "gemm4.c"
+    source.write_text("""
+void gemm4(int n, double C[n][n], double A[n][n], double B[n][n], double D[n][n],
+           double E[n][n]) {
+#pragma scop
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      for (int k = 0; k < n; k++)
+        C[i][j] += A[i][k] * B[k][j] + D[i][k] * E[k][j];
+#pragma endscop
+}
+""")
+    prog = polycuda.compile(str(source), options=SHARED)
+    kernel = prog.generate("cuda").kernels[0]
+    assert (kernel.register_tiles, kernel.sequential_tiles) == ((4, 2), (16,))
+    assert {a for a, _, _ in _shared(prog)["kernel0"]} == {"A", "B", "D", "E"}
+    assert _verified(prog, {"n": 70})
+
+
+def test_rectangular_domains():
+    assert shared_promotion.rectangular(isl.UnionSet(
+        "[n] -> { S[i, j, k] : 0 <= i, j, k < n; T[i, j] : 0 <= i < n and 0 <= j < 2 * n }"))
+    assert not shared_promotion.rectangular(isl.UnionSet(
+        "[n] -> { S[i, j] : 0 <= i < n and 0 <= j < n; T[i, j] : 0 <= j <= i < n }"))
+    assert not shared_promotion.rectangular(isl.UnionSet("[n] -> { S[i, j] : 0 <= i + j < n }"))
 
 
 @pytest.mark.parametrize("name, carried", [

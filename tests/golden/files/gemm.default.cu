@@ -23,8 +23,8 @@ static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) 
     if (pc_e != cudaSuccess) return (int)pc_e; } while (0)
 
 __global__ void __launch_bounds__(512) kernel0(int ni, int nj, int nk, double alpha, double beta, double *C, double *A, double *B) {
-  __shared__ double pc_sh_B_0[1024];
-  __shared__ double pc_sh_A_0[1024];
+  __shared__ double pc_sh_B_0[2048];
+  __shared__ double pc_sh_A_0[2048];
   for (int c0 = (int)blockIdx.y; (c0 <= pc_floord((ni - 1), 64)); c0 += (int)gridDim.y) {
     for (int c1 = (int)blockIdx.x; (c1 <= pc_floord((nj - 1), 64)); c1 += (int)gridDim.x) {
       {
@@ -46,24 +46,24 @@ __global__ void __launch_bounds__(512) kernel0(int ni, int nj, int nk, double al
         if ((((((((((c0 >= 0) && (c1 >= 0)) && (ni >= (((64 * c0) + pc_t0) + 49))) && (pc_t0 >= 0)) && (pc_t0 <= 15)) && (nj >= (((64 * c1) + pc_t1) + 1))) && (pc_t1 >= 0)) && (pc_t1 <= 31)))) pc_c0_3_0 = C[((((64 * c0) + pc_t0) + 48)) * (nj) + (((64 * c1) + pc_t1))];
         double pc_c0_3_1;
         if ((((((((((c0 >= 0) && (c1 >= 0)) && (ni >= (((64 * c0) + pc_t0) + 49))) && (pc_t0 >= 0)) && (pc_t0 <= 15)) && (nj >= (((64 * c1) + pc_t1) + 33))) && (pc_t1 >= 0)) && (pc_t1 <= 31)))) pc_c0_3_1 = C[((((64 * c0) + pc_t0) + 48)) * (nj) + ((((64 * c1) + pc_t1) + 32))];
-        for (int c2 = 0; (c2 <= pc_floord((nk - 1), 16)); c2 += 1) {
+        for (int c2 = 0; (c2 <= pc_floord((nk - 1), 32)); c2 += 1) {
           {
             const int pc_so_A_0_0 = (64 * c0);
-            const int pc_so_A_0_1 = (16 * c2);
-            const int pc_so_B_0_0 = (16 * c2);
+            const int pc_so_A_0_1 = (32 * c2);
+            const int pc_so_B_0_0 = (32 * c2);
             const int pc_so_B_0_1 = (64 * c1);
             __syncthreads();
-            for (int pc_e = (int)threadIdx.x + 32 * (int)threadIdx.y; pc_e < 1024; pc_e += 512) {
-              const int pc_x0 = pc_so_A_0_0 + pc_e / 16;
-              const int pc_x1 = pc_so_A_0_1 + (pc_e) % 16;
-              const int pc_l = (pc_x0 - pc_so_A_0_0) * 16 + (pc_x1 - pc_so_A_0_1) * 1;
-              if (pc_x0 >= 0 && pc_x0 < (ni) && pc_x1 >= 0 && pc_x1 < (nk) && (((((((((((c0 >= 0) && (c1 >= 0)) && (nj >= ((64 * c1) + 1))) && (c2 >= 0)) && (ni >= (pc_x0 + 1))) && (pc_x0 >= (64 * c0))) && (((64 * c0) + 63) >= pc_x0)) && (nk >= (pc_x1 + 1))) && (pc_x1 >= (16 * c2))) && (((16 * c2) + 15) >= pc_x1)))) pc_sh_A_0[pc_l] = A[(pc_x0) * (nk) + (pc_x1)];
+            for (int pc_e = (int)threadIdx.x + 32 * (int)threadIdx.y; pc_e < 2048; pc_e += 512) {
+              const int pc_x0 = pc_so_A_0_0 + pc_e / 32;
+              const int pc_x1 = pc_so_A_0_1 + (pc_e) % 32;
+              const int pc_l = (pc_x0 - pc_so_A_0_0) * 32 + (pc_x1 - pc_so_A_0_1) * 1;
+              if (pc_x0 >= 0 && pc_x0 < (ni) && pc_x1 >= 0 && pc_x1 < (nk) && (((((((((((c0 >= 0) && (c1 >= 0)) && (nj >= ((64 * c1) + 1))) && (c2 >= 0)) && (ni >= (pc_x0 + 1))) && (pc_x0 >= (64 * c0))) && (((64 * c0) + 63) >= pc_x0)) && (nk >= (pc_x1 + 1))) && (pc_x1 >= (32 * c2))) && (((32 * c2) + 31) >= pc_x1)))) pc_sh_A_0[pc_l] = A[(pc_x0) * (nk) + (pc_x1)];
             }
-            for (int pc_e = (int)threadIdx.x + 32 * (int)threadIdx.y; pc_e < 1024; pc_e += 512) {
+            for (int pc_e = (int)threadIdx.x + 32 * (int)threadIdx.y; pc_e < 2048; pc_e += 512) {
               const int pc_x0 = pc_so_B_0_0 + pc_e / 64;
               const int pc_x1 = pc_so_B_0_1 + (pc_e) % 64;
               const int pc_l = (pc_x0 - pc_so_B_0_0) * 64 + (pc_x1 - pc_so_B_0_1) * 1;
-              if (pc_x0 >= 0 && pc_x0 < (nk) && pc_x1 >= 0 && pc_x1 < (nj) && (((((((((((c0 >= 0) && (ni >= ((64 * c0) + 1))) && (c1 >= 0)) && (c2 >= 0)) && (nk >= (pc_x0 + 1))) && (pc_x0 >= (16 * c2))) && (((16 * c2) + 15) >= pc_x0)) && (nj >= (pc_x1 + 1))) && (pc_x1 >= (64 * c1))) && (((64 * c1) + 63) >= pc_x1)))) pc_sh_B_0[pc_l] = B[(pc_x0) * (nj) + (pc_x1)];
+              if (pc_x0 >= 0 && pc_x0 < (nk) && pc_x1 >= 0 && pc_x1 < (nj) && (((((((((((c0 >= 0) && (ni >= ((64 * c0) + 1))) && (c1 >= 0)) && (c2 >= 0)) && (nk >= (pc_x0 + 1))) && (pc_x0 >= (32 * c2))) && (((32 * c2) + 31) >= pc_x0)) && (nj >= (pc_x1 + 1))) && (pc_x1 >= (64 * c1))) && (((64 * c1) + 63) >= pc_x1)))) pc_sh_B_0[pc_l] = B[(pc_x0) * (nj) + (pc_x1)];
             }
             __syncthreads();
             for (int c3 = (int)threadIdx.y; (c3 <= pc_min(15, ((ni - (64 * c0)) - 1))); c3 += (int)blockDim.y) {
@@ -92,25 +92,25 @@ __global__ void __launch_bounds__(512) kernel0(int ni, int nj, int nk, double al
                     }
                   }
                 }
-                for (int c5 = 0; (c5 <= pc_min(15, ((nk - (16 * c2)) - 1))); c5 += 1) {
-                  pc_c0_0_0 += ((alpha * pc_sh_A_0[((((64 * c0) + c3)) - pc_so_A_0_0) * 16 + ((((16 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((16 * c2) + c5)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]);
+                for (int c5 = 0; (c5 <= pc_min(31, ((nk - (32 * c2)) - 1))); c5 += 1) {
+                  pc_c0_0_0 += ((alpha * pc_sh_A_0[((((64 * c0) + c3)) - pc_so_A_0_0) * 32 + ((((32 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((32 * c2) + c5)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]);
                   if ((nj >= (((64 * c1) + c4) + 33))) {
-                    pc_c0_0_1 += ((alpha * pc_sh_A_0[((((64 * c0) + c3)) - pc_so_A_0_0) * 16 + ((((16 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((16 * c2) + c5)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]);
+                    pc_c0_0_1 += ((alpha * pc_sh_A_0[((((64 * c0) + c3)) - pc_so_A_0_0) * 32 + ((((32 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((32 * c2) + c5)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]);
                   }
                   if ((ni >= (((64 * c0) + c3) + 17))) {
-                    pc_c0_1_0 += ((alpha * pc_sh_A_0[(((((64 * c0) + c3) + 16)) - pc_so_A_0_0) * 16 + ((((16 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((16 * c2) + c5)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]);
+                    pc_c0_1_0 += ((alpha * pc_sh_A_0[(((((64 * c0) + c3) + 16)) - pc_so_A_0_0) * 32 + ((((32 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((32 * c2) + c5)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]);
                     if ((nj >= (((64 * c1) + c4) + 33))) {
-                      pc_c0_1_1 += ((alpha * pc_sh_A_0[(((((64 * c0) + c3) + 16)) - pc_so_A_0_0) * 16 + ((((16 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((16 * c2) + c5)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]);
+                      pc_c0_1_1 += ((alpha * pc_sh_A_0[(((((64 * c0) + c3) + 16)) - pc_so_A_0_0) * 32 + ((((32 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((32 * c2) + c5)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]);
                     }
                     if ((ni >= (((64 * c0) + c3) + 33))) {
-                      pc_c0_2_0 += ((alpha * pc_sh_A_0[(((((64 * c0) + c3) + 32)) - pc_so_A_0_0) * 16 + ((((16 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((16 * c2) + c5)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]);
+                      pc_c0_2_0 += ((alpha * pc_sh_A_0[(((((64 * c0) + c3) + 32)) - pc_so_A_0_0) * 32 + ((((32 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((32 * c2) + c5)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]);
                       if ((nj >= (((64 * c1) + c4) + 33))) {
-                        pc_c0_2_1 += ((alpha * pc_sh_A_0[(((((64 * c0) + c3) + 32)) - pc_so_A_0_0) * 16 + ((((16 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((16 * c2) + c5)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]);
+                        pc_c0_2_1 += ((alpha * pc_sh_A_0[(((((64 * c0) + c3) + 32)) - pc_so_A_0_0) * 32 + ((((32 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((32 * c2) + c5)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]);
                       }
                       if ((ni >= (((64 * c0) + c3) + 49))) {
-                        pc_c0_3_0 += ((alpha * pc_sh_A_0[(((((64 * c0) + c3) + 48)) - pc_so_A_0_0) * 16 + ((((16 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((16 * c2) + c5)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]);
+                        pc_c0_3_0 += ((alpha * pc_sh_A_0[(((((64 * c0) + c3) + 48)) - pc_so_A_0_0) * 32 + ((((32 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((32 * c2) + c5)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]);
                         if ((nj >= (((64 * c1) + c4) + 33))) {
-                          pc_c0_3_1 += ((alpha * pc_sh_A_0[(((((64 * c0) + c3) + 48)) - pc_so_A_0_0) * 16 + ((((16 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((16 * c2) + c5)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]);
+                          pc_c0_3_1 += ((alpha * pc_sh_A_0[(((((64 * c0) + c3) + 48)) - pc_so_A_0_0) * 32 + ((((32 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((32 * c2) + c5)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]);
                         }
                       }
                     }

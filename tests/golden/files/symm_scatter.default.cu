@@ -22,171 +22,64 @@ static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) 
 #define PC_CHECK(call) do { cudaError_t pc_e = (call); \
     if (pc_e != cudaSuccess) return (int)pc_e; } while (0)
 
-__global__ void __launch_bounds__(512) kernel0(int m, int n, double alpha, double beta, double *C, double *A, double *B, double *temp2, double *temp2_x0) {
+__global__ void __launch_bounds__(256) kernel0(int m, int n, double alpha, double beta, double *C, double *A, double *B, double *temp2, double *temp2_x0) {
   __shared__ double pc_sh_B_0[1024];
-  __shared__ double pc_sh_A_1[256];
-  __shared__ double pc_sh_A_0[4096];
-  for (int c0 = (int)blockIdx.y; (c0 <= pc_floord((m - 1), 64)); c0 += (int)gridDim.y) {
-    for (int c1 = (int)blockIdx.x; (c1 <= pc_floord((n - 1), 64)); c1 += (int)gridDim.x) {
-      for (int c2 = 0; (c2 <= pc_min(((4 * c0) + 3), pc_floord((m - 2), 16))); c2 += 1) {
-        {
-          const int pc_so_A_0_0 = (((4 * c0) >= (c2 + 1)) ? (64 * c0) : ((c2 == (4 * c0)) ? ((64 * c0) + 1) : (16 * c2)));
-          const int pc_so_A_0_1 = ((c2 >= (4 * c0)) ? (64 * c0) : (16 * c2));
-          const int pc_so_A_1_0 = (16 * c2);
-          const int pc_so_A_1_1 = (16 * c2);
-          const int pc_so_B_0_0 = (16 * c2);
-          const int pc_so_B_0_1 = (64 * c1);
-          __syncthreads();
-          for (int pc_e = (int)threadIdx.x + 32 * (int)threadIdx.y; pc_e < 4096; pc_e += 512) {
-            const int pc_x0 = pc_so_A_0_0 + pc_e / 64;
-            const int pc_x1 = pc_so_A_0_1 + (pc_e) % 64;
-            const int pc_l = (pc_x0 - pc_so_A_0_0) * 64 + (pc_x1 - pc_so_A_0_1) * 1;
-            if (pc_x0 >= 0 && pc_x0 < (m) && pc_x1 >= 0 && pc_x1 < (m) && (((((((((((c1 >= 0) && (n >= ((64 * c1) + 1))) && (c2 >= 0)) && (m >= (pc_x0 + 1))) && (pc_x0 >= (64 * c0))) && (((64 * c0) + 63) >= pc_x0)) && (pc_x0 >= (pc_x1 + 1))) && (pc_x1 >= (16 * c2))) && (((16 * c2) + 15) >= pc_x1)) || ((((((((((c0 >= 0) && (c1 >= 0)) && (n >= ((64 * c1) + 1))) && (((4 * c0) + 3) >= c2)) && (m >= ((16 * c2) + 2))) && (m >= (pc_x0 + 1))) && (pc_x0 >= (16 * c2))) && (((16 * c2) + 15) >= pc_x0)) && (pc_x0 >= (pc_x1 + 1))) && (pc_x1 >= (64 * c0)))))) pc_sh_A_0[pc_l] = A[(pc_x0) * (m) + (pc_x1)];
-          }
-          for (int pc_e = (int)threadIdx.x + 32 * (int)threadIdx.y; pc_e < 256; pc_e += 512) {
-            const int pc_x0 = pc_so_A_1_0 + pc_e / 16;
-            const int pc_x1 = pc_so_A_1_1 + (pc_e) % 16;
-            const int pc_l = (pc_x0 - pc_so_A_1_0) * 16 + (pc_x1 - pc_so_A_1_1) * 1;
-            if (pc_x0 >= 0 && pc_x0 < (m) && pc_x1 >= 0 && pc_x1 < (m) && ((((((((((((c0 >= 0) && (c1 >= 0)) && (n >= ((64 * c1) + 1))) && (((4 * c0) + 3) >= c2)) && (m >= ((16 * c2) + 2))) && (m >= (pc_x0 + 1))) && (pc_x0 >= (64 * c0))) && (pc_x0 >= (16 * c2))) && (((16 * c2) + 15) >= pc_x0)) && (pc_x1 == pc_x0)) && (((pc_x0 % 16) + m) >= (pc_x0 + 2))))) pc_sh_A_1[pc_l] = A[(pc_x0) * (m) + (pc_x1)];
-          }
-          for (int pc_e = (int)threadIdx.x + 32 * (int)threadIdx.y; pc_e < 1024; pc_e += 512) {
-            const int pc_x0 = pc_so_B_0_0 + pc_e / 64;
-            const int pc_x1 = pc_so_B_0_1 + (pc_e) % 64;
-            const int pc_l = (pc_x0 - pc_so_B_0_0) * 64 + (pc_x1 - pc_so_B_0_1) * 1;
-            if (pc_x0 >= 0 && pc_x0 < (m) && pc_x1 >= 0 && pc_x1 < (n) && (((((((((((((m >= ((64 * c0) + 1)) && (c1 >= 0)) && (c2 >= 0)) && (((4 * c0) + 3) >= c2)) && (m >= ((16 * c2) + 2))) && (m >= (pc_x0 + 1))) && (pc_x0 >= (16 * c2))) && (((16 * c2) + 15) >= pc_x0)) && (n >= (pc_x1 + 1))) && (pc_x1 >= (64 * c1))) && (((64 * c1) + 63) >= pc_x1)) && (((pc_x0 % 16) + m) >= (pc_x0 + 2))))) pc_sh_B_0[pc_l] = B[(pc_x0) * (n) + (pc_x1)];
-          }
-          __syncthreads();
-          for (int c3 = (int)threadIdx.y; (c3 <= pc_min(15, ((m - (64 * c0)) - 1))); c3 += (int)blockDim.y) {
-            for (int c4 = (int)threadIdx.x; (c4 <= pc_min(31, ((n - (64 * c1)) - 1))); c4 += (int)blockDim.x) {
-              if ((c2 == 0)) {
-                temp2_x0[(((64 * c0) + c3)) * (pc_max(n, 0)) + (((64 * c1) + c4))] = 0.0;
-                if ((n >= (((64 * c1) + c4) + 33))) {
-                  temp2_x0[(((64 * c0) + c3)) * (pc_max(n, 0)) + ((((64 * c1) + c4) + 32))] = 0.0;
-                }
-                if ((m >= (((64 * c0) + c3) + 17))) {
-                  temp2_x0[((((64 * c0) + c3) + 16)) * (pc_max(n, 0)) + (((64 * c1) + c4))] = 0.0;
-                  if ((n >= (((64 * c1) + c4) + 33))) {
-                    temp2_x0[((((64 * c0) + c3) + 16)) * (pc_max(n, 0)) + ((((64 * c1) + c4) + 32))] = 0.0;
-                  }
-                  if ((m >= (((64 * c0) + c3) + 33))) {
-                    temp2_x0[((((64 * c0) + c3) + 32)) * (pc_max(n, 0)) + (((64 * c1) + c4))] = 0.0;
-                    if ((n >= (((64 * c1) + c4) + 33))) {
-                      temp2_x0[((((64 * c0) + c3) + 32)) * (pc_max(n, 0)) + ((((64 * c1) + c4) + 32))] = 0.0;
+  __shared__ double pc_sh_A_1[64];
+  __shared__ double pc_sh_A_0[1024];
+  for (int c0 = (int)blockIdx.y; (c0 <= pc_floord((m - 1), 8)); c0 += (int)gridDim.y) {
+    for (int c1 = (int)blockIdx.x; (c1 <= pc_floord((n - 1), 32)); c1 += (int)gridDim.x) {
+      {
+        const int pc_t0 = (int)threadIdx.y;
+        const int pc_t1 = (int)threadIdx.x;
+        double pc_c0;
+        if ((((((((((c0 >= 0) && (c1 >= 0)) && (m >= (((8 * c0) + pc_t0) + 1))) && (pc_t0 >= 0)) && (pc_t0 <= 7)) && (n >= (((32 * c1) + pc_t1) + 1))) && (pc_t1 >= 0)) && (pc_t1 <= 31)))) pc_c0 = C[(((8 * c0) + pc_t0)) * (n) + (((32 * c1) + pc_t1))];
+        double pc_c1;
+        if ((((((((((c0 >= 0) && (c1 >= 0)) && (m >= (((8 * c0) + pc_t0) + 1))) && (pc_t0 >= 0)) && (pc_t0 <= 7)) && (n >= (((32 * c1) + pc_t1) + 1))) && (pc_t1 >= 0)) && (pc_t1 <= 31)))) pc_c1 = temp2_x0[(((8 * c0) + pc_t0)) * (pc_max(n, 0)) + (((32 * c1) + pc_t1))];
+        for (int c2 = 0; (c2 <= (c0 / 4)); c2 += 1) {
+          {
+            const int pc_so_A_0_0 = ((c0 >= ((4 * c2) + 1)) ? (8 * c0) : ((8 * c0) + 1));
+            const int pc_so_A_0_1 = (32 * c2);
+            const int pc_so_A_1_0 = (8 * c0);
+            const int pc_so_A_1_1 = (8 * c0);
+            const int pc_so_B_0_0 = (32 * c2);
+            const int pc_so_B_0_1 = (32 * c1);
+            __syncthreads();
+            for (int pc_e = (int)threadIdx.x + 32 * (int)threadIdx.y; pc_e < 1024; pc_e += 256) {
+              const int pc_x0 = pc_so_A_0_0 + pc_e / 32;
+              const int pc_x1 = pc_so_A_0_1 + (pc_e) % 32;
+              const int pc_l = (pc_x0 - pc_so_A_0_0) * 32 + (pc_x1 - pc_so_A_0_1) * 1;
+              if (pc_x0 >= 0 && pc_x0 < (m) && pc_x1 >= 0 && pc_x1 < (m) && (((((((((((c1 >= 0) && (n >= ((32 * c1) + 1))) && (c2 >= 0)) && (m >= (pc_x0 + 1))) && (pc_x0 >= (8 * c0))) && (((8 * c0) + 7) >= pc_x0)) && (pc_x0 >= (pc_x1 + 1))) && (pc_x1 >= (32 * c2))) && (((32 * c2) + 31) >= pc_x1)) || (((((((((c1 >= 0) && (n >= ((32 * c1) + 1))) && (c2 >= 0)) && (c0 >= (4 * c2))) && (m >= (pc_x0 + 1))) && (((32 * c2) + 31) >= pc_x0)) && (pc_x0 >= (pc_x1 + 1))) && (pc_x1 >= (8 * c0))) && (((8 * c0) + 7) >= pc_x1))))) pc_sh_A_0[pc_l] = A[(pc_x0) * (m) + (pc_x1)];
+            }
+            for (int pc_e = (int)threadIdx.x + 32 * (int)threadIdx.y; pc_e < 64; pc_e += 256) {
+              const int pc_x0 = pc_so_A_1_0 + pc_e / 8;
+              const int pc_x1 = pc_so_A_1_1 + (pc_e) % 8;
+              const int pc_l = (pc_x0 - pc_so_A_1_0) * 8 + (pc_x1 - pc_so_A_1_1) * 1;
+              if (pc_x0 >= 0 && pc_x0 < (m) && pc_x1 >= 0 && pc_x1 < (m) && ((((((((((c1 >= 0) && (n >= ((32 * c1) + 1))) && (c2 >= 0)) && (c0 >= (4 * c2))) && (m >= (pc_x0 + 1))) && (pc_x0 >= (8 * c0))) && (((8 * c0) + 7) >= pc_x0)) && (((32 * c2) + 31) >= pc_x0)) && (pc_x1 == pc_x0)))) pc_sh_A_1[pc_l] = A[(pc_x0) * (m) + (pc_x1)];
+            }
+            for (int pc_e = (int)threadIdx.x + 32 * (int)threadIdx.y; pc_e < 1024; pc_e += 256) {
+              const int pc_x0 = pc_so_B_0_0 + pc_e / 32;
+              const int pc_x1 = pc_so_B_0_1 + (pc_e) % 32;
+              const int pc_l = (pc_x0 - pc_so_B_0_0) * 32 + (pc_x1 - pc_so_B_0_1) * 1;
+              if (pc_x0 >= 0 && pc_x0 < (m) && pc_x1 >= 0 && pc_x1 < (n) && ((((((((((((m >= ((8 * c0) + 1)) && (c1 >= 0)) && (c2 >= 0)) && (m >= (pc_x0 + 2))) && (pc_x0 >= (32 * c2))) && (((8 * c0) + 6) >= pc_x0)) && (((32 * c2) + 31) >= pc_x0)) && (n >= (pc_x1 + 1))) && (pc_x1 >= (32 * c1))) && (((32 * c1) + 31) >= pc_x1)) || (((((((((c1 >= 0) && (c2 >= 0)) && (c0 >= (4 * c2))) && (m >= (pc_x0 + 1))) && (pc_x0 >= (8 * c0))) && (((32 * c2) + 31) >= pc_x0)) && (n >= (pc_x1 + 1))) && (pc_x1 >= (32 * c1))) && (((32 * c1) + 31) >= pc_x1))))) pc_sh_B_0[pc_l] = B[(pc_x0) * (n) + (pc_x1)];
+            }
+            __syncthreads();
+            if ((int)threadIdx.y >= 0) {
+              const int c3 = (int)threadIdx.y;
+              if ((c3 <= pc_min(7, ((m - (8 * c0)) - 1)))) {
+                if ((int)threadIdx.x >= 0) {
+                  const int c4 = (int)threadIdx.x;
+                  if ((c4 <= pc_min(31, ((n - (32 * c1)) - 1)))) {
+                    if ((c2 == 0)) {
+                      pc_c1 = 0.0;
                     }
-                    if ((m >= (((64 * c0) + c3) + 49))) {
-                      temp2_x0[((((64 * c0) + c3) + 48)) * (pc_max(n, 0)) + (((64 * c1) + c4))] = 0.0;
-                      if ((n >= (((64 * c1) + c4) + 33))) {
-                        temp2_x0[((((64 * c0) + c3) + 48)) * (pc_max(n, 0)) + ((((64 * c1) + c4) + 32))] = 0.0;
-                      }
+                    for (int c5 = 0; (c5 <= pc_min(31, ((((8 * c0) - (32 * c2)) + c3) - 1))); c5 += 1) {
+                      pc_c1 += (pc_sh_B_0[((((32 * c2) + c5)) - pc_so_B_0_0) * 32 + ((((32 * c1) + c4)) - pc_so_B_0_1) * 1] * pc_sh_A_0[((((8 * c0) + c3)) - pc_so_A_0_0) * 32 + ((((32 * c2) + c5)) - pc_so_A_0_1) * 1]);
                     }
-                  }
-                }
-              }
-              for (int c5 = 0; (c5 <= pc_min(pc_min(15, ((m - (16 * c2)) - 2)), ((((64 * c0) - (16 * c2)) + c3) + 47))); c5 += 1) {
-                if ((((64 * c0) + c3) >= (((16 * c2) + c5) + 1))) {
-                  temp2_x0[(((64 * c0) + c3)) * (pc_max(n, 0)) + (((64 * c1) + c4))] += (pc_sh_B_0[((((16 * c2) + c5)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1] * pc_sh_A_0[((((64 * c0) + c3)) - pc_so_A_0_0) * 64 + ((((16 * c2) + c5)) - pc_so_A_0_1) * 1]);
-                  if ((n >= (((64 * c1) + c4) + 33))) {
-                    temp2_x0[(((64 * c0) + c3)) * (pc_max(n, 0)) + ((((64 * c1) + c4) + 32))] += (pc_sh_B_0[((((16 * c2) + c5)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1] * pc_sh_A_0[((((64 * c0) + c3)) - pc_so_A_0_0) * 64 + ((((16 * c2) + c5)) - pc_so_A_0_1) * 1]);
-                  }
-                }
-                if (((m >= (((64 * c0) + c3) + 17)) && ((((64 * c0) + c3) + 15) >= ((16 * c2) + c5)))) {
-                  temp2_x0[((((64 * c0) + c3) + 16)) * (pc_max(n, 0)) + (((64 * c1) + c4))] += (pc_sh_B_0[((((16 * c2) + c5)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1] * pc_sh_A_0[(((((64 * c0) + c3) + 16)) - pc_so_A_0_0) * 64 + ((((16 * c2) + c5)) - pc_so_A_0_1) * 1]);
-                  if ((n >= (((64 * c1) + c4) + 33))) {
-                    temp2_x0[((((64 * c0) + c3) + 16)) * (pc_max(n, 0)) + ((((64 * c1) + c4) + 32))] += (pc_sh_B_0[((((16 * c2) + c5)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1] * pc_sh_A_0[(((((64 * c0) + c3) + 16)) - pc_so_A_0_0) * 64 + ((((16 * c2) + c5)) - pc_so_A_0_1) * 1]);
-                  }
-                }
-                if (((m >= (((64 * c0) + c3) + 33)) && ((((64 * c0) + c3) + 31) >= ((16 * c2) + c5)))) {
-                  temp2_x0[((((64 * c0) + c3) + 32)) * (pc_max(n, 0)) + (((64 * c1) + c4))] += (pc_sh_B_0[((((16 * c2) + c5)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1] * pc_sh_A_0[(((((64 * c0) + c3) + 32)) - pc_so_A_0_0) * 64 + ((((16 * c2) + c5)) - pc_so_A_0_1) * 1]);
-                  if ((n >= (((64 * c1) + c4) + 33))) {
-                    temp2_x0[((((64 * c0) + c3) + 32)) * (pc_max(n, 0)) + ((((64 * c1) + c4) + 32))] += (pc_sh_B_0[((((16 * c2) + c5)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1] * pc_sh_A_0[(((((64 * c0) + c3) + 32)) - pc_so_A_0_0) * 64 + ((((16 * c2) + c5)) - pc_so_A_0_1) * 1]);
-                  }
-                }
-                if ((m >= (((64 * c0) + c3) + 49))) {
-                  temp2_x0[((((64 * c0) + c3) + 48)) * (pc_max(n, 0)) + (((64 * c1) + c4))] += (pc_sh_B_0[((((16 * c2) + c5)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1] * pc_sh_A_0[(((((64 * c0) + c3) + 48)) - pc_so_A_0_0) * 64 + ((((16 * c2) + c5)) - pc_so_A_0_1) * 1]);
-                  if ((n >= (((64 * c1) + c4) + 33))) {
-                    temp2_x0[((((64 * c0) + c3) + 48)) * (pc_max(n, 0)) + ((((64 * c1) + c4) + 32))] += (pc_sh_B_0[((((16 * c2) + c5)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1] * pc_sh_A_0[(((((64 * c0) + c3) + 48)) - pc_so_A_0_0) * 64 + ((((16 * c2) + c5)) - pc_so_A_0_1) * 1]);
-                  }
-                }
-                if (((c2 >= (4 * c0)) && (c5 == c3))) {
-                  C[(((16 * c2) + c3)) * (n) + (((64 * c1) + c4))] = (((beta * C[(((16 * c2) + c3)) * (n) + (((64 * c1) + c4))]) + ((alpha * pc_sh_B_0[((((16 * c2) + c3)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]) * pc_sh_A_1[((((16 * c2) + c3)) - pc_so_A_1_0) * 16 + ((((16 * c2) + c3)) - pc_so_A_1_1) * 1])) + (alpha * temp2_x0[(((16 * c2) + c3)) * (pc_max(n, 0)) + (((64 * c1) + c4))]));
-                  if ((n >= (((64 * c1) + c4) + 33))) {
-                    C[(((16 * c2) + c3)) * (n) + ((((64 * c1) + c4) + 32))] = (((beta * C[(((16 * c2) + c3)) * (n) + ((((64 * c1) + c4) + 32))]) + ((alpha * pc_sh_B_0[((((16 * c2) + c3)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]) * pc_sh_A_1[((((16 * c2) + c3)) - pc_so_A_1_0) * 16 + ((((16 * c2) + c3)) - pc_so_A_1_1) * 1])) + (alpha * temp2_x0[(((16 * c2) + c3)) * (pc_max(n, 0)) + ((((64 * c1) + c4) + 32))]));
-                  }
-                }
-                if ((((16 * c2) + c5) >= (((64 * c0) + c3) + 1))) {
-                  C[(((64 * c0) + c3)) * (n) + (((64 * c1) + c4))] += ((alpha * pc_sh_B_0[((((16 * c2) + c5)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]) * pc_sh_A_0[((((16 * c2) + c5)) - pc_so_A_0_0) * 64 + ((((64 * c0) + c3)) - pc_so_A_0_1) * 1]);
-                  if ((n >= (((64 * c1) + c4) + 33))) {
-                    C[(((64 * c0) + c3)) * (n) + ((((64 * c1) + c4) + 32))] += ((alpha * pc_sh_B_0[((((16 * c2) + c5)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]) * pc_sh_A_0[((((16 * c2) + c5)) - pc_so_A_0_0) * 64 + ((((64 * c0) + c3)) - pc_so_A_0_1) * 1]);
-                  }
-                  if ((((16 * c2) + c5) >= (((64 * c0) + c3) + 17))) {
-                    C[((((64 * c0) + c3) + 16)) * (n) + (((64 * c1) + c4))] += ((alpha * pc_sh_B_0[((((16 * c2) + c5)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]) * pc_sh_A_0[((((16 * c2) + c5)) - pc_so_A_0_0) * 64 + (((((64 * c0) + c3) + 16)) - pc_so_A_0_1) * 1]);
-                    if ((n >= (((64 * c1) + c4) + 33))) {
-                      C[((((64 * c0) + c3) + 16)) * (n) + ((((64 * c1) + c4) + 32))] += ((alpha * pc_sh_B_0[((((16 * c2) + c5)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]) * pc_sh_A_0[((((16 * c2) + c5)) - pc_so_A_0_0) * 64 + (((((64 * c0) + c3) + 16)) - pc_so_A_0_1) * 1]);
+                    if ((((4 * c2) + 3) >= c0)) {
+                      pc_c0 = (((beta * pc_c0) + ((alpha * pc_sh_B_0[((((8 * c0) + c3)) - pc_so_B_0_0) * 32 + ((((32 * c1) + c4)) - pc_so_B_0_1) * 1]) * pc_sh_A_1[((((8 * c0) + c3)) - pc_so_A_1_0) * 8 + ((((8 * c0) + c3)) - pc_so_A_1_1) * 1])) + (alpha * pc_c1));
                     }
-                    if ((((16 * c2) + c5) >= (((64 * c0) + c3) + 33))) {
-                      C[((((64 * c0) + c3) + 32)) * (n) + (((64 * c1) + c4))] += ((alpha * pc_sh_B_0[((((16 * c2) + c5)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]) * pc_sh_A_0[((((16 * c2) + c5)) - pc_so_A_0_0) * 64 + (((((64 * c0) + c3) + 32)) - pc_so_A_0_1) * 1]);
-                      if ((n >= (((64 * c1) + c4) + 33))) {
-                        C[((((64 * c0) + c3) + 32)) * (n) + ((((64 * c1) + c4) + 32))] += ((alpha * pc_sh_B_0[((((16 * c2) + c5)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]) * pc_sh_A_0[((((16 * c2) + c5)) - pc_so_A_0_0) * 64 + (((((64 * c0) + c3) + 32)) - pc_so_A_0_1) * 1]);
-                      }
-                    }
-                  }
-                }
-              }
-              if (((c2 == (4 * c0)) && ((((64 * c0) + c3) + 1) == m))) {
-                C[((m - 1)) * (n) + (((64 * c1) + c4))] = (((beta * C[((m - 1)) * (n) + (((64 * c1) + c4))]) + ((alpha * pc_sh_B_0[(((m - 1)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]) * pc_sh_A_1[(((m - 1)) - pc_so_A_1_0) * 16 + (((m - 1)) - pc_so_A_1_1) * 1])) + (alpha * temp2_x0[((m - 1)) * (pc_max(n, 0)) + (((64 * c1) + c4))]));
-                if ((n >= (((64 * c1) + c4) + 33))) {
-                  C[((m - 1)) * (n) + ((((64 * c1) + c4) + 32))] = (((beta * C[((m - 1)) * (n) + ((((64 * c1) + c4) + 32))]) + ((alpha * pc_sh_B_0[(((m - 1)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]) * pc_sh_A_1[(((m - 1)) - pc_so_A_1_0) * 16 + (((m - 1)) - pc_so_A_1_1) * 1])) + (alpha * temp2_x0[((m - 1)) * (pc_max(n, 0)) + ((((64 * c1) + c4) + 32))]));
-                }
-              } else {
-                if ((((((16 * c2) + 16) >= m) && (m >= (((64 * c0) + c3) + 2))) && ((((64 * c0) + c3) + 48) >= m))) {
-                  if (((((16 * c2) + c3) + 1) == m)) {
-                    C[((m - 1)) * (n) + (((64 * c1) + c4))] = (((beta * C[((m - 1)) * (n) + (((64 * c1) + c4))]) + ((alpha * pc_sh_B_0[(((m - 1)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]) * pc_sh_A_1[(((m - 1)) - pc_so_A_1_0) * 16 + (((m - 1)) - pc_so_A_1_1) * 1])) + (alpha * temp2_x0[((m - 1)) * (pc_max(n, 0)) + (((64 * c1) + c4))]));
-                    if ((n >= (((64 * c1) + c4) + 33))) {
-                      C[((m - 1)) * (n) + ((((64 * c1) + c4) + 32))] = (((beta * C[((m - 1)) * (n) + ((((64 * c1) + c4) + 32))]) + ((alpha * pc_sh_B_0[(((m - 1)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]) * pc_sh_A_1[(((m - 1)) - pc_so_A_1_0) * 16 + (((m - 1)) - pc_so_A_1_1) * 1])) + (alpha * temp2_x0[((m - 1)) * (pc_max(n, 0)) + ((((64 * c1) + c4) + 32))]));
-                    }
-                  }
-                  C[(((64 * c0) + c3)) * (n) + (((64 * c1) + c4))] += ((alpha * pc_sh_B_0[(((m - 1)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]) * pc_sh_A_0[(((m - 1)) - pc_so_A_0_0) * 64 + ((((64 * c0) + c3)) - pc_so_A_0_1) * 1]);
-                  if ((n >= (((64 * c1) + c4) + 33))) {
-                    C[(((64 * c0) + c3)) * (n) + ((((64 * c1) + c4) + 32))] += ((alpha * pc_sh_B_0[(((m - 1)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]) * pc_sh_A_0[(((m - 1)) - pc_so_A_0_0) * 64 + ((((64 * c0) + c3)) - pc_so_A_0_1) * 1]);
-                  }
-                  if ((m >= (((64 * c0) + c3) + 18))) {
-                    C[((((64 * c0) + c3) + 16)) * (n) + (((64 * c1) + c4))] += ((alpha * pc_sh_B_0[(((m - 1)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]) * pc_sh_A_0[(((m - 1)) - pc_so_A_0_0) * 64 + (((((64 * c0) + c3) + 16)) - pc_so_A_0_1) * 1]);
-                    if ((n >= (((64 * c1) + c4) + 33))) {
-                      C[((((64 * c0) + c3) + 16)) * (n) + ((((64 * c1) + c4) + 32))] += ((alpha * pc_sh_B_0[(((m - 1)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]) * pc_sh_A_0[(((m - 1)) - pc_so_A_0_0) * 64 + (((((64 * c0) + c3) + 16)) - pc_so_A_0_1) * 1]);
-                    }
-                    if ((m >= (((64 * c0) + c3) + 34))) {
-                      C[((((64 * c0) + c3) + 32)) * (n) + (((64 * c1) + c4))] += ((alpha * pc_sh_B_0[(((m - 1)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]) * pc_sh_A_0[(((m - 1)) - pc_so_A_0_0) * 64 + (((((64 * c0) + c3) + 32)) - pc_so_A_0_1) * 1]);
-                      if ((n >= (((64 * c1) + c4) + 33))) {
-                        C[((((64 * c0) + c3) + 32)) * (n) + ((((64 * c1) + c4) + 32))] += ((alpha * pc_sh_B_0[(((m - 1)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]) * pc_sh_A_0[(((m - 1)) - pc_so_A_0_0) * 64 + (((((64 * c0) + c3) + 32)) - pc_so_A_0_1) * 1]);
-                      }
-                    }
-                  }
-                }
-                if ((c2 == ((4 * c0) + 3))) {
-                  for (int c5 = c3; (c5 <= pc_min(15, ((m - (64 * c0)) - 49))); c5 += 1) {
-                    if ((c5 == c3)) {
-                      C[((((64 * c0) + c3) + 48)) * (n) + (((64 * c1) + c4))] = (((beta * C[((((64 * c0) + c3) + 48)) * (n) + (((64 * c1) + c4))]) + ((alpha * pc_sh_B_0[(((((64 * c0) + c3) + 48)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]) * pc_sh_A_1[(((((64 * c0) + c3) + 48)) - pc_so_A_1_0) * 16 + (((((64 * c0) + c3) + 48)) - pc_so_A_1_1) * 1])) + (alpha * temp2_x0[((((64 * c0) + c3) + 48)) * (pc_max(n, 0)) + (((64 * c1) + c4))]));
-                      if ((n >= (((64 * c1) + c4) + 33))) {
-                        C[((((64 * c0) + c3) + 48)) * (n) + ((((64 * c1) + c4) + 32))] = (((beta * C[((((64 * c0) + c3) + 48)) * (n) + ((((64 * c1) + c4) + 32))]) + ((alpha * pc_sh_B_0[(((((64 * c0) + c3) + 48)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]) * pc_sh_A_1[(((((64 * c0) + c3) + 48)) - pc_so_A_1_0) * 16 + (((((64 * c0) + c3) + 48)) - pc_so_A_1_1) * 1])) + (alpha * temp2_x0[((((64 * c0) + c3) + 48)) * (pc_max(n, 0)) + ((((64 * c1) + c4) + 32))]));
-                      }
-                    }
-                    C[(((64 * c0) + c3)) * (n) + (((64 * c1) + c4))] += ((alpha * pc_sh_B_0[(((((64 * c0) + c5) + 48)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]) * pc_sh_A_0[(((((64 * c0) + c5) + 48)) - pc_so_A_0_0) * 64 + ((((64 * c0) + c3)) - pc_so_A_0_1) * 1]);
-                    if ((n >= (((64 * c1) + c4) + 33))) {
-                      C[(((64 * c0) + c3)) * (n) + ((((64 * c1) + c4) + 32))] += ((alpha * pc_sh_B_0[(((((64 * c0) + c5) + 48)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]) * pc_sh_A_0[(((((64 * c0) + c5) + 48)) - pc_so_A_0_0) * 64 + ((((64 * c0) + c3)) - pc_so_A_0_1) * 1]);
-                    }
-                    C[((((64 * c0) + c3) + 16)) * (n) + (((64 * c1) + c4))] += ((alpha * pc_sh_B_0[(((((64 * c0) + c5) + 48)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]) * pc_sh_A_0[(((((64 * c0) + c5) + 48)) - pc_so_A_0_0) * 64 + (((((64 * c0) + c3) + 16)) - pc_so_A_0_1) * 1]);
-                    if ((n >= (((64 * c1) + c4) + 33))) {
-                      C[((((64 * c0) + c3) + 16)) * (n) + ((((64 * c1) + c4) + 32))] += ((alpha * pc_sh_B_0[(((((64 * c0) + c5) + 48)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]) * pc_sh_A_0[(((((64 * c0) + c5) + 48)) - pc_so_A_0_0) * 64 + (((((64 * c0) + c3) + 16)) - pc_so_A_0_1) * 1]);
-                    }
-                    C[((((64 * c0) + c3) + 32)) * (n) + (((64 * c1) + c4))] += ((alpha * pc_sh_B_0[(((((64 * c0) + c5) + 48)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]) * pc_sh_A_0[(((((64 * c0) + c5) + 48)) - pc_so_A_0_0) * 64 + (((((64 * c0) + c3) + 32)) - pc_so_A_0_1) * 1]);
-                    if ((n >= (((64 * c1) + c4) + 33))) {
-                      C[((((64 * c0) + c3) + 32)) * (n) + ((((64 * c1) + c4) + 32))] += ((alpha * pc_sh_B_0[(((((64 * c0) + c5) + 48)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]) * pc_sh_A_0[(((((64 * c0) + c5) + 48)) - pc_so_A_0_0) * 64 + (((((64 * c0) + c3) + 32)) - pc_so_A_0_1) * 1]);
-                    }
-                    if ((c5 >= (c3 + 1))) {
-                      C[((((64 * c0) + c3) + 48)) * (n) + (((64 * c1) + c4))] += ((alpha * pc_sh_B_0[(((((64 * c0) + c5) + 48)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]) * pc_sh_A_0[(((((64 * c0) + c5) + 48)) - pc_so_A_0_0) * 64 + (((((64 * c0) + c3) + 48)) - pc_so_A_0_1) * 1]);
-                      if ((n >= (((64 * c1) + c4) + 33))) {
-                        C[((((64 * c0) + c3) + 48)) * (n) + ((((64 * c1) + c4) + 32))] += ((alpha * pc_sh_B_0[(((((64 * c0) + c5) + 48)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]) * pc_sh_A_0[(((((64 * c0) + c5) + 48)) - pc_so_A_0_0) * 64 + (((((64 * c0) + c3) + 48)) - pc_so_A_0_1) * 1]);
-                      }
+                    for (int c5 = ((((8 * c0) - (32 * c2)) + c3) + 1); (c5 <= pc_min(31, ((m - (32 * c2)) - 1))); c5 += 1) {
+                      pc_c0 += ((alpha * pc_sh_B_0[((((32 * c2) + c5)) - pc_so_B_0_0) * 32 + ((((32 * c1) + c4)) - pc_so_B_0_1) * 1]) * pc_sh_A_0[((((32 * c2) + c5)) - pc_so_A_0_0) * 32 + ((((8 * c0) + c3)) - pc_so_A_0_1) * 1]);
                     }
                   }
                 }
@@ -194,115 +87,43 @@ __global__ void __launch_bounds__(512) kernel0(int m, int n, double alpha, doubl
             }
           }
         }
-      }
-      if (((((64 * c0) + 49) >= m) && (((m - 1) % 16) == 0))) {
-        {
-          const int pc_so_A_0_0 = (((-((m - 1) % 16)) + m) - 1);
-          const int pc_so_A_0_1 = (64 * c0);
-          const int pc_so_A_1_0 = (((-((m - 1) % 16)) + m) - 1);
-          const int pc_so_A_1_1 = (((-((m - 1) % 16)) + m) - 1);
-          const int pc_so_B_0_0 = (((-((m - 1) % 16)) + m) - 1);
-          const int pc_so_B_0_1 = (64 * c1);
-          __syncthreads();
-          for (int pc_e = (int)threadIdx.x + 32 * (int)threadIdx.y; pc_e < 4096; pc_e += 512) {
-            const int pc_x0 = pc_so_A_0_0 + pc_e / 64;
-            const int pc_x1 = pc_so_A_0_1 + (pc_e) % 64;
-            const int pc_l = (pc_x0 - pc_so_A_0_0) * 64 + (pc_x1 - pc_so_A_0_1) * 1;
-            if (pc_x0 >= 0 && pc_x0 < (m) && pc_x1 >= 0 && pc_x1 < (m) && ((((((((((c0 >= 0) && (((64 * c0) + 49) >= m)) && (c1 >= 0)) && (n >= ((64 * c1) + 1))) && ((pc_x0 + 1) == m)) && (m >= (pc_x1 + 2))) && (pc_x1 >= (64 * c0))) && ((((m + 14) % 64) + pc_x1) >= (m + 14))) && (((m - 1) % 16) == 0)))) pc_sh_A_0[pc_l] = A[(pc_x0) * (m) + (pc_x1)];
-          }
-          for (int pc_e = (int)threadIdx.x + 32 * (int)threadIdx.y; pc_e < 256; pc_e += 512) {
-            const int pc_x0 = pc_so_A_1_0 + pc_e / 16;
-            const int pc_x1 = pc_so_A_1_1 + (pc_e) % 16;
-            const int pc_l = (pc_x0 - pc_so_A_1_0) * 16 + (pc_x1 - pc_so_A_1_1) * 1;
-            if (pc_x0 >= 0 && pc_x0 < (m) && pc_x1 >= 0 && pc_x1 < (m) && ((((((((((c0 >= 0) && (m >= ((64 * c0) + 1))) && (((64 * c0) + 49) >= m)) && (c1 >= 0)) && (n >= ((64 * c1) + 1))) && ((pc_x0 + 1) == m)) && ((pc_x1 + 1) == m)) && (((m + 14) % 64) >= 15)) && (((m - 1) % 16) == 0)))) pc_sh_A_1[pc_l] = A[(pc_x0) * (m) + (pc_x1)];
-          }
-          for (int pc_e = (int)threadIdx.x + 32 * (int)threadIdx.y; pc_e < 1024; pc_e += 512) {
-            const int pc_x0 = pc_so_B_0_0 + pc_e / 64;
-            const int pc_x1 = pc_so_B_0_1 + (pc_e) % 64;
-            const int pc_l = (pc_x0 - pc_so_B_0_0) * 64 + (pc_x1 - pc_so_B_0_1) * 1;
-            if (pc_x0 >= 0 && pc_x0 < (m) && pc_x1 >= 0 && pc_x1 < (n) && (((((((((((c0 >= 0) && (m >= ((64 * c0) + 1))) && (((64 * c0) + 49) >= m)) && (c1 >= 0)) && ((pc_x0 + 1) == m)) && (n >= (pc_x1 + 1))) && (pc_x1 >= (64 * c1))) && (((64 * c1) + 63) >= pc_x1)) && (((m - 1) % 16) == 0)) && (((m + 14) % 64) >= 15)))) pc_sh_B_0[pc_l] = B[(pc_x0) * (n) + (pc_x1)];
-          }
-          __syncthreads();
-          for (int c3 = (int)threadIdx.y; (c3 <= pc_min(15, ((m - (64 * c0)) - 1))); c3 += (int)blockDim.y) {
-            for (int c4 = (int)threadIdx.x; (c4 <= pc_min(31, ((n - (64 * c1)) - 1))); c4 += (int)blockDim.x) {
-              if ((m >= (((64 * c0) + c3) + 2))) {
-                C[(((64 * c0) + c3)) * (n) + (((64 * c1) + c4))] += ((alpha * pc_sh_B_0[(((m - 1)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]) * pc_sh_A_0[(((m - 1)) - pc_so_A_0_0) * 64 + ((((64 * c0) + c3)) - pc_so_A_0_1) * 1]);
-                if ((n >= (((64 * c1) + c4) + 33))) {
-                  C[(((64 * c0) + c3)) * (n) + ((((64 * c1) + c4) + 32))] += ((alpha * pc_sh_B_0[(((m - 1)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]) * pc_sh_A_0[(((m - 1)) - pc_so_A_0_0) * 64 + ((((64 * c0) + c3)) - pc_so_A_0_1) * 1]);
-                }
-                if ((m >= (((64 * c0) + c3) + 18))) {
-                  C[((((64 * c0) + c3) + 16)) * (n) + (((64 * c1) + c4))] += ((alpha * pc_sh_B_0[(((m - 1)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]) * pc_sh_A_0[(((m - 1)) - pc_so_A_0_0) * 64 + (((((64 * c0) + c3) + 16)) - pc_so_A_0_1) * 1]);
-                  if ((n >= (((64 * c1) + c4) + 33))) {
-                    C[((((64 * c0) + c3) + 16)) * (n) + ((((64 * c1) + c4) + 32))] += ((alpha * pc_sh_B_0[(((m - 1)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]) * pc_sh_A_0[(((m - 1)) - pc_so_A_0_0) * 64 + (((((64 * c0) + c3) + 16)) - pc_so_A_0_1) * 1]);
-                  }
-                  if ((((64 * c0) + 49) == m)) {
-                    C[(((m + c3) - 17)) * (n) + (((64 * c1) + c4))] += ((alpha * pc_sh_B_0[(((m - 1)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]) * pc_sh_A_0[(((m - 1)) - pc_so_A_0_0) * 64 + ((((m + c3) - 17)) - pc_so_A_0_1) * 1]);
-                    if ((n >= (((64 * c1) + c4) + 33))) {
-                      C[(((m + c3) - 17)) * (n) + ((((64 * c1) + c4) + 32))] += ((alpha * pc_sh_B_0[(((m - 1)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]) * pc_sh_A_0[(((m - 1)) - pc_so_A_0_0) * 64 + ((((m + c3) - 17)) - pc_so_A_0_1) * 1]);
+        for (int c2 = ((c0 / 4) + 1); (c2 <= ((m - 1) / 32)); c2 += 1) {
+          {
+            const int pc_so_A_0_0 = (32 * c2);
+            const int pc_so_A_0_1 = (8 * c0);
+            const int pc_so_B_0_0 = (32 * c2);
+            const int pc_so_B_0_1 = (32 * c1);
+            __syncthreads();
+            for (int pc_e = (int)threadIdx.x + 32 * (int)threadIdx.y; pc_e < 1024; pc_e += 256) {
+              const int pc_x0 = pc_so_A_0_0 + pc_e / 32;
+              const int pc_x1 = pc_so_A_0_1 + (pc_e) % 32;
+              const int pc_l = (pc_x0 - pc_so_A_0_0) * 32 + (pc_x1 - pc_so_A_0_1) * 1;
+              if (pc_x0 >= 0 && pc_x0 < (m) && pc_x1 >= 0 && pc_x1 < (m) && (((((((((((c0 >= 0) && (c1 >= 0)) && (n >= ((32 * c1) + 1))) && ((4 * c2) >= (c0 + 1))) && (m >= (pc_x0 + 1))) && (pc_x0 >= (32 * c2))) && (((32 * c2) + 31) >= pc_x0)) && (pc_x1 >= (8 * c0))) && (((8 * c0) + 7) >= pc_x1)) && (pc_x0 >= (((pc_x0 % 32) + pc_x1) + 1))))) pc_sh_A_0[pc_l] = A[(pc_x0) * (m) + (pc_x1)];
+            }
+            for (int pc_e = (int)threadIdx.x + 32 * (int)threadIdx.y; pc_e < 1024; pc_e += 256) {
+              const int pc_x0 = pc_so_B_0_0 + pc_e / 32;
+              const int pc_x1 = pc_so_B_0_1 + (pc_e) % 32;
+              const int pc_l = (pc_x0 - pc_so_B_0_0) * 32 + (pc_x1 - pc_so_B_0_1) * 1;
+              if (pc_x0 >= 0 && pc_x0 < (m) && pc_x1 >= 0 && pc_x1 < (n) && (((((((((((c0 >= 0) && (c1 >= 0)) && ((4 * c2) >= (c0 + 1))) && (m >= (pc_x0 + 1))) && (pc_x0 >= (32 * c2))) && (((32 * c2) + 31) >= pc_x0)) && (n >= (pc_x1 + 1))) && (pc_x1 >= (32 * c1))) && (((32 * c1) + 31) >= pc_x1)) && ((4 * (pc_x0 / 32)) >= (c0 + 1))))) pc_sh_B_0[pc_l] = B[(pc_x0) * (n) + (pc_x1)];
+            }
+            __syncthreads();
+            if ((int)threadIdx.y >= 0) {
+              const int c3 = (int)threadIdx.y;
+              if ((c3 <= 7)) {
+                if ((int)threadIdx.x >= 0) {
+                  const int c4 = (int)threadIdx.x;
+                  if ((c4 <= pc_min(31, ((n - (32 * c1)) - 1)))) {
+                    for (int c5 = 0; (c5 <= pc_min(31, ((m - (32 * c2)) - 1))); c5 += 1) {
+                      pc_c0 += ((alpha * pc_sh_B_0[((((32 * c2) + c5)) - pc_so_B_0_0) * 32 + ((((32 * c1) + c4)) - pc_so_B_0_1) * 1]) * pc_sh_A_0[((((32 * c2) + c5)) - pc_so_A_0_0) * 32 + ((((8 * c0) + c3)) - pc_so_A_0_1) * 1]);
                     }
                   }
                 }
-              } else {
-                if ((m == 1)) {
-                  temp2_x0[(0) * (pc_max(n, 0)) + (((64 * c1) + c4))] = 0.0;
-                  if ((n >= (((64 * c1) + c4) + 33))) {
-                    temp2_x0[(0) * (pc_max(n, 0)) + ((((64 * c1) + c4) + 32))] = 0.0;
-                  }
-                }
-              }
-              if ((c3 == 0)) {
-                C[((m - 1)) * (n) + (((64 * c1) + c4))] = (((beta * C[((m - 1)) * (n) + (((64 * c1) + c4))]) + ((alpha * pc_sh_B_0[(((m - 1)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]) * pc_sh_A_1[(((m - 1)) - pc_so_A_1_0) * 16 + (((m - 1)) - pc_so_A_1_1) * 1])) + (alpha * temp2_x0[((m - 1)) * (pc_max(n, 0)) + (((64 * c1) + c4))]));
-                if ((n >= (((64 * c1) + c4) + 33))) {
-                  C[((m - 1)) * (n) + ((((64 * c1) + c4) + 32))] = (((beta * C[((m - 1)) * (n) + ((((64 * c1) + c4) + 32))]) + ((alpha * pc_sh_B_0[(((m - 1)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]) * pc_sh_A_1[(((m - 1)) - pc_so_A_1_0) * 16 + (((m - 1)) - pc_so_A_1_1) * 1])) + (alpha * temp2_x0[((m - 1)) * (pc_max(n, 0)) + ((((64 * c1) + c4) + 32))]));
-                }
               }
             }
           }
         }
-      }
-      for (int c2 = ((4 * c0) + 4); (c2 <= ((m - 1) / 16)); c2 += 1) {
-        {
-          const int pc_so_A_0_0 = (16 * c2);
-          const int pc_so_A_0_1 = (64 * c0);
-          const int pc_so_B_0_0 = (16 * c2);
-          const int pc_so_B_0_1 = (64 * c1);
-          __syncthreads();
-          for (int pc_e = (int)threadIdx.x + 32 * (int)threadIdx.y; pc_e < 4096; pc_e += 512) {
-            const int pc_x0 = pc_so_A_0_0 + pc_e / 64;
-            const int pc_x1 = pc_so_A_0_1 + (pc_e) % 64;
-            const int pc_l = (pc_x0 - pc_so_A_0_0) * 64 + (pc_x1 - pc_so_A_0_1) * 1;
-            if (pc_x0 >= 0 && pc_x0 < (m) && pc_x1 >= 0 && pc_x1 < (m) && (((((((((((c0 >= 0) && (c1 >= 0)) && (n >= ((64 * c1) + 1))) && (c2 >= ((4 * c0) + 4))) && (m >= (pc_x0 + 1))) && (pc_x0 >= (16 * c2))) && (((16 * c2) + 15) >= pc_x0)) && (pc_x1 >= (64 * c0))) && (((64 * c0) + 63) >= pc_x1)) && (((pc_x1 % 64) + pc_x0) >= (pc_x1 + 64))))) pc_sh_A_0[pc_l] = A[(pc_x0) * (m) + (pc_x1)];
-          }
-          for (int pc_e = (int)threadIdx.x + 32 * (int)threadIdx.y; pc_e < 1024; pc_e += 512) {
-            const int pc_x0 = pc_so_B_0_0 + pc_e / 64;
-            const int pc_x1 = pc_so_B_0_1 + (pc_e) % 64;
-            const int pc_l = (pc_x0 - pc_so_B_0_0) * 64 + (pc_x1 - pc_so_B_0_1) * 1;
-            if (pc_x0 >= 0 && pc_x0 < (m) && pc_x1 >= 0 && pc_x1 < (n) && ((((((((((c0 >= 0) && (c1 >= 0)) && (c2 >= ((4 * c0) + 4))) && (m >= (pc_x0 + 1))) && (pc_x0 >= (16 * c2))) && (((16 * c2) + 15) >= pc_x0)) && (n >= (pc_x1 + 1))) && (pc_x1 >= (64 * c1))) && (((64 * c1) + 63) >= pc_x1)))) pc_sh_B_0[pc_l] = B[(pc_x0) * (n) + (pc_x1)];
-          }
-          __syncthreads();
-          for (int c3 = (int)threadIdx.y; (c3 <= 15); c3 += (int)blockDim.y) {
-            for (int c4 = (int)threadIdx.x; (c4 <= pc_min(31, ((n - (64 * c1)) - 1))); c4 += (int)blockDim.x) {
-              for (int c5 = 0; (c5 <= pc_min(15, ((m - (16 * c2)) - 1))); c5 += 1) {
-                C[(((64 * c0) + c3)) * (n) + (((64 * c1) + c4))] += ((alpha * pc_sh_B_0[((((16 * c2) + c5)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]) * pc_sh_A_0[((((16 * c2) + c5)) - pc_so_A_0_0) * 64 + ((((64 * c0) + c3)) - pc_so_A_0_1) * 1]);
-                if ((n >= (((64 * c1) + c4) + 33))) {
-                  C[(((64 * c0) + c3)) * (n) + ((((64 * c1) + c4) + 32))] += ((alpha * pc_sh_B_0[((((16 * c2) + c5)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]) * pc_sh_A_0[((((16 * c2) + c5)) - pc_so_A_0_0) * 64 + ((((64 * c0) + c3)) - pc_so_A_0_1) * 1]);
-                }
-                C[((((64 * c0) + c3) + 16)) * (n) + (((64 * c1) + c4))] += ((alpha * pc_sh_B_0[((((16 * c2) + c5)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]) * pc_sh_A_0[((((16 * c2) + c5)) - pc_so_A_0_0) * 64 + (((((64 * c0) + c3) + 16)) - pc_so_A_0_1) * 1]);
-                if ((n >= (((64 * c1) + c4) + 33))) {
-                  C[((((64 * c0) + c3) + 16)) * (n) + ((((64 * c1) + c4) + 32))] += ((alpha * pc_sh_B_0[((((16 * c2) + c5)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]) * pc_sh_A_0[((((16 * c2) + c5)) - pc_so_A_0_0) * 64 + (((((64 * c0) + c3) + 16)) - pc_so_A_0_1) * 1]);
-                }
-                C[((((64 * c0) + c3) + 32)) * (n) + (((64 * c1) + c4))] += ((alpha * pc_sh_B_0[((((16 * c2) + c5)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]) * pc_sh_A_0[((((16 * c2) + c5)) - pc_so_A_0_0) * 64 + (((((64 * c0) + c3) + 32)) - pc_so_A_0_1) * 1]);
-                if ((n >= (((64 * c1) + c4) + 33))) {
-                  C[((((64 * c0) + c3) + 32)) * (n) + ((((64 * c1) + c4) + 32))] += ((alpha * pc_sh_B_0[((((16 * c2) + c5)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]) * pc_sh_A_0[((((16 * c2) + c5)) - pc_so_A_0_0) * 64 + (((((64 * c0) + c3) + 32)) - pc_so_A_0_1) * 1]);
-                }
-                C[((((64 * c0) + c3) + 48)) * (n) + (((64 * c1) + c4))] += ((alpha * pc_sh_B_0[((((16 * c2) + c5)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]) * pc_sh_A_0[((((16 * c2) + c5)) - pc_so_A_0_0) * 64 + (((((64 * c0) + c3) + 48)) - pc_so_A_0_1) * 1]);
-                if ((n >= (((64 * c1) + c4) + 33))) {
-                  C[((((64 * c0) + c3) + 48)) * (n) + ((((64 * c1) + c4) + 32))] += ((alpha * pc_sh_B_0[((((16 * c2) + c5)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]) * pc_sh_A_0[((((16 * c2) + c5)) - pc_so_A_0_0) * 64 + (((((64 * c0) + c3) + 48)) - pc_so_A_0_1) * 1]);
-                }
-              }
-            }
-          }
-        }
+        if ((((((((((c0 >= 0) && (c1 >= 0)) && (m >= (((8 * c0) + pc_t0) + 1))) && (pc_t0 >= 0)) && (pc_t0 <= 7)) && (n >= (((32 * c1) + pc_t1) + 1))) && (pc_t1 >= 0)) && (pc_t1 <= 31)))) C[(((8 * c0) + pc_t0)) * (n) + (((32 * c1) + pc_t1))] = pc_c0;
+        if ((((((((((c0 >= 0) && (c1 >= 0)) && (m >= (((8 * c0) + pc_t0) + 1))) && (pc_t0 >= 0)) && (pc_t0 <= 7)) && (n >= (((32 * c1) + pc_t1) + 1))) && (pc_t1 >= 0)) && (pc_t1 <= 31)))) temp2_x0[(((8 * c0) + pc_t0)) * (pc_max(n, 0)) + (((32 * c1) + pc_t1))] = pc_c1;
       }
     }
   }
@@ -460,7 +281,7 @@ extern "C" int pc_symm_scatter_dev(long long m, long long n, double alpha, doubl
     pc_symm_scatter_dev_state.at_exit = 1;
     atexit(pc_symm_scatter_at_exit);
   }
-  kernel0<<<dim3((unsigned)pc_min(pc_max(((n + 63) / 64), 1LL), 2147483647LL), (unsigned)pc_min(pc_max(((m + 63) / 64), 1LL), 65535LL)), dim3(32, 16)>>>((int)m, (int)n, alpha, beta, C, A, B, temp2, temp2_x0);
+  kernel0<<<dim3((unsigned)pc_min(pc_max(((n + 31) / 32), 1LL), 2147483647LL), (unsigned)pc_min(pc_max(((m + 7) / 8), 1LL), 65535LL)), dim3(32, 8)>>>((int)m, (int)n, alpha, beta, C, A, B, temp2, temp2_x0);
   PC_CHECK(cudaGetLastError());
   PC_CHECK(cudaDeviceSynchronize());
   return 0;
