@@ -51,6 +51,36 @@ def test_legality_check_rejects_an_interchanged_sor():
     legality.check(isl_scheduler.original_schedule_tree(scop, ctx), deps)
 
 
+@pytest.mark.parametrize("make", hand_scops.ALL)
+def test_fast_legality_answer_is_violated_s(make):
+    """check()'s fast path (_orders_all) says legal exactly when violated() is empty: on the
+    isl schedule, the original order, the original order reversed (illegal where there is a
+    dependence), and the original order without the first statement's instances."""
+    scop = make()
+    ctx = isl_scheduler.new_context()
+    deps = dependences.untagged_union(scop, ctx)
+    original = isl_scheduler.original_schedule_tree(scop, ctx)
+    domain = original.get_domain()
+    schedules = [isl_scheduler.isl_schedule(scop, ctx), original]
+    sched_umap = original.get_map()
+    dims: list[int] = []
+    sched_umap.foreach_map(lambda m: dims.append(m.dim(isl.dim_type.out)))
+    n = dims[0]
+    names = [f"s{k}" for k in range(n)]
+    negate = isl.UnionMap(f"{{ [{', '.join(names)}] -> [{', '.join('-' + x for x in names)}] }}",
+                          context=ctx)
+    schedules.append(isl.Schedule.from_domain(domain).insert_partial_schedule(
+        isl.MultiUnionPwAff.from_union_map(sched_umap.apply_range(negate))))
+    first: list[isl.Set] = []
+    domain.foreach_set(first.append)
+    schedules.append(original.intersect_domain(domain.subtract(isl.UnionSet(first[0]))))
+    answers = [legality._orders_all(schedule, deps) for schedule in schedules]
+    assert answers == [legality.violated(schedule, deps).is_empty() for schedule in schedules]
+    assert answers[:2] == [True, True]
+    if not deps.is_empty():
+        assert not answers[2]
+
+
 def test_mapping_marks_kernels_and_keeps_sequential_loops_on_host():
     scop = hand_scops.jacobi_2d()
     ctx = isl_scheduler.new_context()
