@@ -44,9 +44,10 @@ def carry_code(scop: Scop, elements: tuple[CarriedElement, ...], n: int, build: 
             cells = _as_parameters(build, mine.reverse().apply_range(touched), n)  # { A[a] }
             subscripts = {}
             for d in range(cells.dim(isl.dim_type.set)):
-                if not cells.dim_max(d).is_equal(cells.dim_min(d)):
+                highest = cells.dim_max(d)  # parametric ILP: computed once, used twice
+                if not highest.is_equal(cells.dim_min(d)):
                     return None
-                subscripts[str(d)] = _expr(cells.dim_max(d).coalesce())
+                subscripts[str(d)] = _expr(highest.coalesce())
 
             def sub(index: Expr, subscripts: dict[str, str] = subscripts) -> str:
                 assert isinstance(index, Var)
@@ -108,8 +109,8 @@ def _condition(build: isl.AstBuild, key: isl.UnionMap, n: int) -> str | None:
     points = key.range()
     if points.is_empty():
         return None
-    as_map = isl.UnionMap.from_domain_and_range(points, isl.UnionSet.read_from_str(
-        key.get_ctx(), "{ [] }"))
+    as_map = isl.UnionMap.from_domain_and_range(
+        points, isl.UnionSet(isl.Set.universe(isl.Space.set_alloc(key.get_ctx(), 0, 0))))
     flat = _as_parameters(build, as_map, n).params().coalesce()
     if flat.plain_is_universe():
         return "1"
