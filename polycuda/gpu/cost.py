@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from polycuda.gpu.mapping import KERNEL_MARK, REDUCE_MARK, SERIAL_MARK, MappedSchedule
+from polycuda.gpu.mapping import KERNEL_MARK, REDUCE_MARK, ROWS, SERIAL_MARK, MappedSchedule
 
 # A loop whose trip count, for fixed outer loops, can exceed this is of parametric length
 # (tiles and intra-tile wavefronts are far shorter; any parametric extent exceeds it).
@@ -48,6 +48,8 @@ PARAMETRIC_TRIPS = 1 << 16
 LAUNCH_PARAMETER = 256
 
 _N = isl.schedule_node_type
+# cost()'s marker of a row reduction kernel among the kernels' mapped members
+ROW_KERNEL = -1
 
 
 @dataclass(frozen=True, order=True)
@@ -67,6 +69,9 @@ class Cost:
 def cost(mapped: MappedSchedule) -> Cost:
     """The Cost of a mapped schedule (see the module docstring)."""
     mapped_members = {k.name: k.n for k in mapped.kernels}
+    # row kernels: rows on blocks, their reduction loops on a warp's lanes (all mapped)
+    mapped_members.update({k.name: ROW_KERNEL for k in mapped.kernels
+                           if k.reduction_combine == ROWS})
     root = mapped.schedule.get_root()
     if not root.n_children():
         return Cost(0, 0)
@@ -117,6 +122,11 @@ def _visit(node: isl.ScheduleNode, members: dict[str, int], skip: int, serial: b
         mark, _, name = node.mark_get_id().get_name().partition(":")
         if mark in (KERNEL_MARK, "thread"):
             skip = members.get(name, 0)
+        if mark == REDUCE_MARK and members.get(name) == ROW_KERNEL:
+            # the rows on blocks and each row's reduction loops spread over a warp's lanes
+            # (gpu/row_reduction.py): no loop of the kernel runs in sequence in one thread,
+            # as a many-block reduction's loop below
+            return Cost(0, 0)
         if mark == REDUCE_MARK:  # its loop is spread over a block of threads
             skip = 1
         if mark in (KERNEL_MARK, SERIAL_MARK, REDUCE_MARK):

@@ -8,7 +8,7 @@ import pytest
 import polycuda
 from kernels import suite
 from polycuda.cli import main
-from polycuda.gpu import cost
+from polycuda.gpu import cost, mapping
 from polycuda.options import Options
 from polycuda.pipeline import choose_schedule, dependence_map, transform_scop
 from polycuda.schedule import isl_scheduler
@@ -114,3 +114,12 @@ def test_a_parallel_nest_fused_into_another_statements_loop_costs_in_thread_loop
     assert (fused.in_thread, distributed.in_thread) == (2, 1)
     # gemm: C *= beta is fused at k = 0, a point of the k loop: it runs no loop of its own
     assert cost.cost(_choice("gemm", scheduler="isl").mapped).in_thread == 1
+
+
+def test_row_reduction_kernels_run_no_loop_in_one_thread():
+    # gesummv: both rows (y = A x, tmp = B x) on blocks, their j loops on a warp's lanes
+    found = _choice("gesummv", scheduler="isl")
+    assert [k.reduction_combine for k in found.mapped.kernels] == [mapping.ROWS]
+    assert cost.cost(found.mapped) == cost.Cost(0, 0, 0, 0)
+    no_rows = _choice("gesummv", scheduler="isl", row_reductions=False)
+    assert cost.cost(no_rows.mapped).in_thread > 0
