@@ -37,7 +37,8 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from polycuda.gpu.mapping import KERNEL_MARK, REDUCE_MARK, ROWS, SERIAL_MARK, MappedSchedule
+from polycuda.gpu.mapping import (KERNEL_MARK, REDUCE_MARK, ROWS, SERIAL_MARK, KernelMapping,
+                                  MappedSchedule)
 
 # A loop whose trip count, for fixed outer loops, can exceed this is of parametric length
 # (tiles and intra-tile wavefronts are far shorter; any parametric extent exceeds it).
@@ -48,8 +49,6 @@ PARAMETRIC_TRIPS = 1 << 16
 LAUNCH_PARAMETER = 256
 
 _N = isl.schedule_node_type
-# cost()'s marker of a row reduction kernel among the kernels' mapped members
-ROW_KERNEL = -1
 
 
 @dataclass(frozen=True, order=True)
@@ -68,14 +67,11 @@ class Cost:
 
 def cost(mapped: MappedSchedule) -> Cost:
     """The Cost of a mapped schedule (see the module docstring)."""
-    mapped_members = {k.name: k.n for k in mapped.kernels}
-    # row kernels: rows on blocks, their reduction loops on a warp's lanes (all mapped)
-    mapped_members.update({k.name: ROW_KERNEL for k in mapped.kernels
-                           if k.reduction_combine == ROWS})
+    kernels = {k.name: k for k in mapped.kernels}
     root = mapped.schedule.get_root()
     if not root.n_children():
         return Cost(0, 0)
-    loops = _visit(root, mapped_members, 0, False, None)
+    loops = _visit(root, kernels, 0, False, None)
     return Cost(loops.serial, loops.depth, loops.in_thread, launches(mapped))
 
 
@@ -110,19 +106,21 @@ def launches(mapped: MappedSchedule) -> int:
     return total
 
 
-def _visit(node: isl.ScheduleNode, members: dict[str, int], skip: int, serial: bool,
-           in_thread: tuple[tuple[isl.ScheduleNode, int], ...] | None) -> Cost:
-    """Cost of the subtree at `node`; `skip`: leading members of the next band that are
-    mapped to blocks or threads; `serial`: inside a one-thread kernel; `in_thread`: the band
-    members around `node` that a thread runs in sequence, None outside kernels."""
+def _visit(node: isl.ScheduleNode, kernels: dict[str, KernelMapping], skip: int,
+           serial: bool, in_thread: tuple[tuple[isl.ScheduleNode, int], ...] | None) -> Cost:
+    """Cost of the subtree at `node`; `kernels`: the mapping's kernels by name; `skip`:
+    leading members of the next band that are mapped to blocks or threads; `serial`: inside
+    a one-thread kernel; `in_thread`: the band members around `node` that a thread runs in
+    sequence, None outside kernels."""
     kind = node.get_type()
     if kind == _N.leaf:
         return Cost(0, 0, _thread_loops(node, in_thread or ()))
     if kind == _N.mark:
         mark, _, name = node.mark_get_id().get_name().partition(":")
+        kernel = kernels.get(name)
         if mark in (KERNEL_MARK, "thread"):
-            skip = members.get(name, 0)
-        if mark == REDUCE_MARK and members.get(name) == ROW_KERNEL:
+            skip = kernel.n if kernel else 0
+        if mark == REDUCE_MARK and kernel and kernel.reduction_combine == ROWS:
             # the rows on blocks and each row's reduction loops spread over a warp's lanes
             # (gpu/row_reduction.py): no loop of the kernel runs in sequence in one thread,
             # as a many-block reduction's loop below
@@ -132,15 +130,15 @@ def _visit(node: isl.ScheduleNode, members: dict[str, int], skip: int, serial: b
         if mark in (KERNEL_MARK, SERIAL_MARK, REDUCE_MARK):
             in_thread = ()
         serial = serial or mark == SERIAL_MARK
-        return _visit(node.child(0), members, skip, serial, in_thread)
+        return _visit(node.child(0), kernels, skip, serial, in_thread)
     if kind == _N.band:
         loops = sum(_parametric(node, k) for k in range(skip, node.band_n_member()))
         inner = None if in_thread is None else in_thread + tuple(
             (node.copy(), k) for k in range(skip, node.band_n_member()))
-        below = _visit(node.child(0), members, 0, serial, inner)
+        below = _visit(node.child(0), kernels, 0, serial, inner)
         return Cost(below.serial + (loops if serial else 0), below.depth + loops,
                     below.in_thread)
-    children = [_visit(node.child(k), members, skip, serial, in_thread)
+    children = [_visit(node.child(k), kernels, skip, serial, in_thread)
                 for k in range(node.n_children())]
     return Cost(max((c.serial for c in children), default=0),
                 max((c.depth for c in children), default=0),

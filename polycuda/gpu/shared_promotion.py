@@ -169,8 +169,8 @@ def rectangular(domain: isl.UnionSet) -> bool:
     return not coupled
 
 
-def sequential_tile(options: Options, gemm: bool, band: isl.ScheduleNode | None = None,
-                    accesses: staging.Accesses | None = None) -> int:
+def sequential_tile(options: Options, gemm: bool, band: isl.ScheduleNode,
+                    accesses: staging.Accesses | None) -> int:
     """The k tile: Options.sequential_tile, or (0: automatic) gemm_sequential_tile() in the
     gemm-like layout and SEQUENTIAL_TILE otherwise."""
     if options.sequential_tile:
@@ -178,20 +178,16 @@ def sequential_tile(options: Options, gemm: bool, band: isl.ScheduleNode | None 
     return gemm_sequential_tile(band, accesses) if gemm else SEQUENTIAL_TILE
 
 
-def gemm_sequential_tile(band: isl.ScheduleNode | None, accesses: staging.Accesses | None
-                         ) -> int:
+def gemm_sequential_tile(band: isl.ScheduleNode, accesses: staging.Accesses | None) -> int:
     """The first of GEMM_SEQUENTIAL_TILES at which a GEMM_TILES[0] x k tile of each array that
     the band's statements read and do not write fits STATIC_SHARED_BYTES together (the
     arrays that shared promotion may copy; padding aside); the last one without accesses."""
-    if band is None or accesses is None:
+    if accesses is None:
         return GEMM_SEQUENTIAL_TILES[-1]
     domain = band.get_domain()
 
     def arrays(relation: isl.UnionMap) -> set[str]:
-        names: set[str] = set()
-        relation.intersect_domain(domain).range().foreach_set(
-            lambda s: names.add(s.get_tuple_name()))
-        return names
+        return set(isl_build.statement_names(relation.intersect_domain(domain).range()))
 
     read = arrays(accesses.reads) - arrays(accesses.writes)
     bytes_per_k = sum(GEMM_TILES[0] * staging.DTYPE_BYTES[accesses.dtypes[a]] for a in read)

@@ -247,8 +247,9 @@ def test_the_gemm_like_default_layout():
 ])
 def test_the_gemm_like_layout_needs_a_rectangular_domain(name, layout):
     kernels = _program(name).generate("cuda").kernels
-    widest = max((k for k in kernels if len(k.tile_sizes) == 2), key=lambda k: k.sequential_tiles)
-    assert (widest.tile_sizes, widest.register_tiles) == layout
+    # the 2-D kernel whose sequential loops are tiled: the gemm-like candidate
+    candidate = next(k for k in kernels if len(k.tile_sizes) == 2 and k.sequential_tiles)
+    assert (candidate.tile_sizes, candidate.register_tiles) == layout
 
 
 def test_the_gemm_like_k_tile_is_16_where_the_read_tiles_overflow_at_32(tmp_path):
@@ -288,7 +289,8 @@ def test_rectangular_domains():
     ("trmm", {"kernel1": ["B"]}),
 ])
 @pytest.mark.parametrize("layout", [
-    {},  # the gemm-like default: 64x64 tiles, 4x4 register tiles, k tile 16
+    {},  # the default: gemm-like (64x64 tiles, 4x2 points, k tile 32) on gemm and 2mm,
+    # 8x32 tiles on the triangular domains
     {"tile_sizes": (16, 32), "register_tiles": (2, 4), "sequential_tile": 8},
 ])
 def test_register_tiles_with_shared_copies_and_carried_accumulators(name, carried, layout):
