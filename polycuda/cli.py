@@ -150,6 +150,8 @@ def _options(args: argparse.Namespace, target: str | None = None) -> Options:
         changes["row_reductions"] = False
     if args.no_column_reductions:
         changes["column_reductions"] = False
+    if args.no_dual_reductions:
+        changes["dual_reductions"] = False
     if args.wavefront_sync:
         changes["wavefront_sync"] = args.wavefront_sync
     if args.intra_wavefront:
@@ -473,6 +475,10 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="CUDA: keep a parallel loop of `+=` / `-=` reductions along another loop "
                         "(y[j] += A[i][j] * x[i]) one column per thread, instead of columns on "
                         "threads and chunks of the reduction loop on blocks with atomicAdd")
+    p.add_argument("--no-dual-reductions", action="store_true",
+                   help="CUDA: run a row and a column reduction of one matrix (bicg's "
+                        "q[i] += A[i][j] * p[j] and s[j] += r[i] * A[i][j]) as two kernels, "
+                        "each reading the matrix, instead of one kernel that reads it once")
     p.add_argument("--options", help="read options written by --dump-options")
     p.add_argument("--no-tuned-sizes", action="store_true",
                    help="cuda: ignore the sizes of an earlier `polycuda tune` of this region "

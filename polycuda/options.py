@@ -183,6 +183,10 @@ class Options:
     # (gpu/column_reduction.py). With row_reductions or this: a fused nest of statements that
     # would run as row or column reductions alone is distributed where isl proves it legal.
     column_reductions: bool = True
+    # CUDA, with row_reductions and column_reductions' conditions: a row and a column reduction
+    # of one matrix (bicg: q[i] += A[i][j] * p[j] and s[j] += r[i] * A[i][j]) run as one kernel
+    # that reads the matrix once (gpu/dual_reduction.py), where isl proves the fused order legal.
+    dual_reductions: bool = True
     # CUDA: points per thread along each mapped dimension of a DOALL kernel, outermost first (the
     # last entries apply to the innermost, as tile_sizes), unrolled and jammed into the thread's
     # innermost code (gpu/register_tiling.py); each must divide its tile size. () or 1s: off.
@@ -240,8 +244,9 @@ class Options:
         if any(t < 1 for t in self.tile_sizes):
             raise InvalidConfigError(f"{self.tile_sizes=} must all be >= 1")
         _check_block_sizes(self.block_sizes)
-        if not isinstance(self.column_reductions, bool):
-            raise InvalidConfigError(f"{self.column_reductions=} must be true or false")
+        for flag in ("column_reductions", "dual_reductions"):
+            if not isinstance(getattr(self, flag), bool):
+                raise InvalidConfigError(f"{flag}={getattr(self, flag)!r} must be true or false")
         if self.balanced_wavefront and self.scheduler != "pluto":
             raise InvalidConfigError("balanced_wavefront needs scheduler='pluto'")
         if self.wavefront_sync not in WAVEFRONT_SYNCS:

@@ -47,6 +47,9 @@ CONFIG_OPTIONS: Mapping[str, Mapping[str, Any]] = {
     "no-rows": {"row_reductions": False, "column_reductions": False},
     # rows as the default, but no column-split reductions
     "no-columns": {"column_reductions": False},
+    # a row and a column reduction of one matrix as two kernels (two passes over it), against
+    # the default's one kernel (gpu/dual_reduction.py)
+    "no-dual": {"dual_reductions": False},
     # Options() as it is: what `polycuda compile` does without flags, whatever that becomes
     "default": {},
 }
@@ -71,6 +74,7 @@ CONFIG_LABELS: Mapping[str, str] = {
     "no-rows": "parallel loops of reductions with each row or column on one thread (no row "
                "or column reductions)",
     "no-columns": "no column-split reductions (a column on one thread; rows as the default)",
+    "no-dual": "a row and a column reduction of one matrix as two kernels (two passes over it)",
     "default": "polycuda's default Options() (no flag)",
 }
 

@@ -30,8 +30,8 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from polycuda.codegen import (abi, column_reduction_code, host_driver, reduction_code,
-                              row_reduction_code)
+from polycuda.codegen import (abi, column_reduction_code, dual_reduction_code, host_driver,
+                              reduction_code, row_reduction_code)
 from polycuda.codegen.host_driver import HostSide
 from polycuda.ir.ast_expr import ast_expr_to_c
 from polycuda.ir.c_expr import C_HELPERS, RefPrinter, expr_to_c
@@ -41,7 +41,7 @@ from polycuda.codegen.private_code import PrivateTables
 from polycuda.codegen.statements import flat_ref_printer, statement_parts, user_statement
 from polycuda.codegen.test_main import main_source
 from polycuda.analysis.reductions import OPERATIONS, accumulated
-from polycuda.gpu.mapping import COLUMNS, REDUCTION_THREADS, KernelMapping
+from polycuda.gpu.mapping import COLUMNS, DUAL, REDUCTION_THREADS, KernelMapping
 from polycuda.gpu.promotion import PRIVATE_MARK
 from polycuda.gpu.column_reduction import COLUMN_THREADS
 from polycuda.gpu.row_reduction import ROW_LANES, ROWS_PER_BLOCK
@@ -555,6 +555,8 @@ class HostPrinter(AstPrinter):
             grid, block = row_reduction_code.grid(kernel), row_reduction_code.block()
         elif kernel.reduction_combine == COLUMNS:
             grid, block = column_reduction_code.grid(kernel), column_reduction_code.block()
+        elif kernel.reduction_combine == DUAL:
+            grid, block = dual_reduction_code.grid(kernel), dual_reduction_code.block()
         elif kernel.reduction:
             grid = reduction_code.grid(kernel, _loop_length(node.mark_get_node()))
         shared = f", {self.shared[name]}" if self.shared[name] else ""
@@ -582,6 +584,8 @@ class HostPrinter(AstPrinter):
             printer = row_reduction_code.RowReductionPrinter(self.scop, kernel)
         elif kernel.reduction_combine == COLUMNS:
             printer = column_reduction_code.ColumnReductionPrinter(self.scop, kernel)
+        elif kernel.reduction_combine == DUAL:
+            printer = dual_reduction_code.DualReductionPrinter(self.scop, kernel)
         elif kernel.reduction:
             printer = ReductionPrinter(self.scop, kernel, scope)
         else:
@@ -591,6 +595,9 @@ class HostPrinter(AstPrinter):
         if isinstance(printer, row_reduction_code.RowReductionPrinter):
             printer.node(body, 1)
             printer.lines_around()
+        elif isinstance(printer, dual_reduction_code.DualReductionPrinter):
+            printer.node(body, 1)
+            printer.lines[:0] = printer.declarations
         elif isinstance(printer, ReductionPrinter):
             printer.node(body, 1)
             printer.lines_around(name)
@@ -618,6 +625,8 @@ class HostPrinter(AstPrinter):
             bound = f" __launch_bounds__({ROW_LANES * ROWS_PER_BLOCK})"
         elif kernel.reduction_combine == COLUMNS:
             bound = f" __launch_bounds__({COLUMN_THREADS})"
+        elif kernel.reduction_combine == DUAL:
+            bound = f" __launch_bounds__({dual_reduction_code.DUAL_THREADS})"
         if kernel.block_sizes:
             threads = _product(kernel.block_sizes)
             resident = resident_blocks(self.shared[name], threads)

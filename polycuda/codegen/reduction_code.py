@@ -13,8 +13,8 @@ CUDA's threadFenceReduction sample does, instead of a second launch).
 from __future__ import annotations
 
 from polycuda.analysis.reductions import OPERATIONS
-from polycuda.gpu.mapping import (ATOMIC, COLUMNS, ONE_BLOCK, PARTIAL_PASS, REDUCTION_ITERATIONS,
-                                  REDUCTION_THREADS, KernelMapping)
+from polycuda.gpu.mapping import (ATOMIC, COLUMNS, DUAL, ONE_BLOCK, PARTIAL_PASS,
+                                  REDUCTION_ITERATIONS, REDUCTION_THREADS, KernelMapping)
 from polycuda.options import MAX_REDUCTION_BLOCKS
 
 # Blocks of a launch per SM when Options.reduction_blocks is 0 (fill the GPU): enough resident
@@ -26,7 +26,7 @@ CAP = "pc_reduce_blocks"
 
 def many_blocks(kernel: KernelMapping) -> bool:
     """Whether the reduction kernel runs on a grid of blocks (else on one)."""
-    return kernel.reduction_combine in (ATOMIC, PARTIAL_PASS, COLUMNS)
+    return kernel.reduction_combine in (ATOMIC, PARTIAL_PASS, COLUMNS, DUAL)
 
 
 def loop_start(kernel: KernelMapping, init: str, inc: str) -> tuple[str, str]:

@@ -37,8 +37,8 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from polycuda.gpu.mapping import (KERNEL_MARK, REDUCE_MARK, ROWS, SERIAL_MARK, KernelMapping,
-                                  MappedSchedule)
+from polycuda.gpu.mapping import (DUAL, KERNEL_MARK, REDUCE_MARK, ROWS, SERIAL_MARK,
+                                  KernelMapping, MappedSchedule)
 
 # A loop whose trip count, for fixed outer loops, can exceed this is of parametric length
 # (tiles and intra-tile wavefronts are far shorter; any parametric extent exceeds it).
@@ -120,10 +120,11 @@ def _visit(node: isl.ScheduleNode, kernels: dict[str, KernelMapping], skip: int,
         kernel = kernels.get(name)
         if mark in (KERNEL_MARK, "thread"):
             skip = kernel.n if kernel else 0
-        if mark == REDUCE_MARK and kernel and kernel.reduction_combine == ROWS:
+        if mark == REDUCE_MARK and kernel and kernel.reduction_combine in (ROWS, DUAL):
             # the rows on blocks and each row's reduction loops spread over a warp's lanes
             # (gpu/row_reduction.py): no loop of the kernel runs in sequence in one thread,
-            # as a many-block reduction's loop below
+            # as a many-block reduction's loop below; nor in a dual reduction kernel (rows in
+            # batches on blocks, columns on threads: gpu/dual_reduction.py)
             return Cost(0, 0)
         if mark == REDUCE_MARK:  # its loop is spread over a block of threads
             skip = 1

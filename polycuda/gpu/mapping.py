@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 import islpy as isl
 
 from polycuda.analysis import reductions as reductions_
-from polycuda.gpu import (column_reduction, extents, register_tiling, row_reduction,
-                          shared_promotion, staging, wavefront)
+from polycuda.gpu import (column_reduction, dual_reduction, extents, register_tiling,
+                          row_reduction, shared_promotion, staging, wavefront)
 from polycuda.ir import isl_build
 from polycuda.errors import InvalidConfigError
 from polycuda.options import MAX_BLOCK_DIMS, MAX_BLOCK_THREADS, Options, fit_sizes
@@ -53,6 +53,9 @@ ROWS = "rows on blocks, the reduction loop on threads"
 # A column-split reduction kernel (gpu/column_reduction.py): the parallel loop's columns on
 # threads and blockIdx.x, chunks of the reduction loop on blockIdx.y, atomicAdd per chunk.
 COLUMNS = "columns on threads, chunks of the reduction loop on blocks + atomics"
+# A dual reduction kernel (gpu/dual_reduction.py): a row and a column reduction of one matrix
+# in one pass, columns on threads and blockIdx.x, batches of rows on blockIdx.y, atomicAdd.
+DUAL = "one pass over the matrix: columns on threads, rows in batches on blocks + atomics"
 MAX_FLATTENED = 4  # inner bands of a row reduction split by statement (row_reduction.flattened)
 
 
@@ -89,6 +92,8 @@ class KernelMapping:
     # A row reduction kernel (reduction_combine ROWS; gpu/row_reduction.py): the statements
     # of its reduction loops, in the order of the row's body.
     row_statements: tuple[str, ...] = ()
+    # A dual reduction kernel (reduction_combine DUAL): its row and its column statement.
+    dual_statements: tuple[str, ...] = ()
     # Number of tiles along each tile dimension, over every host iteration (C text in the
     # parameters): an upper bound used for the grid size; grid-stride loops make any size exact.
     tile_counts: tuple[str, ...] = ()
@@ -243,6 +248,7 @@ class _Mapper:
         self.prefix = prefix
         self.dep_map = dep_map
         self.kernels: list[KernelMapping] = []
+        self.fused: set[str] = set()  # statements of dual reduction kernels
 
     def _name(self) -> str:
         return f"kernel{len(self.kernels)}"
@@ -250,6 +256,13 @@ class _Mapper:
     def visit(self, node: isl.ScheduleNode) -> isl.ScheduleNode:
         """Map the subtree at `node`; returns the node at the same position, marks inserted."""
         kind = node.get_type()
+        if kind == isl.schedule_node_type.mark:  # mapped already (a dual reduction)
+            return node
+        if kind in (isl.schedule_node_type.band, isl.schedule_node_type.sequence,
+                    isl.schedule_node_type.set):
+            dual = self._dual_reduction(node)
+            if dual is not None:
+                return dual
         if kind == isl.schedule_node_type.band:
             return self._band(node)
         if kind == isl.schedule_node_type.leaf:
@@ -449,13 +462,18 @@ class _Mapper:
         column-split rule applies (gpu/column_reduction.py): with allow_reassociation, on the
         cuda target, Options.column_reductions, and blocks combined by atomics
         (reduction_combine() is ATOMIC: not with one block or the fixed-order pass)."""
-        if (not self.options.allow_reassociation or self.options.target != "cuda"
-                or not self.options.column_reductions or self.accesses is None
-                or reduction_combine("+=", self.options) != ATOMIC):
+        if not self._columns_allowed():
             return None
         band = node.band_split(1) if node.band_n_member() > 1 else node
         name = column_reduction.column_statement(band, self.reductions, self.accesses)
         return None if name is None else (band, name)
+
+    def _columns_allowed(self) -> bool:
+        """Whether the options let a reduction loop's chunks run on blocks combined by
+        atomicAdd (the column-split rule's conditions, _column_of)."""
+        return (self.options.allow_reassociation and self.options.target == "cuda"
+                and self.options.column_reductions and self.accesses is not None
+                and reduction_combine("+=", self.options) == ATOMIC)
 
     def _column_reduction(self, node: isl.ScheduleNode) -> isl.ScheduleNode | None:
         """A column-split reduction kernel for the band `node` (gpu/column_reduction.py), or
@@ -472,6 +490,40 @@ class _Mapper:
             reduction_combine=COLUMNS, reduction_blocks=self.options.reduction_blocks,
             tile_counts=self._band_counts(band) + self._band_counts(band.child(0))))
         return band.insert_mark(isl.Id(f"{REDUCE_MARK}:{name}", context=band.get_ctx()))
+
+    def _dual_reduction(self, node: isl.ScheduleNode) -> isl.ScheduleNode | None:
+        """The subtree at `node` with a row and a column reduction of one matrix fused into
+        one dual reduction kernel (gpu/dual_reduction.py), its other statements mapped; None
+        when no pair is found or the fused order is not legal. Only with the row and column
+        rules' conditions (allow_reassociation, cuda, atomics) and Options.dual_reductions.
+
+        Result: the node at `node`'s position; mark reduce:<name> -> band [r, c] -> leaf.
+        """
+        if (not self.options.dual_reductions or not self.options.row_reductions
+                or not self._columns_allowed() or self.dep_map is None):
+            return None
+        pair = dual_reduction.find(node.get_domain(), self.reductions, self.accesses,
+                                   self.dep_map, self.fused)
+        if pair is None:
+            return None
+        found = dual_reduction.fused(node, pair, self.dep_map)
+        if found is None:
+            return None
+        at, band = found
+        depth = at.get_tree_depth()
+        name = self._name()
+        self.fused |= {pair.row, pair.column}
+        self.kernels.append(KernelMapping(
+            name, band.get_schedule_depth(), (), (), serial=True, prefix=self.prefix,
+            reduction=self.reductions[pair.row].op, reduction_statement=pair.row,
+            reduction_combine=DUAL, dual_statements=(pair.row, pair.column),
+            tile_counts=self._band_counts(band)))
+        mark = band.insert_mark(isl.Id(f"{REDUCE_MARK}:{name}", context=band.get_ctx()))
+        at = mark.ancestor(mark.get_tree_depth() - depth)
+        if at.get_type() != isl.schedule_node_type.mark:  # the others' subtrees
+            for k in range(at.n_children()):
+                at = self.visit(at.child(k)).parent()
+        return at
 
     def _distributed(self, node: isl.ScheduleNode) -> isl.ScheduleNode | None:
         """The band `node` distributed over the statements of its body (column_reduction.
@@ -576,6 +628,12 @@ class MappedSchedule:
                 # the columns run on threads; the chunks of the reduction loop commute
                 # (_column_reduction proved it one cell per column, no cell read)
                 legality.check_parallel(mark.child(0), dep_map, f"{name}: columns")
+            elif kind == REDUCE_MARK and kernels[name].reduction_combine == DUAL:
+                # columns on threads, batches of rows on blocks: every dependence between two
+                # instances of the band joins two updates by one of its statements (of one
+                # cell and read by neither: dual_reduction.find proved it), which commute
+                legality.check_parallel(mark.child(0), dep_map, f"{name}: rows and columns",
+                                        updates=kernels[name].dual_statements)
             elif kind == "thread":
                 w_band = mark.child(0)
                 point_map, separated = _wavefront_points(w_band.child(0))

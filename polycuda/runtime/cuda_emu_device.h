@@ -88,6 +88,38 @@ static inline int __popcll(unsigned long long x) { return __builtin_popcountll(x
 static inline int __clz(int x) { return x ? __builtin_clz((unsigned)x) : 32; }
 static inline int __ffs(int x) { return __builtin_ffs(x); }
 
+// Warp shuffles (__shfl_xor_sync): each thread leaves its value in a slot, waits at a block
+// barrier, reads its partner lane's slot, and waits at a second barrier before the slots are
+// used again. A GPU waits for the warp's lanes only; the emulator waits for the whole block, so
+// a kernel must reach each shuffle with every thread of its block (control that is uniform over
+// the block, as polycuda's dual reduction kernels have): a shuffle in divergent code fails as a
+// __syncthreads() there does. The mask is not checked (polycuda's kernels pass every lane).
+namespace pc_emu {
+static thread_local std::vector<unsigned long long> tl_lanes;
+template <class T> static inline T shfl_xor(unsigned mask, T v, int lane_mask, int line) {
+  static_assert(sizeof(T) <= sizeof(unsigned long long), "a shuffled value of at most 8 bytes");
+  (void)mask;
+  const size_t n = (size_t)blockDim.x * blockDim.y * blockDim.z;
+  if (!tl_run.fibers_on)
+    trap(cudaErrorLaunchFailure, "__shfl_xor_sync in a kernel the emulator ran without fibers");
+  const size_t me = (size_t)(tl_run.current - tl_run.fibers.data()), t = me % n;
+  const size_t partner = (t & ~(size_t)31) | ((t & 31) ^ (size_t)(lane_mask & 31));
+  if (partner >= n) trap(cudaErrorLaunchFailure, "__shfl_xor_sync: the partner lane is not a "
+                         "thread of the block (a block of a partial warp)");
+  if (tl_lanes.size() < tl_run.fibers.size()) tl_lanes.resize(tl_run.fibers.size());
+  unsigned long long bits = 0;
+  memcpy(&bits, &v, sizeof(T));
+  tl_lanes[me] = bits;
+  barrier(0, line);
+  bits = tl_lanes[me - t + partner];
+  barrier(0, line);
+  T out;
+  memcpy(&out, &bits, sizeof(T));
+  return out;
+}
+}  // namespace pc_emu
+#define __shfl_xor_sync(mask, v, lane_mask) pc_emu::shfl_xor((mask), (v), (lane_mask), __LINE__)
+
 // Atomics: kernels of one launch never run concurrently; the mutex guards host threads.
 #define PC_EMU_ATOMIC(name, update)                                      \
   template <class T, class U> static inline T name(T *p, U v) {          \

@@ -36,8 +36,10 @@ _STATIC_SHARED = re.compile(
     r"(?P<name>[A-Za-z_]\w*)\s*(?:\[[^\];]*\]\s*)*;")
 _OPEN, _CLOSE = "([{", ")]}"
 # What may reach a block barrier: __syncthreads*, or cooperative_groups' block.sync(); or
-# a spin-wait's yield (PC_SPIN_YIELD, cuda_emu.h's spin_yield), which also needs fibers.
-_BARRIER = re.compile(r"__syncthreads|\bthis_thread_block\b|\bPC_SPIN_YIELD\b")
+# a spin-wait's yield (PC_SPIN_YIELD, cuda_emu.h's spin_yield), which also needs fibers; or a
+# warp shuffle (cuda_emu_device.h: two block barriers).
+_BARRIER = re.compile(
+    r"__syncthreads|\bthis_thread_block\b|\bPC_SPIN_YIELD\b|\b__shfl_xor_sync\b")
 _COOPERATIVE_LAUNCH = re.compile(r"\bcudaLaunchCooperativeKernel\s*\(")
 # The kernel argument of a cooperative launch: `(void *)k`, `(const void *)k` or `k`.
 _COOPERATIVE_KERNEL = re.compile(

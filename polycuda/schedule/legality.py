@@ -6,6 +6,7 @@ from __future__ import annotations
 import islpy as isl
 
 from polycuda.errors import IllegalScheduleError
+from polycuda.ir import isl_build
 
 
 def violated(schedule: isl.Schedule, dep_map: isl.UnionMap) -> isl.UnionMap:
@@ -92,10 +93,22 @@ def racing(band: isl.ScheduleNode, dep_map: isl.UnionMap) -> isl.UnionMap:
     return same_prefix(band, dep_map).subtract(members.apply_range(members.reverse()))
 
 
-def check_parallel(band: isl.ScheduleNode, dep_map: isl.UnionMap, what: str) -> None:
+def check_parallel(band: isl.ScheduleNode, dep_map: isl.UnionMap, what: str,
+                   updates: tuple[str, ...] = ()) -> None:
     """Raise IllegalScheduleError if a dependence joins two instances that differ only in the
-    parallel members of `band` (blocks of one launch, or threads between two barriers)."""
-    _refuse_races(racing(band, dep_map), what)
+    parallel members of `band` (blocks of one launch, or threads between two barriers), other
+    than two instances of one statement of `updates` (reduction updates of one cell each,
+    whose order the caller proved free: gpu/dual_reduction.py)."""
+    races = racing(band, dep_map)
+    if updates:
+        kept = [m for m in isl_build.maps_of(races)
+                if not (m.get_tuple_name(isl.dim_type.in_) in updates
+                        and m.get_tuple_name(isl.dim_type.in_)
+                        == m.get_tuple_name(isl.dim_type.out))]
+        races = isl.UnionMap.empty(races.get_space())
+        for m in kept:
+            races = races.union(isl.UnionMap.from_map(m))
+    _refuse_races(races, what)
 
 
 def racing_threads(w_band: isl.ScheduleNode, point_map: isl.UnionMap,

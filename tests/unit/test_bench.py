@@ -428,6 +428,7 @@ def test_config_names_map_to_options():
         "red-pass": Options(reduction_combine="pass"),
         "no-rows": Options(row_reductions=False, column_reductions=False),
         "no-columns": Options(column_reductions=False),
+        "no-dual": Options(dual_reductions=False),
         "default": Options(),
     }
     assert {c: configs.Variant(c).options() for c in configs.CONFIG_OPTIONS} == expected

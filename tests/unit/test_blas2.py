@@ -11,7 +11,7 @@ import pytest
 import polycuda
 from polycuda.analysis.reductions import reduction_ops
 from polycuda.gpu.column_reduction import distributed
-from polycuda.gpu.mapping import COLUMNS, ROWS
+from polycuda.gpu.mapping import COLUMNS, DUAL, ROWS
 from polycuda.options import Options
 from polycuda.show import show
 
@@ -122,8 +122,8 @@ def test_show_schedule_says_the_columns_run_on_threads():
 # Per kernel: its reduction kernels (how, statement) in kernel order
 BLAS2 = {
     "atax": [(ROWS, "S2"), (COLUMNS, "S3")],
-    "bicg": [(COLUMNS, "S2"), (ROWS, "S3")],  # distributed
-    "mvt": [(COLUMNS, "S1"), (ROWS, "S0")],  # distributed
+    "bicg": [(DUAL, "S3")],  # one pass over A (gpu/dual_reduction.py)
+    "mvt": [(DUAL, "S0")],
     "gemver": [(COLUMNS, "S1"), (ROWS, "S3")],
     "gesummv": [(ROWS, "S2")],
 }
@@ -139,6 +139,15 @@ def test_blas2_kernels_map_and_verify(name, dtype):
     two = name in ("atax", "bicg")
     for sizes in SIZES if two else ({"n": 37}, {"n": 300}, {"n": 1}):
         assert all(r.ok for r in prog.verify(sizes, targets=("emulate", "c")))
+
+
+@pytest.mark.parametrize("name,split", [("bicg", [(COLUMNS, "S2"), (ROWS, "S3")]),
+                                        ("mvt", [(COLUMNS, "S1"), (ROWS, "S0")])])
+def test_without_dual_reductions_the_pair_is_distributed(name, split):
+    with open(f"kernels/c/{name}.c") as f:
+        text = f.read()
+    prog = polycuda.compile(text, options=Options(target="cuda", dual_reductions=False))
+    assert _mapped(prog) == split
 
 
 def test_no_distribution_without_the_better_mappings():

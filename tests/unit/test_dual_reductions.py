@@ -1,0 +1,193 @@
+"""Dual reductions (gpu/dual_reduction.py, codegen/dual_reduction_code.py): a row and a column
+reduction of one matrix run as one kernel that reads the matrix once. Each case is checked
+against the sequential program on the emulator and the C target, and the mapping is read from
+the kernels, so that a fallback to two kernels (or a fusion isl should have refused) fails."""
+
+import islpy as isl
+import numpy as np
+import pytest
+
+import polycuda
+from polycuda.errors import IllegalScheduleError, LaunchError
+from polycuda.gpu.mapping import COLUMNS, DUAL, ROWS
+from polycuda.options import Options
+from polycuda.runtime import emulate, launch
+from polycuda.schedule import legality
+from polycuda.show import show
+from tests.unit.test_emulate import PRELUDE, one_array
+from tests.unit.test_runtime import random
+
+# bicg's pair, the two updates' operators and the loop bounds to be replaced
+PAIR = """
+void pair(int n, int m, DATA_TYPE A[n][m], DATA_TYPE s[m], DATA_TYPE q[n], DATA_TYPE p[m],
+          DATA_TYPE r[n])
+{
+  int i, j;
+#pragma scop
+  for (i = 0; i < n; i++)
+    for (j = 0; j < m; j++) {
+      s[j] COL_OP r[i] * A[i][j];
+      q[i] ROW_OP A[i][j] * p[j];
+    }
+#pragma endscop
+}
+"""
+
+
+def _pair(dtype="double", col_op="+=", row_op="+=", text=PAIR, **options):
+    source = (text.replace("DATA_TYPE", dtype).replace("COL_OP", col_op)
+              .replace("ROW_OP", row_op))
+    return polycuda.compile(source, options=Options(target="cuda", **options))
+
+
+def _mapped(prog):
+    """(how, statement) of every reduction kernel, in kernel order."""
+    return [(k.reduction_combine, k.reduction_statement)
+            for k in prog.generate("cuda").kernels if k.reduction]
+
+
+def _dual(prog):
+    return [k.dual_statements for k in prog.generate("cuda").kernels
+            if k.reduction_combine == DUAL]
+
+
+@pytest.mark.parametrize("dtype", ["float", "double"])
+@pytest.mark.parametrize("col_op,row_op", [("+=", "+="), ("-=", "+="), ("+=", "-=")])
+def test_pair_runs_in_one_kernel_and_verifies(dtype, col_op, row_op):
+    prog = _pair(dtype, col_op, row_op)
+    assert _dual(prog) == [("S1", "S0")]  # S1 (q[i]) reduces along the row, S0 along columns
+    assert _mapped(prog) == [(DUAL, "S1")]
+    for sizes in ({"n": 37, "m": 300}, {"n": 300, "m": 37}, {"n": 1, "m": 1}, {"n": 33, "m": 257}):
+        assert all(r.ok for r in prog.verify(sizes, targets=("emulate", "c"))), sizes
+
+
+def test_the_matrix_is_read_by_one_kernel_only():
+    source = _pair().generate("cuda").source
+    kernels = source.split("__global__")[1:]
+    assert len(kernels) == 1 and kernels[0].count("A[(c0) * (m) + (c1)]") == 2
+    assert "__shfl_xor_sync(0xffffffffu, pc_term, pc_s)" in kernels[0]
+    assert "atomicAdd(&q[c0], pc_sum);" in kernels[0]
+    assert "atomicAdd(pc_cell, pc_col)" in kernels[0]
+    assert "dim3(256)>>>" in source
+
+
+@pytest.mark.parametrize("scheduler", ["isl", "pluto", "isl-distributed"])
+@pytest.mark.parametrize("name", ["bicg", "mvt"])
+def test_suite_pairs_under_every_scheduler(name, scheduler):
+    with open(f"kernels/c/{name}.c") as f:
+        prog = polycuda.compile(f.read(), options=Options(target="cuda", scheduler=scheduler))
+    assert len(_dual(prog)) == 1
+    assert not [how for how, _ in _mapped(prog) if how in (ROWS, COLUMNS)]
+    sizes = {"n": 45, "m": 70} if name == "bicg" else {"n": 45}
+    assert all(r.ok for r in prog.verify(sizes, targets=("emulate", "c")))
+
+
+@pytest.mark.parametrize("options", [{"dual_reductions": False}, {"allow_reassociation": False},
+                                     {"reduction_combine": "pass"}, {"reduction_blocks": 1},
+                                     {"column_reductions": False}, {"row_reductions": False}])
+def test_only_where_the_options_allow_atomics_and_both_rules(options):
+    assert not _dual(_pair(**options))
+
+
+# The same statements, where isl must refuse the fusion: a triangle of A (not a box), the two
+# reading different elements, a dependence between them
+REFUSED = {
+    "triangle": PAIR.replace("j < m", "j <= i"),
+    "other elements": PAIR.replace("i < n", "i < n - 1").replace("A[i][j] * p[j]",
+                                                                  "A[i + 1][j] * p[j]"),
+    "dependence": PAIR.replace("A[i][j] * p[j]", "A[i][j] * s[j]"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REFUSED))
+def test_refused_where_isl_does_not_prove_it(case):
+    prog = _pair(text=REFUSED[case])
+    assert not _dual(prog)
+    assert all(r.ok for r in prog.verify({"n": 40, "m": 40}, targets=("emulate", "c")))
+
+
+# Statements around the pair: an initialization that must run before it, a use after it
+AROUND = """
+void around(int n, int m, double A[n][m], double s[m], double q[n], double p[m], double r[n],
+            double z[n])
+{
+  int i, j;
+#pragma scop
+  BEFORE
+  for (i = 0; i < n; i++)
+    for (j = 0; j < m; j++) {
+      s[j] += r[i] * A[i][j];
+      q[i] += A[i][j] * p[j];
+    }
+  AFTER
+#pragma endscop
+}
+"""
+INIT = "for (j = 0; j < m; j++) s[j] = 0.5 * p[j];"
+USE = "for (i = 0; i < n; i++) z[i] = q[i] * s[0];"
+
+
+@pytest.mark.parametrize("before,after,fused", [(INIT, "", True), ("", USE, True),
+                                                (INIT, USE, False)])
+def test_other_statements_run_before_or_after_the_pair(before, after, fused):
+    text = AROUND.replace("BEFORE", before).replace("AFTER", after)
+    prog = polycuda.compile(text, options=Options(target="cuda"))
+    assert bool(_dual(prog)) == fused  # both at once: neither order is legal, not fused
+    assert all(r.ok for r in prog.verify({"n": 37, "m": 41}, targets=("emulate", "c")))
+
+
+def test_pair_repeated_by_an_outer_loop_is_not_fused():
+    """Each instance must read its own element (an injective read over the instances that
+    reach the subtree): repeated by a loop t, A[i][j] is read once per t, and the pair is
+    mapped apart."""
+    text = PAIR.replace("  for (i = 0; i < n; i++)\n",
+                        "  for (t = 0; t < 3; t++)\n  for (i = 0; i < n; i++)\n").replace(
+        "int i, j;", "int i, j, t;")
+    prog = _pair(text=text)
+    assert not _dual(prog)
+    assert all(r.ok for r in prog.verify({"n": 35, "m": 66}, targets=("emulate", "c")))
+
+
+def test_show_schedule_names_the_one_pass():
+    assert f"kernel0: {DUAL}" in show("schedule", (_pair(),))
+
+
+def test_parallel_check_allows_only_each_statements_own_updates():
+    ctx = isl.Context()
+    tree = ('{ domain: "[n] -> { S0[i, j] : 0 <= i, j < n; S1[i, j] : 0 <= i, j < n }", '
+            'child: { schedule: "[n] -> [{ S0[i, j] -> [(i)]; S1[i, j] -> [(i)] }, '
+            '{ S0[i, j] -> [(j)]; S1[i, j] -> [(j)] }]" } }')
+    band = isl.Schedule.read_from_str(ctx, tree).get_root().child(0)
+    own = isl.UnionMap("[n] -> { S0[i, j] -> S0[i, j2] : j2 > j }", context=ctx)
+    legality.check_parallel(band, own, "pair", updates=("S0", "S1"))
+    with pytest.raises(IllegalScheduleError):
+        legality.check_parallel(band, own, "pair")
+    cross = own.union(isl.UnionMap("[n] -> { S0[i, j] -> S1[i2, j] : i2 > i }", context=ctx))
+    with pytest.raises(IllegalScheduleError, match="S1"):
+        legality.check_parallel(band, cross, "pair", updates=("S0", "S1"))
+
+
+# The emulator's warp shuffle (cuda_emu_device.h): a butterfly sum leaves each warp's total in
+# every lane; a partner outside a block of a partial warp is an error.
+SHUFFLE_CU = PRELUDE + """
+__global__ void butterfly(double *A) {
+  double v = A[threadIdx.x];
+  for (int s = 16; s > 0; s /= 2) v += __shfl_xor_sync(0xffffffffu, v, s);
+  A[threadIdx.x] = v;
+}
+extern "C" int pc_butterfly_dev(long long n, double *A) {
+  butterfly<<<1, (unsigned)n>>>(A);
+  return (int)cudaDeviceSynchronize();
+}
+"""
+
+
+def test_emulated_warp_shuffle(tmp_path):
+    lib = emulate.build_emulated(SHUFFLE_CU, cache=tmp_path)
+    kernel = launch.load(lib, one_array("butterfly"), "emulate", device_entry=True)
+    A = random(64, seed=7)
+    expected = np.repeat(A.reshape(2, 32).sum(axis=1), 32)
+    kernel(64, A)
+    np.testing.assert_allclose(A, expected, rtol=1e-14)
+    with pytest.raises(LaunchError, match="partner lane is not a thread of the block"):
+        kernel(48, random(48))
