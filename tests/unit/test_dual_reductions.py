@@ -191,3 +191,12 @@ def test_emulated_warp_shuffle(tmp_path):
     np.testing.assert_allclose(A, expected, rtol=1e-14)
     with pytest.raises(LaunchError, match="partner lane is not a thread of the block"):
         kernel(48, random(48))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float", "double"])
+def test_pair_verifies_on_the_gpu(dtype):
+    prog = _pair(dtype, "-=", "+=")
+    assert _dual(prog)
+    for sizes in ({"n": 1, "m": 1}, {"n": 37, "m": 300}, {"n": 2000, "m": 3001}):
+        assert all(r.ok for r in prog.verify(sizes, targets=("cuda",))), sizes
