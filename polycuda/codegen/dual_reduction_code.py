@@ -40,10 +40,6 @@ WARPS = DUAL_THREADS // 32
 # n = m = 8192 double with 32 tiles of columns: 0.269 ms with 16 batches of rows in flight
 # per tile, 0.205 ms with 33.
 CAP_FACTOR = 2
-# Rows of a batch unrolled: their loads of the matrix issue before the first row's warp sum
-# waits on its load. Same run on the H100 (bicg, n = m = 8192 double): 0.269 ms without the
-# unrolling, 0.203 ms in the prototype with it (2026-11-25-...-dual.json, proto.json).
-UNROLL = 4
 
 
 def block() -> str:
@@ -123,7 +119,6 @@ class DualReductionPrinter(AstPrinter):
         e(indent + 1, "for (int pc_batch = (int)blockIdx.y; ; pc_batch += (int)gridDim.y) {")
         e(indent + 2, f"const int pc_row0 = {r_init} + pc_batch * {BATCH_ROWS} * {r_inc};")
         e(indent + 2, f"{{ const int {r} = pc_row0; if (!({r_cond})) break; }}")
-        e(indent + 2, f"#pragma unroll {UNROLL}")
         e(indent + 2, f"for (int pc_k = 0; pc_k < {BATCH_ROWS}; pc_k++) {{")
         e(indent + 3, f"const int {r} = pc_row0 + pc_k * {r_inc};")
         e(indent + 3, f"{t} pc_term = {zero};")
