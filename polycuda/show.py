@@ -9,6 +9,7 @@ import islpy as isl
 
 from polycuda.analysis import affine_writers, dependences, indirect
 from polycuda.errors import PolycudaError
+from polycuda.gpu import mapping
 from polycuda.ir.scop import Scop
 from polycuda.options import Options
 from polycuda.pipeline import Choice, choose_schedule, dependence_map, transform_scop
@@ -40,9 +41,20 @@ def schedule_of(prog: Program) -> dict:
     dep_map = dependence_map(scop, ctx)
     choice = choose_schedule(scop, options, ctx, dep_map)
     scheduled = report.schedule_json(scop, choice.schedule)
-    kernels = {name: k for k in choice.mapped.kernels if k.reduction
+    kernels = {name: k for k in choice.mapped.kernels
+               if k.reduction and k.reduction_combine != mapping.DUAL
                for name in (k.row_statements or (k.reduction_statement,))}
+    duals = {}  # gpu/dual_reduction.py: both statements in one band over the matrix read
+    for k in choice.mapped.kernels:
+        if k.reduction_combine == mapping.DUAL:
+            row, column = k.dual_statements
+            duals[row] = {"kernel": k.name, "run": k.reduction_combine, "cells": "row",
+                          "with": column}
+            duals[column] = {"kernel": k.name, "run": k.reduction_combine, "cells": "column",
+                             "with": row}
     for stmt in scheduled["statements"]:
+        if stmt["name"] in duals:
+            stmt["dual_reduction"] = duals[stmt["name"]]
         kernel = kernels.get(stmt["name"])
         if kernel is not None and stmt["hyperplanes"]:
             # a reduction kernel's band has one member and the statement as its leaf: the
@@ -114,6 +126,10 @@ def _schedule_text(prog: Program) -> str:
                 kind = (f"reduction ({reduction['op']}), {reduction['kernel']}: "
                         f"{reduction['run']}")
             lines.append(f"    {row}  {kind}")
+        dual = stmt.get("dual_reduction")
+        if dual:
+            lines.append(f"    {dual['kernel']}: {dual['run']} (one cell per matrix "
+                         f"{dual['cells']}, with {dual['with']})")
     kernels = scheduled.get("kernels", [])
     for k in kernels if isinstance(kernels, list) else ():
         if not k["threads"]:

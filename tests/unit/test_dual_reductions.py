@@ -3,6 +3,8 @@ reduction of one matrix run as one kernel that reads the matrix once. Each case 
 against the sequential program on the emulator and the C target, and the mapping is read from
 the kernels, so that a fallback to two kernels (or a fusion isl should have refused) fails."""
 
+import json
+
 import islpy as isl
 import numpy as np
 import pytest
@@ -149,7 +151,11 @@ def test_pair_repeated_by_an_outer_loop_is_not_fused():
 
 
 def test_show_schedule_names_the_one_pass():
-    assert f"kernel0: {DUAL}" in show("schedule", (_pair(),))
+    text = show("schedule", (_pair(),))
+    assert f"kernel0: {DUAL} (one cell per matrix row, with S0)" in text
+    assert f"kernel0: {DUAL} (one cell per matrix column, with S1)" in text
+    statements = json.loads(show("schedule", (_pair(),), as_json=True))["statements"]
+    assert [s.get("dual_reduction", {}).get("cells") for s in statements] == ["column", "row"]
 
 
 def test_parallel_check_allows_only_each_statements_own_updates():
