@@ -17,21 +17,26 @@ from polycuda.ir.scop import Scop, Statement
 AfterWrite = Callable[[Statement, Callable[[Expr], str]], str]
 
 
-def flat_ref_printer(scop: Scop) -> Callable[[Ref, Callable[[Expr], str]], str]:
-    """A[i][j] -> A[((i) * (d1) + (j))]; a 0-d (scalar cell) array prints as A[0]."""
+def flat_ref_printer(scop: Scop, wide: bool = False
+                     ) -> Callable[[Ref, Callable[[Expr], str]], str]:
+    """A[i][j] -> A[((i) * (d1) + (j))]; a 0-d (scalar cell) array prints as A[0]. wide: the
+    element number in 64 bits (the first subscript cast to long long)."""
 
     def printer(ref: Ref, sub: Callable[[Expr], str]) -> str:
-        return f"{ref.array}[{flat_index(scop, ref, sub)}]"
+        return f"{ref.array}[{flat_index(scop, ref, sub, wide)}]"
 
     return printer
 
 
-def flat_index(scop: Scop, ref: Ref, sub: Callable[[Expr], str]) -> str:
-    """The row-major element number of `ref` as C text (subscripts printed by `sub`)."""
+def flat_index(scop: Scop, ref: Ref, sub: Callable[[Expr], str], wide: bool = False) -> str:
+    """The row-major element number of `ref` as C text (subscripts printed by `sub`; wide:
+    computed in 64 bits)."""
     arr = scop.array(ref.array)
     if not ref.index:
         return "0"
     flat = sub(ref.index[0])
+    if wide and len(ref.index) > 1:
+        flat = f"(long long)({flat})"
     for dim, index in zip(arr.shape[1:], ref.index[1:]):
         flat = f"({flat}) * ({expr_to_c(dim)}) + ({sub(index)})"
     return flat

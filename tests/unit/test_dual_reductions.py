@@ -66,7 +66,10 @@ def test_pair_runs_in_one_kernel_and_verifies(dtype, col_op, row_op):
 def test_the_matrix_is_read_by_one_kernel_only():
     source = _pair().generate("cuda").source
     kernels = source.split("__global__")[1:]
-    assert len(kernels) == 1 and kernels[0].count("A[(c0) * (m) + (c1)]") == 2
+    assert len(kernels) == 1 and kernels[0].count("A[((long long)(c0)) * (m) + (c1)]") == 2
+    # p[j] does not change with the row: read once per thread (r[i] does: read per row)
+    assert "const double pc_hoisted0 = (pc_in && pc_rows) ? p[c1] : (double)0;" in kernels[0]
+    assert "* pc_hoisted0)" in kernels[0] and "(r[c0] *" in kernels[0]
     assert "__shfl_xor_sync(0xffffffffu, pc_term, pc_s)" in kernels[0]
     assert "atomicAdd(&q[c0], pc_sum);" in kernels[0]
     assert "atomicAdd(pc_cell, pc_col)" in kernels[0]
