@@ -976,6 +976,7 @@ def _launch_dims(kernel: KernelMapping, host_iters: list[str]) -> tuple[str, str
 
 def _dev_entry(scop: Scop, host: HostPrinter, side: HostSide) -> list[str]:
     lines = [f'extern "C" int {abi.entry_name(scop, "_dev")}({abi.arg_decls(scop)}) {{']
+    lines += host_driver.index_guard(scop)
     alloc, free = host_driver.device_locals(scop, side)
     lines += alloc
     lines += [f"  {line}" for line in host.setup]
@@ -1012,6 +1013,15 @@ _PRELUDE = """\
 {helpers}
 #define PC_CHECK(call) do {{ cudaError_t pc_e = (call); \\
     if (pc_e != cudaSuccess) return (int)pc_e; }} while (0)
+/* The product of an array's extents, saturated at 2^62 (index_guard compares it with 2^31 - 1;
+   the extents are at most 2^63 - 1 each: no product of two may overflow). */
+static inline long long pc_elements(long long d) {{ return d; }}
+template <typename... T> static inline long long pc_elements(long long d, T... rest) {{
+  long long tail = pc_elements(rest...);
+  if (d <= 0 || tail <= 0) return 0;
+  const long long cap = 1LL << 62;
+  return tail > cap / d ? cap : d * tail;
+}}
 """
 
 

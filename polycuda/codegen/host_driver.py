@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from polycuda.codegen import abi
 from polycuda.codegen.c_target import array_elements
+from polycuda.ir.c_expr import expr_to_c
 from polycuda.ir.scop import Scop
 from polycuda.options import Options
 
@@ -251,6 +252,31 @@ def release_function(scop: Scop, host: HostSide) -> list[str]:
             "  return err ? err : dev;", "}"]
 
 
+# Elements that a kernel's 32-bit index reaches: kernels iterate with int and index arrays in
+# int arithmetic (row-major element numbers), so no array of the region may have more.
+MAX_INDEXED_ELEMENTS = 2**31 - 1
+
+
+def index_guard(scop: Scop) -> list[str]:
+    """Entry lines that refuse an array of more than MAX_INDEXED_ELEMENTS elements before
+    anything runs: a message on stderr that names the array, and cudaErrorInvalidValue. A
+    kernel's element number would overflow int and address memory outside the array."""
+    name = abi.entry_name(scop)
+    lines: list[str] = []
+    for array in [scop.array(a.name) for a in scop.args if a.kind == "array"] + [
+            a for a in scop.arrays if a.local]:
+        if not array.shape:
+            continue
+        dims = [f"(long long)({expr_to_c(d)})" for d in array.shape]
+        product = "pc_elements(" + ", ".join(dims) + ")" if len(dims) > 1 else dims[0]
+        lines += [f"  if ({product} > {MAX_INDEXED_ELEMENTS}LL) {{",
+                  f'    fprintf(stderr, "polycuda: {name}: array {array.name} has more than '
+                  f"{MAX_INDEXED_ELEMENTS} elements, more than the kernels' 32-bit indices "
+                  'reach; nothing was run\\n");',
+                  "    return (int)cudaErrorInvalidValue;", "  }"]
+    return lines
+
+
 def host_entry(scop: Scop, host: HostSide) -> list[str]:
     """pc_<name>: device buffers for the array arguments, copies in (every array: an element
     that the region does not write must come back unchanged), pc_<name>_dev, copies out of the
@@ -261,6 +287,7 @@ def host_entry(scop: Scop, host: HostSide) -> list[str]:
     arrays = [a for a in scop.args if a.kind == "array"]
     written = set(scop.written_arrays())
     lines = [f'extern "C" int {abi.entry_name(scop)}({abi.arg_decls(scop)}) {{',
+             *index_guard(scop),
              f"  pc_host_guard pc_guard(&{state}.lock);", "  int err = 0;"]
     sizes = {a.name: f"pc_bytes_{a.name}" for a in arrays}
     lines += [f"  const size_t pc_bytes_{a.name} = {array_elements(scop.array(a.name))} * "
@@ -310,7 +337,7 @@ def _copy(host: HostSide, state: str, dst: str, src: str, size: str, inward: boo
 def _plain_host_entry(scop: Scop) -> list[str]:
     """The entry with the defaults: allocate, copy in, run, copy out, free, in every call."""
     lines = [f'extern "C" int {abi.entry_name(scop)}({abi.arg_decls(scop)}) {{',
-             "  int err = 0;"]
+             *index_guard(scop), "  int err = 0;"]
     arrays = [a for a in scop.args if a.kind == "array"]
     written = set(scop.written_arrays())
     for arg in arrays:

@@ -9,6 +9,7 @@ polycuda.codegen.abi. `time_calls` times repeated calls.
 from __future__ import annotations
 
 import ctypes
+import math
 import numbers
 import operator
 import time
@@ -22,6 +23,7 @@ import numpy as np
 
 from polycuda.analysis import bounds
 from polycuda.codegen import abi
+from polycuda.codegen.host_driver import MAX_INDEXED_ELEMENTS
 from polycuda.errors import LaunchError
 from polycuda.ir.scop import Arg, Scop
 from polycuda.runtime import arrays, device, emulate
@@ -145,6 +147,8 @@ class Kernel:
                                             params, written=a.name in self._written)
                  for a in self.scop.args if a.kind == "array"}
         self._check_bounds(params)
+        if self.target in ("cuda", "emulate"):
+            check_indexable(infos)
         on_device = self._side(infos)
         check_no_overlap(infos, self._written)
         fn = self._dev if on_device else self._host
@@ -186,6 +190,21 @@ class Kernel:
                               f"{', '.join(host)} are host arrays; pass all arrays on one side")
         return True
 
+
+
+def check_indexable(infos: dict[str, arrays.ArrayInfo]) -> None:
+    """Refuse an array of more elements than the CUDA kernels' 32-bit indices reach
+    (host_driver.MAX_INDEXED_ELEMENTS; the generated entries refuse it too).
+
+    Raises:
+        LaunchError: naming the array, its shape and the limit.
+    """
+    for name, info in infos.items():
+        count = math.prod(info.shape)
+        if count > MAX_INDEXED_ELEMENTS:
+            raise LaunchError(f"array '{name}' of shape {info.shape} has {count} elements, more "
+                              f"than the {MAX_INDEXED_ELEMENTS} that the CUDA kernels' 32-bit "
+                              "indices reach; nothing was run")
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,15 @@ static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) 
 #endif
 #define PC_CHECK(call) do { cudaError_t pc_e = (call); \
     if (pc_e != cudaSuccess) return (int)pc_e; } while (0)
+/* The product of an array's extents, saturated at 2^62 (index_guard compares it with 2^31 - 1;
+   the extents are at most 2^63 - 1 each: no product of two may overflow). */
+static inline long long pc_elements(long long d) { return d; }
+template <typename... T> static inline long long pc_elements(long long d, T... rest) {
+  long long tail = pc_elements(rest...);
+  if (d <= 0 || tail <= 0) return 0;
+  const long long cap = 1LL << 62;
+  return tail > cap / d ? cap : d * tail;
+}
 
 __global__ void __launch_bounds__(512) kernel0(int nr, int nq, int nk, double *A, double *C4, double *acc, double *acc_x0) {
   __shared__ double pc_sh_C4_0[1024];
@@ -265,6 +274,22 @@ extern "C" int pc_doitgen_release(void);
 static void pc_doitgen_at_exit(void) { (void)pc_doitgen_release(); }
 
 extern "C" int pc_doitgen_dev(long long nr, long long nq, long long nk, double *A, double *C4, double *acc) {
+  if (pc_elements((long long)(nr), (long long)(nq), (long long)(nk)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_doitgen: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(nk), (long long)(nk)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_doitgen: array C4 has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if ((long long)(nk) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_doitgen: array acc has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(pc_max(nr, 0)), (long long)(pc_max(nq, 0)), (long long)(nk)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_doitgen: array acc_x0 has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
   pc_host_guard pc_guard(&pc_doitgen_dev_state.lock);
   double *acc_x0 = NULL;
   PC_CHECK((cudaError_t)pc_host_buffer(&pc_doitgen_dev_state, 0, (size_t)(pc_max(nr, 0)) * (size_t)(pc_max(nq, 0)) * (size_t)(nk) * sizeof(double), (void **)&acc_x0));
@@ -282,6 +307,22 @@ extern "C" int pc_doitgen_dev(long long nr, long long nq, long long nk, double *
 }
 
 extern "C" int pc_doitgen(long long nr, long long nq, long long nk, double *A, double *C4, double *acc) {
+  if (pc_elements((long long)(nr), (long long)(nq), (long long)(nk)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_doitgen: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(nk), (long long)(nk)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_doitgen: array C4 has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if ((long long)(nk) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_doitgen: array acc has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(pc_max(nr, 0)), (long long)(pc_max(nq, 0)), (long long)(nk)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_doitgen: array acc_x0 has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
   pc_host_guard pc_guard(&pc_doitgen_state.lock);
   int err = 0;
   const size_t pc_bytes_A = (size_t)(nr) * (size_t)(nq) * (size_t)(nk) * sizeof(double);

@@ -21,6 +21,15 @@ static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) 
 #endif
 #define PC_CHECK(call) do { cudaError_t pc_e = (call); \
     if (pc_e != cudaSuccess) return (int)pc_e; } while (0)
+/* The product of an array's extents, saturated at 2^62 (index_guard compares it with 2^31 - 1;
+   the extents are at most 2^63 - 1 each: no product of two may overflow). */
+static inline long long pc_elements(long long d) { return d; }
+template <typename... T> static inline long long pc_elements(long long d, T... rest) {
+  long long tail = pc_elements(rest...);
+  if (d <= 0 || tail <= 0) return 0;
+  const long long cap = 1LL << 62;
+  return tail > cap / d ? cap : d * tail;
+}
 
 __global__ void __launch_bounds__(256) kernel0(int T, int nx, int ny, double *ex, double *ey, double *hz, double *fict, int c0) {
   for (int c1 = (int)blockIdx.y; (c1 <= pc_floord((nx - 1), 8)); c1 += (int)gridDim.y) {
@@ -224,6 +233,22 @@ extern "C" int pc_fdtd_2d_release(void);
 static void pc_fdtd_2d_at_exit(void) { (void)pc_fdtd_2d_release(); }
 
 extern "C" int pc_fdtd_2d_dev(long long T, long long nx, long long ny, double *ex, double *ey, double *hz, double *fict) {
+  if (pc_elements((long long)(nx), (long long)(ny)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_fdtd_2d: array ex has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(nx), (long long)(ny)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_fdtd_2d: array ey has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(nx), (long long)(ny)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_fdtd_2d: array hz has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if ((long long)(T) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_fdtd_2d: array fict has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
   for (long long c0 = 0; (c0 < T); c0 += 1) {
     kernel0<<<dim3((unsigned)pc_min(pc_max(((ny + 31) / 32), 1LL), 2147483647LL), (unsigned)pc_min(pc_max(((nx + 7) / 8), 1LL), 65535LL)), dim3(32, 8)>>>((int)T, (int)nx, (int)ny, ex, ey, hz, fict, (int)c0);
     kernel1<<<dim3((unsigned)pc_min(pc_max(((ny + 255) / 256), 1LL), 2147483647LL)), dim3(256)>>>((int)T, (int)nx, (int)ny, ex, ey, hz, fict, (int)c0);
@@ -234,6 +259,22 @@ extern "C" int pc_fdtd_2d_dev(long long T, long long nx, long long ny, double *e
 }
 
 extern "C" int pc_fdtd_2d(long long T, long long nx, long long ny, double *ex, double *ey, double *hz, double *fict) {
+  if (pc_elements((long long)(nx), (long long)(ny)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_fdtd_2d: array ex has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(nx), (long long)(ny)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_fdtd_2d: array ey has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(nx), (long long)(ny)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_fdtd_2d: array hz has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if ((long long)(T) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_fdtd_2d: array fict has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
   pc_host_guard pc_guard(&pc_fdtd_2d_state.lock);
   int err = 0;
   const size_t pc_bytes_ex = (size_t)(nx) * (size_t)(ny) * sizeof(double);

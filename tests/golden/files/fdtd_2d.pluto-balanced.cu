@@ -21,6 +21,15 @@ static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) 
 #endif
 #define PC_CHECK(call) do { cudaError_t pc_e = (call); \
     if (pc_e != cudaSuccess) return (int)pc_e; } while (0)
+/* The product of an array's extents, saturated at 2^62 (index_guard compares it with 2^31 - 1;
+   the extents are at most 2^63 - 1 each: no product of two may overflow). */
+static inline long long pc_elements(long long d) { return d; }
+template <typename... T> static inline long long pc_elements(long long d, T... rest) {
+  long long tail = pc_elements(rest...);
+  if (d <= 0 || tail <= 0) return 0;
+  const long long cap = 1LL << 62;
+  return tail > cap / d ? cap : d * tail;
+}
 
 __global__ void __launch_bounds__(256) kernel0(int T, int nx, int ny, double *ex, double *ey, double *hz, double *fict, int c0) {
   if (((nx >= 1) && ((nx + ny) >= 3))) {
@@ -377,6 +386,22 @@ extern "C" int pc_fdtd_2d_release(void);
 static void pc_fdtd_2d_at_exit(void) { (void)pc_fdtd_2d_release(); }
 
 extern "C" int pc_fdtd_2d_dev(long long T, long long nx, long long ny, double *ex, double *ey, double *hz, double *fict) {
+  if (pc_elements((long long)(nx), (long long)(ny)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_fdtd_2d: array ex has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(nx), (long long)(ny)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_fdtd_2d: array ey has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(nx), (long long)(ny)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_fdtd_2d: array hz has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if ((long long)(T) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_fdtd_2d: array fict has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
   if ((T >= 1)) {
     for (long long c0 = 0; (c0 <= pc_floord((((9 * T) + ny) - 10), 32)); c0 += 1) {
       kernel0<<<dim3((unsigned)pc_min(pc_max(((((((nx >= 1) && ((8 * c0) >= ((T + nx) + 23))) && (((2 * T) + nx) >= ((8 * c0) + 3))) && ((ny + 6) >= (32 * c0))) && (((32 * c0) + 72) >= ((9 * T) + (4 * nx)))) ? c0 : ((((((nx >= 1) && (((8 * c0) + 2) >= ((2 * T) + nx))) && ((T + ny) >= ((32 * c0) + 2))) && ((ny + 6) >= (32 * c0))) && (((32 * c0) + 37) >= ((9 * T) + (4 * nx)))) ? ((((2 * T) + nx) + 5) / 8) : ((((((((nx >= 1) && ((nx + ny) >= 3)) && ((8 * c0) >= ((T + nx) + 23))) && (((2 * T) + nx) >= ((8 * c0) + 3))) && (((9 * T) + ny) >= ((32 * c0) + 67))) && ((32 * c0) >= (ny + 7))) && (((32 * c0) + 72) >= ((9 * T) + (4 * nx)))) ? (((ny + (4 * c0)) + 6) / 36) : ((((((((nx >= 1) && ((nx + ny) >= 3)) && (((2 * T) + nx) >= ((8 * c0) + 3))) && (((T + nx) + 22) >= (8 * c0))) && ((nx + 54) >= (8 * c0))) && (((9 * T) + ny) >= ((32 * c0) + 67))) && ((32 * c0) >= (ny + 7))) ? ((((ny + (4 * c0)) + 6) / 36) + 1) : ((((((nx >= 1) && (((8 * c0) + 2) >= ((2 * T) + nx))) && (((9 * T) + (4 * nx)) >= ((32 * c0) + 38))) && ((ny + 6) >= (32 * c0))) && (((32 * c0) + 72) >= ((9 * T) + (4 * nx)))) ? (((((T + nx) + (32 * c0)) + 22) / 40) + 1) : (((((nx >= 1) && ((8 * c0) >= (nx + 55))) && (((9 * T) + (4 * nx)) >= ((32 * c0) + 73))) && ((ny + 6) >= (32 * c0))) ? ((((nx + (64 * c0)) + 54) / 72) + 1) : (((((nx <= 0) && (((9 * T) + ny) >= ((32 * c0) + 67))) && ((32 * c0) >= (ny + 7))) && (((32 * c0) + 33) >= (9 * T))) ? (((-c0) + ((T + 3) / 4)) + (((ny + (4 * c0)) + 6) / 36)) : ((((((((nx >= 1) && ((nx + ny) >= 3)) && (((8 * c0) + 2) >= ((2 * T) + nx))) && (((32 * c0) + 1) >= (T + ny))) && (((32 * c0) + 37) >= ((9 * T) + (4 * nx)))) && (((32 * c0) + 66) >= ((9 * T) + ny))) && ((((9 * T) + (4 * nx)) + ny) >= (((4 * ((((2 * T) + nx) - 3) % 8)) + (32 * c0)) + 14))) ? ((((-c0) + ((((2 * T) + nx) + 5) / 8)) + (((T + ny) + 30) / 32)) - 1) : ((((((nx >= 1) && (((8 * c0) + 2) >= ((2 * T) + nx))) && (((9 * T) + ny) >= ((32 * c0) + 67))) && ((32 * c0) >= (ny + 7))) && (((32 * c0) + 37) >= ((9 * T) + (4 * nx)))) ? (((-c0) + ((((2 * T) + nx) + 5) / 8)) + (((ny + (4 * c0)) + 6) / 36)) : ((((((((nx >= 1) && ((nx + ny) >= 3)) && (((8 * c0) + 2) >= ((2 * T) + nx))) && (((9 * T) + (4 * nx)) >= ((32 * c0) + 38))) && (((32 * c0) + 66) >= ((9 * T) + ny))) && (((32 * c0) + 72) >= ((9 * T) + (4 * nx)))) && (((T + ny) - (32 * (((((-T) - nx) + (8 * c0)) + 57) / 40))) >= (-30))) ? (((-c0) + (((T + ny) + 30) / 32)) + ((((T + nx) + (32 * c0)) + 22) / 40)) : (((((8 * c0) >= (nx + 55)) && (((9 * T) + (4 * nx)) >= ((32 * c0) + 73))) && (((32 * c0) + 66) >= ((9 * T) + ny))) ? (((-c0) + (((T + ny) + 30) / 32)) + (((nx + (64 * c0)) + 54) / 72)) : ((((((((nx >= 1) && ((nx + ny) >= 3)) && (((8 * c0) + 2) >= ((2 * T) + nx))) && (((9 * T) + ny) >= ((32 * c0) + 67))) && (((9 * T) + (4 * nx)) >= ((32 * c0) + 38))) && ((32 * c0) >= (ny + 7))) && (((32 * c0) + 72) >= ((9 * T) + (4 * nx)))) ? ((((-c0) + (((ny + (4 * c0)) + 6) / 36)) + ((((T + nx) + (32 * c0)) + 22) / 40)) + 1) : (((((((nx >= 1) && ((nx + ny) >= 3)) && ((8 * c0) >= (nx + 55))) && (((9 * T) + (4 * nx)) >= ((32 * c0) + 73))) && (((9 * T) + ny) >= ((32 * c0) + 67))) && ((32 * c0) >= (ny + 7))) ? ((((-c0) + (((ny + (4 * c0)) + 6) / 36)) + (((nx + (64 * c0)) + 54) / 72)) + 1) : (((((((nx >= 1) && ((nx + ny) >= 3)) && (T >= ((4 * c0) + 5))) && ((nx + 54) >= (8 * c0))) && ((ny + 6) >= (32 * c0))) || ((((((((nx >= 1) && ((nx + ny) >= 3)) && (((4 * c0) + 4) >= T)) && (((2 * T) + nx) >= ((8 * c0) + 3))) && (((T + nx) + 22) >= (8 * c0))) && ((nx + 54) >= (8 * c0))) && ((T + ny) >= ((32 * c0) + 2))) && ((ny + 6) >= (32 * c0)))) ? (c0 + 1) : ((((((nx <= 0) && ((T + ny) >= ((32 * c0) + 2))) && ((ny + 6) >= (32 * c0))) && (((32 * c0) + 33) >= (9 * T))) || ((((T <= 3) && (nx == 1)) && (ny == 1)) && (c0 == 0))) ? ((T + 3) / 4) : (((((((((T + ny) >= 34) && ((4 * c0) >= T)) && ((8 * c0) >= ((T + nx) + 23))) && (((2 * T) + nx) >= ((8 * c0) + 3))) && (((32 * c0) + 66) >= ((9 * T) + ny))) && (((32 * c0) + 72) >= ((9 * T) + (4 * nx)))) || (((((((nx >= 1) && ((T + ny) >= 34)) && ((nx + ny) >= 3)) && (T >= ((4 * c0) + 1))) && ((8 * c0) >= ((T + nx) + 23))) && (((32 * c0) + 66) >= ((9 * T) + ny))) && (((32 * c0) + 72) >= ((9 * T) + (4 * nx))))) ? ((((T + ny) + 30) / 32) - 1) : (((((((nx >= 1) && ((nx + ny) >= 3)) && (T >= ((4 * c0) + 5))) && (((32 * c0) + 1) >= (T + ny))) && (((32 * c0) + 66) >= ((9 * T) + ny))) || ((((((((nx >= 1) && ((nx + ny) >= 3)) && (((4 * c0) + 4) >= T)) && (((2 * T) + nx) >= ((8 * c0) + 3))) && (((T + nx) + 22) >= (8 * c0))) && ((nx + 54) >= (8 * c0))) && (((32 * c0) + 1) >= (T + ny))) && (((32 * c0) + 66) >= ((9 * T) + ny)))) ? (((T + ny) + 30) / 32) : (((((nx <= 0) && ((9 * T) >= ((32 * c0) + 34))) && ((ny + 6) >= (32 * c0))) || ((((T >= 4) && (nx == 1)) && (ny == 1)) && (c0 == 0))) ? ((((8 * c0) + 6) / 9) + 1) : (((((((nx <= 0) && (((9 * T) + ny) >= ((32 * c0) + 67))) && ((9 * T) >= ((32 * c0) + 34))) && ((32 * c0) >= (ny + 7))) && (((4 * ((c0 + 11) % 9)) + ny) >= 2)) || (((((nx == 1) && (ny == 1)) && (c0 >= 1)) && ((9 * T) >= ((32 * c0) + 66))) && (((c0 + 2) % 9) >= 1))) ? ((((-c0) + (((8 * c0) + 6) / 9)) + (((ny + (4 * c0)) + 6) / 36)) + 1) : (((((((((nx <= 0) && (c0 <= 6)) && ((9 * T) >= ((32 * c0) + 34))) && (((32 * c0) + 1) >= (T + ny))) && (((32 * c0) + 66) >= ((9 * T) + ny))) || ((((((nx <= 0) && (c0 >= 7)) && ((9 * T) >= ((32 * c0) + 34))) && (((32 * c0) + 66) >= ((9 * T) + ny))) && (((T + ny) - (32 * ((c0 + 11) / 9))) >= (-30))) && ((nx + 70) >= (8 * ((c0 - 7) % 9))))) || (((((c0 >= 7) && ((9 * T) >= ((32 * c0) + 34))) && (((32 * c0) + 66) >= ((9 * T) + ny))) && (((T + ny) - (32 * ((c0 + 11) / 9))) >= (-30))) && ((c0 + (9 * pc_floord(((nx - (8 * c0)) - 18), 72))) <= (-12)))) || ((((((nx == 1) && (ny == 1)) && ((9 * T) >= ((32 * c0) + 34))) && ((32 * c0) >= T)) && (((32 * c0) + 65) >= (9 * T))) && (((c0 + 11) % 9) >= 1))) ? (((-c0) + (((T + ny) + 30) / 32)) + (((8 * c0) + 6) / 9)) : ((((-c0) + ((T + 3) / 4)) + (((T + ny) + 30) / 32)) - 1))))))))))))))))))))), 1LL), 2147483647LL), (unsigned)pc_min(pc_max(((((((nx >= 1) && ((((9 * T) + (4 * nx)) + ny) >= ((32 * c0) + 43))) && ((32 * c0) >= (((4 * nx) + ny) + 31))) && (((32 * c0) + 33) >= (9 * T))) || ((((((nx >= 1) && ((nx + ny) >= 3)) && (((32 * c0) + 9) >= (((5 * T) + (4 * nx)) + ny))) && (((32 * c0) + 33) >= (9 * T))) && (((32 * c0) + 42) >= (((9 * T) + (4 * nx)) + ny))) && ((T + (8 * (((((5 * T) + (4 * nx)) + ny) - 10) / 32))) >= ((8 * c0) + 1)))) ? (((-c0) + ((T + 7) / 8)) + (((((4 * nx) + ny) + (40 * c0)) + 30) / 72)) : ((((((((nx >= 1) && ((nx + ny) >= 3)) && ((((9 * T) + (4 * nx)) + ny) >= ((32 * c0) + 43))) && ((9 * T) >= ((32 * c0) + 34))) && ((32 * c0) >= (((4 * nx) + ny) + 31))) && (((4 * c0) - (9 * ((((((-4) * nx) - ny) + (32 * c0)) + 41) / 72))) >= (-3))) || (((((nx == 1) && (ny >= 2)) && ((9 * T) >= ((32 * c0) + 34))) && (((32 * c0) + 5) >= ((5 * T) + ny))) && (((32 * c0) + 38) >= ((9 * T) + ny)))) ? ((((-c0) + (((4 * c0) + 3) / 9)) + (((((4 * nx) + ny) + (40 * c0)) + 30) / 72)) + 1) : (((((((nx <= 0) && ((32 * c0) >= (ny + 7))) && ((T + ny) >= ((32 * c0) + 2))) && (((32 * c0) + 33) >= (9 * T))) || ((((nx <= 0) && (((32 * c0) + 1) >= (T + ny))) && (((32 * c0) + 33) >= (9 * T))) && ((T + (8 * ((((T + ny) + (32 * c0)) - 2) / 64))) >= ((8 * c0) + 1)))) || (((((nx == 1) && (ny == 1)) && ((32 * c0) >= T)) && (((32 * c0) + 33) >= (9 * T))) && ((T + (8 * (((T + (32 * c0)) - 1) / 64))) >= ((8 * c0) + 1)))) ? (((-c0) + ((T + 7) / 8)) + (((ny + (40 * c0)) + 6) / 72)) : ((((((((((31 * nx) + ny) <= 32) && ((9 * T) >= ((32 * c0) + 34))) && (((32 * c0) + 1) >= (T + ny))) && (((32 * c0) + 66) >= ((9 * T) + ny))) && (((T + ny) + (64 * (((4 * c0) + 3) / 9))) >= ((32 * c0) + 2))) || (((((nx <= 0) && (((9 * T) + ny) >= ((32 * c0) + 67))) && ((9 * T) >= ((32 * c0) + 34))) && ((32 * c0) >= (ny + 7))) && (((4 * c0) - (9 * ((((-ny) + (32 * c0)) + 65) / 72))) >= (-3)))) || (((((nx == 1) && (ny == 1)) && (c0 >= 1)) && ((9 * T) >= ((32 * c0) + 66))) && ((((4 * c0) + 8) % 9) >= 5))) ? ((((-c0) + (((4 * c0) + 3) / 9)) + (((ny + (40 * c0)) + 6) / 72)) + 1) : (((((((nx >= 1) && (ny >= ((32 * c0) + 66))) && (((32 * c0) + 33) >= (9 * T))) || ((((nx <= 0) && ((T + ny) >= ((32 * c0) + 2))) && ((ny + 6) >= (32 * c0))) && (((32 * c0) + 33) >= (9 * T)))) || ((((((nx >= 1) && ((nx + ny) >= 3)) && ((((5 * T) + (4 * nx)) + ny) >= ((32 * c0) + 10))) && ((((4 * nx) + ny) + 30) >= (32 * c0))) && (((32 * c0) + 33) >= (9 * T))) && (((32 * c0) + 65) >= ny))) || ((((T <= 3) && (nx == 1)) && (ny == 1)) && (c0 == 0))) ? ((T + 7) / 8) : ((((4 * c0) + 3) / 9) + 1)))))), 1LL), 65535LL)), dim3(32, 8)>>>((int)T, (int)nx, (int)ny, ex, ey, hz, fict, (int)c0);
@@ -391,6 +416,22 @@ extern "C" int pc_fdtd_2d_dev(long long T, long long nx, long long ny, double *e
 }
 
 extern "C" int pc_fdtd_2d(long long T, long long nx, long long ny, double *ex, double *ey, double *hz, double *fict) {
+  if (pc_elements((long long)(nx), (long long)(ny)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_fdtd_2d: array ex has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(nx), (long long)(ny)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_fdtd_2d: array ey has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(nx), (long long)(ny)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_fdtd_2d: array hz has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if ((long long)(T) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_fdtd_2d: array fict has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
   pc_host_guard pc_guard(&pc_fdtd_2d_state.lock);
   int err = 0;
   const size_t pc_bytes_ex = (size_t)(nx) * (size_t)(ny) * sizeof(double);

@@ -21,6 +21,15 @@ static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) 
 #endif
 #define PC_CHECK(call) do { cudaError_t pc_e = (call); \
     if (pc_e != cudaSuccess) return (int)pc_e; } while (0)
+/* The product of an array's extents, saturated at 2^62 (index_guard compares it with 2^31 - 1;
+   the extents are at most 2^63 - 1 each: no product of two may overflow). */
+static inline long long pc_elements(long long d) { return d; }
+template <typename... T> static inline long long pc_elements(long long d, T... rest) {
+  long long tail = pc_elements(rest...);
+  if (d <= 0 || tail <= 0) return 0;
+  const long long cap = 1LL << 62;
+  return tail > cap / d ? cap : d * tail;
+}
 
 __global__ void __launch_bounds__(512) kernel0(int ni, int nj, int nk, double alpha, double beta, double *C, double *A, double *B) {
   __shared__ double pc_sh_B_0[2048];
@@ -304,6 +313,18 @@ extern "C" int pc_gemm_release(void);
 static void pc_gemm_at_exit(void) { (void)pc_gemm_release(); }
 
 extern "C" int pc_gemm_dev(long long ni, long long nj, long long nk, double alpha, double beta, double *C, double *A, double *B) {
+  if (pc_elements((long long)(ni), (long long)(nj)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_gemm: array C has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(ni), (long long)(nk)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_gemm: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(nk), (long long)(nj)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_gemm: array B has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
   kernel0<<<dim3((unsigned)pc_min(pc_max(((nj + 63) / 64), 1LL), 2147483647LL), (unsigned)pc_min(pc_max(((ni + 63) / 64), 1LL), 65535LL)), dim3(32, 16)>>>((int)ni, (int)nj, (int)nk, alpha, beta, C, A, B);
   PC_CHECK(cudaGetLastError());
   PC_CHECK(cudaDeviceSynchronize());
@@ -311,6 +332,18 @@ extern "C" int pc_gemm_dev(long long ni, long long nj, long long nk, double alph
 }
 
 extern "C" int pc_gemm(long long ni, long long nj, long long nk, double alpha, double beta, double *C, double *A, double *B) {
+  if (pc_elements((long long)(ni), (long long)(nj)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_gemm: array C has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(ni), (long long)(nk)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_gemm: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(nk), (long long)(nj)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_gemm: array B has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
   pc_host_guard pc_guard(&pc_gemm_state.lock);
   int err = 0;
   const size_t pc_bytes_C = (size_t)(ni) * (size_t)(nj) * sizeof(double);

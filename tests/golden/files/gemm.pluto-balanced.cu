@@ -21,6 +21,15 @@ static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) 
 #endif
 #define PC_CHECK(call) do { cudaError_t pc_e = (call); \
     if (pc_e != cudaSuccess) return (int)pc_e; } while (0)
+/* The product of an array's extents, saturated at 2^62 (index_guard compares it with 2^31 - 1;
+   the extents are at most 2^63 - 1 each: no product of two may overflow). */
+static inline long long pc_elements(long long d) { return d; }
+template <typename... T> static inline long long pc_elements(long long d, T... rest) {
+  long long tail = pc_elements(rest...);
+  if (d <= 0 || tail <= 0) return 0;
+  const long long cap = 1LL << 62;
+  return tail > cap / d ? cap : d * tail;
+}
 
 __global__ void __launch_bounds__(256) kernel0(int ni, int nj, int nk, double alpha, double beta, double *C, double *A, double *B, int c0) {
   if (((((nj + (4 * nk)) >= ((32 * c0) + 33)) && (((32 * c0) + 28) >= ((4 * ((ni + 6) % 8)) + nj))) || ((((32 * c0) + 32) >= (nj + (4 * nk))) && ((((((4 * ni) + nj) - 5) % 32) + (4 * nk)) >= 36)))) {
@@ -272,6 +281,18 @@ extern "C" int pc_gemm_release(void);
 static void pc_gemm_at_exit(void) { (void)pc_gemm_release(); }
 
 extern "C" int pc_gemm_dev(long long ni, long long nj, long long nk, double alpha, double beta, double *C, double *A, double *B) {
+  if (pc_elements((long long)(ni), (long long)(nj)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_gemm: array C has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(ni), (long long)(nk)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_gemm: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(nk), (long long)(nj)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_gemm: array B has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
   if (((ni >= 1) && (nj >= 1))) {
     for (long long c0 = pc_max((-1), (-((ni + 6) / 8))); (c0 <= ((nj - 1) / 32)); c0 += 1) {
       kernel0<<<dim3((unsigned)pc_min(pc_max((((((ni >= 2) && (nk <= 0)) && (c0 >= 0)) && (nj >= ((32 * c0) + 33))) ? 2 : ((((ni == 1) && (nk >= ((8 * c0) + 1))) && (nj >= ((32 * c0) + 29))) ? (c0 + 1) : (((((ni == 1) && (nk >= 1)) && ((8 * c0) >= nk)) && (nj >= ((32 * c0) + 29))) ? ((nk + 7) / 8) : (((((ni >= 2) && (nk >= 1)) && ((8 * c0) >= nk)) && (nj >= ((32 * c0) + 33))) ? (((nk + 7) / 8) + 1) : ((((((ni >= 2) && (nk <= 0)) && (nj >= ((32 * c0) + 1))) && (((32 * c0) + 32) >= nj)) || (((ni == 1) && (nk <= 0)) && (nj >= ((32 * c0) + 1)))) ? 1 : ((((((ni >= 2) && (c0 >= 0)) && (nk >= ((8 * c0) + 1))) && (nj >= ((32 * c0) + 33))) || (c0 == (-1))) ? (c0 + 2) : ((((nk >= ((8 * c0) + 1)) && ((32 * c0) >= nj)) || ((((nk >= ((8 * c0) + 1)) && (nj >= ((32 * c0) + 1))) && ((((4 * ni) + (32 * c0)) + 24) >= nj)) && (((32 * c0) + 32) >= nj))) ? ((nj + 31) / 32) : ((((-c0) + ((nj + 31) / 32)) + ((nk + 7) / 8)) - 1)))))))), 1LL), 2147483647LL), (unsigned)pc_min(pc_max(((c0 == (-1)) ? ((ni + 6) / 8) : ((((nk <= 0) && (nj >= ((32 * c0) + 1))) && (((32 * c0) + 28) >= nj)) ? ((-c0) + ((((4 * ni) + nj) + 27) / 32)) : ((((nk >= 1) && ((nj + (4 * nk)) >= ((32 * c0) + 5))) && (((32 * c0) + 32) >= (nj + (4 * nk)))) ? ((-c0) + (((((4 * ni) + nj) + (4 * nk)) + 23) / 32)) : (((ni + 6) / 8) + 1)))), 1LL), 65535LL)), dim3(32, 8)>>>((int)ni, (int)nj, (int)nk, alpha, beta, C, A, B, (int)c0);
@@ -286,6 +307,18 @@ extern "C" int pc_gemm_dev(long long ni, long long nj, long long nk, double alph
 }
 
 extern "C" int pc_gemm(long long ni, long long nj, long long nk, double alpha, double beta, double *C, double *A, double *B) {
+  if (pc_elements((long long)(ni), (long long)(nj)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_gemm: array C has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(ni), (long long)(nk)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_gemm: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(nk), (long long)(nj)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_gemm: array B has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
   pc_host_guard pc_guard(&pc_gemm_state.lock);
   int err = 0;
   const size_t pc_bytes_C = (size_t)(ni) * (size_t)(nj) * sizeof(double);

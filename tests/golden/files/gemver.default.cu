@@ -21,6 +21,15 @@ static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) 
 #endif
 #define PC_CHECK(call) do { cudaError_t pc_e = (call); \
     if (pc_e != cudaSuccess) return (int)pc_e; } while (0)
+/* The product of an array's extents, saturated at 2^62 (index_guard compares it with 2^31 - 1;
+   the extents are at most 2^63 - 1 each: no product of two may overflow). */
+static inline long long pc_elements(long long d) { return d; }
+template <typename... T> static inline long long pc_elements(long long d, T... rest) {
+  long long tail = pc_elements(rest...);
+  if (d <= 0 || tail <= 0) return 0;
+  const long long cap = 1LL << 62;
+  return tail > cap / d ? cap : d * tail;
+}
 
 __global__ void __launch_bounds__(256) kernel0(int n, double alpha, double beta, double *A, double *u1, double *v1, double *u2, double *v2, double *w, double *x, double *y, double *z) {
   for (int c0 = (int)blockIdx.y; (c0 <= pc_floord((n - 1), 8)); c0 += (int)gridDim.y) {
@@ -237,6 +246,42 @@ extern "C" int pc_gemver_release(void);
 static void pc_gemver_at_exit(void) { (void)pc_gemver_release(); }
 
 extern "C" int pc_gemver_dev(long long n, double alpha, double beta, double *A, double *u1, double *v1, double *u2, double *v2, double *w, double *x, double *y, double *z) {
+  if (pc_elements((long long)(n), (long long)(n)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_gemver: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if ((long long)(n) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_gemver: array u1 has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if ((long long)(n) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_gemver: array v1 has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if ((long long)(n) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_gemver: array u2 has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if ((long long)(n) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_gemver: array v2 has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if ((long long)(n) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_gemver: array w has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if ((long long)(n) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_gemver: array x has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if ((long long)(n) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_gemver: array y has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if ((long long)(n) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_gemver: array z has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
   int pc_reduce_dev = 0, pc_reduce_sms = 0;
   PC_CHECK(cudaGetDevice(&pc_reduce_dev));
   PC_CHECK(cudaDeviceGetAttribute(&pc_reduce_sms, cudaDevAttrMultiProcessorCount, pc_reduce_dev));
@@ -251,6 +296,42 @@ extern "C" int pc_gemver_dev(long long n, double alpha, double beta, double *A, 
 }
 
 extern "C" int pc_gemver(long long n, double alpha, double beta, double *A, double *u1, double *v1, double *u2, double *v2, double *w, double *x, double *y, double *z) {
+  if (pc_elements((long long)(n), (long long)(n)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_gemver: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if ((long long)(n) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_gemver: array u1 has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if ((long long)(n) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_gemver: array v1 has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if ((long long)(n) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_gemver: array u2 has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if ((long long)(n) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_gemver: array v2 has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if ((long long)(n) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_gemver: array w has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if ((long long)(n) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_gemver: array x has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if ((long long)(n) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_gemver: array y has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if ((long long)(n) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_gemver: array z has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
   pc_host_guard pc_guard(&pc_gemver_state.lock);
   int err = 0;
   const size_t pc_bytes_A = (size_t)(n) * (size_t)(n) * sizeof(double);

@@ -21,6 +21,15 @@ static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) 
 #endif
 #define PC_CHECK(call) do { cudaError_t pc_e = (call); \
     if (pc_e != cudaSuccess) return (int)pc_e; } while (0)
+/* The product of an array's extents, saturated at 2^62 (index_guard compares it with 2^31 - 1;
+   the extents are at most 2^63 - 1 each: no product of two may overflow). */
+static inline long long pc_elements(long long d) { return d; }
+template <typename... T> static inline long long pc_elements(long long d, T... rest) {
+  long long tail = pc_elements(rest...);
+  if (d <= 0 || tail <= 0) return 0;
+  const long long cap = 1LL << 62;
+  return tail > cap / d ? cap : d * tail;
+}
 
 __global__ void __launch_bounds__(64) kernel0(int T, int n, double *A, double *B, int c0) {
   for (int c1 = pc_max(((c0 + pc_floord((-T), 16)) + 1), ((c0 + 1) / 3)) + pc_mod((int)blockIdx.x - (pc_max(((c0 + pc_floord((-T), 16)) + 1), ((c0 + 1) / 3))), (int)gridDim.x); (c1 <= pc_min(pc_min(c0, pc_floord((((2 * T) + n) - 3), 64)), pc_floord(((n + (32 * c0)) + 29), 96))); c1 += (int)gridDim.x) {
@@ -186,6 +195,14 @@ extern "C" int pc_jacobi_1d_release(void);
 static void pc_jacobi_1d_at_exit(void) { (void)pc_jacobi_1d_release(); }
 
 extern "C" int pc_jacobi_1d_dev(long long T, long long n, double *A, double *B) {
+  if ((long long)(n) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_jacobi_1d: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if ((long long)(n) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_jacobi_1d: array B has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
   for (long long c0 = 0; (c0 <= pc_floord((((6 * T) + n) - 7), 64)); c0 += 1) {
     kernel0<<<dim3((unsigned)pc_min(pc_max(((((((32 * c0) + 18) >= (3 * T)) && (((2 * T) + n) >= ((64 * c0) + 3))) && ((n + 29) >= (64 * c0))) ? ((T + 15) / 16) : ((((3 * T) >= ((32 * c0) + 19)) && ((n + 29) >= (64 * c0))) ? ((((2 * c0) + 1) / 3) + 1) : (((((((32 * c0) + 18) >= (3 * T)) && ((64 * c0) >= (n + 30))) && (((2 * T) + n) >= ((64 * c0) + 3))) || (((((32 * c0) + 18) >= (3 * T)) && (((64 * c0) + 2) >= ((2 * T) + n))) && (((6 * T) + n) >= (((4 * ((T - 1) % 16)) + (64 * c0)) + 7)))) ? (((-c0) + ((T + 15) / 16)) + (((n + (32 * c0)) + 29) / 96)) : ((((-c0) + (((2 * c0) + 1) / 3)) + (((n + (32 * c0)) + 29) / 96)) + 1)))), 1LL), 2147483647LL)), dim3(64)>>>((int)T, (int)n, A, B, (int)c0);
   }
@@ -195,6 +212,14 @@ extern "C" int pc_jacobi_1d_dev(long long T, long long n, double *A, double *B) 
 }
 
 extern "C" int pc_jacobi_1d(long long T, long long n, double *A, double *B) {
+  if ((long long)(n) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_jacobi_1d: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if ((long long)(n) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_jacobi_1d: array B has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
   pc_host_guard pc_guard(&pc_jacobi_1d_state.lock);
   int err = 0;
   const size_t pc_bytes_A = (size_t)(n) * sizeof(double);

@@ -21,6 +21,15 @@ static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) 
 #endif
 #define PC_CHECK(call) do { cudaError_t pc_e = (call); \
     if (pc_e != cudaSuccess) return (int)pc_e; } while (0)
+/* The product of an array's extents, saturated at 2^62 (index_guard compares it with 2^31 - 1;
+   the extents are at most 2^63 - 1 each: no product of two may overflow). */
+static inline long long pc_elements(long long d) { return d; }
+template <typename... T> static inline long long pc_elements(long long d, T... rest) {
+  long long tail = pc_elements(rest...);
+  if (d <= 0 || tail <= 0) return 0;
+  const long long cap = 1LL << 62;
+  return tail > cap / d ? cap : d * tail;
+}
 
 __global__ void __launch_bounds__(256) kernel0(int T, int n, double *A, double *B, int c0) {
   for (int c1 = pc_max(pc_max(0, ((c0 + pc_floord(((((-10) * T) - (5 * n)) + 14), 32)) + 1)), pc_floord(((((-5) * n) + (32 * c0)) + 46), 112)) + pc_mod((int)blockIdx.y - (pc_max(pc_max(0, ((c0 + pc_floord(((((-10) * T) - (5 * n)) + 14), 32)) + 1)), pc_floord(((((-5) * n) + (32 * c0)) + 46), 112))), (int)gridDim.y); (c1 <= pc_min(pc_floord((T - 1), 8), (((2 * c0) + 1) / 7))); c1 += (int)gridDim.y) {
@@ -198,6 +207,14 @@ extern "C" int pc_jacobi_2d_release(void);
 static void pc_jacobi_2d_at_exit(void) { (void)pc_jacobi_2d_release(); }
 
 extern "C" int pc_jacobi_2d_dev(long long T, long long n, double *A, double *B) {
+  if (pc_elements((long long)(n), (long long)(n)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_jacobi_2d: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(n), (long long)(n)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_jacobi_2d: array B has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
   for (long long c0 = 0; (c0 < pc_floord((((14 * T) + (5 * n)) + 13), 32)); c0 += 1) {
     kernel0<<<dim3((unsigned)pc_min(pc_max((((n == 3) && (((16 * c0) + 30) == (7 * T))) ? 1 : (((((2 * T) + n) >= ((32 * c0) + 3)) && ((n + 4) >= (32 * c0))) ? (c0 + 1) : ((((((((2 * T) + n) >= 35) && ((8 * c0) >= (((2 * T) + n) + 6))) && (((3 * T) + n) >= ((8 * c0) + 4))) && (((16 * c0) + 36) >= ((7 * T) + (2 * n)))) && (((32 * c0) + 61) >= ((14 * T) + n))) ? (((((2 * T) + n) + 29) / 32) - 1) : (((((((((3 * T) + n) >= ((8 * c0) + 4)) && ((((2 * T) + n) + 5) >= (8 * c0))) && ((n + 36) >= (8 * c0))) && ((32 * c0) >= (n + 5))) && (((32 * c0) + 30) >= ((10 * T) + n))) && (((32 * c0) + 61) >= ((14 * T) + n))) ? ((((2 * T) + n) + 29) / 32) : (((((n + 36) >= (8 * c0)) && (((14 * T) + n) >= ((32 * c0) + 62))) && ((32 * c0) >= (n + 45))) ? (((((3 * n) + (16 * c0)) + 20) / 112) + 1) : ((((((8 * c0) + 3) >= ((3 * T) + n)) && (((16 * c0) + 17) >= ((7 * T) + (2 * n)))) && (((14 * T) + (5 * n)) >= (((4 * ((((3 * T) + n) - 4) % 8)) + (32 * c0)) + 19))) ? ((((-c0) + ((((3 * T) + n) + 4) / 8)) + ((((2 * T) + n) + 29) / 32)) - 1) : ((((((((8 * c0) + 3) >= ((3 * T) + n)) && (((7 * T) + (2 * n)) >= ((16 * c0) + 18))) && (((16 * c0) + 36) >= ((7 * T) + (2 * n)))) && (((32 * c0) + 61) >= ((14 * T) + n))) && ((((2 * T) + n) - (32 * ((((((-2) * T) - n) + (8 * c0)) + 18) / 24))) >= 3)) ? (((-c0) + ((((2 * T) + n) + 29) / 32)) + (((((2 * T) + n) + (16 * c0)) + 5) / 24)) : (((((8 * c0) >= (n + 37)) && (((7 * T) + (2 * n)) >= ((16 * c0) + 37))) && (((32 * c0) + 61) >= ((14 * T) + n))) ? (((-c0) + ((((2 * T) + n) + 29) / 32)) + (((n + (48 * c0)) + 36) / 56)) : ((((((8 * c0) >= (n + 37)) && (((7 * T) + (2 * n)) >= ((16 * c0) + 37))) && (((14 * T) + n) >= ((32 * c0) + 62))) && (((2 * ((((-n) + (8 * c0)) - 37) % 56)) + (5 * n)) >= 18)) ? ((((-c0) + (((n + (48 * c0)) + 36) / 56)) + ((((3 * n) + (16 * c0)) + 20) / 112)) + 1) : c0))))))))), 1LL), 2147483647LL), (unsigned)pc_min(pc_max(((((((16 * c0) + 14) >= (7 * T)) && (((10 * T) + (5 * n)) >= ((32 * c0) + 15))) && (((5 * n) + 65) >= (32 * c0))) ? ((T + 7) / 8) : ((((7 * T) >= ((16 * c0) + 15)) && (((5 * n) + 65) >= (32 * c0))) ? ((((2 * c0) + 1) / 7) + 1) : (((((((16 * c0) + 14) >= (7 * T)) && ((32 * c0) >= ((5 * n) + 66))) && (((10 * T) + (5 * n)) >= ((32 * c0) + 15))) || (((((16 * c0) + 14) >= (7 * T)) && (((32 * c0) + 14) >= ((10 * T) + (5 * n)))) && ((T + (8 * ((((10 * T) + (5 * n)) - 15) / 32))) >= ((8 * c0) + 1)))) ? (((-c0) + ((T + 7) / 8)) + ((((5 * n) + (80 * c0)) + 65) / 112)) : ((((-c0) + (((2 * c0) + 1) / 7)) + ((((5 * n) + (80 * c0)) + 65) / 112)) + 1)))), 1LL), 65535LL)), dim3(32, 8)>>>((int)T, (int)n, A, B, (int)c0);
   }
@@ -207,6 +224,14 @@ extern "C" int pc_jacobi_2d_dev(long long T, long long n, double *A, double *B) 
 }
 
 extern "C" int pc_jacobi_2d(long long T, long long n, double *A, double *B) {
+  if (pc_elements((long long)(n), (long long)(n)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_jacobi_2d: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(n), (long long)(n)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_jacobi_2d: array B has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
   pc_host_guard pc_guard(&pc_jacobi_2d_state.lock);
   int err = 0;
   const size_t pc_bytes_A = (size_t)(n) * (size_t)(n) * sizeof(double);

@@ -21,6 +21,15 @@ static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) 
 #endif
 #define PC_CHECK(call) do { cudaError_t pc_e = (call); \
     if (pc_e != cudaSuccess) return (int)pc_e; } while (0)
+/* The product of an array's extents, saturated at 2^62 (index_guard compares it with 2^31 - 1;
+   the extents are at most 2^63 - 1 each: no product of two may overflow). */
+static inline long long pc_elements(long long d) { return d; }
+template <typename... T> static inline long long pc_elements(long long d, T... rest) {
+  long long tail = pc_elements(rest...);
+  if (d <= 0 || tail <= 0) return 0;
+  const long long cap = 1LL << 62;
+  return tail > cap / d ? cap : d * tail;
+}
 
 __global__ void __launch_bounds__(256) kernel0(int T, int n, double omega, double *A, int c0) {
   for (int c1 = pc_max(0, pc_floord(((((-2) * n) + c0) + 5), 16)) + pc_mod((int)blockIdx.y - (pc_max(0, pc_floord(((((-2) * n) + c0) + 5), 16))), (int)gridDim.y); (c1 <= pc_min(pc_floord((T - 1), 8), ((c0 - 2) / 16))); c1 += (int)gridDim.y) {
@@ -183,6 +192,10 @@ extern "C" int pc_sor_2d_release(void);
 static void pc_sor_2d_at_exit(void) { (void)pc_sor_2d_release(); }
 
 extern "C" int pc_sor_2d_dev(long long T, long long n, double omega, double *A) {
+  if (pc_elements((long long)(n), (long long)(n)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_sor_2d: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
   for (long long c0 = 2; (c0 < (((2 * T) + (2 * n)) - 5)); c0 += 1) {
     kernel0<<<dim3((unsigned)pc_min(pc_max(((n + 30) / 32), 1LL), 2147483647LL), (unsigned)pc_min(pc_max(((T + 7) / 8), 1LL), 65535LL)), dim3(32, 8)>>>((int)T, (int)n, omega, A, (int)c0);
   }
@@ -192,6 +205,10 @@ extern "C" int pc_sor_2d_dev(long long T, long long n, double omega, double *A) 
 }
 
 extern "C" int pc_sor_2d(long long T, long long n, double omega, double *A) {
+  if (pc_elements((long long)(n), (long long)(n)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_sor_2d: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
   pc_host_guard pc_guard(&pc_sor_2d_state.lock);
   int err = 0;
   const size_t pc_bytes_A = (size_t)(n) * (size_t)(n) * sizeof(double);

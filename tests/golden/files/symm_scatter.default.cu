@@ -21,6 +21,15 @@ static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) 
 #endif
 #define PC_CHECK(call) do { cudaError_t pc_e = (call); \
     if (pc_e != cudaSuccess) return (int)pc_e; } while (0)
+/* The product of an array's extents, saturated at 2^62 (index_guard compares it with 2^31 - 1;
+   the extents are at most 2^63 - 1 each: no product of two may overflow). */
+static inline long long pc_elements(long long d) { return d; }
+template <typename... T> static inline long long pc_elements(long long d, T... rest) {
+  long long tail = pc_elements(rest...);
+  if (d <= 0 || tail <= 0) return 0;
+  const long long cap = 1LL << 62;
+  return tail > cap / d ? cap : d * tail;
+}
 
 __global__ void __launch_bounds__(256) kernel0(int m, int n, double alpha, double beta, double *C, double *A, double *B, double *temp2, double *temp2_x0) {
   __shared__ double pc_sh_B_0[1024];
@@ -272,6 +281,22 @@ extern "C" int pc_symm_scatter_release(void);
 static void pc_symm_scatter_at_exit(void) { (void)pc_symm_scatter_release(); }
 
 extern "C" int pc_symm_scatter_dev(long long m, long long n, double alpha, double beta, double *C, double *A, double *B) {
+  if (pc_elements((long long)(m), (long long)(n)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_symm_scatter: array C has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(m), (long long)(m)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_symm_scatter: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(m), (long long)(n)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_symm_scatter: array B has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(pc_max(m, 0)), (long long)(pc_max(n, 0))) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_symm_scatter: array temp2_x0 has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
   pc_host_guard pc_guard(&pc_symm_scatter_dev_state.lock);
   double *temp2 = NULL;
   PC_CHECK((cudaError_t)pc_host_buffer(&pc_symm_scatter_dev_state, 0, 1 * sizeof(double), (void **)&temp2));
@@ -288,6 +313,22 @@ extern "C" int pc_symm_scatter_dev(long long m, long long n, double alpha, doubl
 }
 
 extern "C" int pc_symm_scatter(long long m, long long n, double alpha, double beta, double *C, double *A, double *B) {
+  if (pc_elements((long long)(m), (long long)(n)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_symm_scatter: array C has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(m), (long long)(m)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_symm_scatter: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(m), (long long)(n)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_symm_scatter: array B has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(pc_max(m, 0)), (long long)(pc_max(n, 0))) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_symm_scatter: array temp2_x0 has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
   pc_host_guard pc_guard(&pc_symm_scatter_state.lock);
   int err = 0;
   const size_t pc_bytes_C = (size_t)(m) * (size_t)(n) * sizeof(double);
