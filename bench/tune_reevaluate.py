@@ -11,7 +11,17 @@ problem and over the held-out problems only:
 for four models: "old" (the calibration file as measured: simplified-nest fit, Section 3.3),
 "paper_refit" (Di & Xue's eqs. 3-12 with alpha, beta, gamma refitted on the training split),
 "extended" (plus lam * latency_term, our extension: model.scan_trips) and "extended_lok"
-(extended, fitted leaving the evaluated kernel out: every other kernel's problems train it).
+(extended, fitted leaving the evaluated kernel out: every other kernel's problems train it);
+and two per-kernel fits, as Di & Xue fit alpha, beta, gamma per loop nest (Section 3.3):
+
+    extended_per_kernel   extended, fitted on the train sizes of the evaluated kernel only
+    extended_few_K        extended, fitted on K layouts of the evaluated problem itself (K =
+                          FEW_K): the model's top K among its sampled layouts by the GLOBAL
+                          extended fit (what `polycuda tune` measures anyway), never chosen
+                          by their measured times; then every sampled layout is re-ranked.
+                          Also gap_measured (the fastest of those K / best - 1: measuring the
+                          top K without a refit) and gap_tune (the fastest of the K and the
+                          refit's choice: what tune keeps if it measures that one more).
 
     python bench/tune_reevaluate.py CALIBRATION.json ACCURACY.json OUT.json \\
         [--train-sizes 0,2] [--write-calibration CAL.json]
@@ -35,6 +45,7 @@ from polycuda.tune import calibrate, occupancy, problem, search  # noqa: E402
 from polycuda.tune.model import Calibration  # noqa: E402
 
 TOP_K = 5
+FEW_K = (5, 10)  # layouts of the evaluated problem measured for extended_few_K
 
 
 @dataclasses.dataclass
@@ -82,11 +93,17 @@ def predict(row: tuple, coef: tuple) -> float:
     return sum(c * t for c, t in zip(coef, terms)) + d
 
 
+def ranking(case: Case, coef: tuple) -> list[int]:
+    """The sampled layouts' positions, fastest first by the model `coef` (ties: by layout)."""
+    pred = [predict(r, coef) for r in case.rows]
+    return sorted(range(len(pred)), key=lambda k: (pred[k], case.keys[k]))
+
+
 def summary(case: Case, coef: tuple) -> dict:
     """mean and max |e|, the choice among the sampled layouts, its gap and the top-5 gap."""
     pred = [predict(r, coef) for r in case.rows]
     errors = [abs(p / t - 1) for p, t in zip(pred, case.times)]
-    order = sorted(range(len(pred)), key=lambda k: (pred[k], case.keys[k]))
+    order = ranking(case, coef)
     best = min(case.times)
     choice = order[0]
     return {"mean_abs_rel_error": statistics.fmean(errors), "max_abs_rel_error": max(errors),
@@ -102,12 +119,34 @@ def fit(cases: list[Case], extended: bool) -> tuple:
     return calibrate.fit_relative(rows, [t for c in cases for t in c.times])
 
 
+def few_summary(case: Case, global_coef: tuple, k: int) -> dict:
+    """extended_few_k of `case`: (alpha, beta, gamma, lam) fitted (calibrate.fit_relative) on
+    the measured times of the model's top k among the sampled layouts, the model being the
+    global fit `global_coef` (the layouts `polycuda tune` measures: not chosen by time), then
+    summary() of the refitted model over every sampled layout, plus the fitted layouts, their
+    coefficients, gap_measured (the fastest of the k / best - 1) and gap_tune (the fastest of
+    the k and the refit's choice / best - 1)."""
+    used = ranking(case, global_coef)[:k]
+    coef = calibrate.fit_relative([case.rows[i] for i in used], [case.times[i] for i in used])
+    out = summary(case, coef)
+    best = min(case.times)
+    choice = ranking(case, coef)[0]
+    out.update(coefficients=dict(zip(("alpha", "beta", "gamma", "lam"), coef)),
+               fit_layouts=[[list(case.keys[i][0]), list(case.keys[i][1])] for i in used],
+               gap_measured=min(case.times[i] for i in used) / best - 1,
+               gap_tune=min(case.times[i] for i in (*used, choice)) / best - 1)
+    return out
+
+
 def evaluate(cases: list[Case], cal: Calibration, train_sizes: set[int]) -> dict:
-    """Per-problem summaries of the four models and their means over the held-out problems."""
+    """Per-problem summaries of the models and their means over the held-out problems."""
     train = [c for c in cases if c.index in train_sizes]
     fits = {"old": (cal.alpha, cal.beta, cal.gamma, cal.lam),
             "paper_refit": fit(train, False), "extended": fit(train, True)}
-    loks = {k: fit([c for c in train if c.kernel != k], True) for k in {c.kernel for c in cases}}
+    kernels = sorted({c.kernel for c in cases})
+    loks = {k: fit([c for c in train if c.kernel != k], True) for k in kernels}
+    # Di & Xue fit per loop nest (Section 3.3): here on the kernel's own train sizes
+    per_kernel = {k: fit([c for c in train if c.kernel == k], True) for k in kernels}
     problems = []
     for case in cases:
         entry = {"kernel": case.kernel, "sizes": case.sizes, "samples": len(case.rows),
@@ -115,21 +154,31 @@ def evaluate(cases: list[Case], cal: Calibration, train_sizes: set[int]) -> dict
         for name, coef in fits.items():
             entry[name] = summary(case, coef)
         entry["extended_lok"] = summary(case, loks[case.kernel])
+        entry["extended_per_kernel"] = summary(case, per_kernel[case.kernel])
+        for k in FEW_K:
+            entry[f"extended_few_{k}"] = few_summary(case, fits["extended"], k)
         # per layout: tiles, block, measured s, extended model s (for bench/tune_plot.py)
         entry["layouts"] = [[list(k[0]), list(k[1]), t, predict(r, fits["extended"])]
                             for k, t, r in zip(case.keys, case.times, case.rows)]
         problems.append(entry)
     held = [p for p in problems if p["split"] == "held-out"]
     overall = {}
-    for name in (*fits, "extended_lok"):
+    for name in (*fits, "extended_lok", "extended_per_kernel",
+                 *(f"extended_few_{k}" for k in FEW_K)):
         overall[name] = {
             "mean_abs_rel_error": statistics.fmean(p[name]["mean_abs_rel_error"] for p in held),
             "mean_gap": statistics.fmean(p[name]["gap"] for p in held),
             "max_gap": max(p[name]["gap"] for p in held),
             "max_gap_top5": max(p[name]["gap_top5"] for p in held)}
+        for extra in ("gap_measured", "gap_tune"):
+            if extra in held[0][name]:
+                overall[name][f"mean_{extra}"] = statistics.fmean(p[name][extra] for p in held)
+                overall[name][f"max_{extra}"] = max(p[name][extra] for p in held)
     names = ("alpha", "beta", "gamma", "lam")
     coefficients = {name: dict(zip(names, coef)) for name, coef in fits.items()}
     coefficients["extended_lok"] = {k: dict(zip(names, v)) for k, v in sorted(loks.items())}
+    coefficients["extended_per_kernel"] = {k: dict(zip(names, v))
+                                           for k, v in sorted(per_kernel.items())}
     return {"coefficients": coefficients, "held_out": overall, "problems": problems}
 
 
@@ -152,9 +201,11 @@ def main(argv: list[str] | None = None) -> int:
     cases = load_cases(cal, accuracy, occupancy.reference_device(), args.kernel_dir)
     result = evaluate(cases, cal, train_sizes)
     for name, row in result["held_out"].items():
+        tune = (f"  mean/max gap_tune {row['mean_gap_tune']:.3f}/{row['max_gap_tune']:.3f}"
+                if "mean_gap_tune" in row else "")
         print(f"held-out {name:13s} mean |e| {row['mean_abs_rel_error']:.3f}  mean gap "
               f"{row['mean_gap']:.3f}  max gap {row['max_gap']:.3f}  max top-{TOP_K} gap "
-              f"{row['max_gap_top5']:.3f}")
+              f"{row['max_gap_top5']:.3f}{tune}")
     out = {"gpu": accuracy["gpu"], "measured_in": args.accuracy.name,
            "calibration": args.calibration.name, "train_sizes": sorted(train_sizes),
            "note": "derived offline from times measured on the GPU named here (the accuracy "

@@ -325,7 +325,8 @@ def cmd_tune(args: argparse.Namespace) -> int:
     options = _options(args).replace(target="cuda")
     prog = require_one(load_programs(args, options), args.function, args.file)
     result = search.tune(prog, dict(args.size or ()), top_k=args.top_k, budget_s=args.budget,
-                         use_cache=not args.no_cache, schedulers=args.schedulers)
+                         use_cache=not args.no_cache, schedulers=args.schedulers,
+                         refit=not args.no_refit)
     scheduler = f"scheduler {result.scheduler} " if result.scheduler else ""
     print(f"{prog.name}: {scheduler}tile_sizes {','.join(map(str, result.tile_sizes))} block_sizes "
           f"{','.join(map(str, result.block_sizes))}  ({result.evaluated} layouts ranked by "
@@ -530,6 +531,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--dump-sizes", metavar="FILE",
                    help="write the chosen sizes, for --sizes FILE of compile, run, verify")
     p.add_argument("--no-cache", action="store_true", help="tune again even if cached")
+    p.add_argument("--no-refit", action="store_true",
+                   help="do not refit the model on the measured top k (k >= 4) and measure "
+                        "the refitted model's choice too (one measurement more, by default)")
     p.add_argument("--schedulers", action="store_true",
                    help="with --scheduler auto (the default): tune each of auto's candidates "
                         "(isl, pluto, isl-distributed), keep the fastest measured; compile and "

@@ -15,6 +15,7 @@ from polycuda.tune.model import Calibration
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULT = ROOT / "bench" / "results" / "2026-11-25-nvidia-h100-80gb-hbm3-tune-reevaluate.json"
+PERKERNEL = RESULT.with_name("2026-11-25-nvidia-h100-80gb-hbm3-tune-reevaluate-perkernel.json")
 
 
 def _script(name: str):
@@ -57,6 +58,52 @@ def test_fit_on_train_only_and_held_out_summaries():
     assert out["coefficients"]["extended_lok"]["a"]["lam"] == pytest.approx(truth[3])
 
 
+def test_per_kernel_fit_uses_the_kernels_own_train_sizes_only():
+    mod = _script("tune_reevaluate")
+    rng = np.random.default_rng(1)
+    law = {"a": (2e-9, 1e-9, 3e-8, 5e-8), "b": (0.0, 4e-9, 1e-8, 2e-7)}
+    # held-out sizes of a follow a third law: fitting on them would move a's coefficients
+    cases = [_case(mod, k, i, law[k] if (k, i) != ("a", 1) else (9e-8, 0.0, 0.0, 0.0), rng)
+             for k in ("a", "b") for i in range(4)]
+    out = mod.evaluate(cases, CAL, {0, 2})
+    per = out["coefficients"]["extended_per_kernel"]
+    for k in ("a", "b"):
+        assert [per[k][n] for n in ("alpha", "beta", "gamma", "lam")] == pytest.approx(law[k])
+    b3 = next(p for p in out["problems"] if p["kernel"] == "b" and p["sizes"] == {"n": 3})
+    # b's own law predicts b exactly; the one fit over both kernels does not
+    assert b3["extended_per_kernel"]["mean_abs_rel_error"] < 1e-9
+    assert b3["extended"]["mean_abs_rel_error"] > 0.01
+
+
+def test_few_fit_uses_the_global_models_top_k_not_the_fastest_measured():
+    mod = _script("tune_reevaluate")
+    rng = np.random.default_rng(2)
+    truth = (2e-9, 1e-9, 3e-8, 5e-8)
+    local = (1e-9, 3e-9, 0.0, 2e-7)  # the held-out problem's own law on the fitted layouts
+    # kernel b only trains extended_lok of kernel a
+    cases = [_case(mod, k, i, truth, rng, n=16) for k in ("a", "b") for i in (0, 2)]
+    held = _case(mod, "a", 1, truth, rng, n=16)
+    glob = sorted(range(16), key=lambda k: (mod.predict(held.rows[k], truth), held.keys[k]))
+    for rank, k in enumerate(glob):
+        # the model's top 10 follow `local`; the others are measured 100x faster (and by
+        # no law): a fit on the fastest measured layouts, or on all, would not give `local`
+        held.times[k] = (mod.predict(held.rows[k], local) if rank < 10
+                         else 1e-2 * held.times[k] * (1 + rank))
+    out = mod.evaluate(cases + [held], CAL, {0, 2})
+    entry = next(p for p in out["problems"] if p["split"] == "held-out")
+    best = min(held.times)
+    for k in mod.FEW_K:
+        few = entry[f"extended_few_{k}"]
+        assert few["fit_layouts"] == [[list(held.keys[i][0]), list(held.keys[i][1])]
+                                      for i in glob[:k]]
+        assert [few["coefficients"][n] for n in ("alpha", "beta", "gamma", "lam")] == (
+            pytest.approx(local))
+        assert few["gap_measured"] == pytest.approx(min(held.times[i] for i in glob[:k]) / best
+                                                    - 1)
+        assert 0.0 <= few["gap_tune"] <= few["gap_measured"]
+        assert out["held_out"][f"extended_few_{k}"]["max_gap_tune"] == few["gap_tune"]
+
+
 def test_summary_gap_and_top5():
     mod = _script("tune_reevaluate")
     keys = [((k,), (32,)) for k in range(6)]
@@ -76,6 +123,22 @@ def test_committed_h100_analysis_is_derived_and_held_out():
     held = [p for p in data["problems"] if p["split"] == "held-out"]
     assert held and all(p["sizes"] for p in held)
     assert {"old", "paper_refit", "extended", "extended_lok"} <= set(data["held_out"])
+
+
+def test_committed_h100_per_kernel_analysis_is_derived_and_keeps_the_old_models():
+    data = json.loads(PERKERNEL.read_text())
+    old = json.loads(RESULT.read_text())
+    assert "derived" in data["note"] and data["measured_in"] == old["measured_in"]
+    assert {"extended_per_kernel", "extended_few_5", "extended_few_10"} <= set(data["held_out"])
+    for name in ("old", "paper_refit", "extended", "extended_lok"):
+        for key, value in old["held_out"][name].items():
+            assert data["held_out"][name][key] == pytest.approx(value, rel=1e-9)
+    held = [p for p in data["problems"] if p["split"] == "held-out"]
+    # the K fitted layouts are the global extended model's top K of the problem's samples
+    for p in held:
+        ranked = sorted(p["layouts"], key=lambda x: (x[3], x[0], x[1]))
+        for k in (5, 10):
+            assert p[f"extended_few_{k}"]["fit_layouts"] == [x[:2] for x in ranked[:k]]
 
 
 def test_tune_plot_writes_a_png_from_a_tiny_json(tmp_path):

@@ -265,3 +265,93 @@ def test_old_cached_results_without_a_scheduler_still_load():
                        "measured": True, "seconds": 1.0})
     old = search.TuneResult.from_json(text)
     assert old.scheduler == "" and old.apply(Options()).scheduler == "auto"
+
+
+def _law_measurer(prog, sizes, law, slow=frozenset()):
+    """A fake GPU: seconds of a layout by the model's terms with coefficients `law` (the
+    default tables 1 s, layouts in `slow` 10 s), and the calls made."""
+    from polycuda.tune import problem
+
+    props, _ = occupancy.current_device()
+    cal = calibrate.load_calibration(None, warn=False)
+    gen = prog.generate("cuda", tile_sizes=(), block_sizes=(), tuned_sizes=False)
+    models = problem.kernel_models(gen, sizes)
+    calls = []
+
+    def seconds(tiles, block):
+        *terms, d = search.model_terms(models, tiles, block, cal, props)
+        return sum(c * t for c, t in zip(law, terms)) + d
+
+    def measure(opts: Options) -> float:
+        key = (opts.tile_sizes, opts.block_sizes)
+        calls.append(key)
+        return 1.0 if key == ((), ()) else 10.0 if key in slow else seconds(*key)
+
+    ranked, _ = search.rank(models, cal, props)
+    return measure, calls, ranked, seconds
+
+
+SOR1_SIZES = {"T": 64, "n": 2048}
+MEMORY_LAW = (0.0, 0.0, 1e-7, 0.0)  # times by gamma alone: not the reference model's order
+
+
+def test_refit_on_the_measured_top_k_measures_its_choice_too():
+    prog = polycuda.compile("kernels/c/sor_1d.c", options=Options(target="cuda"))
+    measure, calls, ranked, seconds = _law_measurer(prog, SOR1_SIZES, MEMORY_LAW)
+    law_best = min(ranked, key=lambda r: (seconds(r.tiles, r.block), r.tiles, r.block))
+    top5 = [(r.tiles, r.block) for r in ranked[:5]]
+    assert (law_best.tiles, law_best.block) not in top5  # the model alone would miss it
+    result = search.tune(prog, SOR1_SIZES, top_k=5, measure=measure)
+    # the top 5, the default tables, then the refit's choice: one measurement more
+    assert calls == top5 + [((), ()), (law_best.tiles, law_best.block)]
+    assert (result.tile_sizes, result.block_sizes) == (law_best.tiles, law_best.block)
+    fitted = result.refit["coefficients"]
+    assert [fitted[k] for k in ("alpha", "beta", "gamma", "lam")] == pytest.approx(
+        MEMORY_LAW, abs=1e-12)
+    assert result.refit["measured"] and len(result.top) == 7
+    assert search.TuneResult.from_json(result.to_json()) == result
+
+
+def test_refit_never_measures_less_and_never_keeps_a_slower_layout(tmp_path):
+    prog = polycuda.compile("kernels/c/sor_1d.c", options=Options(target="cuda"))
+    # off: the top k and the default tables only, as before
+    measure, calls, ranked, _ = _law_measurer(prog, SOR1_SIZES, MEMORY_LAW)
+    off = search.tune(prog, SOR1_SIZES, top_k=5, measure=measure, refit=False,
+                      cache=tmp_path / "off")
+    assert len(calls) == 6 and off.refit == {}
+    # fewer measured layouts than coefficients: no refit, said
+    calls.clear()
+    few = search.tune(prog, SOR1_SIZES, top_k=3, measure=measure, cache=tmp_path / "few")
+    assert len(calls) == 4 and few.refit == {}
+    # the refit's choice measures slower than the top k: the fastest measured is kept
+    on = search.tune(prog, SOR1_SIZES, top_k=5, measure=measure, cache=tmp_path / "on")
+    choice = tuple(map(tuple, on.refit["choice"]))
+    slow, calls, _, _ = _law_measurer(prog, SOR1_SIZES, MEMORY_LAW, slow={choice})
+    kept = search.tune(prog, SOR1_SIZES, top_k=5, measure=slow, cache=tmp_path / "slow")
+    assert calls[-1] == choice and kept.top[-1].measured_s == 10.0
+    assert (kept.tile_sizes, kept.block_sizes) == (off.tile_sizes, off.block_sizes)
+
+
+def test_refit_that_agrees_with_the_model_measures_nothing_more(tmp_path):
+    prog = polycuda.compile("kernels/c/sor_1d.c", options=Options(target="cuda"))
+    cal = calibrate.load_calibration(None, warn=False)
+    same = (cal.alpha, cal.beta, cal.gamma, cal.lam)
+    measure, calls, ranked, _ = _law_measurer(prog, SOR1_SIZES, same)
+    result = search.tune(prog, SOR1_SIZES, top_k=5, measure=measure, cache=tmp_path)
+    assert len(calls) == 6 and result.refit["measured"] is False
+    assert result.refit["choice"] == [list(ranked[0].tiles), list(ranked[0].block)]
+
+
+def test_cli_no_refit_reaches_tune(monkeypatch, capsys):
+    seen = {}
+    real = search.tune
+
+    def spy(*args, **kwargs):
+        seen.update(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(search, "tune", spy)
+    argv = ["tune", "kernels/c/sor_1d.c", "--size", "T=64", "--size", "n=2048", "--no-cache"]
+    assert main(argv) == 0 and seen["refit"] is True
+    assert main(argv + ["--no-refit"]) == 0 and seen["refit"] is False
+    capsys.readouterr()
