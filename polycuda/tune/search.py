@@ -42,6 +42,12 @@ MIN_THREADS = 32  # Di & Xue 2011, Section 4.1: too few threads starve the SM
 MIN_REUSE = 1.0
 # measured layouts needed to refit alpha, beta, gamma, lam (refit_choice): one per coefficient
 REFIT_MIN = 4
+# Share of the search budget that the refit's re-ranking may take (it goes in the model's
+# order, so the model's best are re-ranked first). With the whole budget, 2-D SOR T=64
+# n=2048 on the H100 tuned in 136 s against 76 s without the refit: the re-ranking ran the
+# full 60 s, and its choice (16x64x16 tiles on 16x16 threads) was the first ranking's 10th
+# of 11,205 (2026-11-25-nvidia-h100-80gb-hbm3-tune-refit-sor2d.json).
+REFIT_SHARE = 0.25
 PROGRESS_S = 2.0
 
 
@@ -443,7 +449,8 @@ def _tune_layouts(prog, values: dict[str, int], sizes: dict[str, int], top_k: in
         top = _measured(top + [Ranked((), (), math.inf)], options, measure, progress)
     refitted: dict = {}
     if measure is not None and refit:
-        found = refit_choice(models, ranked, top, cal, props, budget_s, progress)
+        found = refit_choice(models, ranked, top, cal, props, budget_s * REFIT_SHARE,
+                             progress)
         if found is not None:
             choice, coef = found
             again = next((r for r in top if (r.tiles, r.block) == (choice.tiles, choice.block)),
