@@ -141,6 +141,74 @@ def test_other_statements_run_before_or_after_the_pair(before, after, fused):
     assert all(r.ok for r in prog.verify({"n": 37, "m": 41}, targets=("emulate", "c")))
 
 
+# Variants of the pair: each statement's cell and the matrix element it reads as affine
+# functions of its loops (loop order, offsets, a transposed or strided matrix, shifted cells,
+# the `X = X + e` spelling); and three that isl must refuse: loops run backwards (the fused
+# row-major order would reverse the updates' order, which the legality check keeps), the
+# column statement's cells read by the row statement, and a cell read by its own update.
+VARIANT = """
+void v(int n, int m, double A[AN][AM], double s[SM], double q[QN], double p[PM], double r[RN])
+{
+  int i, j;
+#pragma scop
+  LOOPS {
+      S1;
+      S2;
+    }
+#pragma endscop
+}
+"""
+VARIANTS = {
+ "swapped": dict(AN="n", AM="m", SM="m", QN="n", PM="m", RN="n",
+                 LOOPS="for (j = 0; j < m; j++)\n    for (i = 0; i < n; i++)",
+                 S1="s[j] += r[i] * A[i][j]", S2="q[i] += A[i][j] * p[j]"),
+ "offsets": dict(AN="n", AM="m", SM="m", QN="n", PM="m", RN="n",
+                 LOOPS="for (i = 1; i < n; i++)\n    for (j = 2; j < m - 1; j++)",
+                 S1="s[j] += r[i] * A[i][j]", S2="q[i] -= A[i][j] * p[j]"),
+ "transposed": dict(AN="m", AM="n", SM="m", QN="n", PM="m", RN="n",
+                 LOOPS="for (i = 0; i < n; i++)\n    for (j = 0; j < m; j++)",
+                 S1="s[j] += r[i] * A[j][i]", S2="q[i] += A[j][i] * p[j]"),
+ "scaled": dict(AN="2 * n", AM="m", SM="m", QN="n", PM="m", RN="n",
+                 LOOPS="for (i = 0; i < n; i++)\n    for (j = 0; j < m; j++)",
+                 S1="s[j] += r[i] * A[2 * i][j]", S2="q[i] += A[2 * i][j] * p[j]"),
+ "reversed": dict(AN="n", AM="m", SM="m", QN="n", PM="m", RN="n",
+                 LOOPS="for (i = n - 1; i >= 0; i--)\n    for (j = m - 1; j >= 0; j--)",
+                 S1="s[j] += r[i] * A[i][j]", S2="q[i] += A[i][j] * p[j]"),
+ "shifted cells": dict(AN="n", AM="m", SM="m + 1", QN="n + 2", PM="m", RN="n",
+                 LOOPS="for (i = 0; i < n; i++)\n    for (j = 0; j < m; j++)",
+                 S1="s[j + 1] += r[i] * A[i][j]", S2="q[i + 2] += A[i][j] * p[j]"),
+ "same vector": dict(AN="n", AM="n", SM="n", QN="n", PM="n", RN="n",
+                 LOOPS="for (i = 0; i < n; i++)\n    for (j = 0; j < n; j++)",
+                 S1="s[j] += r[i] * A[i][j]", S2="q[i] += A[i][j] * s[j]"),
+ "self cell read": dict(AN="n", AM="m", SM="m", QN="n", PM="m", RN="n",
+                 LOOPS="for (i = 0; i < n; i++)\n    for (j = 0; j < m; j++)",
+                 S1="s[j] += r[i] * A[i][j]", S2="q[i] += A[i][j] * q[0]"),
+ "scalar factor": dict(AN="n", AM="m", SM="m", QN="n", PM="m", RN="n",
+                 LOOPS="for (i = 0; i < n; i++)\n    for (j = 0; j < m; j++)",
+                 S1="s[j] = s[j] + 2.0 * r[i] * A[i][j] * p[j]", S2="q[i] = A[i][j] * r[i] + q[i]"),
+ "column stride": dict(AN="n", AM="2 * m", SM="m", QN="n", PM="m", RN="n",
+                 LOOPS="for (i = 0; i < n; i++)\n    for (j = 0; j < m; j++)",
+                 S1="s[j] += r[i] * A[i][2 * j]", S2="q[i] += A[i][2 * j] * p[j]"),
+}
+VARIANT_PAIRS = {
+    "swapped": ("S1", "S0"), "offsets": ("S1", "S0"), "transposed": ("S0", "S1"), "scaled": ("S1",
+    "S0"), "reversed": None, "shifted cells": ("S1", "S0"), "same vector": None,
+    "self cell read": None, "scalar factor": ("S1", "S0"), "column stride": ("S1", "S0")}
+
+
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+def test_variants_fuse_where_isl_proves_it_and_verify(name):
+    text = VARIANT
+    for key, value in VARIANTS[name].items():
+        code = key in ("LOOPS", "S1", "S2")
+        text = text.replace(key if code else f"[{key}]", value if code else f"[{value}]")
+    prog = polycuda.compile(text, options=Options(target="cuda"))
+    expected = VARIANT_PAIRS[name]
+    assert _dual(prog) == ([expected] if expected else [])
+    for sizes in ({"n": 37, "m": 70}, {"n": 3, "m": 1}):
+        assert all(r.ok for r in prog.verify(sizes, targets=("emulate", "c"))), sizes
+
+
 def test_pair_repeated_by_an_outer_loop_is_not_fused():
     """Each instance must read its own element (an injective read over the instances that
     reach the subtree): repeated by a loop t, A[i][j] is read once per t, and the pair is
