@@ -15,7 +15,7 @@ import islpy as isl
 from polycuda.analysis.reductions import OPERATIONS, accumulated
 from polycuda.codegen import abi
 from polycuda.codegen.printer import AstPrinter, for_parts
-from polycuda.codegen.reduction_code import CAP
+from polycuda.codegen.reduction_code import CAP, atomic_add
 from polycuda.codegen.statements import statement_parts, user_statement
 from polycuda.gpu.column_reduction import COLUMN_THREADS, MAX_CHUNKS, MIN_CHUNK
 from polycuda.gpu.mapping import KernelMapping
@@ -37,9 +37,17 @@ def grid(kernel: KernelMapping) -> str:
     at most one per MIN_CHUNK iterations of the reduction loop (kernel.tile_counts[1]) and
     MAX_CHUNKS; at least one each. Any grid is correct (grid-stride loops)."""
     columns, length = kernel.tile_counts
-    tiles = f"pc_max(pc_ceild({columns}, {COLUMN_THREADS}LL), 1LL)"
-    chunks = (f"pc_max(pc_min(pc_min(pc_ceild({CAP}, {tiles}), pc_ceild({length}, "
-              f"{MIN_CHUNK}LL)), {MAX_CHUNKS}LL), 1LL)")
+    return column_grid(columns, COLUMN_THREADS, length, MIN_CHUNK, CAP)
+
+
+def column_grid(columns: str, threads: int, length: str, per_chunk: int, cap: str) -> str:
+    """dim3 of a grid of blocks of `threads` columns along x (`columns`: C text, an upper
+    bound) and, along y, chunks of a loop of `length` iterations: as many as bring the launch
+    to `cap` blocks (C text), at most one per `per_chunk` iterations and MAX_CHUNKS; at least
+    one each (grid() here, and dual_reduction_code.grid)."""
+    tiles = f"pc_max(pc_ceild({columns}, {threads}LL), 1LL)"
+    chunks = (f"pc_max(pc_min(pc_min(pc_ceild({cap}, {tiles}), pc_ceild({length}, "
+              f"{per_chunk}LL)), {MAX_CHUNKS}LL), 1LL)")
     return f"dim3((unsigned)pc_min({tiles}, {MAX_GRID_X}LL), (unsigned){chunks})"
 
 
@@ -96,9 +104,7 @@ class ColumnReductionPrinter(AstPrinter):
         self.node(node.for_get_body(), indent + 2)
         self.in_loop = False
         self.emit(indent + 1, "}")
-        add = ("atomicAdd((unsigned long long *)pc_cell, (unsigned long long)pc_acc)"
-               if ctype == "long long" else "atomicAdd(pc_cell, pc_acc)")
-        self.emit(indent + 1, f"if (pc_cell != NULL) {add};")
+        self.emit(indent + 1, f"if (pc_cell != NULL) {atomic_add('pc_cell', 'pc_acc', ctype)};")
         self.emit(indent, "}")
 
     def user(self, node: isl.AstNode, indent: int) -> None:

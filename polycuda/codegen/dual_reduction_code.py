@@ -26,11 +26,10 @@ import islpy as isl
 
 from polycuda.analysis.reductions import OPERATIONS, accumulated
 from polycuda.codegen import abi
-from polycuda.codegen.column_reduction_code import MAX_GRID_X
+from polycuda.codegen.column_reduction_code import column_grid
 from polycuda.codegen.printer import AstPrinter, for_parts
-from polycuda.codegen.reduction_code import CAP
+from polycuda.codegen.reduction_code import CAP, atomic_add
 from polycuda.codegen.statements import flat_ref_printer, statement_parts
-from polycuda.gpu.column_reduction import MAX_CHUNKS
 from polycuda.gpu.dual_reduction import BATCH_ROWS, DUAL_THREADS
 from polycuda.gpu.mapping import KernelMapping
 from polycuda.ir.expr import Expr, Ref, refs
@@ -52,13 +51,10 @@ def grid(kernel: KernelMapping) -> str:
     """Along x a block per DUAL_THREADS columns (kernel.tile_counts[1]: an upper bound over
     every host iteration), along y as many batches of rows as bring the launch to CAP_FACTOR
     x CAP blocks (reduction_code.grid_setup: by default BLOCKS_PER_SM blocks per SM), at
-    most one per batch of the rows (kernel.tile_counts[0]) and MAX_CHUNKS; at least one each.
-    Any grid is correct (grid-stride loops)."""
+    most one per batch of the rows (kernel.tile_counts[0]) and MAX_CHUNKS; at least one each
+    (column_reduction_code.column_grid). Any grid is correct (grid-stride loops)."""
     rows, columns = kernel.tile_counts
-    tiles = f"pc_max(pc_ceild({columns}, {DUAL_THREADS}LL), 1LL)"
-    batches = (f"pc_max(pc_min(pc_min(pc_ceild({CAP_FACTOR}LL * {CAP}, {tiles}), pc_ceild({rows}, "
-               f"{BATCH_ROWS}LL)), {MAX_CHUNKS}LL), 1LL)")
-    return f"dim3((unsigned)pc_min({tiles}, {MAX_GRID_X}LL), (unsigned){batches})"
+    return column_grid(columns, DUAL_THREADS, rows, BATCH_ROWS, f"{CAP_FACTOR}LL * {CAP}")
 
 
 def _loop(node: isl.AstNode) -> tuple[str, str, str, str]:
@@ -144,12 +140,12 @@ class DualReductionPrinter(AstPrinter):
         cell = self._cell(self.row)
         if c in _tokens(cell):  # the row's cell: the same in every column
             e(indent + 4, f"const int {c} = pc_first;")
-        e(indent + 4, self._add(f"&{cell}", "pc_sum", t))
+        e(indent + 4, f"{atomic_add(f'&{cell}', 'pc_sum', t)};")
         e(indent + 3, "}")
         e(indent + 2, "}")
         e(indent + 2, "__syncthreads();")
         e(indent + 1, "}")
-        e(indent + 1, f"if (pc_cell != NULL) {self._add('pc_cell', 'pc_col', ct)}")
+        e(indent + 1, f"if (pc_cell != NULL) {atomic_add('pc_cell', 'pc_col', ct)};")
         e(indent, "}")
 
     def _call(self, name: str) -> isl.AstExpr:
@@ -198,16 +194,10 @@ class DualReductionPrinter(AstPrinter):
 
     def refp(self, ref: Ref, sub: Callable[[Expr], str]) -> str:
         """Flat indexing in 64 bits (measured faster than 32 on the H100: 0.215 against
-        0.224 ms, dual-kernel-variants-2.json), hoisted reads by their register."""
+        0.224 ms, bench/results/...-dual-kernel-variants-14c7a4a.json), hoisted reads by
+        their register."""
         element = self.wide(ref, sub)
         return self.hoisted.get(element, element)
-
-    @staticmethod
-    def _add(cell: str, value: str, ctype: str) -> str:
-        if ctype == "long long":
-            return (f"atomicAdd((unsigned long long *)({cell}), "
-                    f"(unsigned long long)({value}));")
-        return f"atomicAdd({cell}, {value});"
 
     def user(self, node: isl.AstNode, indent: int) -> None:
         stmt, text = statement_parts(self.scop, node.user_get_expr(), self.refp)

@@ -24,6 +24,14 @@ BLOCKS_PER_SM = 4
 CAP = "pc_reduce_blocks"
 
 
+def atomic_add(cell: str, value: str, ctype: str) -> str:
+    """atomicAdd of `value` to the cell at pointer `cell` (C text; CUDA's 64-bit integer
+    atomicAdd takes unsigned long long: a two's complement sum is the same)."""
+    if ctype == "long long":
+        return f"atomicAdd((unsigned long long *){cell}, (unsigned long long){value})"
+    return f"atomicAdd({cell}, {value})"
+
+
 def many_blocks(kernel: KernelMapping) -> bool:
     """Whether the reduction kernel runs on a grid of blocks (else on one)."""
     return kernel.reduction_combine in (ATOMIC, PARTIAL_PASS, COLUMNS, DUAL)
@@ -97,9 +105,8 @@ def epilogue(kernel: KernelMapping, name: str, ctype: str) -> list[str]:
         return [*lines, f"  if (threadIdx.x == 0 && pc_cell != NULL) *pc_cell {op}= pc_part[0];"]
     if kernel.reduction_combine == ATOMIC:
         assert op == "+", f"no atomic combine for {kernel.reduction}"
-        add = ("atomicAdd((unsigned long long *)pc_cell, (unsigned long long)pc_part[0])"
-               if ctype == "long long" else "atomicAdd(pc_cell, pc_part[0])")
-        return [*lines, f"  if (threadIdx.x == 0 && pc_cell != NULL) {add};"]
+        return [*lines, f"  if (threadIdx.x == 0 && pc_cell != NULL) "
+                        f"{atomic_add('pc_cell', 'pc_part[0]', ctype)};"]
     identity = OPERATIONS[kernel.reduction][1]
     partial, cell, done = f"{name}_partial", f"{name}_cell", f"{name}_done"
     return [*lines,

@@ -65,11 +65,12 @@ def find(domain: isl.UnionSet, reductions: dict[str, reductions_.Update],
     if len(names) < 2:
         return None
     written = accesses.writes.intersect_domain(domain)
+    written_arrays = set(isl_build.statement_names(written.range()))
     for a in names:
         for b in names:
             if a == b:
                 continue
-            pair = _pair(domain, a, b, reductions, accesses, written, dep_map)
+            pair = _pair(domain, a, b, reductions, accesses, written, written_arrays, dep_map)
             if pair is not None:
                 return pair
     return None
@@ -95,12 +96,13 @@ def _sets(domain: isl.UnionSet) -> list[isl.Set]:
 
 def _pair(domain: isl.UnionSet, row: str, column: str,
           reductions: dict[str, reductions_.Update], accesses: staging.Accesses,
-          written: isl.UnionMap, dep_map: isl.UnionMap) -> Pair | None:
-    """The pair (row, column) when the module's conditions hold for some matrix they read."""
+          written: isl.UnionMap, written_arrays: set[str], dep_map: isl.UnionMap
+          ) -> Pair | None:
+    """The pair (row, column) when the module's conditions hold for some matrix they read
+    (none written in `domain`: `written_arrays`)."""
     writes = {n: _own(written, domain, n) for n in (row, column)}
     if any(len(w) != 1 for w in writes.values()):
         return None
-    written_arrays = set(isl_build.statement_names(written.range()))
     reads = {n: _own(accesses.reads, domain, n) for n in (row, column)}
     for read in reads[row]:
         array = read.get_tuple_name(isl.dim_type.out)
