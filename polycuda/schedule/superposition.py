@@ -17,10 +17,10 @@ from functools import reduce
 
 import islpy as isl
 
-from polycuda.errors import PolycudaError
+from polycuda.errors import IllegalScheduleError, PolycudaError
 from polycuda.ir import isl_build
 from polycuda.ir.scop import Scop
-from polycuda.schedule import dl_model, legality
+from polycuda.schedule import dl_model, inner_merge, legality
 
 FORALL, SEQUENTIAL, ILLEGAL = "forall", "sequential", "illegal"
 # Legal iterator combinations (one iterator per statement of an SCC) kept at one level, and
@@ -577,8 +577,21 @@ def superposition_schedule(scop: Scop, ctx: isl.Context, dep_map: isl.UnionMap,
     if not groups:  # SOR-like nests: parallel only after skewing, which Section 5.1 excludes
         raise SuperpositionError("no forall loop without skewing (Section 5.1's affine form): "
                                  "nothing to map to blocks and threads")
-    schedule = build(scop, ctx, result.tree)
+    schedule = merged_inner_loops(build(scop, ctx, result.tree), dep_map)
     regular = schedule.get_map()
+    nodes = group_bands(schedule)
+    if len(nodes) != len(groups):
+        raise SuperpositionError(f"{len(groups)} kernels planned, {len(nodes)} built")
+    for node, band in zip(nodes, groups):
+        reasons = _group_lemma1(scop, ctx, node, band, dep_map, regular)
+        if reasons:
+            raise SuperpositionError("Lemma 1 not proven for statements "
+                                     f"{', '.join(band.statements)}: {'; '.join(reasons)}"[:600])
+    return schedule
+
+
+def group_bands(schedule: isl.Schedule) -> list[isl.ScheduleNode]:
+    """The group bands (coincident first member), outermost first in tree order."""
     nodes: list[isl.ScheduleNode] = []
 
     def visit(node: isl.ScheduleNode) -> bool:
@@ -589,13 +602,23 @@ def superposition_schedule(scop: Scop, ctx: isl.Context, dep_map: isl.UnionMap,
         return True
 
     schedule.get_root().foreach_descendant_top_down(visit)
-    if len(nodes) != len(groups):
-        raise SuperpositionError(f"{len(groups)} kernels planned, {len(nodes)} built")
-    for node, band in zip(nodes, groups):
-        reasons = _group_lemma1(scop, ctx, node, band, dep_map, regular)
-        if reasons:
-            raise SuperpositionError("Lemma 1 not proven for statements "
-                                     f"{', '.join(band.statements)}: {'; '.join(reasons)}"[:600])
+    return nodes
+
+
+def merged_inner_loops(schedule: isl.Schedule, dep_map: isl.UnionMap) -> isl.Schedule:
+    """Each group band with the sequential loop below it as a last member, where isl proves
+    that legal (schedule/inner_merge.py: gemm's k, which the mapper then tiles and promotes as
+    in isl's permutable bands); a merge after which some dependence would not be ordered is
+    not kept."""
+    for k in range(len(group_bands(schedule))):
+        merged = inner_merge.merge(group_bands(schedule)[k], dep_map)
+        if merged is None:
+            continue
+        try:
+            legality.check(merged.get_schedule(), dep_map, "merged")
+        except IllegalScheduleError:
+            continue
+        schedule = merged.get_schedule()
     return schedule
 
 

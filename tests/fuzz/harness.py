@@ -28,6 +28,8 @@ CONFIGS: dict[str, Options] = {
     "false-deps": Options(eliminate_false_deps=True),
     # the third candidate of the default "auto" on cuda (one nest per SCC)
     "isl-distributed": Options(scheduler="isl-distributed"),
+    # Shirako et al.'s block and thread schedules (with its inner loops merged into the band)
+    "superposition": Options(scheduler="superposition"),
 }
 TARGETS = ("c", "openmp", "emulate")
 RUN_LIMIT_S = 300.0  # building and running one target (gcc/g++ and the emulator)

@@ -17,6 +17,7 @@ from kernels import suite
 from polycuda import cli, show
 from polycuda.bench.configs import CONFIG_OPTIONS, Variant
 from polycuda.errors import PolycudaWarning
+from polycuda.ir import isl_build
 from polycuda.options import Options
 from polycuda.pipeline import dependence_map, transform_scop
 from polycuda.schedule import dl_model, isl_scheduler, legality
@@ -251,3 +252,113 @@ def test_random_regions_verify(seed, tmp_path):
                                                        tile_sizes=(4, 8)))
     assert prog.generate("cuda").choice == "superposition (requested)"
     assert all(r.ok for r in prog.verify({"n": 7}, targets=TARGETS))
+
+
+# -- the inner loop merged into the group band (schedule/inner_merge.py) ------------------------
+def _merged_band(source: str):
+    prog = polycuda.compile(source, options=Options(scheduler="superposition", target="cuda"))
+    scop = transform_scop(prog.scop, prog.options)
+    ctx = isl_scheduler.new_context()
+    dep_map = dependence_map(scop, ctx)
+    schedule = sp.superposition_schedule(scop, ctx, dep_map)
+    legality.check(schedule, dep_map, "superposition")
+    (band,) = sp.group_bands(schedule)
+    return prog, band
+
+
+def _member(band, k: int, statement: str, expected: str) -> bool:
+    """Whether the band's member k is `expected` ("S[i, j] -> [e] : conditions") on the
+    statement's instances."""
+    upa = band.band_get_partial_schedule().get_union_pw_aff(k)
+    (piece,) = [m for m in isl_build.maps_of(isl.UnionMap.from_union_pw_aff(upa))
+                if m.get_tuple_name(isl.dim_type.in_) == statement]
+    params = "[" + ", ".join(piece.get_dim_name(isl.dim_type.param, p)
+                             for p in range(piece.dim(isl.dim_type.param))) + "] -> "
+    wanted = isl.Map(params + "{ " + expected + " }", piece.get_ctx())
+    return piece.is_equal(wanted.intersect_domain(piece.domain()))
+
+
+def test_gemm_k_joins_the_group_band_and_takes_the_gemm_layout():
+    """isl's scheduler puts gemm's k in its (i, j) band; the superposed band gets it too, so
+    that the mapper tiles k and promotes A's and B's tiles (the loops on threads unchanged)."""
+    scop, ctx, dep_map, _ = _planned("gemm")
+    (band,) = sp.group_bands(sp.superposition_schedule(scop, ctx, dep_map))
+    assert band.band_n_member() == 3 and band.band_get_permutable()
+    assert [band.band_member_get_coincident(k) for k in range(3)] == [True, True, False]
+    assert _member(band, 2, "S0", "S0[i, j] -> [0]")  # beta's scaling at the least k
+    assert _member(band, 2, "S1", "S1[i, j, k] -> [k]")
+    (kernel,) = _program("gemm", target="cuda").generate("cuda").kernels
+    from polycuda.gpu import shared_promotion
+    assert kernel.tile_sizes == shared_promotion.GEMM_TILES
+    assert kernel.register_tiles == shared_promotion.GEMM_REGISTER_TILES
+
+
+MERGE_SOURCES = {
+    # a statement after the loop takes its greatest k
+    "after": """
+void f(int n, int m, double C[n][n], double A[n][m], double D[n][n]) {
+#pragma scop
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      C[i][j] = 0.5 * C[i][j];
+      for (int k = 0; k < m; k++)
+        C[i][j] += A[i][k] * A[j][k];
+      D[i][j] = 2.0 * C[i][j] + D[i][j];
+    }
+#pragma endscop
+}""",
+    # a statement between two loops: nothing merged
+    "between": """
+void f(int n, int m, double C[n][n], double A[n][m], double D[n][n], double E[n][n]) {
+#pragma scop
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      for (int k = 0; k < m; k++)
+        C[i][j] += A[i][k] * A[j][k];
+      D[i][j] = 2.0 * C[i][j];
+      for (int l = 0; l < m; l++)
+        E[i][j] += D[i][j] * A[i][l];
+    }
+#pragma endscop
+}""",
+    # the second loop reads the first one's total: a distance < 0 along a merged k
+    "backwards": """
+void f(int n, int m, double C[n][n], double A[n][m], double E[n][n]) {
+#pragma scop
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      for (int k = 0; k < m; k++)
+        C[i][j] += A[i][k] * A[j][k];
+      for (int l = 0; l < m; l++)
+        E[i][j] += C[i][j] * A[i][l];
+    }
+#pragma endscop
+}""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(MERGE_SOURCES))
+def test_inner_loops_merge_only_where_no_dependence_goes_back(name):
+    prog, band = _merged_band(MERGE_SOURCES[name])
+    if name == "after":
+        assert band.band_n_member() == 3
+        assert _member(band, 2, "S0", "S0[i, j] -> [0]")
+        # the greatest k, and 0 where the k loop is empty (m = 0: after S0's 0)
+        assert _member(band, 2, "S2", "S2[i, j] -> [m - 1] : m >= 1; S2[i, j] -> [0] : m <= 0")
+    else:
+        assert band.band_n_member() == 2  # left as planned
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PolycudaWarning)  # no fallback
+        assert prog.generate("cuda").choice == "superposition (requested)"
+    results = prog.verify({"n": 70, "m": 37}, targets=TARGETS)
+    assert all(r.ok for r in results), results
+
+
+@pytest.mark.parametrize("name", ["gemm", "two_mm", "syrk", "syr2k", "trmm", "doitgen"])
+def test_merged_kernels_verify_across_several_tiles(name):
+    """Default tiles (64 x 64 with k tiles for the gemm-like ones) at sizes over a tile."""
+    kernel = suite.by_name(name)
+    prog = _program(name)
+    sizes = {p: 5 * v + 3 * k for k, (p, v) in enumerate(kernel.small.items())}
+    results = prog.verify(sizes, targets=("emulate",))
+    assert all(r.ok for r in results), results
