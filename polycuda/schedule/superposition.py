@@ -345,29 +345,40 @@ class _Planner:
     def _fuse(self, children: list[Node], deps: _Deps) -> list[Node]:
         """Greedy fusion of adjacent groups (Section 5.4: fused when that improves locality
         and granularity without destroying coalescing parallelism): fused when the two groups
-        access a common array (the locality) and every fused loop stays forall. Each fusion
-        saves a launch and gives each thread more work, each statement keeps its own loop on
-        thread x, and the common array's lines serve both. Groups without a common array stay
-        apart: 2mm's D *= beta fused with tmp's product made one kernel of two unrelated
-        nests, 1.16 ms against 0.66 ms for isl's two kernels on the H100 (bench/results/
+        access a common array (the locality) and every fused loop stays forall, in passes
+        until none fuses (deriche's y2 column pass joins its y1 pass through imgOut once its
+        own three statements are one group). Each fusion saves a launch and gives each thread
+        more work, each statement keeps its own loop on thread x, and the common array's lines
+        serve both. Groups without a common array stay apart: 2mm's D *= beta fused with
+        tmp's product made one kernel of two unrelated nests, 1.16 ms against 0.66 ms for
+        isl's two kernels on the H100 (bench/results/
         2026-11-25-nvidia-h100-80gb-hbm3-nonstencil-1491a58.json)."""
-        out: list[Node] = []
-        for child in children:
-            prev = out[-1] if out else None
-            if (isinstance(prev, Band) and prev.group and isinstance(child, Band) and child.group
-                    and len(prev.loops) == len(child.loops) and prev.mapped == child.mapped
-                    and self._arrays(prev.statements) & self._arrays(child.statements)):
-                stmts = prev.statements + child.statements
-                loops = tuple(Loop(a.dims + b.dims, FORALL, dl_model._stable(a.cost + b.cost))
-                              for a, b in zip(prev.loops, child.loops))
-                if all(deps.among(stmts).kind(lp) == FORALL for lp in loops):
-                    out[-1] = Band(stmts, loops, Sequence((prev.child, child.child)), group=True,
-                                   mapped=prev.mapped,
-                                   coalescing=prev.coalescing and child.coalescing,
-                                   candidates=prev.candidates + child.candidates)
-                    continue
-            out.append(child)
-        return out
+        while True:
+            out: list[Node] = []
+            for child in children:
+                fused = self._fused(out[-1], child, deps) if out else None
+                if fused is None:
+                    out.append(child)
+                else:
+                    out[-1] = fused
+            if len(out) == len(children):
+                return out
+            children = out
+
+    def _fused(self, prev: Node, child: Node, deps: _Deps) -> Band | None:
+        """The two groups as one (see _fuse), or None."""
+        if not (isinstance(prev, Band) and prev.group and isinstance(child, Band) and child.group
+                and len(prev.loops) == len(child.loops) and prev.mapped == child.mapped
+                and self._arrays(prev.statements) & self._arrays(child.statements)):
+            return None
+        stmts = prev.statements + child.statements
+        loops = tuple(Loop(a.dims + b.dims, FORALL, dl_model._stable(a.cost + b.cost))
+                      for a, b in zip(prev.loops, child.loops))
+        if not all(deps.among(stmts).kind(lp) == FORALL for lp in loops):
+            return None
+        return Band(stmts, loops, Sequence((prev.child, child.child)), group=True,
+                    mapped=prev.mapped, coalescing=prev.coalescing and child.coalescing,
+                    candidates=prev.candidates + child.candidates)
 
     def _arrays(self, stmts: tuple[str, ...]) -> set[str]:
         """The arrays (and scalars) that the statements read or write."""

@@ -362,3 +362,20 @@ def test_merged_kernels_verify_across_several_tiles(name):
     sizes = {p: 5 * v + 3 * k for k, (p, v) in enumerate(kernel.small.items())}
     results = prog.verify(sizes, targets=("emulate",))
     assert all(r.ok for r in results), results
+
+
+@pytest.mark.parametrize("name, groups", [
+    # 2mm: tmp = alpha A B; D = beta D + tmp C: D *= beta shares no array with tmp's product
+    ("two_mm", [("S0", "S1"), ("S2", "S3")]),
+    ("three_mm", [("S0", "S1"), ("S2", "S3"), ("S4", "S5")]),
+])
+def test_groups_fuse_only_through_a_common_array(name, groups):
+    scop, _, _, plan = _planned(name)
+    assert [g.statements for g in plan.groups()] == groups
+
+
+def test_fusion_repeats_until_no_group_fuses():
+    """deriche's y2 column pass (S10-S12) shares no array with the y1 pass (S7-S9) through its
+    first statement, y2[w-1][j] = 0, but does through imgOut once its statements are one."""
+    scop, _, _, plan = _planned("deriche")
+    assert ("S7", "S8", "S9", "S10", "S11", "S12") in [g.statements for g in plan.groups()]
