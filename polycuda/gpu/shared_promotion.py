@@ -134,15 +134,80 @@ def enabled(options: Options) -> bool:
     return options.shared_promotion and options.target == "cuda"
 
 
-def gemm_like(band: isl.ScheduleNode, n: int, options: Options) -> bool:
+def gemm_like(band: isl.ScheduleNode, n: int, options: Options,
+              accesses: staging.Accesses | None = None) -> bool:
     """Whether the kernel of `band` (n parallel members) takes the gemm-like default layout
     (GEMM_TILES, GEMM_REGISTER_TILES, gemm_sequential_tile()): shared promotion on, two mapped
-    members followed by sequential ones that are tiled (a permutable band), every statement's
-    domain a box (rectangular()), and none of the tile, block or register tile sizes given
-    (then those apply, with their defaults)."""
-    return (enabled(options) and n == 2 and not options.tile_sizes
+    members followed by sequential ones that are tiled (a permutable band), none of the tile,
+    block or register tile sizes given (then those apply, with their defaults), and its tiles
+    full of work for its registers: with `accesses`, the mapped members' points a box
+    (rectangular(mapped_points())) and every element written fixed by them
+    (writes_per_point()); without, every statement's domain a box."""
+    if not (enabled(options) and n == 2 and not options.tile_sizes
             and not options.block_sizes and not options.register_tiles
-            and bool(sequential_tile_sizes(band, n)) and rectangular(band.get_domain()))
+            and sequential_tile_sizes(band, n)):
+        return False
+    if accesses is None:
+        return rectangular(band.get_domain())
+    return (rectangular(mapped_points(band, n)) and writes_per_point(band, n, accesses)
+            and fixed_sequential_places(band, n))
+
+
+def fixed_sequential_places(band: isl.ScheduleNode, n: int) -> bool:
+    """Whether each statement that the sequential members place at one point per mapped point
+    (no loop of its own there: gemm's C *= beta) has the same place at every mapped point.
+    A place that follows the mapped members (isl's schedule of symm_scatter puts its final
+    C[i][j] at sequential value i, on the tiles' diagonal) splits each k tile's code into
+    cases for the thread's unrolled points: 3.23 ms against 1.00 ms without the gemm-like
+    layout on the H100 (2026-11-25-nvidia-h100-80gb-hbm3-mapped-box.json).
+
+    # per statement { [p_0, ..., p_n-1] -> [s...] }: a function of p only if constant
+    """
+    whole = band.band_get_partial_schedule_union_map().intersect_domain(band.get_domain())
+    for statement in isl_build.maps_of(whole):
+        places = isl.Map.from_range(statement.range()).move_dims(
+            isl.dim_type.in_, 0, isl.dim_type.out, 0, n)  # { [p] -> [s] }
+        if places.is_single_valued():
+            values = places.range()
+            if not values.lexmin().is_equal(values):
+                return False
+    return True
+
+
+def writes_per_point(band: isl.ScheduleNode, n: int, accesses: staging.Accesses) -> bool:
+    """Whether each statement writes one element per value of the band's first n members
+    through its sequential ones (gemm's and trmm's C[i][j], which the thread's registers
+    carry across the k tiles), not one per k (symm_scatter's C[k][j]: the gemm-like layout
+    took 2.81 ms there against 0.99 ms on the H100, layouts.json, 2026-11-25).
+
+    # { S[x] -> [p_0, ..., p_n-1] }^-1 . { S[x] -> A[a] }: single-valued per statement
+    """
+    members = _first_members(band, n)
+    writes = accesses.writes.intersect_domain(band.get_domain())
+    for statement in isl_build.maps_of(members):
+        points = isl.UnionMap.from_map(statement).reverse()
+        if not points.apply_range(writes).is_single_valued():
+            return False
+    return True
+
+
+def _first_members(band: isl.ScheduleNode, n: int) -> isl.UnionMap:
+    """{ S[x] -> [p_0, ..., p_n-1] }: the band's first n members."""
+    if band.band_n_member() > n:
+        band = band.band_split(n)
+    return band.band_get_partial_schedule_union_map()
+
+
+def mapped_points(band: isl.ScheduleNode, n: int) -> isl.UnionSet:
+    """The values of the band's first n (mapped) members over the instances that reach it:
+    the points that the blocks' tiles cover. trmm's k > i bounds only its sequential loop,
+    so its (i, j) points are a box and its 64 x 64 tiles full (0.320 ms on the H100 with the
+    gemm-like layout in kernel-only-triangular.json, 0.363 ms without it in
+    kernel-only-d5cf3ea.json).
+
+    # { S[x] -> [p_0, ..., p_n-1] } applied to the band's domain: { [p] }
+    """
+    return band.get_domain().apply(_first_members(band, n))
 
 
 def rectangular(domain: isl.UnionSet) -> bool:

@@ -241,11 +241,15 @@ def test_the_gemm_like_default_layout():
 
 @pytest.mark.parametrize("name, layout", [
     ("gemm", ((64, 64), (4, 2))), ("two_mm", ((64, 64), (4, 2))),
-    # triangular domains: the default 8x32 tiles, one point per thread (rectangular())
-    ("syrk", ((8, 32), ())), ("syr2k", ((8, 32), ())), ("symm_scatter", ((8, 32), ())),
-    ("correlation", ((8, 32), ())),
+    # triangular in the mapped (i, j): the default 8x32 tiles, one point per thread
+    # (rectangular(mapped_points()))
+    ("syrk", ((8, 32), ())), ("syr2k", ((8, 32), ())), ("correlation", ((8, 32), ())),
+    # triangular only along k (k > i, k <= i): the mapped points are a box
+    ("trmm", ((64, 64), (4, 2))), ("symm", ((64, 64), (4, 2))),
+    # its final C[i][j] placed at sequential value i (fixed_sequential_places())
+    ("symm_scatter", ((8, 32), ())),
 ])
-def test_the_gemm_like_layout_needs_a_rectangular_domain(name, layout):
+def test_the_gemm_like_layout_needs_full_tiles(name, layout):
     kernels = _program(name).generate("cuda").kernels
     # the 2-D kernel whose sequential loops are tiled: the gemm-like candidate
     candidate = next(k for k in kernels if len(k.tile_sizes) == 2 and k.sequential_tiles)
@@ -271,6 +275,27 @@ void gemm4(int n, double C[n][n], double A[n][n], double B[n][n], double D[n][n]
     assert (kernel.register_tiles, kernel.sequential_tiles) == ((4, 2), (16,))
     assert {a for a, _, _ in _shared(prog)["kernel0"]} == {"A", "B", "D", "E"}
     assert _verified(prog, {"n": 70})
+
+
+def _band_of(text: str, n: int = 2) -> isl.ScheduleNode:
+    """The band of the schedule { S[x] -> [...] } on the domain `text`'s first map."""
+    umap = isl.UnionMap(text)
+    schedule = isl.Schedule.from_domain(umap.domain()).insert_partial_schedule(
+        isl.MultiUnionPwAff.from_union_map(umap))
+    return schedule.get_root().child(0)
+
+
+def test_sequential_places_that_follow_the_mapped_members():
+    loop = "S[i, j, k] -> [i, j, k] : 0 <= i, j, k < n"
+    assert shared_promotion.fixed_sequential_places(_band_of(
+        f"[n] -> {{ {loop}; T[i, j] -> [i, j, 0] : 0 <= i, j < n }}"), 2)
+    assert shared_promotion.fixed_sequential_places(_band_of(
+        f"[n] -> {{ {loop}; T[i, j] -> [i, j, n - 1] : 0 <= i, j < n }}"), 2)
+    assert not shared_promotion.fixed_sequential_places(_band_of(
+        f"[n] -> {{ {loop}; T[i, j] -> [i, j, i] : 0 <= i, j < n }}"), 2)
+    # a loop whose bounds follow i (trmm's k > i) is a loop, not a place
+    assert shared_promotion.fixed_sequential_places(_band_of(
+        "[n] -> { S[i, j, k] -> [i, j, k] : 0 <= i, j < n and i < k < n }"), 2)
 
 
 def test_rectangular_domains():

@@ -49,44 +49,73 @@ __global__ void __launch_bounds__(256) kernel0(int m, int n, double alpha, doubl
   }
 }
 
-__global__ void __launch_bounds__(256) kernel1(int m, int n, double alpha, double *A, double *B, double *B0) {
-  __shared__ double pc_sh_B0_0[1024];
-  __shared__ double pc_sh_A_0[256];
-  for (int c0 = (int)blockIdx.y; (c0 <= pc_floord((m - 2), 8)); c0 += (int)gridDim.y) {
-    for (int c1 = (int)blockIdx.x; (c1 <= pc_floord((n - 1), 32)); c1 += (int)gridDim.x) {
+__global__ void __launch_bounds__(512) kernel1(int m, int n, double alpha, double *A, double *B, double *B0) {
+  __shared__ double pc_sh_B0_0[2048];
+  __shared__ double pc_sh_A_0[2048];
+  for (int c0 = (int)blockIdx.y; (c0 <= pc_floord((m - 2), 64)); c0 += (int)gridDim.y) {
+    for (int c1 = (int)blockIdx.x; (c1 <= pc_floord((n - 1), 64)); c1 += (int)gridDim.x) {
       {
         const int pc_t0 = (int)threadIdx.y;
         const int pc_t1 = (int)threadIdx.x;
-        double pc_c0;
-        if ((((((((((c0 >= 0) && (c1 >= 0)) && (m >= (((8 * c0) + pc_t0) + 2))) && (pc_t0 >= 0)) && (pc_t0 <= 7)) && (n >= (((32 * c1) + pc_t1) + 1))) && (pc_t1 >= 0)) && (pc_t1 <= 31)))) pc_c0 = B[(((8 * c0) + pc_t0)) * (n) + (((32 * c1) + pc_t1))];
-        for (int c2 = (c0 / 4); (c2 <= ((m - 1) / 32)); c2 += 1) {
+        double pc_c0_0_0;
+        if ((((((((((c0 >= 0) && (c1 >= 0)) && (m >= (((64 * c0) + pc_t0) + 2))) && (pc_t0 >= 0)) && (pc_t0 <= 15)) && (n >= (((64 * c1) + pc_t1) + 1))) && (pc_t1 >= 0)) && (pc_t1 <= 31)))) pc_c0_0_0 = B[(((64 * c0) + pc_t0)) * (n) + (((64 * c1) + pc_t1))];
+        double pc_c0_0_1;
+        if ((((((((((c0 >= 0) && (c1 >= 0)) && (m >= (((64 * c0) + pc_t0) + 2))) && (pc_t0 >= 0)) && (pc_t0 <= 15)) && (n >= (((64 * c1) + pc_t1) + 33))) && (pc_t1 >= 0)) && (pc_t1 <= 31)))) pc_c0_0_1 = B[(((64 * c0) + pc_t0)) * (n) + ((((64 * c1) + pc_t1) + 32))];
+        double pc_c0_1_0;
+        if ((((((((((c0 >= 0) && (c1 >= 0)) && (m >= (((64 * c0) + pc_t0) + 18))) && (pc_t0 >= 0)) && (pc_t0 <= 15)) && (n >= (((64 * c1) + pc_t1) + 1))) && (pc_t1 >= 0)) && (pc_t1 <= 31)))) pc_c0_1_0 = B[((((64 * c0) + pc_t0) + 16)) * (n) + (((64 * c1) + pc_t1))];
+        double pc_c0_1_1;
+        if ((((((((((c0 >= 0) && (c1 >= 0)) && (m >= (((64 * c0) + pc_t0) + 18))) && (pc_t0 >= 0)) && (pc_t0 <= 15)) && (n >= (((64 * c1) + pc_t1) + 33))) && (pc_t1 >= 0)) && (pc_t1 <= 31)))) pc_c0_1_1 = B[((((64 * c0) + pc_t0) + 16)) * (n) + ((((64 * c1) + pc_t1) + 32))];
+        double pc_c0_2_0;
+        if ((((((((((c0 >= 0) && (c1 >= 0)) && (m >= (((64 * c0) + pc_t0) + 34))) && (pc_t0 >= 0)) && (pc_t0 <= 15)) && (n >= (((64 * c1) + pc_t1) + 1))) && (pc_t1 >= 0)) && (pc_t1 <= 31)))) pc_c0_2_0 = B[((((64 * c0) + pc_t0) + 32)) * (n) + (((64 * c1) + pc_t1))];
+        double pc_c0_2_1;
+        if ((((((((((c0 >= 0) && (c1 >= 0)) && (m >= (((64 * c0) + pc_t0) + 34))) && (pc_t0 >= 0)) && (pc_t0 <= 15)) && (n >= (((64 * c1) + pc_t1) + 33))) && (pc_t1 >= 0)) && (pc_t1 <= 31)))) pc_c0_2_1 = B[((((64 * c0) + pc_t0) + 32)) * (n) + ((((64 * c1) + pc_t1) + 32))];
+        double pc_c0_3_0;
+        if ((((((((((c0 >= 0) && (c1 >= 0)) && (m >= (((64 * c0) + pc_t0) + 50))) && (pc_t0 >= 0)) && (pc_t0 <= 15)) && (n >= (((64 * c1) + pc_t1) + 1))) && (pc_t1 >= 0)) && (pc_t1 <= 31)))) pc_c0_3_0 = B[((((64 * c0) + pc_t0) + 48)) * (n) + (((64 * c1) + pc_t1))];
+        double pc_c0_3_1;
+        if ((((((((((c0 >= 0) && (c1 >= 0)) && (m >= (((64 * c0) + pc_t0) + 50))) && (pc_t0 >= 0)) && (pc_t0 <= 15)) && (n >= (((64 * c1) + pc_t1) + 33))) && (pc_t1 >= 0)) && (pc_t1 <= 31)))) pc_c0_3_1 = B[((((64 * c0) + pc_t0) + 48)) * (n) + ((((64 * c1) + pc_t1) + 32))];
+        for (int c2 = (2 * c0); (c2 <= ((m - 1) / 32)); c2 += 1) {
           {
-            const int pc_so_A_0_0 = ((c0 >= (4 * c2)) ? ((8 * c0) + 1) : (32 * c2));
-            const int pc_so_A_0_1 = (8 * c0);
-            const int pc_so_B0_0_0 = ((c0 >= (4 * c2)) ? ((8 * c0) + 1) : (32 * c2));
-            const int pc_so_B0_0_1 = (32 * c1);
+            const int pc_so_A_0_0 = ((c2 == (2 * c0)) ? ((64 * c0) + 1) : (32 * c2));
+            const int pc_so_A_0_1 = (64 * c0);
+            const int pc_so_B0_0_0 = ((c2 == (2 * c0)) ? ((64 * c0) + 1) : (32 * c2));
+            const int pc_so_B0_0_1 = (64 * c1);
             __syncthreads();
-            for (int pc_e = (int)threadIdx.x + 32 * (int)threadIdx.y; pc_e < 256; pc_e += 256) {
-              const int pc_x0 = pc_so_A_0_0 + pc_e / 8;
-              const int pc_x1 = pc_so_A_0_1 + (pc_e) % 8;
-              const int pc_l = (pc_x0 - pc_so_A_0_0) * 8 + (pc_x1 - pc_so_A_0_1) * 1;
-              if (pc_x0 >= 0 && pc_x0 < (m) && pc_x1 >= 0 && pc_x1 < (m) && ((((((((((c0 >= 0) && (c1 >= 0)) && (n >= ((32 * c1) + 1))) && (m >= (pc_x0 + 1))) && (pc_x0 >= (32 * c2))) && (((32 * c2) + 31) >= pc_x0)) && (pc_x0 >= (pc_x1 + 1))) && (pc_x1 >= (8 * c0))) && (((8 * c0) + 7) >= pc_x1)))) pc_sh_A_0[pc_l] = A[(pc_x0) * (m) + (pc_x1)];
+            for (int pc_e = (int)threadIdx.x + 32 * (int)threadIdx.y; pc_e < 2048; pc_e += 512) {
+              const int pc_x0 = pc_so_A_0_0 + pc_e / 64;
+              const int pc_x1 = pc_so_A_0_1 + (pc_e) % 64;
+              const int pc_l = (pc_x0 - pc_so_A_0_0) * 64 + (pc_x1 - pc_so_A_0_1) * 1;
+              if (pc_x0 >= 0 && pc_x0 < (m) && pc_x1 >= 0 && pc_x1 < (m) && ((((((((((c0 >= 0) && (c1 >= 0)) && (n >= ((64 * c1) + 1))) && (m >= (pc_x0 + 1))) && (pc_x0 >= (32 * c2))) && (((32 * c2) + 31) >= pc_x0)) && (pc_x0 >= (pc_x1 + 1))) && (pc_x1 >= (64 * c0))) && (((64 * c0) + 63) >= pc_x1)))) pc_sh_A_0[pc_l] = A[(pc_x0) * (m) + (pc_x1)];
             }
-            for (int pc_e = (int)threadIdx.x + 32 * (int)threadIdx.y; pc_e < 1024; pc_e += 256) {
-              const int pc_x0 = pc_so_B0_0_0 + pc_e / 32;
-              const int pc_x1 = pc_so_B0_0_1 + (pc_e) % 32;
-              const int pc_l = (pc_x0 - pc_so_B0_0_0) * 32 + (pc_x1 - pc_so_B0_0_1) * 1;
-              if (pc_x0 >= 0 && pc_x0 < (m) && pc_x1 >= 0 && pc_x1 < (n) && ((((((((((c0 >= 0) && (c1 >= 0)) && (pc_x0 >= ((8 * c0) + 1))) && (m >= (pc_x0 + 1))) && (pc_x0 >= (32 * c2))) && (((32 * c2) + 31) >= pc_x0)) && (n >= (pc_x1 + 1))) && (pc_x1 >= (32 * c1))) && (((32 * c1) + 31) >= pc_x1)))) pc_sh_B0_0[pc_l] = B0[(pc_x0) * (n) + (pc_x1)];
+            for (int pc_e = (int)threadIdx.x + 32 * (int)threadIdx.y; pc_e < 2048; pc_e += 512) {
+              const int pc_x0 = pc_so_B0_0_0 + pc_e / 64;
+              const int pc_x1 = pc_so_B0_0_1 + (pc_e) % 64;
+              const int pc_l = (pc_x0 - pc_so_B0_0_0) * 64 + (pc_x1 - pc_so_B0_0_1) * 1;
+              if (pc_x0 >= 0 && pc_x0 < (m) && pc_x1 >= 0 && pc_x1 < (n) && ((((((((((c0 >= 0) && (c1 >= 0)) && (pc_x0 >= ((64 * c0) + 1))) && (m >= (pc_x0 + 1))) && (pc_x0 >= (32 * c2))) && (((32 * c2) + 31) >= pc_x0)) && (n >= (pc_x1 + 1))) && (pc_x1 >= (64 * c1))) && (((64 * c1) + 63) >= pc_x1)))) pc_sh_B0_0[pc_l] = B0[(pc_x0) * (n) + (pc_x1)];
             }
             __syncthreads();
-            if ((int)threadIdx.y >= 0) {
-              const int c3 = (int)threadIdx.y;
-              if ((c3 <= pc_min(pc_min(7, ((m - (8 * c0)) - 2)), ((((-8) * c0) + (32 * c2)) + 30)))) {
-                if ((int)threadIdx.x >= 0) {
-                  const int c4 = (int)threadIdx.x;
-                  if ((c4 <= pc_min(31, ((n - (32 * c1)) - 1)))) {
-                    for (int c5 = pc_max(0, ((((8 * c0) - (32 * c2)) + c3) + 1)); (c5 <= pc_min(31, ((m - (32 * c2)) - 1))); c5 += 1) {
-                      pc_c0 += (pc_sh_A_0[((((32 * c2) + c5)) - pc_so_A_0_0) * 8 + ((((8 * c0) + c3)) - pc_so_A_0_1) * 1] * pc_sh_B0_0[((((32 * c2) + c5)) - pc_so_B0_0_0) * 32 + ((((32 * c1) + c4)) - pc_so_B0_0_1) * 1]);
+            for (int c3 = (int)threadIdx.y; (c3 <= pc_min(15, ((m - (64 * c0)) - 2))); c3 += (int)blockDim.y) {
+              for (int c4 = (int)threadIdx.x; (c4 <= pc_min(31, ((n - (64 * c1)) - 1))); c4 += (int)blockDim.x) {
+                for (int c5 = pc_max(0, ((((64 * c0) - (32 * c2)) + c3) + 1)); (c5 <= pc_min(31, ((m - (32 * c2)) - 1))); c5 += 1) {
+                  pc_c0_0_0 += (pc_sh_A_0[((((32 * c2) + c5)) - pc_so_A_0_0) * 64 + ((((64 * c0) + c3)) - pc_so_A_0_1) * 1] * pc_sh_B0_0[((((32 * c2) + c5)) - pc_so_B0_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B0_0_1) * 1]);
+                  if ((n >= (((64 * c1) + c4) + 33))) {
+                    pc_c0_0_1 += (pc_sh_A_0[((((32 * c2) + c5)) - pc_so_A_0_0) * 64 + ((((64 * c0) + c3)) - pc_so_A_0_1) * 1] * pc_sh_B0_0[((((32 * c2) + c5)) - pc_so_B0_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B0_0_1) * 1]);
+                  }
+                  if ((((32 * c2) + c5) >= (((64 * c0) + c3) + 17))) {
+                    pc_c0_1_0 += (pc_sh_A_0[((((32 * c2) + c5)) - pc_so_A_0_0) * 64 + (((((64 * c0) + c3) + 16)) - pc_so_A_0_1) * 1] * pc_sh_B0_0[((((32 * c2) + c5)) - pc_so_B0_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B0_0_1) * 1]);
+                    if ((n >= (((64 * c1) + c4) + 33))) {
+                      pc_c0_1_1 += (pc_sh_A_0[((((32 * c2) + c5)) - pc_so_A_0_0) * 64 + (((((64 * c0) + c3) + 16)) - pc_so_A_0_1) * 1] * pc_sh_B0_0[((((32 * c2) + c5)) - pc_so_B0_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B0_0_1) * 1]);
+                    }
+                    if ((((32 * c2) + c5) >= (((64 * c0) + c3) + 33))) {
+                      pc_c0_2_0 += (pc_sh_A_0[((((32 * c2) + c5)) - pc_so_A_0_0) * 64 + (((((64 * c0) + c3) + 32)) - pc_so_A_0_1) * 1] * pc_sh_B0_0[((((32 * c2) + c5)) - pc_so_B0_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B0_0_1) * 1]);
+                      if ((n >= (((64 * c1) + c4) + 33))) {
+                        pc_c0_2_1 += (pc_sh_A_0[((((32 * c2) + c5)) - pc_so_A_0_0) * 64 + (((((64 * c0) + c3) + 32)) - pc_so_A_0_1) * 1] * pc_sh_B0_0[((((32 * c2) + c5)) - pc_so_B0_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B0_0_1) * 1]);
+                      }
+                      if ((((32 * c2) + c5) >= (((64 * c0) + c3) + 49))) {
+                        pc_c0_3_0 += (pc_sh_A_0[((((32 * c2) + c5)) - pc_so_A_0_0) * 64 + (((((64 * c0) + c3) + 48)) - pc_so_A_0_1) * 1] * pc_sh_B0_0[((((32 * c2) + c5)) - pc_so_B0_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B0_0_1) * 1]);
+                        if ((n >= (((64 * c1) + c4) + 33))) {
+                          pc_c0_3_1 += (pc_sh_A_0[((((32 * c2) + c5)) - pc_so_A_0_0) * 64 + (((((64 * c0) + c3) + 48)) - pc_so_A_0_1) * 1] * pc_sh_B0_0[((((32 * c2) + c5)) - pc_so_B0_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B0_0_1) * 1]);
+                        }
+                      }
                     }
                   }
                 }
@@ -94,7 +123,14 @@ __global__ void __launch_bounds__(256) kernel1(int m, int n, double alpha, doubl
             }
           }
         }
-        if ((((((((((c0 >= 0) && (c1 >= 0)) && (m >= (((8 * c0) + pc_t0) + 2))) && (pc_t0 >= 0)) && (pc_t0 <= 7)) && (n >= (((32 * c1) + pc_t1) + 1))) && (pc_t1 >= 0)) && (pc_t1 <= 31)))) B[(((8 * c0) + pc_t0)) * (n) + (((32 * c1) + pc_t1))] = pc_c0;
+        if ((((((((((c0 >= 0) && (c1 >= 0)) && (m >= (((64 * c0) + pc_t0) + 2))) && (pc_t0 >= 0)) && (pc_t0 <= 15)) && (n >= (((64 * c1) + pc_t1) + 1))) && (pc_t1 >= 0)) && (pc_t1 <= 31)))) B[(((64 * c0) + pc_t0)) * (n) + (((64 * c1) + pc_t1))] = pc_c0_0_0;
+        if ((((((((((c0 >= 0) && (c1 >= 0)) && (m >= (((64 * c0) + pc_t0) + 2))) && (pc_t0 >= 0)) && (pc_t0 <= 15)) && (n >= (((64 * c1) + pc_t1) + 33))) && (pc_t1 >= 0)) && (pc_t1 <= 31)))) B[(((64 * c0) + pc_t0)) * (n) + ((((64 * c1) + pc_t1) + 32))] = pc_c0_0_1;
+        if ((((((((((c0 >= 0) && (c1 >= 0)) && (m >= (((64 * c0) + pc_t0) + 18))) && (pc_t0 >= 0)) && (pc_t0 <= 15)) && (n >= (((64 * c1) + pc_t1) + 1))) && (pc_t1 >= 0)) && (pc_t1 <= 31)))) B[((((64 * c0) + pc_t0) + 16)) * (n) + (((64 * c1) + pc_t1))] = pc_c0_1_0;
+        if ((((((((((c0 >= 0) && (c1 >= 0)) && (m >= (((64 * c0) + pc_t0) + 18))) && (pc_t0 >= 0)) && (pc_t0 <= 15)) && (n >= (((64 * c1) + pc_t1) + 33))) && (pc_t1 >= 0)) && (pc_t1 <= 31)))) B[((((64 * c0) + pc_t0) + 16)) * (n) + ((((64 * c1) + pc_t1) + 32))] = pc_c0_1_1;
+        if ((((((((((c0 >= 0) && (c1 >= 0)) && (m >= (((64 * c0) + pc_t0) + 34))) && (pc_t0 >= 0)) && (pc_t0 <= 15)) && (n >= (((64 * c1) + pc_t1) + 1))) && (pc_t1 >= 0)) && (pc_t1 <= 31)))) B[((((64 * c0) + pc_t0) + 32)) * (n) + (((64 * c1) + pc_t1))] = pc_c0_2_0;
+        if ((((((((((c0 >= 0) && (c1 >= 0)) && (m >= (((64 * c0) + pc_t0) + 34))) && (pc_t0 >= 0)) && (pc_t0 <= 15)) && (n >= (((64 * c1) + pc_t1) + 33))) && (pc_t1 >= 0)) && (pc_t1 <= 31)))) B[((((64 * c0) + pc_t0) + 32)) * (n) + ((((64 * c1) + pc_t1) + 32))] = pc_c0_2_1;
+        if ((((((((((c0 >= 0) && (c1 >= 0)) && (m >= (((64 * c0) + pc_t0) + 50))) && (pc_t0 >= 0)) && (pc_t0 <= 15)) && (n >= (((64 * c1) + pc_t1) + 1))) && (pc_t1 >= 0)) && (pc_t1 <= 31)))) B[((((64 * c0) + pc_t0) + 48)) * (n) + (((64 * c1) + pc_t1))] = pc_c0_3_0;
+        if ((((((((((c0 >= 0) && (c1 >= 0)) && (m >= (((64 * c0) + pc_t0) + 50))) && (pc_t0 >= 0)) && (pc_t0 <= 15)) && (n >= (((64 * c1) + pc_t1) + 33))) && (pc_t1 >= 0)) && (pc_t1 <= 31)))) B[((((64 * c0) + pc_t0) + 48)) * (n) + ((((64 * c1) + pc_t1) + 32))] = pc_c0_3_1;
       }
     }
   }
@@ -281,7 +317,7 @@ extern "C" int pc_trmm_dev(long long m, long long n, double alpha, double *A, do
     atexit(pc_trmm_at_exit);
   }
   kernel0<<<dim3((unsigned)pc_min(pc_max(((n + 31) / 32), 1LL), 2147483647LL), (unsigned)pc_min(pc_max(((m + 7) / 8), 1LL), 65535LL)), dim3(32, 8)>>>((int)m, (int)n, alpha, A, B, B0);
-  kernel1<<<dim3((unsigned)pc_min(pc_max(((n + 31) / 32), 1LL), 2147483647LL), (unsigned)pc_min(pc_max(((m + 6) / 8), 1LL), 65535LL)), dim3(32, 8)>>>((int)m, (int)n, alpha, A, B, B0);
+  kernel1<<<dim3((unsigned)pc_min(pc_max(((n + 63) / 64), 1LL), 2147483647LL), (unsigned)pc_min(pc_max(((m + 62) / 64), 1LL), 65535LL)), dim3(32, 16)>>>((int)m, (int)n, alpha, A, B, B0);
   kernel2<<<dim3((unsigned)pc_min(pc_max(((n + 31) / 32), 1LL), 2147483647LL), (unsigned)pc_min(pc_max(((m + 7) / 8), 1LL), 65535LL)), dim3(32, 8)>>>((int)m, (int)n, alpha, A, B, B0);
   PC_CHECK(cudaGetLastError());
   PC_CHECK(cudaDeviceSynchronize());
