@@ -294,7 +294,7 @@ class _Mapper:
         tiles = tile_sizes_for(n, self.options)
         name = self._name()
         regs = register_tiling.points_per_thread(tiles, self.options, name)
-        gemm = shared_promotion.gemm_like(node, n, self.options, self.accesses)
+        gemm = shared_promotion.gemm_like(node, n, self.options)
         if gemm:  # PPCG-like blocks, r x c points per thread
             tiles, regs = shared_promotion.GEMM_TILES, shared_promotion.GEMM_REGISTER_TILES
         seq = (shared_promotion.sequential_tile_sizes(

@@ -56,7 +56,7 @@ SHARED_MARK = "shared"
 # Tile size of the band members after the parallel ones (gemm's k): PPCG's default, 32
 SEQUENTIAL_TILE = 32
 # The default layout of a gemm-like kernel (two parallel members and sequential ones after
-# them over a rectangular domain, gemm_like()) when no tile, block or register tile sizes are
+# them whose tiles are full, gemm_like()) when no tile, block or register tile sizes are
 # given: PPCG-like blocks of 64x64 points on 16x32 threads, 4x2 points per thread (8
 # accumulators carried across the k tiles, gpu/carry.py), k tile 32 where the 64 x 32 tiles of
 # every array the kernel reads and does not write fit STATIC_SHARED_BYTES (gemm's A and B: 32
@@ -134,23 +134,18 @@ def enabled(options: Options) -> bool:
     return options.shared_promotion and options.target == "cuda"
 
 
-def gemm_like(band: isl.ScheduleNode, n: int, options: Options,
-              accesses: staging.Accesses | None = None) -> bool:
+def gemm_like(band: isl.ScheduleNode, n: int, options: Options) -> bool:
     """Whether the kernel of `band` (n parallel members) takes the gemm-like default layout
     (GEMM_TILES, GEMM_REGISTER_TILES, gemm_sequential_tile()): shared promotion on, two mapped
     members followed by sequential ones that are tiled (a permutable band), none of the tile,
     block or register tile sizes given (then those apply, with their defaults), and its tiles
-    full of work for its registers: with `accesses`, the mapped members' points a box
-    (rectangular(mapped_points())) and every element written fixed by them
-    (writes_per_point()); without, every statement's domain a box."""
-    if not (enabled(options) and n == 2 and not options.tile_sizes
+    full of work for its registers: the mapped members' points a box (rectangular(
+    mapped_points())) and each statement without a loop of its own at one place
+    (fixed_sequential_places())."""
+    return (enabled(options) and n == 2 and not options.tile_sizes
             and not options.block_sizes and not options.register_tiles
-            and sequential_tile_sizes(band, n)):
-        return False
-    if accesses is None:
-        return rectangular(band.get_domain())
-    return (rectangular(mapped_points(band, n)) and writes_per_point(band, n, accesses)
-            and fixed_sequential_places(band, n))
+            and bool(sequential_tile_sizes(band, n))
+            and rectangular(mapped_points(band, n)) and fixed_sequential_places(band, n))
 
 
 def fixed_sequential_places(band: isl.ScheduleNode, n: int) -> bool:
@@ -171,23 +166,6 @@ def fixed_sequential_places(band: isl.ScheduleNode, n: int) -> bool:
             values = places.range()
             if not values.lexmin().is_equal(values):
                 return False
-    return True
-
-
-def writes_per_point(band: isl.ScheduleNode, n: int, accesses: staging.Accesses) -> bool:
-    """Whether each statement writes one element per value of the band's first n members
-    through its sequential ones (gemm's and trmm's C[i][j], which the thread's registers
-    carry across the k tiles), not one per k (symm_scatter's C[k][j]: the gemm-like layout
-    took 2.81 ms there against 0.99 ms on the H100, layouts.json, 2026-11-25).
-
-    # { S[x] -> [p_0, ..., p_n-1] }^-1 . { S[x] -> A[a] }: single-valued per statement
-    """
-    members = _first_members(band, n)
-    writes = accesses.writes.intersect_domain(band.get_domain())
-    for statement in isl_build.maps_of(members):
-        points = isl.UnionMap.from_map(statement).reverse()
-        if not points.apply_range(writes).is_single_valued():
-            return False
     return True
 
 
