@@ -454,14 +454,36 @@ def linear_terms(problem: Problem, layout: Layout, cal: Calibration, blocks_per_
                  ) -> tuple[float, float, float, float]:
     """T_total = alpha a + beta b + gamma c + d with the sigmas of `cal` (alpha, beta, gamma
     ignored; d includes cal.lam's term): the rows of the least-squares fit of Section 3.3."""
-    zero = Calibration(cal.gpu, 0.0, ((1, 0.0),), ((1, 0.0),), 0.0, 0.0, 0.0)
-    base = total_time(problem, layout, _with(cal, 0.0, 0.0, 0.0), blocks_per_sm, sms, warp,
-                      n_mem)
-    terms = []
-    for unit in ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)):
-        terms.append(total_time(problem, layout, _with(zero, *unit), blocks_per_sm, sms,
-                                warp, n_mem).total)
-    return terms[0], terms[1], terms[2], base.total
+    a, b, c, lat, d = total_terms(problem, layout, cal, blocks_per_sm, sms, warp, n_mem)
+    if problem.kind != "doall":
+        d += cal.lam * lat
+    return a, b, c, d
+
+
+def total_terms(problem: Problem, layout: Layout, cal: Calibration, blocks_per_sm: int,
+                sms: int, warp: int = 32, n_mem: int | None = None
+                ) -> tuple[float, float, float, float, float]:
+    """T_total = alpha a + beta b + gamma c + lam l + d (eq. (9) with our latency term): (a,
+    b, c, l, d), d with the sigmas of `cal`, from one tile_terms(): the values total_time()
+    gives with alpha, beta, gamma set to one and the others to zero, computed in the same
+    order, so they are equal to the last bit (the refit's re-ranking, tune/search.py, costs
+    one evaluation per layout, not five).
+
+    Raises:
+        InvalidConfigError: blocks_per_sm < 1 (as total_time).
+    """
+    if blocks_per_sm < 1:
+        raise InvalidConfigError(f"{layout} has no resident block per SM ({blocks_per_sm=})")
+    ta, tb, tc, td = tile_terms(cal, problem, layout, warp, n_mem)
+    counts = tile_counts(problem, layout.tiles)
+    work = wavefronts_work(problem, layout.tiles, blocks_per_sm, sms)
+    launches = problem.launches
+    if problem.kind == "doall":
+        d, lat = launches * (work * td + cal.sigma_ker), 0.0
+    else:
+        d = launches * (work * td + len(counts.tiles) * cal.blk(blocks_per_sm) + cal.sigma_ker)
+        lat = latency_term(problem, layout, blocks_per_sm, sms)
+    return launches * (work * ta), launches * (work * tb), launches * (work * tc), lat, d
 
 
 def _with(cal: Calibration, alpha: float, beta: float, gamma: float) -> Calibration:

@@ -46,7 +46,9 @@ REFIT_MIN = 4
 # order, so the model's best are re-ranked first). With the whole budget, 2-D SOR T=64
 # n=2048 on the H100 tuned in 136 s against 76 s without the refit: the re-ranking ran the
 # full 60 s, and its choice (16x64x16 tiles on 16x16 threads) was the first ranking's 10th
-# of 11,205 (2026-11-25-nvidia-h100-80gb-hbm3-tune-refit-sor2d.json).
+# of 11,205 (2026-11-25-nvidia-h100-80gb-hbm3-tune-refit-sor2d.json). Each layout's terms
+# then cost five model evaluations; model.total_terms makes them one (on this 2-core machine,
+# 27 s to re-rank those 11,205 layouts against 30 s for the first ranking).
 REFIT_SHARE = 0.25
 PROGRESS_S = 2.0
 
@@ -250,11 +252,8 @@ def model_terms(models: tuple[KernelModel, ...], tiles: tuple[int, ...],
         occ = resident(km, lay, props)
         if occ.blocks < 1:
             raise InvalidConfigError(f"{lay} has no resident block per SM")
-        a, b, c, d = model.linear_terms(km.problem, lay, dataclasses.replace(cal, lam=0.0),
-                                        occ.blocks, props.sm_count,
-                                        n_mem=km.tile_accesses(lay.tiles))
-        lat = model.latency_term(km.problem, lay, occ.blocks, props.sm_count)
-        total += (a, b, c, lat, d)
+        total += model.total_terms(km.problem, lay, cal, occ.blocks, props.sm_count,
+                                   n_mem=km.tile_accesses(lay.tiles))
     return tuple(float(v) for v in total)  # type: ignore[return-value]
 
 

@@ -201,3 +201,23 @@ def test_latency_term_is_rounds_times_trips():
     # DOALL kernels: no latency term (not measured there)
     doall = Problem.from_box((64, 64), kind="doall")
     assert model.latency_term(doall, Layout((16, 32), (8, 32)), 8, 132) == 0.0
+
+
+@pytest.mark.parametrize("prob, layout", [
+    (Problem.from_box((64, 2048), SOR1), Layout((16, 64), (16,))),
+    (Problem.from_box((64, 64), kind="doall", accesses=3, launches=10), Layout((16, 32), (8, 32))),
+])
+def test_total_terms_are_total_time_at_unit_coefficients_to_the_last_bit(prob, layout):
+    """(a, b, c, l, d) from one evaluation: the same floats as total_time with alpha, beta,
+    gamma and lam one at a time (the refit re-ranks on them, tune/search.py)."""
+    cal = replace(CAL, lam=0.25)
+    zero = Calibration(CAL.gpu, 0.0, ((1, 0.0),), ((1, 0.0),), 0.0, 0.0, 0.0)
+    a, b, c, lat, d = model.total_terms(prob, layout, cal, 4, 132)
+    units = [model.total_time(prob, layout, replace(zero, alpha=x, beta=y, gamma=z), 4, 132).total
+             for x, y, z in ((1.0, 0, 0), (0, 1.0, 0), (0, 0, 1.0))]
+    base = model.total_time(prob, layout, replace(cal, alpha=0.0, beta=0.0, gamma=0.0, lam=0.0),
+                            4, 132).total
+    assert (a, b, c, d) == (*units, base)
+    assert lat == model.latency_term(prob, layout, 4, 132)
+    assert cal.alpha * a + cal.beta * b + cal.gamma * c + cal.lam * lat + d == pytest.approx(
+        model.total_time(prob, layout, cal, 4, 132).total)
