@@ -504,8 +504,9 @@ class _Mapper:
         children mapped; None when no pair qualifies. Only with the column rule's conditions
         (_columns_allowed) and Options.producer_fusion.
 
-        Result: the sequence at `node`'s position; its fused child: mark reduce:<name> ->
-        band [c] (columns) -> band [r] (chunks) -> sequence {P; R}.
+        Result: the node at `node`'s position (the sequence, or the mark when P and R were
+        all of it); the fused pair: mark reduce:<name> -> band [c] (columns) -> band [r]
+        (chunks) -> sequence {P; R}.
         """
         if (not self.options.producer_fusion or not self._columns_allowed()
                 or self.dep_map is None):
@@ -525,8 +526,9 @@ class _Mapper:
             tile_counts=self._band_counts(band) + self._band_counts(band.child(0))))
         mark = band.insert_mark(isl.Id(f"{REDUCE_MARK}:{name}", context=band.get_ctx()))
         at = mark.ancestor(mark.get_tree_depth() - depth)
-        for k in range(at.n_children()):  # the fused child's mark is left as it is
-            at = self.visit(at.child(k)).parent()
+        if at.get_type() == isl.schedule_node_type.sequence:
+            for k in range(at.n_children()):  # the fused child's mark is left as it is
+                at = self.visit(at.child(k)).parent()
         return at
 
     def _dual_reduction(self, node: isl.ScheduleNode) -> isl.ScheduleNode | None:

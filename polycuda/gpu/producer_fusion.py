@@ -38,8 +38,9 @@ _N = isl.schedule_node_type
 
 @dataclass(frozen=True)
 class Fused:
-    """A fusion's result: the sequence node (at the original sequence's position), the
-    column band of the fused pair, and the producer and reduction statements."""
+    """A fusion's result: the node at the original sequence's position (the sequence, or
+    the fused band when the pair was all of it), the column band of the fused pair, and the
+    producer and reduction statements."""
 
     sequence: isl.ScheduleNode
     columns: isl.ScheduleNode
@@ -166,8 +167,9 @@ def _rebuilt(seq: isl.ScheduleNode, k: int, c_both: isl.UnionMap, r_both: isl.Un
              p_domain: isl.UnionSet, r_domain: isl.UnionSet
              ) -> tuple[isl.ScheduleNode, isl.ScheduleNode] | None:
     """The tree with children k and k + 1 of `seq` replaced by one child band [c] -> band [r]
-    -> sequence {P; R}, the other children in their order around it. Returns (the sequence
-    at `seq`'s position, the [c] band).
+    -> sequence {P; R}, the other children in their order around it. Returns (the node at
+    `seq`'s position: the sequence, or the band when P and R were its only children; the [c]
+    band), or None when isl shaped the sequence otherwise.
 
     # c_both, r_both: { P[x] -> [c]; R[y] -> [c] }, { P[x] -> [r]; R[y] -> [r] }
     """
@@ -192,6 +194,8 @@ def _rebuilt(seq: isl.ScheduleNode, k: int, c_both: isl.UnionMap, r_both: isl.Un
     node = node.insert_sequence(pair)
     band = node.parent().parent()
     top = band.ancestor(band.get_tree_depth() - depth)
+    if before.is_empty() and after.is_empty():
+        return band, band  # the pair was the whole sequence: the band in its place
     if top.get_type() != _N.sequence:
         return None
     top = top.sequence_splice_children()  # one flat sequence, as before
