@@ -44,8 +44,8 @@ def schedule_of(prog: Program) -> dict:
     kernels = {name: k for k in choice.mapped.kernels
                if k.reduction and k.reduction_combine != mapping.DUAL
                for name in (k.row_statements or (k.reduction_statement,))}
-    producers: dict[str, dict] = {}
-    duals: dict[str, dict] = {}  # gpu/dual_reduction.py: both statements in one band over the matrix read
+    # gpu/dual_reduction.py: both statements in one band over the matrix read
+    duals: dict[str, dict] = {}
     for k in choice.mapped.kernels:
         if k.reduction_combine == mapping.DUAL:
             row, column = k.dual_statements
@@ -53,7 +53,8 @@ def schedule_of(prog: Program) -> dict:
                           "with": column}
             duals[column] = {"kernel": k.name, "run": k.reduction_combine, "cells": "column",
                              "with": row}
-    for k in choice.mapped.kernels:  # gpu/producer_fusion.py: run in the column kernel
+    producers: dict[str, dict] = {}  # gpu/producer_fusion.py: run in the column kernel
+    for k in choice.mapped.kernels:
         for name in k.producer_statements:
             producers[name] = {"kernel": k.name, "run": k.reduction_combine,
                                "before": k.reduction_statement}

@@ -123,3 +123,15 @@ def test_a_sequence_of_only_the_pair_fuses_into_one_kernel():
     prog = polycuda.compile(text, options=Options(target="cuda"))
     assert _kernels(prog) == [(COLUMNS, "S1", ("S0",))]
     _verify(prog, ({"n": 300}, {"n": 37}))
+
+
+def test_the_option_is_validated_written_out_and_read_from_the_command_line():
+    from polycuda import cli
+    from polycuda.errors import InvalidConfigError
+
+    with pytest.raises(InvalidConfigError, match="producer_fusion"):
+        Options(producer_fusion="no")
+    off = Options(target="cuda", producer_fusion=False)
+    assert Options.from_text(off.to_text()) == off and '"producer_fusion": false' in off.to_text()
+    args = cli.parser().parse_args(["compile", "kernels/c/gemver.c", "--no-producer-fusion"])
+    assert cli._options(args).producer_fusion is False
