@@ -152,6 +152,8 @@ def _options(args: argparse.Namespace, target: str | None = None) -> Options:
         changes["column_reductions"] = False
     if args.no_dual_reductions:
         changes["dual_reductions"] = False
+    if args.no_producer_fusion:
+        changes["producer_fusion"] = False
     if args.wavefront_sync:
         changes["wavefront_sync"] = args.wavefront_sync
     if args.intra_wavefront:
@@ -480,6 +482,11 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="CUDA: run a row and a column reduction of one matrix (bicg's "
                         "q[i] += A[i][j] * p[j] and s[j] += r[i] * A[i][j]) as two kernels, "
                         "each reading the matrix, instead of one kernel that reads it once")
+    p.add_argument("--no-producer-fusion", action="store_true",
+                   help="CUDA: run a DOALL statement that writes the elements a column-split "
+                        "reduction right after it reads (gemver's A update, then x += A^T y) "
+                        "as its own kernel, instead of in the reduction's kernel, each "
+                        "instance just before the one that reads its element")
     p.add_argument("--options", help="read options written by --dump-options")
     p.add_argument("--no-tuned-sizes", action="store_true",
                    help="cuda: ignore the sizes of an earlier `polycuda tune` of this region "

@@ -187,6 +187,12 @@ class Options:
     # of one matrix (bicg: q[i] += A[i][j] * p[j] and s[j] += r[i] * A[i][j]) run as one kernel
     # that reads the matrix once (gpu/dual_reduction.py), where isl proves the fused order legal.
     dual_reductions: bool = True
+    # CUDA, with column_reductions' conditions: a DOALL statement that writes, one to one, the
+    # elements a column-split reduction right after it reads (gemver: A's update, then x +=
+    # A^T y) runs in the reduction's kernel, each instance just before the one that reads its
+    # element (gpu/producer_fusion.py), where isl proves the fused order legal: one pass over
+    # the matrix fewer.
+    producer_fusion: bool = True
     # CUDA: points per thread along each mapped dimension of a DOALL kernel, outermost first (the
     # last entries apply to the innermost, as tile_sizes), unrolled and jammed into the thread's
     # innermost code (gpu/register_tiling.py); each must divide its tile size. () or 1s: off.
@@ -244,7 +250,7 @@ class Options:
         if any(t < 1 for t in self.tile_sizes):
             raise InvalidConfigError(f"{self.tile_sizes=} must all be >= 1")
         _check_block_sizes(self.block_sizes)
-        for flag in ("column_reductions", "dual_reductions"):
+        for flag in ("column_reductions", "dual_reductions", "producer_fusion"):
             if not isinstance(getattr(self, flag), bool):
                 raise InvalidConfigError(f"{flag}={getattr(self, flag)!r} must be true or false")
         if self.balanced_wavefront and self.scheduler != "pluto":

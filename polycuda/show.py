@@ -44,7 +44,8 @@ def schedule_of(prog: Program) -> dict:
     kernels = {name: k for k in choice.mapped.kernels
                if k.reduction and k.reduction_combine != mapping.DUAL
                for name in (k.row_statements or (k.reduction_statement,))}
-    duals = {}  # gpu/dual_reduction.py: both statements in one band over the matrix read
+    # gpu/dual_reduction.py: both statements in one band over the matrix read
+    duals: dict[str, dict] = {}
     for k in choice.mapped.kernels:
         if k.reduction_combine == mapping.DUAL:
             row, column = k.dual_statements
@@ -52,7 +53,14 @@ def schedule_of(prog: Program) -> dict:
                           "with": column}
             duals[column] = {"kernel": k.name, "run": k.reduction_combine, "cells": "column",
                              "with": row}
+    producers: dict[str, dict] = {}  # gpu/producer_fusion.py: run in the column kernel
+    for k in choice.mapped.kernels:
+        for name in k.producer_statements:
+            producers[name] = {"kernel": k.name, "run": k.reduction_combine,
+                               "before": k.reduction_statement}
     for stmt in scheduled["statements"]:
+        if stmt["name"] in producers:
+            stmt["fused_producer"] = producers[stmt["name"]]
         if stmt["name"] in duals:
             stmt["dual_reduction"] = duals[stmt["name"]]
         kernel = kernels.get(stmt["name"])
@@ -126,6 +134,10 @@ def _schedule_text(prog: Program) -> str:
                 kind = (f"reduction ({reduction['op']}), {reduction['kernel']}: "
                         f"{reduction['run']}")
             lines.append(f"    {row}  {kind}")
+        fused = stmt.get("fused_producer")
+        if fused:
+            lines.append(f"    {fused['kernel']}: {fused['run']}, fused: each instance just "
+                         f"before the instance of {fused['before']} that reads its element")
         dual = stmt.get("dual_reduction")
         if dual:
             lines.append(f"    {dual['kernel']}: {dual['run']} (one cell per matrix "

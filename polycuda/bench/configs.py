@@ -50,6 +50,10 @@ CONFIG_OPTIONS: Mapping[str, Mapping[str, Any]] = {
     # a row and a column reduction of one matrix as two kernels (two passes over it), against
     # the default's one kernel (gpu/dual_reduction.py)
     "no-dual": {"dual_reductions": False},
+    # a DOALL producer as its own kernel before the column-split reduction that reads what it
+    # writes (a pass over the matrix more), against the default's fused kernel
+    # (gpu/producer_fusion.py)
+    "no-producer": {"producer_fusion": False},
     # Options() as it is: what `polycuda compile` does without flags, whatever that becomes
     "default": {},
 }
@@ -75,6 +79,8 @@ CONFIG_LABELS: Mapping[str, str] = {
                "or column reductions)",
     "no-columns": "no column-split reductions (a column on one thread; rows as the default)",
     "no-dual": "a row and a column reduction of one matrix as two kernels (two passes over it)",
+    "no-producer": "an elementwise producer as its own kernel before the column-split reduction "
+                   "that reads its result (a pass over the matrix more)",
     "default": "polycuda's default Options() (no flag)",
 }
 

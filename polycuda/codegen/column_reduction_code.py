@@ -5,7 +5,8 @@ turn (iteration k to chunk k mod gridDim.y), each thread's sum over its chunk ad
 column's cell with one atomicAdd (a sum of `-= e` is one of the -e, as in the many-block
 reductions, codegen/reduction_code.py). The cell keeps its value from before the kernel and
 every chunk adds only its own terms, so that value counts once. No barrier: a thread's
-column is its own.
+column is its own. A fused producer's statements (gpu/producer_fusion.py) run as they are,
+each just before the reduction's instance that reads the element it writes.
 """
 
 from __future__ import annotations
@@ -109,6 +110,12 @@ class ColumnReductionPrinter(AstPrinter):
 
     def user(self, node: isl.AstNode, indent: int) -> None:
         call = node.user_get_expr()
+        if self.in_loop and call.get_op_arg(0).get_id().get_name() in \
+                self.kernel.producer_statements:
+            # a fused producer (gpu/producer_fusion.py): its instance just before the
+            # reduction's that reads its element, in this thread and chunk
+            self.emit(indent, user_statement(self.scop, call))
+            return
         if self.in_loop:
             stmt, text = statement_parts(self.scop, call)
             op, term = accumulated(stmt)

@@ -131,7 +131,14 @@ def _visit(node: isl.ScheduleNode, kernels: dict[str, KernelMapping], skip: int,
         if mark in (KERNEL_MARK, SERIAL_MARK, REDUCE_MARK):
             in_thread = ()
         serial = serial or mark == SERIAL_MARK
-        return _visit(node.child(0), kernels, skip, serial, in_thread)
+        below = _visit(node.child(0), kernels, skip, serial, in_thread)
+        if mark == REDUCE_MARK and kernel and kernel.producer_statements:
+            # a fused producer (gpu/producer_fusion.py) runs one instance per iteration of
+            # the reduction's chunk loop, in the iteration that reads its element: that loop
+            # is the reduction's, counted once as in the column kernel without the producer
+            return Cost(below.serial, below.depth,
+                        below.in_thread - _producer_loops(node.child(0).child(0), kernel))
+        return below
     if kind == _N.band:
         loops = sum(_parametric(node, k) for k in range(skip, node.band_n_member()))
         inner = None if in_thread is None else in_thread + tuple(
@@ -144,6 +151,15 @@ def _visit(node: isl.ScheduleNode, kernels: dict[str, KernelMapping], skip: int,
     return Cost(max((c.serial for c in children), default=0),
                 max((c.depth for c in children), default=0),
                 sum(c.in_thread for c in children))
+
+
+def _producer_loops(chunks: isl.ScheduleNode, kernel: KernelMapping) -> int:
+    """The parametric chunk loops that _thread_loops counted for the fused producers of the
+    column kernel `kernel` (its chunk band `chunks`)."""
+    sets: list[isl.Set] = []
+    chunks.get_domain().foreach_set(sets.append)
+    return sum(_parametric(chunks, 0, isl.UnionSet.from_set(own)) for own in sets
+               if own.get_tuple_name() in kernel.producer_statements)
 
 
 def _thread_loops(leaf: isl.ScheduleNode, members: tuple[tuple[isl.ScheduleNode, int], ...]

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 import islpy as isl
 
 from polycuda.analysis import reductions as reductions_
-from polycuda.gpu import (column_reduction, dual_reduction, extents, register_tiling,
-                          row_reduction, shared_promotion, staging, wavefront)
+from polycuda.gpu import (column_reduction, dual_reduction, extents, producer_fusion,
+                          register_tiling, row_reduction, shared_promotion, staging, wavefront)
 from polycuda.ir import isl_build
 from polycuda.errors import InvalidConfigError
 from polycuda.options import MAX_BLOCK_DIMS, MAX_BLOCK_THREADS, Options, fit_sizes
@@ -94,6 +94,9 @@ class KernelMapping:
     row_statements: tuple[str, ...] = ()
     # A dual reduction kernel (reduction_combine DUAL): its row and its column statement.
     dual_statements: tuple[str, ...] = ()
+    # A column-split kernel's producer statements, fused before its reduction statement
+    # (gpu/producer_fusion.py): each runs in the thread and chunk of the instance it feeds.
+    producer_statements: tuple[str, ...] = ()
     # Number of tiles along each tile dimension, over every host iteration (C text in the
     # parameters): an upper bound used for the grid size; grid-stride loops make any size exact.
     tile_counts: tuple[str, ...] = ()
@@ -263,6 +266,10 @@ class _Mapper:
             dual = self._dual_reduction(node)
             if dual is not None:
                 return dual
+        if kind == isl.schedule_node_type.sequence:
+            fused = self._producer_fusion(node)
+            if fused is not None:
+                return fused
         if kind == isl.schedule_node_type.band:
             return self._band(node)
         if kind == isl.schedule_node_type.leaf:
@@ -491,6 +498,39 @@ class _Mapper:
             tile_counts=self._band_counts(band) + self._band_counts(band.child(0))))
         return band.insert_mark(isl.Id(f"{REDUCE_MARK}:{name}", context=band.get_ctx()))
 
+    def _producer_fusion(self, node: isl.ScheduleNode) -> isl.ScheduleNode | None:
+        """The sequence `node` with a DOALL producer and the column-split reduction after it
+        fused into one column kernel (gpu/producer_fusion.py, legal by isl), its other
+        children mapped; None when no pair qualifies. Only with the column rule's conditions
+        (_columns_allowed) and Options.producer_fusion.
+
+        Result: the node at `node`'s position (the sequence, or the mark when P and R were
+        all of it); the fused pair: mark reduce:<name> -> band [c] (columns) -> band [r]
+        (chunks) -> sequence {P; R}.
+        """
+        if (not self.options.producer_fusion or not self._columns_allowed()
+                or self.dep_map is None):
+            return None
+        found = producer_fusion.fuse(node, self.reductions, self.accesses, self.dep_map,
+                                     self.context)
+        if found is None:
+            return None
+        band, statement = found.columns, found.reduction
+        depth = found.sequence.get_tree_depth()
+        name = self._name()
+        self.kernels.append(KernelMapping(
+            name, band.get_schedule_depth(), (), (), serial=True, prefix=self.prefix,
+            reduction=self.reductions[statement].op, reduction_statement=statement,
+            reduction_combine=COLUMNS, reduction_blocks=self.options.reduction_blocks,
+            producer_statements=(found.producer,),
+            tile_counts=self._band_counts(band) + self._band_counts(band.child(0))))
+        mark = band.insert_mark(isl.Id(f"{REDUCE_MARK}:{name}", context=band.get_ctx()))
+        at = mark.ancestor(mark.get_tree_depth() - depth)
+        if at.get_type() == isl.schedule_node_type.sequence:
+            for k in range(at.n_children()):  # the fused child's mark is left as it is
+                at = self.visit(at.child(k)).parent()
+        return at
+
     def _dual_reduction(self, node: isl.ScheduleNode) -> isl.ScheduleNode | None:
         """The subtree at `node` with a row and a column reduction of one matrix fused into
         one dual reduction kernel (gpu/dual_reduction.py), its other statements mapped; None
@@ -626,8 +666,12 @@ class MappedSchedule:
                 legality.check_parallel(mark.child(0), dep_map, f"{name}: rows")
             elif kind == REDUCE_MARK and kernels[name].reduction_combine == COLUMNS:
                 # the columns run on threads; the chunks of the reduction loop commute
-                # (_column_reduction proved it one cell per column, no cell read)
+                # (_column_reduction proved it one cell per column, no cell read): only the
+                # reduction statement's own updates may join two chunks (a fused producer's
+                # instances none: gpu/producer_fusion.py)
                 legality.check_parallel(mark.child(0), dep_map, f"{name}: columns")
+                legality.check_parallel(mark.child(0).child(0), dep_map, f"{name}: chunks",
+                                        updates=(kernels[name].reduction_statement,))
             elif kind == REDUCE_MARK and kernels[name].reduction_combine == DUAL:
                 # columns on threads, batches of rows on blocks: every dependence between two
                 # instances of the band joins two updates by one of its statements (of one

@@ -429,6 +429,7 @@ def test_config_names_map_to_options():
         "no-rows": Options(row_reductions=False, column_reductions=False),
         "no-columns": Options(column_reductions=False),
         "no-dual": Options(dual_reductions=False),
+        "no-producer": Options(producer_fusion=False),
         "default": Options(),
     }
     assert {c: configs.Variant(c).options() for c in configs.CONFIG_OPTIONS} == expected

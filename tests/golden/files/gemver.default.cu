@@ -32,29 +32,12 @@ template <typename... T> static inline long long pc_elements(long long d, T... r
 }
 
 __global__ void __launch_bounds__(256) kernel0(int n, double alpha, double beta, double *A, double *u1, double *v1, double *u2, double *v2, double *w, double *x, double *y, double *z) {
-  for (int c0 = (int)blockIdx.y; (c0 <= pc_floord((n - 1), 8)); c0 += (int)gridDim.y) {
-    for (int c1 = (int)blockIdx.x; (c1 <= ((n - 1) / 32)); c1 += (int)gridDim.x) {
-      if ((int)threadIdx.y >= 0) {
-        const int c2 = (int)threadIdx.y;
-        if ((c2 <= pc_min(7, ((n - (8 * c0)) - 1)))) {
-          if ((int)threadIdx.x >= 0) {
-            const int c3 = (int)threadIdx.x;
-            if ((c3 <= pc_min(31, ((n - (32 * c1)) - 1)))) {
-              A[(((8 * c0) + c2)) * (n) + (((32 * c1) + c3))] = ((A[(((8 * c0) + c2)) * (n) + (((32 * c1) + c3))] + (u1[((8 * c0) + c2)] * v1[((32 * c1) + c3)])) + (u2[((8 * c0) + c2)] * v2[((32 * c1) + c3)]));
-            }
-          }
-        }
-      }
-    }
-  }
-}
-
-__global__ void __launch_bounds__(256) kernel1(int n, double alpha, double beta, double *A, double *u1, double *v1, double *u2, double *v2, double *w, double *x, double *y, double *z) {
   for (int c0 = 0 + (int)(blockIdx.x * blockDim.x + threadIdx.x) * 1; (c0 < n); c0 += (int)(gridDim.x * blockDim.x) * 1) {
     {
       double pc_acc = (double)0;
       double *pc_cell = NULL;
       for (int c1 = 0 + (int)blockIdx.y * 1; (c1 < n); c1 += (int)gridDim.y * 1) {
+        A[(c1) * (n) + (c0)] = ((A[(c1) * (n) + (c0)] + (u1[c1] * v1[c0])) + (u2[c1] * v2[c0]));
         { pc_cell = &x[c0]; pc_acc += ((beta * A[(c1) * (n) + (c0)]) * y[c1]); }
       }
       if (pc_cell != NULL) atomicAdd(pc_cell, pc_acc);
@@ -62,7 +45,7 @@ __global__ void __launch_bounds__(256) kernel1(int n, double alpha, double beta,
   }
 }
 
-__global__ void __launch_bounds__(256) kernel2(int n, double alpha, double beta, double *A, double *u1, double *v1, double *u2, double *v2, double *w, double *x, double *y, double *z) {
+__global__ void __launch_bounds__(256) kernel1(int n, double alpha, double beta, double *A, double *u1, double *v1, double *u2, double *v2, double *w, double *x, double *y, double *z) {
   for (int c0 = (int)blockIdx.x; (c0 <= pc_floord((n - 1), 256)); c0 += (int)gridDim.x) {
     if ((int)threadIdx.x >= 0) {
       const int c1 = (int)threadIdx.x;
@@ -73,7 +56,7 @@ __global__ void __launch_bounds__(256) kernel2(int n, double alpha, double beta,
   }
 }
 
-__global__ void __launch_bounds__(256) kernel3(int n, double alpha, double beta, double *A, double *u1, double *v1, double *u2, double *v2, double *w, double *x, double *y, double *z) {
+__global__ void __launch_bounds__(256) kernel2(int n, double alpha, double beta, double *A, double *u1, double *v1, double *u2, double *v2, double *w, double *x, double *y, double *z) {
   __shared__ double pc_tree0[8][32];
   __shared__ double *pc_cells0[8][32];
   for (int pc_rows = (int)(blockIdx.x * blockDim.y); ; pc_rows += (int)(gridDim.x * blockDim.y)) {
@@ -286,10 +269,9 @@ extern "C" int pc_gemver_dev(long long n, double alpha, double beta, double *A, 
   PC_CHECK(cudaGetDevice(&pc_reduce_dev));
   PC_CHECK(cudaDeviceGetAttribute(&pc_reduce_sms, cudaDevAttrMultiProcessorCount, pc_reduce_dev));
   const long long pc_reduce_blocks = pc_max(1LL, pc_min(4LL * pc_reduce_sms, 1024LL));
-  kernel0<<<dim3((unsigned)pc_min(pc_max(((n + 31) / 32), 1LL), 2147483647LL), (unsigned)pc_min(pc_max(((n + 7) / 8), 1LL), 65535LL)), dim3(32, 8)>>>((int)n, alpha, beta, A, u1, v1, u2, v2, w, x, y, z);
-  kernel1<<<dim3((unsigned)pc_min(pc_max(pc_ceild(n, 256LL), 1LL), 2147483647LL), (unsigned)pc_max(pc_min(pc_min(pc_ceild(pc_reduce_blocks, pc_max(pc_ceild(n, 256LL), 1LL)), pc_ceild(n, 32LL)), 65535LL), 1LL)), dim3(256)>>>((int)n, alpha, beta, A, u1, v1, u2, v2, w, x, y, z);
-  kernel2<<<dim3((unsigned)pc_min(pc_max(((n + 255) / 256), 1LL), 2147483647LL)), dim3(256)>>>((int)n, alpha, beta, A, u1, v1, u2, v2, w, x, y, z);
-  kernel3<<<dim3((unsigned)pc_min(pc_max(pc_ceild(n, 8LL), 1LL), 2147483647LL)), dim3(32, 8)>>>((int)n, alpha, beta, A, u1, v1, u2, v2, w, x, y, z);
+  kernel0<<<dim3((unsigned)pc_min(pc_max(pc_ceild(n, 256LL), 1LL), 2147483647LL), (unsigned)pc_max(pc_min(pc_min(pc_ceild(pc_reduce_blocks, pc_max(pc_ceild(n, 256LL), 1LL)), pc_ceild(n, 32LL)), 65535LL), 1LL)), dim3(256)>>>((int)n, alpha, beta, A, u1, v1, u2, v2, w, x, y, z);
+  kernel1<<<dim3((unsigned)pc_min(pc_max(((n + 255) / 256), 1LL), 2147483647LL)), dim3(256)>>>((int)n, alpha, beta, A, u1, v1, u2, v2, w, x, y, z);
+  kernel2<<<dim3((unsigned)pc_min(pc_max(pc_ceild(n, 8LL), 1LL), 2147483647LL)), dim3(32, 8)>>>((int)n, alpha, beta, A, u1, v1, u2, v2, w, x, y, z);
   PC_CHECK(cudaGetLastError());
   PC_CHECK(cudaDeviceSynchronize());
   return 0;
