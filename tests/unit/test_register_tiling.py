@@ -30,13 +30,21 @@ def test_gemm_2x2_holds_four_accumulators_and_loads_each_c_element_once():
     text = _kernels_text(generated.source)
     registers = [f"pc_p0_{u}_{v}" for u in range(2) for v in range(2)]
     loop = text[text.index("for (int c4"):]
-    loop = loop[:loop.index("\n            }\n")]  # the k loop, up to its closing brace
+    depth, end = 0, loop.index("{")
+    for end in range(loop.index("{"), len(loop)):  # the k loop, up to its closing brace
+        depth += {"{": 1, "}": -1}.get(loop[end], 0)
+        if depth == 0:
+            break
+    loop = loop[:end]
+    # copies of the thread's code: the full tiles' (isolated, gpu/tiling.py) and the others'
+    copies = len(re.findall(r"double pc_p0_0_0;", text))
+    assert copies >= 2, text
     for reg in registers:
         assert re.search(rf"double {reg}( = C\[|;)", text), text
         assert len(re.findall(rf"{reg} \+= \(\(alpha \* A\[", loop)) == 1, loop
-        assert len(re.findall(rf"C\[[^;]*\] = {reg};", text)) == 1, text
+        assert len(re.findall(rf"C\[[^;]*\] = {reg};", text)) == copies, text
     assert "C[" not in loop, loop
-    assert text.count("C[") == 8, text  # four loads, four stores
+    assert text.count("C[") == 8 * copies, text  # four loads, four stores in each copy
     assert _emulated_ok(prog, GEMM_SIZES)
 
 

@@ -404,3 +404,33 @@ def test_the_gpu_sweep_script_checks_its_layouts_on_the_emulator(tmp_path):
     assert set(entries) == {"default", "sh64-r4x4-k16", "32,32/16,16/2,2/8/1"}
     assert all(e["correct"] for e in entries.values())
     assert entries["sh64-r4x4-k16"]["carried"] == {"kernel0": ["C"]}
+
+
+def _k_point_loops(source: str) -> list[str]:
+    """The bodies of the kernel's k point loops (`for (int c5 ...) { ... }`), as text."""
+    bodies = []
+    for start in [m.end() for m in re.finditer(r"for \(int c5 = [^{]*\{", source)]:
+        depth, k = 1, start
+        while depth:
+            depth += {"{": 1, "}": -1}.get(source[k], 0)
+            k += 1
+        bodies.append(source[start:k - 1])
+    return bodies
+
+
+def test_full_tiles_are_isolated_without_guards_in_their_k_loop():
+    """gemm: isl's isolate option on the thread band of its full 64 x 64 tiles (gpu/tiling.py)
+    gives them a k loop of the 8 updates alone; the partial tiles keep theirs, guarded; both
+    verify at sizes with full and partial tiles."""
+    prog = _program("gemm")
+    source = prog.generate("cuda").source
+    assert "if (((ni >= ((64 * c0) + 64)) && (nj >= ((64 * c1) + 64))))" in source
+    loops = _k_point_loops(source)
+    assert len(loops) >= 2
+    assert "if (" not in loops[0] and loops[0].count("+=") == 8
+    assert all("if (" in body for body in loops[1:])
+    assert _verified(prog, {"ni": 130, "nj": 70, "nk": 40})
+    # trmm: its k > i bounds the points of full tiles too, so nothing is isolated: one
+    # thread loop nest, one k point loop
+    trmm = _program("trmm").generate("cuda").source
+    assert trmm.count("for (int c3 =") == 1 and len(_k_point_loops(trmm)) == 1

@@ -75,9 +75,148 @@ __global__ void __launch_bounds__(512) kernel0(int ni, int nj, int nk, double al
               if (pc_x0 >= 0 && pc_x0 < (nk) && pc_x1 >= 0 && pc_x1 < (nj) && (((((((((((c0 >= 0) && (ni >= ((64 * c0) + 1))) && (c1 >= 0)) && (c2 >= 0)) && (nk >= (pc_x0 + 1))) && (pc_x0 >= (32 * c2))) && (((32 * c2) + 31) >= pc_x0)) && (nj >= (pc_x1 + 1))) && (pc_x1 >= (64 * c1))) && (((64 * c1) + 63) >= pc_x1)))) pc_sh_B_0[pc_l] = B[(pc_x0) * (nj) + (pc_x1)];
             }
             __syncthreads();
-            for (int c3 = (int)threadIdx.y; (c3 <= pc_min(15, ((ni - (64 * c0)) - 1))); c3 += (int)blockDim.y) {
-              for (int c4 = (int)threadIdx.x; (c4 <= pc_min(31, ((nj - (64 * c1)) - 1))); c4 += (int)blockDim.x) {
-                if ((c2 == 0)) {
+            if (((ni >= ((64 * c0) + 64)) && (nj >= ((64 * c1) + 64)))) {
+              for (int c3 = (int)threadIdx.y; (c3 <= 15); c3 += (int)blockDim.y) {
+                for (int c4 = (int)threadIdx.x; (c4 <= 31); c4 += (int)blockDim.x) {
+                  if ((c2 == 0)) {
+                    pc_c0_0_0 *= beta;
+                    pc_c0_0_1 *= beta;
+                    pc_c0_1_0 *= beta;
+                    pc_c0_1_1 *= beta;
+                    pc_c0_2_0 *= beta;
+                    pc_c0_2_1 *= beta;
+                    pc_c0_3_0 *= beta;
+                    pc_c0_3_1 *= beta;
+                  }
+                  for (int c5 = 0; (c5 <= pc_min(31, ((nk - (32 * c2)) - 1))); c5 += 1) {
+                    pc_c0_0_0 += ((alpha * pc_sh_A_0[((((64 * c0) + c3)) - pc_so_A_0_0) * 32 + ((((32 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((32 * c2) + c5)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]);
+                    pc_c0_0_1 += ((alpha * pc_sh_A_0[((((64 * c0) + c3)) - pc_so_A_0_0) * 32 + ((((32 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((32 * c2) + c5)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]);
+                    pc_c0_1_0 += ((alpha * pc_sh_A_0[(((((64 * c0) + c3) + 16)) - pc_so_A_0_0) * 32 + ((((32 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((32 * c2) + c5)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]);
+                    pc_c0_1_1 += ((alpha * pc_sh_A_0[(((((64 * c0) + c3) + 16)) - pc_so_A_0_0) * 32 + ((((32 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((32 * c2) + c5)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]);
+                    pc_c0_2_0 += ((alpha * pc_sh_A_0[(((((64 * c0) + c3) + 32)) - pc_so_A_0_0) * 32 + ((((32 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((32 * c2) + c5)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]);
+                    pc_c0_2_1 += ((alpha * pc_sh_A_0[(((((64 * c0) + c3) + 32)) - pc_so_A_0_0) * 32 + ((((32 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((32 * c2) + c5)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]);
+                    pc_c0_3_0 += ((alpha * pc_sh_A_0[(((((64 * c0) + c3) + 48)) - pc_so_A_0_0) * 32 + ((((32 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((32 * c2) + c5)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]);
+                    pc_c0_3_1 += ((alpha * pc_sh_A_0[(((((64 * c0) + c3) + 48)) - pc_so_A_0_0) * 32 + ((((32 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((32 * c2) + c5)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]);
+                  }
+                }
+              }
+            } else {
+              if ((((64 * c0) + 63) >= ni)) {
+                for (int c3 = (int)threadIdx.y; (c3 <= pc_min(15, ((ni - (64 * c0)) - 1))); c3 += (int)blockDim.y) {
+                  for (int c4 = (int)threadIdx.x; (c4 <= pc_min(31, ((nj - (64 * c1)) - 1))); c4 += (int)blockDim.x) {
+                    if ((c2 == 0)) {
+                      pc_c0_0_0 *= beta;
+                      if ((nj >= (((64 * c1) + c4) + 33))) {
+                        pc_c0_0_1 *= beta;
+                      }
+                      if ((ni >= (((64 * c0) + c3) + 17))) {
+                        pc_c0_1_0 *= beta;
+                        if ((nj >= (((64 * c1) + c4) + 33))) {
+                          pc_c0_1_1 *= beta;
+                        }
+                        if ((ni >= (((64 * c0) + c3) + 33))) {
+                          pc_c0_2_0 *= beta;
+                          if ((nj >= (((64 * c1) + c4) + 33))) {
+                            pc_c0_2_1 *= beta;
+                          }
+                          if ((ni >= (((64 * c0) + c3) + 49))) {
+                            pc_c0_3_0 *= beta;
+                            if ((nj >= (((64 * c1) + c4) + 33))) {
+                              pc_c0_3_1 *= beta;
+                            }
+                          }
+                        }
+                      }
+                    }
+                    for (int c5 = 0; (c5 <= pc_min(31, ((nk - (32 * c2)) - 1))); c5 += 1) {
+                      pc_c0_0_0 += ((alpha * pc_sh_A_0[((((64 * c0) + c3)) - pc_so_A_0_0) * 32 + ((((32 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((32 * c2) + c5)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]);
+                      if ((nj >= (((64 * c1) + c4) + 33))) {
+                        pc_c0_0_1 += ((alpha * pc_sh_A_0[((((64 * c0) + c3)) - pc_so_A_0_0) * 32 + ((((32 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((32 * c2) + c5)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]);
+                      }
+                      if ((ni >= (((64 * c0) + c3) + 17))) {
+                        pc_c0_1_0 += ((alpha * pc_sh_A_0[(((((64 * c0) + c3) + 16)) - pc_so_A_0_0) * 32 + ((((32 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((32 * c2) + c5)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]);
+                        if ((nj >= (((64 * c1) + c4) + 33))) {
+                          pc_c0_1_1 += ((alpha * pc_sh_A_0[(((((64 * c0) + c3) + 16)) - pc_so_A_0_0) * 32 + ((((32 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((32 * c2) + c5)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]);
+                        }
+                        if ((ni >= (((64 * c0) + c3) + 33))) {
+                          pc_c0_2_0 += ((alpha * pc_sh_A_0[(((((64 * c0) + c3) + 32)) - pc_so_A_0_0) * 32 + ((((32 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((32 * c2) + c5)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]);
+                          if ((nj >= (((64 * c1) + c4) + 33))) {
+                            pc_c0_2_1 += ((alpha * pc_sh_A_0[(((((64 * c0) + c3) + 32)) - pc_so_A_0_0) * 32 + ((((32 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((32 * c2) + c5)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]);
+                          }
+                          if ((ni >= (((64 * c0) + c3) + 49))) {
+                            pc_c0_3_0 += ((alpha * pc_sh_A_0[(((((64 * c0) + c3) + 48)) - pc_so_A_0_0) * 32 + ((((32 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((32 * c2) + c5)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]);
+                            if ((nj >= (((64 * c1) + c4) + 33))) {
+                              pc_c0_3_1 += ((alpha * pc_sh_A_0[(((((64 * c0) + c3) + 48)) - pc_so_A_0_0) * 32 + ((((32 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((32 * c2) + c5)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]);
+                            }
+                          }
+                        }
+                      }
+                    }
+                  }
+                }
+              } else {
+                for (int c3 = (int)threadIdx.y; (c3 <= 15); c3 += (int)blockDim.y) {
+                  for (int c4 = (int)threadIdx.x; (c4 <= pc_min(31, ((nj - (64 * c1)) - 1))); c4 += (int)blockDim.x) {
+                    if ((c2 == 0)) {
+                      pc_c0_0_0 *= beta;
+                      if ((nj >= (((64 * c1) + c4) + 33))) {
+                        pc_c0_0_1 *= beta;
+                      }
+                      pc_c0_1_0 *= beta;
+                      if ((nj >= (((64 * c1) + c4) + 33))) {
+                        pc_c0_1_1 *= beta;
+                      }
+                      pc_c0_2_0 *= beta;
+                      if ((nj >= (((64 * c1) + c4) + 33))) {
+                        pc_c0_2_1 *= beta;
+                      }
+                      pc_c0_3_0 *= beta;
+                      if ((nj >= (((64 * c1) + c4) + 33))) {
+                        pc_c0_3_1 *= beta;
+                      }
+                    }
+                    for (int c5 = 0; (c5 <= pc_min(31, ((nk - (32 * c2)) - 1))); c5 += 1) {
+                      pc_c0_0_0 += ((alpha * pc_sh_A_0[((((64 * c0) + c3)) - pc_so_A_0_0) * 32 + ((((32 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((32 * c2) + c5)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]);
+                      if ((nj >= (((64 * c1) + c4) + 33))) {
+                        pc_c0_0_1 += ((alpha * pc_sh_A_0[((((64 * c0) + c3)) - pc_so_A_0_0) * 32 + ((((32 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((32 * c2) + c5)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]);
+                      }
+                      pc_c0_1_0 += ((alpha * pc_sh_A_0[(((((64 * c0) + c3) + 16)) - pc_so_A_0_0) * 32 + ((((32 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((32 * c2) + c5)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]);
+                      if ((nj >= (((64 * c1) + c4) + 33))) {
+                        pc_c0_1_1 += ((alpha * pc_sh_A_0[(((((64 * c0) + c3) + 16)) - pc_so_A_0_0) * 32 + ((((32 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((32 * c2) + c5)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]);
+                      }
+                      pc_c0_2_0 += ((alpha * pc_sh_A_0[(((((64 * c0) + c3) + 32)) - pc_so_A_0_0) * 32 + ((((32 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((32 * c2) + c5)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]);
+                      if ((nj >= (((64 * c1) + c4) + 33))) {
+                        pc_c0_2_1 += ((alpha * pc_sh_A_0[(((((64 * c0) + c3) + 32)) - pc_so_A_0_0) * 32 + ((((32 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((32 * c2) + c5)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]);
+                      }
+                      pc_c0_3_0 += ((alpha * pc_sh_A_0[(((((64 * c0) + c3) + 48)) - pc_so_A_0_0) * 32 + ((((32 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((32 * c2) + c5)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]);
+                      if ((nj >= (((64 * c1) + c4) + 33))) {
+                        pc_c0_3_1 += ((alpha * pc_sh_A_0[(((((64 * c0) + c3) + 48)) - pc_so_A_0_0) * 32 + ((((32 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((32 * c2) + c5)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]);
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+        if ((nk <= 0)) {
+          if (((ni >= ((64 * c0) + 64)) && (nj >= ((64 * c1) + 64)))) {
+            for (int c3 = (int)threadIdx.y; (c3 <= 15); c3 += (int)blockDim.y) {
+              for (int c4 = (int)threadIdx.x; (c4 <= 31); c4 += (int)blockDim.x) {
+                pc_c0_0_0 *= beta;
+                pc_c0_0_1 *= beta;
+                pc_c0_1_0 *= beta;
+                pc_c0_1_1 *= beta;
+                pc_c0_2_0 *= beta;
+                pc_c0_2_1 *= beta;
+                pc_c0_3_0 *= beta;
+                pc_c0_3_1 *= beta;
+              }
+            }
+          } else {
+            if ((((64 * c0) + 63) >= ni)) {
+              for (int c3 = (int)threadIdx.y; (c3 <= pc_min(15, ((ni - (64 * c0)) - 1))); c3 += (int)blockDim.y) {
+                for (int c4 = (int)threadIdx.x; (c4 <= pc_min(31, ((nj - (64 * c1)) - 1))); c4 += (int)blockDim.x) {
                   pc_c0_0_0 *= beta;
                   if ((nj >= (((64 * c1) + c4) + 33))) {
                     pc_c0_0_1 *= beta;
@@ -101,56 +240,25 @@ __global__ void __launch_bounds__(512) kernel0(int ni, int nj, int nk, double al
                     }
                   }
                 }
-                for (int c5 = 0; (c5 <= pc_min(31, ((nk - (32 * c2)) - 1))); c5 += 1) {
-                  pc_c0_0_0 += ((alpha * pc_sh_A_0[((((64 * c0) + c3)) - pc_so_A_0_0) * 32 + ((((32 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((32 * c2) + c5)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]);
+              }
+            } else {
+              for (int c3 = (int)threadIdx.y; (c3 <= 15); c3 += (int)blockDim.y) {
+                for (int c4 = (int)threadIdx.x; (c4 <= pc_min(31, ((nj - (64 * c1)) - 1))); c4 += (int)blockDim.x) {
+                  pc_c0_0_0 *= beta;
                   if ((nj >= (((64 * c1) + c4) + 33))) {
-                    pc_c0_0_1 += ((alpha * pc_sh_A_0[((((64 * c0) + c3)) - pc_so_A_0_0) * 32 + ((((32 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((32 * c2) + c5)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]);
+                    pc_c0_0_1 *= beta;
                   }
-                  if ((ni >= (((64 * c0) + c3) + 17))) {
-                    pc_c0_1_0 += ((alpha * pc_sh_A_0[(((((64 * c0) + c3) + 16)) - pc_so_A_0_0) * 32 + ((((32 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((32 * c2) + c5)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]);
-                    if ((nj >= (((64 * c1) + c4) + 33))) {
-                      pc_c0_1_1 += ((alpha * pc_sh_A_0[(((((64 * c0) + c3) + 16)) - pc_so_A_0_0) * 32 + ((((32 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((32 * c2) + c5)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]);
-                    }
-                    if ((ni >= (((64 * c0) + c3) + 33))) {
-                      pc_c0_2_0 += ((alpha * pc_sh_A_0[(((((64 * c0) + c3) + 32)) - pc_so_A_0_0) * 32 + ((((32 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((32 * c2) + c5)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]);
-                      if ((nj >= (((64 * c1) + c4) + 33))) {
-                        pc_c0_2_1 += ((alpha * pc_sh_A_0[(((((64 * c0) + c3) + 32)) - pc_so_A_0_0) * 32 + ((((32 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((32 * c2) + c5)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]);
-                      }
-                      if ((ni >= (((64 * c0) + c3) + 49))) {
-                        pc_c0_3_0 += ((alpha * pc_sh_A_0[(((((64 * c0) + c3) + 48)) - pc_so_A_0_0) * 32 + ((((32 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((32 * c2) + c5)) - pc_so_B_0_0) * 64 + ((((64 * c1) + c4)) - pc_so_B_0_1) * 1]);
-                        if ((nj >= (((64 * c1) + c4) + 33))) {
-                          pc_c0_3_1 += ((alpha * pc_sh_A_0[(((((64 * c0) + c3) + 48)) - pc_so_A_0_0) * 32 + ((((32 * c2) + c5)) - pc_so_A_0_1) * 1]) * pc_sh_B_0[((((32 * c2) + c5)) - pc_so_B_0_0) * 64 + (((((64 * c1) + c4) + 32)) - pc_so_B_0_1) * 1]);
-                        }
-                      }
-                    }
+                  pc_c0_1_0 *= beta;
+                  if ((nj >= (((64 * c1) + c4) + 33))) {
+                    pc_c0_1_1 *= beta;
                   }
-                }
-              }
-            }
-          }
-        }
-        if ((nk <= 0)) {
-          for (int c3 = (int)threadIdx.y; (c3 <= pc_min(15, ((ni - (64 * c0)) - 1))); c3 += (int)blockDim.y) {
-            for (int c4 = (int)threadIdx.x; (c4 <= pc_min(31, ((nj - (64 * c1)) - 1))); c4 += (int)blockDim.x) {
-              pc_c0_0_0 *= beta;
-              if ((nj >= (((64 * c1) + c4) + 33))) {
-                pc_c0_0_1 *= beta;
-              }
-              if ((ni >= (((64 * c0) + c3) + 17))) {
-                pc_c0_1_0 *= beta;
-                if ((nj >= (((64 * c1) + c4) + 33))) {
-                  pc_c0_1_1 *= beta;
-                }
-                if ((ni >= (((64 * c0) + c3) + 33))) {
                   pc_c0_2_0 *= beta;
                   if ((nj >= (((64 * c1) + c4) + 33))) {
                     pc_c0_2_1 *= beta;
                   }
-                  if ((ni >= (((64 * c0) + c3) + 49))) {
-                    pc_c0_3_0 *= beta;
-                    if ((nj >= (((64 * c1) + c4) + 33))) {
-                      pc_c0_3_1 *= beta;
-                    }
+                  pc_c0_3_0 *= beta;
+                  if ((nj >= (((64 * c1) + c4) + 33))) {
+                    pc_c0_3_1 *= beta;
                   }
                 }
               }
