@@ -34,9 +34,9 @@ from polycuda.codegen import (abi, column_reduction_code, dual_reduction_code, h
                               reduction_code, row_reduction_code)
 from polycuda.codegen.host_driver import HostSide
 from polycuda.ir.ast_expr import ast_expr_to_c
-from polycuda.ir.c_expr import C_HELPERS, RefPrinter, expr_to_c
+from polycuda.ir.c_expr import C_HELPERS, RefPrinter
 from polycuda.codegen.printer import AstPrinter, for_parts, mark_parts, simple_upper_bound
-from polycuda.codegen import carry_code, shared_code
+from polycuda.codegen import carry_code, shared_code, staging_code
 from polycuda.codegen.private_code import PrivateTables
 from polycuda.codegen.statements import flat_ref_printer, statement_parts, user_statement
 from polycuda.codegen.test_main import main_source
@@ -48,10 +48,10 @@ from polycuda.gpu.row_reduction import ROW_LANES, ROWS_PER_BLOCK
 from polycuda.gpu.register_tiling import UNIT_MARK
 from polycuda.gpu.carry import CARRY_MARK
 from polycuda.gpu.shared_promotion import SHARED_MARK
-from polycuda.gpu.staging import StagedArray, layout, resident_blocks
+from polycuda.gpu.staging import StagedArray, resident_blocks
 from polycuda.gpu.wavefront import BARRIER_MARK
-from polycuda.ir.expr import Expr, Ref, Var
-from polycuda.ir.scop import Scop, Statement
+from polycuda.ir.expr import Expr, Ref
+from polycuda.ir.scop import Scop
 
 _AXES = ("x", "y", "z")
 # Unroll factor of a blocked point loop (blocked_threads). H100, 2-D Jacobi 4096^2 x 1000
@@ -59,9 +59,6 @@ _AXES = ("x", "y", "z")
 # (4), 46.2 unrolled 8 times (scratch runs of the generated code; 16: slower than 8 with 0.2f)
 BLOCKED_UNROLL = 8
 MAX_GRID = ("2147483647", "65535", "65535")
-# inside a staged tile: a statement after a staged write, given the statement, the printer
-# of its expressions and the leaf's final-store condition (final_store_guards)
-FinalStore = Callable[[Statement, Callable[[Expr], str], "str | None"], str]
 
 
 def blocked_threads(kernel: KernelMapping) -> dict[str, int]:
@@ -167,7 +164,7 @@ class KernelPrinter(AstPrinter):
         self.registers: dict[str, dict[tuple[int, ...], str]] = {}
         self.unit: tuple[int, ...] | None = ()
         # inside a staged tile: the statement printers that access the shared copies
-        self.staging: tuple[RefPrinter, FinalStore] | None = None
+        self.staging: tuple[RefPrinter, staging_code.FinalStore] | None = None
         self.declared: dict[str, StagedArray] = {}  # every array staged somewhere
         # inside a shared scope: the references to its copies; the copies declared
         self.shared_ref: RefPrinter | None = None
@@ -264,9 +261,9 @@ class KernelPrinter(AstPrinter):
         if staged:
             self.emit(indent, "{")
             self.lines += [f"{'  ' * (indent + 1)}{line}"
-                           for line in _stage_in(self.scop, self.kernel, arrays)]
+                           for line in staging_code.stage_in(self.scop, self.kernel, arrays)]
             self.declared.update((a.array, a) for a in arrays)
-            self.staging = _staged_printers(self.scop, arrays)
+            self.staging = staging_code.staged_printers(self.scop, arrays)
         inner = indent + 1 if staged else indent
         self.emit(inner, f"for (int {it} = {init}; {cond}; {it} += {inc}) {{")
         self.node(node.for_get_body(), inner + 1)
@@ -275,7 +272,7 @@ class KernelPrinter(AstPrinter):
         self.staging = None
         if staged:
             self.lines += [f"{'  ' * (indent + 1)}{line}"
-                           for line in _stage_out(self.scop, self.kernel, arrays)]
+                           for line in staging_code.stage_out(self.scop, self.kernel, arrays)]
             self.emit(indent, "}")
 
     def mark(self, node: isl.AstNode, indent: int) -> None:
@@ -612,7 +609,7 @@ class HostPrinter(AstPrinter):
             printer.node(body, 2)
             printer.emit(2, "pc_grid.sync();")
             printer.emit(1, "}")
-        shared, self.shared[name] = _shared_declarations(
+        shared, self.shared[name] = staging_code.shared_declarations(
             self.scop, tuple(printer.declared.values()))
         printer.lines[:0] = shared
         if self.shared[name]:  # beyond 48 KiB only with the opt-in; asked for at any size
@@ -628,7 +625,7 @@ class HostPrinter(AstPrinter):
         elif kernel.reduction_combine == DUAL:
             bound = f" __launch_bounds__({dual_reduction_code.DUAL_THREADS})"
         if kernel.block_sizes:
-            threads = _product(kernel.block_sizes)
+            threads = staging_code.product(kernel.block_sizes)
             resident = resident_blocks(self.shared[name], threads)
             bound = (f" __launch_bounds__({threads}, {resident})" if resident > 1
                      else f" __launch_bounds__({threads})")
@@ -664,7 +661,7 @@ class HostPrinter(AstPrinter):
         counts = kernel.grid_counts([*self.host_iters, it])
         sizes = [f"pc_g{axis}" for axis in range(n)]  # x first: the innermost dimension
         occupancy = (f"PC_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&pc_per_sm, "
-                     f"{name}, {_product(kernel.block_sizes)}, {self.shared[name]}));")
+                     f"{name}, {staging_code.product(kernel.block_sizes)}, {self.shared[name]}));")
         lines = ["int pc_dev = 0, pc_sms = 0, pc_per_sm = 0;",
                  "PC_CHECK(cudaGetDevice(&pc_dev));",
                  ("PC_CHECK(cudaDeviceGetAttribute(&pc_sms, cudaDevAttrMultiProcessorCount, "
@@ -737,27 +734,6 @@ def _arrays_under(scop: Scop, node: isl.AstNode) -> set[str]:
 
     node.foreach_descendant_top_down(visit)
     return names
-
-
-def _shared_declarations(scop: Scop, arrays: tuple[StagedArray, ...]) -> tuple[list[str], int]:
-    """The shared copies of staged arrays, carved out of the block's dynamic shared memory;
-    and its size in bytes (0: nothing staged)."""
-    if not arrays:
-        return [], 0
-    offsets, total = layout(arrays, {a.array: scop.array(a.array).dtype for a in arrays})
-    lines = ["  extern __shared__ __align__(16) unsigned char pc_smem[];"]
-    for staged, offset in zip(arrays, offsets):
-        ctype = abi.C_TYPES[scop.array(staged.array).dtype]
-        lines.append(f"  {ctype} *const pc_s_{staged.array} = ({ctype} *)(pc_smem + {offset});")
-    return lines, total
-
-
-def _local_index(staged: StagedArray, index: list[str]) -> str:
-    """The position in the shared copy of the element whose subscripts are `index`."""
-    flat = f"({index[0]}) - pc_o_{staged.array}_0"
-    for d in range(1, len(index)):
-        flat = f"({flat}) * {staged.sizes[d]} + (({index[d]}) - pc_o_{staged.array}_{d})"
-    return flat
 
 
 def _annotation(node: isl.AstNode) -> str | None:
@@ -860,91 +836,6 @@ def _leaf_coordinates(leaf: isl.AstBuild, members: dict[int, isl.UnionMap],
         pma = isl.PwMultiAff.from_map(isl.Map.from_union_map(value))
         values[it] = ast_expr_to_c(leaf.expr_from_pw_aff(pma.get_pw_aff(0)))
     return values
-
-
-def _staged_printers(scop: Scop, arrays: tuple[StagedArray, ...]
-                     ) -> tuple[RefPrinter, FinalStore]:
-    """Statement printers inside a staged tile: staged arrays read and written in shared
-    memory; a write that is the tile's last of its element (under the leaf's condition of
-    final_store_guards, None: none is) also stores the value to global memory."""
-    staged = {s.array: s for s in arrays}
-    flat = flat_ref_printer(scop)
-
-    def ref(r: Ref, sub: Callable[[Expr], str]) -> str:
-        if r.array not in staged:
-            return flat(r, sub)
-        return f"pc_s_{r.array}[{_local_index(staged[r.array], [sub(i) for i in r.index])}]"
-
-    def final_store(stmt: Statement, sub: Callable[[Expr], str], condition: str | None) -> str:
-        if stmt.lhs.array not in staged or condition is None:
-            return ""
-        store = f"{flat(stmt.lhs, sub)} = {ref(stmt.lhs, sub)};"
-        return store if condition == "1" else f"if ({condition}) {store}"
-
-    return ref, final_store
-
-
-def _box_loop(scop: Scop, kernel: KernelMapping, staged: StagedArray,
-              body: str) -> list[str]:
-    """A loop of the block's threads over the elements pc_e of a staged box; in `body`,
-    "{element}" becomes the array element, and the code sees its subscripts pc_x0, ... and,
-    if it names it, `pc_in` (the element lies inside the array)."""
-    n = kernel.n
-    sizes = kernel.block_sizes
-    tid = "threadIdx.x" if n == 1 else f"threadIdx.x + {sizes[n - 1]} * threadIdx.y"
-    shape = scop.array(staged.array).shape
-    lines = [f"for (int pc_e = {tid}; pc_e < {staged.elements}; pc_e += {_product(sizes)}) {{"]
-    inner = 1
-    coords = []
-    for d in reversed(range(len(staged.sizes))):
-        position = f"pc_e / {inner}" if inner > 1 else "pc_e"
-        if d > 0:
-            position = f"({position}) % {staged.sizes[d]}"
-        coords.append(f"  const int pc_x{d} = pc_o_{staged.array}_{d} + {position};")
-        inner *= staged.sizes[d]
-    lines += coords[::-1]
-    bounds = " && ".join(f"pc_x{d} >= 0 && pc_x{d} < ({expr_to_c(shape[d])})"
-                         for d in range(len(shape)))
-    element = Ref(staged.array, tuple(Var(f"pc_x{d}") for d in range(len(shape))))
-    text = body.format(element=flat_ref_printer(scop)(element, expr_to_c))
-    if "pc_in" in text:
-        lines.append(f"  const bool pc_in = {bounds};")
-    return [*lines, f"  {text}", "}"]
-
-
-def _stage_in(scop: Scop, kernel: KernelMapping, arrays: tuple[StagedArray, ...]) -> list[str]:
-    """Before a tile's intra-tile wavefronts: the box offsets, the staged elements copied to
-    shared memory, a barrier. The first barrier keeps the previous tile's last wavefront
-    reading the copies before they are overwritten."""
-    lines = ["__syncthreads();"]
-    for staged in arrays:
-        lines += [f"const int pc_o_{staged.array}_{d} = {offset};"
-                  for d, offset in enumerate(staged.offsets)]
-    for staged in arrays:
-        a = staged.array
-        lines += _box_loop(scop, kernel, staged, f"if (pc_in) pc_s_{a}[pc_e] = {{element}};")
-    lines.append("__syncthreads();")
-    return lines
-
-
-def _stage_out(scop: Scop, kernel: KernelMapping, arrays: tuple[StagedArray, ...]
-               ) -> list[str]:
-    """After a tile's intra-tile wavefronts (the last closed by a barrier): the write-back
-    pass of the arrays that have one (StagedArray.write_back)."""
-    lines = []
-    for staged in arrays:
-        if staged.write_back is not None:
-            a = staged.array
-            lines += _box_loop(scop, kernel, staged, f"if (pc_in && ({staged.write_back})) "
-                                                     f"{{element}} = pc_s_{a}[pc_e];")
-    return lines
-
-
-def _product(values: tuple[int, ...]) -> int:
-    result = 1
-    for v in values:
-        result *= v
-    return result
 
 
 def _loop_length(body: isl.AstNode) -> str | None:
