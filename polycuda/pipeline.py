@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from polycuda.analysis import dependences, indirect, reductions
-from polycuda.codegen import c_target, cuda_target, inspector_cuda, private_code, shared_code
+from polycuda.codegen import (c_target, cuda_host, cuda_target, inspector_cuda, private_code,
+                              shared_code)
 from polycuda.codegen.host_driver import HostSide
 from polycuda import progress
 from polycuda.errors import IllegalScheduleError, InvalidConfigError, PolycudaError
@@ -366,7 +367,7 @@ def _source(scop: Scop, options: Options, ctx: isl.Context, mapped: mapping.Mapp
     del handle, private_handle
     built = time.perf_counter()
     if options.target == "cuda":
-        source = cuda_target.generate(scop, ast, mapped.kernels, final_conditions, private,
+        source = cuda_host.generate(scop, ast, mapped.kernels, final_conditions, private,
                                       coordinates, HostSide.of(options))
     else:
         source = c_target.generate(scop, ast, mapped.kernels,

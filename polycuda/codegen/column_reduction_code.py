@@ -61,7 +61,7 @@ class ColumnReductionPrinter(AstPrinter):
         super().__init__(scop)
         self.kernel = kernel
         self.columns_iterator = kernel.iterator(kernel.depth)
-        self.declared: dict = {}  # no staged arrays (cuda_target's _kernel reads it)
+        self.declared: dict = {}  # no staged arrays (cuda_host's HostPrinter._kernel reads it)
         self.in_column = False
         self.in_loop = False
 

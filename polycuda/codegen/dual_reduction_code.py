@@ -79,7 +79,7 @@ class DualReductionPrinter(AstPrinter):
         super().__init__(scop)
         self.kernel = kernel
         self.row, self.column = kernel.dual_statements
-        self.declared: dict = {}  # no staged arrays (cuda_target's _kernel reads it)
+        self.declared: dict = {}  # no staged arrays (cuda_host's HostPrinter._kernel reads it)
         self.declarations: list[str] = []
         stmt = scop.statement(self.row)
         self.ctype = abi.C_TYPES[scop.array(stmt.lhs.array).dtype]

@@ -29,7 +29,7 @@ import islpy as isl
 
 from polycuda.analysis.indirect import RuntimeNest
 from polycuda.codegen import abi, host_driver
-from polycuda.codegen import chunking_cuda, cuda_target, executor_cuda, syncfree_affine
+from polycuda.codegen import chunking_cuda, cuda_host, executor_cuda, syncfree_affine
 from polycuda.codegen.chunking_cuda import Chunking
 from polycuda.codegen.host_driver import HostSide
 from polycuda.codegen.c_target import array_elements
@@ -383,9 +383,9 @@ def _host_loops(scop: Scop, code: NestCode, block: list[str]) -> list[str]:
 
 def static_part(source: str, sub: Scop) -> tuple[str, bool]:
     """From the static path's .cu for `sub` (a region of the static statements between
-    run-time nests, cuda_target.generate): its kernels, renamed <sub>_kernel..., and its
+    run-time nests, cuda_host.generate): its kernels, renamed <sub>_kernel..., and its
     device driver, made static; and whether it needs cooperative groups."""
-    prelude = cuda_target.prelude()
+    prelude = cuda_host.prelude()
     assert source.startswith(prelude), "static part: unexpected CUDA prelude"
     body = source[len(prelude):]
     coop = "#include <cooperative_groups.h>\n"
@@ -438,7 +438,7 @@ def generate(scop: Scop, parts: list[tuple[str, object]], ctx: isl.Context,
             call = ", ".join(a for _, a in kernel_args(scop))
             driver.append(f"{{ const int pc_r = {abi.entry_name(sub, '_dev')}({call}); "
                           "if (pc_r) return pc_r; }")
-    out = [cuda_target.prelude() + "#define PC_NONE 0xffffffffu\n"]
+    out = [cuda_host.prelude() + "#define PC_NONE 0xffffffffu\n"]
     if cooperative:
         out.append("#include <cooperative_groups.h>\n")
     count = max(len(nests), 1)
@@ -471,10 +471,10 @@ def generate(scop: Scop, parts: list[tuple[str, object]], ctx: isl.Context,
     out += [text for text in (host_driver.support(scop, side), host_driver.states(scop, side))
             if text]
     out.append("\n".join(_dev_entry(scop, driver, side)) + "\n")
-    out.append("\n".join(cuda_target.host_entry(scop, side)) + "\n")
+    out.append("\n".join(cuda_host.host_entry(scop, side)) + "\n")
     if side.stateful:
         out.append("\n".join(host_driver.release_function(scop, side)) + "\n")
-    out.append("\n".join(cuda_target.fail_function(scop)) + "\n")
+    out.append("\n".join(cuda_host.fail_function(scop)) + "\n")
     out.append(main_source(scop))
     return "\n".join(out)
 

@@ -53,7 +53,7 @@ class RowReductionPrinter(AstPrinter):
         super().__init__(scop)
         self.kernel = kernel
         self.rows_iterator = kernel.iterator(kernel.depth)
-        self.declared: dict = {}  # no staged arrays (cuda_target's _kernel reads it)
+        self.declared: dict = {}  # no staged arrays (cuda_host's HostPrinter._kernel reads it)
         self.declarations: list[str] = []
         self.predicates: list[str] = []  # the conditions of the current row's statements
         self.in_row = False

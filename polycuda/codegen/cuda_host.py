@@ -1,0 +1,339 @@
+"""Target "cuda", host side: the host driver `pc_<name>_dev` (HostPrinter: the AST outside
+the kernels, each kernel's launch with its grid, and the kernels' sources through
+cuda_target's printers), the host-pointer entry, the failure report and the whole .cu text
+(generate). The mapping of tiles to blocks and points to threads is cuda_target.py's.
+"""
+
+from __future__ import annotations
+
+import islpy as isl
+
+from polycuda.codegen import (abi, column_reduction_code, dual_reduction_code, host_driver,
+                              reduction_code, row_reduction_code, staging_code)
+from polycuda.codegen.host_driver import HostSide
+from polycuda.codegen.printer import AstPrinter, for_parts, mark_parts, simple_upper_bound
+from polycuda.codegen.private_code import PrivateTables
+from polycuda.codegen.test_main import main_source
+from polycuda.gpu.column_reduction import COLUMN_THREADS
+from polycuda.gpu.mapping import COLUMNS, DUAL, REDUCTION_THREADS, KernelMapping
+from polycuda.gpu.row_reduction import ROW_LANES, ROWS_PER_BLOCK
+from polycuda.gpu.staging import resident_blocks
+from polycuda.ir.c_expr import C_HELPERS
+from polycuda.ir.scop import Scop
+from polycuda.codegen.cuda_target import (MAX_GRID, KernelParam, KernelPrinter, ReductionPrinter,
+                                          kernel_params, read_and_written)
+
+
+class HostPrinter(AstPrinter):
+    """Host loops of the driver; each kernel/serial mark becomes a launch."""
+
+    int_type = "long long"
+
+    def __init__(self, scop: Scop, kernels: dict[str, KernelMapping],
+                 final_conditions: dict[str, str] | None = None,
+                 private: PrivateTables | None = None,
+                 leaf_coordinates: dict[str, dict[str, str]] | None = None):
+        super().__init__(scop)
+        self.kernels = kernels
+        self.final_conditions = final_conditions or {}
+        self.private = private
+        self.leaf_coordinates = leaf_coordinates or {}
+        self.host_iters: list[str] = []
+        self.kernel_sources: list[str] = []
+        self.copies: dict[str, int] = {}
+        self.shared: dict[str, int] = {}  # kernel -> bytes of dynamic shared memory
+        self.setup: list[str] = []  # driver lines before the host loops
+
+    def user(self, node: isl.AstNode, indent: int) -> None:
+        raise AssertionError("every statement must be under a kernel or serial mark")
+
+    def for_(self, node: isl.AstNode, indent: int) -> None:
+        kernel = self._grid_synced(node)
+        if kernel is not None:
+            return self._cooperative(node, kernel, indent)
+        self.host_iters.append(for_parts(node)[0])
+        super().for_(node, indent)
+        self.host_iters.pop()
+
+    def mark(self, node: isl.AstNode, indent: int) -> None:
+        kernel = self.kernels[mark_parts(node)[1]]
+        name, params = self._kernel(kernel, node.mark_get_node(), self.host_iters)
+        args = ", ".join(p.arg for p in params)
+        grid, block = _launch_dims(kernel, self.host_iters)
+        if kernel.row_statements:
+            grid, block = row_reduction_code.grid(kernel), row_reduction_code.block()
+        elif kernel.reduction_combine == COLUMNS:
+            grid, block = column_reduction_code.grid(kernel), column_reduction_code.block()
+        elif kernel.reduction_combine == DUAL:
+            grid, block = dual_reduction_code.grid(kernel), dual_reduction_code.block()
+        elif kernel.reduction:
+            grid = reduction_code.grid(kernel, _loop_length(node.mark_get_node()))
+        shared = f", {self.shared[name]}" if self.shared[name] else ""
+        # a wavefront kernel: one launch per inter-tile wavefront (the host loop around it);
+        # kernel boundaries order the wavefronts
+        self.emit(indent, f"{name}<<<{grid}, {block}{shared}>>>({args});")
+
+    def _kernel(self, kernel: KernelMapping, body: isl.AstNode, host_iters: list[str],
+                w_loop: isl.AstNode | None = None) -> tuple[str, list[KernelParam]]:
+        """Adds the source of a kernel running `body` (the AST below its mark); returns its
+        name and its parameters. w_loop: the inter-tile wavefront loop
+        around the mark, run inside the kernel with a grid-wide barrier after each wavefront.
+        """
+        # isl may split the host loops around a kernel: each copy of the mark is a kernel of
+        # its own (kernel0, kernel0_1, ...)
+        copies = self.copies.get(kernel.name, 0)
+        self.copies[kernel.name] = copies + 1
+        name = kernel.name if copies == 0 else f"{kernel.name}_{copies}"
+        params = kernel_params(self.scop, list(host_iters),
+                                restrict=not read_and_written(self.scop, body))
+        scope = frozenset(host_iters) | (frozenset() if w_loop is None
+                                         else {for_parts(w_loop)[0]})
+        printer: AstPrinter
+        if kernel.row_statements:
+            printer = row_reduction_code.RowReductionPrinter(self.scop, kernel)
+        elif kernel.reduction_combine == COLUMNS:
+            printer = column_reduction_code.ColumnReductionPrinter(self.scop, kernel)
+        elif kernel.reduction_combine == DUAL:
+            printer = dual_reduction_code.DualReductionPrinter(self.scop, kernel)
+        elif kernel.reduction:
+            printer = ReductionPrinter(self.scop, kernel, scope)
+        else:
+            printer = KernelPrinter(self.scop, kernel, scope, self.final_conditions,
+                                    self.private, self.leaf_coordinates)
+        head: list[str] = []
+        if isinstance(printer, row_reduction_code.RowReductionPrinter):
+            printer.node(body, 1)
+            printer.lines_around()
+        elif isinstance(printer, dual_reduction_code.DualReductionPrinter):
+            printer.node(body, 1)
+            printer.lines[:0] = printer.declarations
+        elif isinstance(printer, ReductionPrinter):
+            printer.node(body, 1)
+            printer.lines_around(name)
+            head = printer.declarations
+        elif w_loop is None:
+            printer.node(body, 1)
+        else:
+            it, init, cond, inc = for_parts(w_loop)
+            printer.emit(1, "cooperative_groups::grid_group pc_grid = "
+                            "cooperative_groups::this_grid();")
+            printer.emit(1, f"for (int {it} = {init}; {cond}; {it} += {inc}) {{")
+            printer.node(body, 2)
+            printer.emit(2, "pc_grid.sync();")
+            printer.emit(1, "}")
+        shared, self.shared[name] = staging_code.shared_declarations(
+            self.scop, tuple(printer.declared.values()))
+        printer.lines[:0] = shared
+        if self.shared[name]:  # beyond 48 KiB only with the opt-in; asked for at any size
+            self.setup.append(f"PC_CHECK(cudaFuncSetAttribute({name}, "
+                              f"cudaFuncAttributeMaxDynamicSharedMemorySize, "
+                              f"{self.shared[name]}));")
+        decl = ", ".join(p.decl for p in params)
+        bound = ""
+        if kernel.row_statements:
+            bound = f" __launch_bounds__({ROW_LANES * ROWS_PER_BLOCK})"
+        elif kernel.reduction_combine == COLUMNS:
+            bound = f" __launch_bounds__({COLUMN_THREADS})"
+        elif kernel.reduction_combine == DUAL:
+            bound = f" __launch_bounds__({dual_reduction_code.DUAL_THREADS})"
+        if kernel.block_sizes:
+            threads = staging_code.product(kernel.block_sizes)
+            resident = resident_blocks(self.shared[name], threads)
+            bound = (f" __launch_bounds__({threads}, {resident})" if resident > 1
+                     else f" __launch_bounds__({threads})")
+        self.kernel_sources.append("\n".join(
+            [*head, f"__global__ void{bound} {name}({decl}) {{"] + printer.lines + ["}"]))
+        return name, params
+
+    def _grid_synced(self, node: isl.AstNode) -> KernelMapping | None:
+        """The wavefront kernel whose inter-tile wavefronts the loop `node` enumerates, when
+        it is all the loop runs and the kernel orders them by a grid-wide barrier."""
+        body = node.for_get_body()
+        if node.for_is_degenerate() or body.get_type() != isl.ast_node_type.mark:
+            return None
+        kernel = self.kernels[mark_parts(body)[1]]
+        w_name = for_parts(node)[0]
+        if kernel.grid_sync and kernel.wavefront and kernel.iterator(kernel.depth - 1) == w_name:
+            return kernel
+        return None
+
+    def _cooperative(self, node: isl.AstNode, kernel: KernelMapping, indent: int) -> None:
+        """One cooperative launch for all the inter-tile wavefronts of loop `node`.
+
+        Every block of a cooperative launch is resident at once, so the grid is at most the
+        SMs times the blocks per SM that the kernel's resources allow (CUDA's occupancy API):
+        1-D, the largest grid that any wavefront would get from its own launch, capped; 2-D,
+        the shape that fits with the fewest rounds of tiles per block summed over the
+        wavefronts. Any grid size is correct: tiles go to blocks cyclically.
+        """
+        it, init, cond, inc = for_parts(node)
+        name, params = self._kernel(kernel, node.for_get_body().mark_get_node(),
+                                    self.host_iters, w_loop=node)
+        n = kernel.n
+        counts = kernel.grid_counts([*self.host_iters, it])
+        sizes = [f"pc_g{axis}" for axis in range(n)]  # x first: the innermost dimension
+        occupancy = (f"PC_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&pc_per_sm, "
+                     f"{name}, {staging_code.product(kernel.block_sizes)}, {self.shared[name]}));")
+        lines = ["int pc_dev = 0, pc_sms = 0, pc_per_sm = 0;",
+                 "PC_CHECK(cudaGetDevice(&pc_dev));",
+                 ("PC_CHECK(cudaDeviceGetAttribute(&pc_sms, cudaDevAttrMultiProcessorCount, "
+                  "pc_dev));"),
+                 occupancy,
+                 "long long pc_cap = (long long)pc_sms * pc_per_sm;",
+                 "if (pc_cap < 1) return (int)cudaErrorCooperativeLaunchTooLarge;",
+                 f"long long {' = 1, '.join(sizes)} = 1;",
+                 f"for (long long {it} = {init}; {cond}; {it} += {inc}) {{"]
+        for axis in range(n):
+            lines.append(f"  {sizes[axis]} = pc_max({sizes[axis]}, pc_min({counts[n - 1 - axis]}, "
+                         f"{MAX_GRID[axis]}LL));")
+        lines.append("}")
+        if n == 1:
+            lines.append("pc_g0 = pc_min(pc_g0, pc_cap);")
+        else:
+            # the widest x (a power of two, or the largest extent) that leaves y room, with
+            # the fewest rounds of tiles per block over all wavefronts: the largest extents
+            # of x and y belong to different wavefronts, and a grid of their shape shrunk
+            # to fit leaves most of its rows idle (H100, 2-D Jacobi: 5x slower)
+            rounds = " * ".join(f"pc_ceild(pc_max({counts[n - 1 - axis]}, 1LL), pc_t{axis})"
+                                for axis in range(n))
+            lines += ["long long pc_best = -1, pc_b0 = 1, pc_b1 = 1;",
+                      "for (long long pc_x = 1;; pc_x *= 2) {",
+                      "  const long long pc_t0 = pc_min(pc_min(pc_x, pc_g0), pc_cap);",
+                      "  const long long pc_t1 = pc_max(1LL, pc_min(pc_cap / pc_t0, pc_g1));",
+                      "  long long pc_rounds = 0;",
+                      (f"  for (long long {it} = {init}; {cond}; {it} += {inc}) "
+                      f"pc_rounds += {rounds};"),
+                      ("  if (pc_best < 0 || pc_rounds < pc_best) "
+                      "{ pc_best = pc_rounds; pc_b0 = pc_t0; pc_b1 = pc_t1; }"),
+                      "  if (pc_t0 >= pc_min(pc_g0, pc_cap)) break;",
+                      "}",
+                      "pc_g0 = pc_b0;",
+                      "pc_g1 = pc_b1;"]
+        pointers = []
+        for k, param in enumerate(params):
+            variable = f"pc_a{k}"
+            lines.append(f"{param.ctype.replace('__restrict__', '').strip()} {variable} = "
+                         f"{param.arg};")
+            pointers.append(f"(void *)&{variable}")
+        lines.append(f"void *pc_args[] = {{{', '.join(pointers)}}};")
+        grid = ", ".join(f"(unsigned){s}" for s in sizes)
+        block = ", ".join(str(kernel.block_sizes[n - 1 - axis]) for axis in range(n))
+        lines.append(f"PC_CHECK(cudaLaunchCooperativeKernel((void *){name}, dim3({grid}), "
+                     f"dim3({block}), pc_args, {self.shared[name]}, 0));")
+        self.emit(indent, "{")
+        for line in lines:
+            self.emit(indent + 1, line)
+        self.emit(indent, "}")
+
+
+def _loop_length(body: isl.AstNode) -> str | None:
+    """The iterations of the loop that is the whole AST `body` (C text in the host's iterators
+    and the parameters; ub - init + 1, negative when it runs none), else None."""
+    if body.get_type() != isl.ast_node_type.for_ or body.for_is_degenerate():
+        return None
+    _, init, _, inc = for_parts(body)
+    upper = simple_upper_bound(body)
+    if inc != "1" or upper is None:
+        return None
+    return f"({upper}) - ({init}) + 1"
+
+
+def _launch_dims(kernel: KernelMapping, host_iters: list[str]) -> tuple[str, str]:
+    if kernel.reduction:
+        return "dim3(1)", f"dim3({REDUCTION_THREADS})"
+    if kernel.serial:
+        return "dim3(1)", "dim3(1)"
+    n = kernel.n
+    counts = kernel.grid_counts(host_iters)
+    grid = []
+    for axis in range(n):  # x is the innermost mapped dimension
+        count = counts[n - 1 - axis]
+        grid.append(f"(unsigned)pc_min(pc_max({count}, 1LL), {MAX_GRID[axis]}LL)")
+    block = [str(kernel.block_sizes[n - 1 - axis]) for axis in range(n)]
+    return f"dim3({', '.join(grid)})", f"dim3({', '.join(block)})"
+
+
+def _dev_entry(scop: Scop, host: HostPrinter, side: HostSide) -> list[str]:
+    lines = [f'extern "C" int {abi.entry_name(scop, "_dev")}({abi.arg_decls(scop)}) {{']
+    lines += host_driver.index_guard(scop)
+    alloc, free = host_driver.device_locals(scop, side)
+    lines += alloc
+    lines += [f"  {line}" for line in host.setup]
+    lines += host.lines
+    lines.append("  PC_CHECK(cudaGetLastError());")
+    lines.append("  PC_CHECK(cudaDeviceSynchronize());")
+    lines += free
+    lines += ["  return 0;", "}"]
+    return lines
+
+
+def host_entry(scop: Scop, side: HostSide | None = None) -> list[str]:
+    """pc_<name>: copies host arrays to the device, runs pc_<name>_dev, copies results back
+    (codegen/host_driver.py; `side`: how, default the options' defaults)."""
+    return host_driver.host_entry(scop, side or HostSide())
+
+
+def fail_function(scop: Scop) -> list[str]:
+    """pc_<name>_fail(err): reports the error code of pc_<name> on stderr and exits; the
+    rewritten C of `polycuda compile --target cuda` calls it when the entry fails."""
+    name = abi.entry_name(scop)
+    return [f'extern "C" void {abi.entry_name(scop, "_fail")}(int err) {{',
+            f'  fprintf(stderr, "polycuda: {name} failed: CUDA error %d (%s): %s\\n", err,',
+            "          cudaGetErrorName((cudaError_t)err), cudaGetErrorString((cudaError_t)err));",
+            "  exit(EXIT_FAILURE);", "}"]
+
+
+_PRELUDE = """\
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+{helpers}
+#define PC_CHECK(call) do {{ cudaError_t pc_e = (call); \\
+    if (pc_e != cudaSuccess) return (int)pc_e; }} while (0)
+/* The product of an array's extents, saturated at 2^62 (index_guard compares it with 2^31 - 1;
+   the extents are at most 2^63 - 1 each: no product of two may overflow). */
+static inline long long pc_elements(long long d) {{ return d; }}
+template <typename... T> static inline long long pc_elements(long long d, T... rest) {{
+  long long tail = pc_elements(rest...);
+  if (d <= 0 || tail <= 0) return 0;
+  const long long cap = 1LL << 62;
+  return tail > cap / d ? cap : d * tail;
+}}
+"""
+
+
+def prelude() -> str:
+    """The first lines of every generated .cu (includes, helpers, PC_CHECK)."""
+    return _PRELUDE.format(helpers=C_HELPERS.rstrip())
+
+
+def generate(scop: Scop, ast: isl.AstNode, kernels: tuple[KernelMapping, ...],
+             final_conditions: dict[str, str] | None = None,
+             private: PrivateTables | None = None,
+             leaf_coordinates: dict[str, dict[str, str]] | None = None,
+             side: HostSide | None = None) -> str:
+    """The standalone .cu text: kernels, `pc_<name>_dev`, `pc_<name>` (extern "C"), and a
+    `main` compiled only with -DPOLYCUDA_MAIN. final_conditions: of final_store_guards, for
+    the AST built with it (a staged kernel needs them); private: of
+    private_code.private_registers, the same (a kernel with private scopes needs them); side:
+    the host side of the entries (host_driver.HostSide.of(options)), default the defaults'."""
+    side = side or HostSide()
+    host = HostPrinter(scop, {k.name: k for k in kernels}, final_conditions, private,
+                       leaf_coordinates)
+    host.node(ast, 1)
+    host.setup[:0] = reduction_code.grid_setup(list(kernels))
+    parts = [_PRELUDE.format(helpers=C_HELPERS.rstrip())]
+    if any(k.grid_sync for k in kernels):
+        parts.append("#include <cooperative_groups.h>\n")
+    parts += [src + "\n" for src in host.kernel_sources]
+    parts += [text for text in (host_driver.support(scop, side), host_driver.states(scop, side))
+              if text]
+    parts.append("\n".join(_dev_entry(scop, host, side)) + "\n")
+    parts.append("\n".join(host_entry(scop, side)) + "\n")
+    if side.stateful:
+        parts.append("\n".join(host_driver.release_function(scop, side)) + "\n")
+    parts.append("\n".join(fail_function(scop)) + "\n")
+    parts.append(main_source(scop))
+    return "\n".join(parts)
