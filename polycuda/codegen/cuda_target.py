@@ -522,7 +522,7 @@ def _arrays_under(scop: Scop, node: isl.AstNode) -> set[str]:
     def visit(child: isl.AstNode) -> bool:
         if child.get_type() == isl.ast_node_type.user:
             stmt = scop.statement(child.user_get_expr().get_op_arg(0).get_id().get_name())
-            names.update(ref.array for ref in (stmt.lhs, *stmt.read_refs()))
+            names.update(stmt.arrays())
         return True
 
     node.foreach_descendant_top_down(visit)

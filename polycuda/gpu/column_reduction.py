@@ -22,6 +22,7 @@ import islpy as isl
 
 from polycuda.analysis import reductions as reductions_
 from polycuda.gpu import row_reduction, staging
+from polycuda.ir import isl_build
 from polycuda.schedule import legality
 
 # Threads of a column block (a power of two, 8 warps: each warp reads 32 consecutive elements)
@@ -61,9 +62,7 @@ def _parametric(loop: isl.ScheduleNode) -> bool:
     # values: { [r] } over the instances that reach the band
     """
     values = loop.get_domain().apply(loop.band_get_partial_schedule_union_map())
-    sets: list[isl.Set] = []
-    values.foreach_set(sets.append)
-    for one in sets:
+    for one in isl_build.sets_of(values):
         extent = one.dim_max(0).sub(one.dim_min(0))
         if not extent.is_cst():
             return True

@@ -39,6 +39,7 @@ import islpy as isl
 
 from polycuda.gpu.mapping import (DUAL, KERNEL_MARK, REDUCE_MARK, ROWS, SERIAL_MARK,
                                   KernelMapping, MappedSchedule)
+from polycuda.ir import isl_build
 
 # A loop whose trip count, for fixed outer loops, can exceed this is of parametric length
 # (tiles and intra-tile wavefronts are far shorter; any parametric extent exceeds it).
@@ -156,9 +157,8 @@ def _visit(node: isl.ScheduleNode, kernels: dict[str, KernelMapping], skip: int,
 def _producer_loops(chunks: isl.ScheduleNode, kernel: KernelMapping) -> int:
     """The parametric chunk loops that _thread_loops counted for the fused producers of the
     column kernel `kernel` (its chunk band `chunks`)."""
-    sets: list[isl.Set] = []
-    chunks.get_domain().foreach_set(sets.append)
-    return sum(_parametric(chunks, 0, isl.UnionSet.from_set(own)) for own in sets
+    return sum(_parametric(chunks, 0, isl.UnionSet.from_set(own))
+               for own in isl_build.sets_of(chunks.get_domain())
                if own.get_tuple_name() in kernel.producer_statements)
 
 
@@ -168,10 +168,8 @@ def _thread_loops(leaf: isl.ScheduleNode, members: tuple[tuple[isl.ScheduleNode,
     length for that statement (a fused statement at a fixed value of a member runs no loop)."""
     if not members:
         return 0
-    statements: list[isl.Set] = []
-    leaf.get_domain().foreach_set(statements.append)
     return sum(_parametric(band, k, isl.UnionSet.from_set(own))
-               for own in statements for band, k in members)
+               for own in isl_build.sets_of(leaf.get_domain()) for band, k in members)
 
 
 def _parametric(band: isl.ScheduleNode, member: int, domain: isl.UnionSet | None = None

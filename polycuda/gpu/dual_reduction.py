@@ -84,14 +84,8 @@ def _own(umap: isl.UnionMap, domain: isl.UnionSet, name: str) -> list[isl.Map]:
 
 def _statement(domain: isl.UnionSet, name: str) -> isl.UnionSet:
     """The instances of statement `name` in `domain`."""
-    found = [s for s in _sets(domain) if s.get_tuple_name() == name]
+    found = [s for s in isl_build.sets_of(domain) if s.get_tuple_name() == name]
     return isl.UnionSet.from_set(found[0])
-
-
-def _sets(domain: isl.UnionSet) -> list[isl.Set]:
-    sets: list[isl.Set] = []
-    domain.foreach_set(sets.append)
-    return sets
 
 
 def _pair(domain: isl.UnionSet, row: str, column: str,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import islpy as isl
 
+from polycuda.ir import isl_build
 from polycuda.ir.ast_expr import ast_expr_to_c
 
 
@@ -69,8 +70,7 @@ def band_extents(node: isl.ScheduleNode, context: isl.Set) -> tuple[str, ...]:
 def as_set(uset: isl.UnionSet, space: isl.Space) -> isl.Set:
     """The one set of `uset` (its sets united), or the empty set of `space` when no statement
     instance reaches the band."""
-    sets: list[isl.Set] = []
-    uset.foreach_set(sets.append)
+    sets = isl_build.sets_of(uset)
     if not sets:
         return isl.Set.empty(space)
     result = sets[0]

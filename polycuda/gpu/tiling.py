@@ -86,9 +86,7 @@ def _full_tiles(band: isl.ScheduleNode, tiles: tuple[int, ...]) -> isl.Set | Non
     # { [t_0, ..., t_m-1] : every [x] with floor(x_k / tiles_k) = t_k is a value of the band }
     """
     whole = band.get_domain().apply(band.band_get_partial_schedule_union_map())
-    values: list[isl.Set] = []
-    whole.foreach_set(lambda one: values.append(one.project_out(
-        isl.dim_type.set, len(tiles), one.dim(isl.dim_type.set) - len(tiles))))
+    values = isl_build.sets_of(shared_promotion.mapped_points(band, len(tiles)))
     if len(values) != 1 or not shared_promotion.rectangular(whole):
         return None
     points = values[0]

@@ -17,6 +17,7 @@ from fractions import Fraction
 
 import islpy as isl
 
+from polycuda.ir import isl_build
 from polycuda.options import Options, fit_sizes
 from polycuda.schedule import legality
 
@@ -177,10 +178,8 @@ def _statement_rows(phi: isl.MultiUnionPwAff, domain: isl.UnionSet, m: int
                     ) -> list[tuple[isl.Set, list[tuple[int, ...] | None]]]:
     """Each statement's set in `domain` with the linear parts of the first m rows of `phi`
     on it (_linear_part: None for a piecewise row)."""
-    sets: list[isl.Set] = []
-    domain.foreach_set(sets.append)
     found = []
-    for stmt_set in sets:
+    for stmt_set in isl_build.sets_of(domain):
         space = stmt_set.get_space().from_domain().add_dims(isl.dim_type.out, 1)
         found.append((stmt_set, [_linear_part(phi.get_at(k).extract_pw_aff(space))
                                  for k in range(m)]))
@@ -362,8 +361,7 @@ def widest(band: isl.ScheduleNode, tiles: tuple[int, ...], context: isl.Set,
     for k, size in enumerate(tiles):
         values = domain.apply(isl.UnionMap.from_union_pw_aff(phi.get_at(k)))
         values = values.intersect_params(fixed.align_params(values.get_space()))
-        sets: list[isl.Set] = []
-        values.foreach_set(sets.append)
+        sets = isl_build.sets_of(values)
         if not sets or any(not v.is_bounded() for v in sets):
             return 0
         low = min(v.lexmin().sample_point().get_coordinate_val(isl.dim_type.set, 0)
@@ -442,11 +440,9 @@ def _lift(domain: isl.UnionSet, phi: isl.MultiUnionPwAff, tiles: tuple[int, ...]
     """
     ctx = domain.get_ctx()
     m = len(tiles)
-    sets: list[isl.Set] = []
-    domain.foreach_set(sets.append)
     lifted = isl.UnionSet.empty(domain.get_space())
     lift = isl.UnionMap.empty(domain.get_space())
-    for stmt_set in sets:
+    for stmt_set in isl_build.sets_of(domain):
         space = stmt_set.get_space()
         n = space.dim(isl.dim_type.set)
         # add_dims drops the tuple name: set it back on the lifted space
@@ -523,10 +519,8 @@ def _wavefront_rows(phi: isl.MultiUnionPwAff, lifted: isl.UnionSet, tiles: tuple
 
 def _lifted_var(lifted: isl.UnionSet, back: int) -> isl.UnionPwAff:
     """{ S[x, T, P] -> [the dimension `back` places from the end] } on every statement."""
-    sets: list[isl.Set] = []
-    lifted.foreach_set(sets.append)
     result = None
-    for stmt_set in sets:
+    for stmt_set in isl_build.sets_of(lifted):
         space = stmt_set.get_space()
         pos = space.dim(isl.dim_type.set) - back
         var = isl.PwAff.var_on_domain(isl.LocalSpace.from_space(space), isl.dim_type.set, pos)

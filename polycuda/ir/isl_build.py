@@ -141,6 +141,13 @@ def maps_of(umap: isl.UnionMap) -> list[isl.Map]:
     return maps
 
 
+def sets_of(uset: isl.UnionSet) -> list[isl.Set]:
+    """The sets of a union set, one per space."""
+    sets: list[isl.Set] = []
+    uset.foreach_set(sets.append)
+    return sets
+
+
 def statement_names(domain: isl.UnionSet) -> list[str]:
     """The tuple names (statement names) of the sets of a union set."""
     names: list[str] = []

@@ -105,6 +105,10 @@ class Statement:
         return (self.csr_bound_refs() + compound
                 + tuple(r for e in self.lhs.index for r in refs(e)) + refs(self.rhs))
 
+    def arrays(self) -> set[str]:
+        """The arrays (and written scalars) that the statement reads or writes."""
+        return {ref.array for ref in (self.lhs, *self.read_refs())}
+
     def csr_bound_refs(self) -> tuple[Ref, ...]:
         """The reads of the CSR loops' bounds (rowptr[i], rowptr[i + 1]), outermost first."""
         return tuple(r for loop in self.csr for r in loop.bound_refs())

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import islpy as isl
 
+from polycuda.ir import isl_build
 from polycuda.schedule import legality
 
 
@@ -97,12 +98,12 @@ def _bound(domain: isl.UnionSet, values: isl.UnionSet, least: bool) -> isl.Union
     there, split the mapper's tiles into cases: 1.62 ms against 0.38 ms on the H100,
     2026-11-25-nvidia-h100-80gb-hbm3-mapped-box.json). None when the values are not in one
     space."""
-    spaces = _sets(values)
+    spaces = isl_build.sets_of(values)
     if len(spaces) != 1:
         return None
     extreme = spaces[0].lexmin() if least else spaces[0].lexmax()  # a point per parameter value
     out = None
-    for statement in _sets(domain):
+    for statement in isl_build.sets_of(domain):
         zero = isl.PwAff.from_aff(isl.Aff.zero_on_domain(
             isl.LocalSpace.from_space(statement.get_space())))
         value = isl.PwMultiAff.from_map(
@@ -110,12 +111,6 @@ def _bound(domain: isl.UnionSet, values: isl.UnionSet, least: bool) -> isl.Union
         value = value.union_add(zero.intersect_domain(statement.subtract(value.domain())))
         bound = isl.UnionPwAff.from_pw_aff(value)
         out = bound if out is None else out.union_add(bound)
-    return out
-
-
-def _sets(domain: isl.UnionSet) -> list[isl.Set]:
-    out: list[isl.Set] = []
-    domain.foreach_set(out.append)
     return out
 
 

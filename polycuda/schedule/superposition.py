@@ -382,8 +382,7 @@ class _Planner:
 
     def _arrays(self, stmts: tuple[str, ...]) -> set[str]:
         """The arrays (and scalars) that the statements read or write."""
-        return {ref.array for s in stmts
-                for ref in (self.scop.statement(s).lhs, *self.scop.statement(s).read_refs())}
+        return {a for s in stmts for a in self.scop.statement(s).arrays()}
 
     # -- Algorithm 3: block level ------------------------------------------------------------
     def block_level(self, stmts: tuple[str, ...], deps: _Deps,
