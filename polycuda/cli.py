@@ -14,9 +14,10 @@ from pathlib import Path
 from polycuda.bench import command as bench_command
 from polycuda.errors import (InvalidConfigError, PolycudaError, PolycudaWarning, SourceLoc,
                              UserError)
-from polycuda.options import (AUX_FRACTIONS, HOST_BUFFERS, HOST_COPIES, INTRA_WAVEFRONTS,
-                              MAX_REDUCTION_BLOCKS, REDUCTION_COMBINES, RUNTIME_CHUNKINGS,
-                              RUNTIME_EXECUTORS, SCHEDULERS, WAVEFRONT_SYNCS, Options)
+from polycuda.options import (AUX_FRACTIONS, HOST_BUFFERS, HOST_COPIES, HOST_LOOPS,
+                              INTRA_WAVEFRONTS, MAX_REDUCTION_BLOCKS, REDUCTION_COMBINES,
+                              RUNTIME_CHUNKINGS, RUNTIME_EXECUTORS, SCHEDULERS, WAVEFRONT_SYNCS,
+                              Options)
 from polycuda.program import Program
 
 VERIFY_TARGETS = ("c", "openmp", "cuda", "emulate")
@@ -156,6 +157,8 @@ def _options(args: argparse.Namespace, target: str | None = None) -> Options:
         changes["producer_fusion"] = False
     if args.wavefront_sync:
         changes["wavefront_sync"] = args.wavefront_sync
+    if args.host_loops:
+        changes["host_loops"] = args.host_loops
     if args.intra_wavefront:
         changes["intra_wavefront"] = args.intra_wavefront
     if args.shared_memory is not None:
@@ -406,6 +409,11 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--wavefront-sync", choices=WAVEFRONT_SYNCS,
                    help="order inter-tile wavefronts by kernel launches (default) or by a "
                         "grid-wide barrier in one cooperative launch")
+    p.add_argument("--host-loops", choices=HOST_LOOPS,
+                   help="a host loop whose body is kernel launches: the whole loop in one "
+                        "cooperative launch, a grid-wide barrier after each kernel's part, when "
+                        "it runs 128 iterations or more (auto, default), always (grid), or one "
+                        "launch per iteration (launches)")
     p.add_argument("--intra-wavefront", choices=INTRA_WAVEFRONTS,
                    help="points of a wavefront tile: along the first hyperplane where Theorem 2 "
                         "holds, else the skewed sum (auto, default), or always the skewed sum "

@@ -15,6 +15,9 @@ SCHEDULERS = ("auto", "isl", "pluto", "isl-distributed", "superposition")
 # III-C): one launch per wavefront, or one cooperative launch whose blocks loop over the
 # wavefronts with a grid-wide barrier between them.
 WAVEFRONT_SYNCS = ("kernels", "grid")
+# A host loop of kernel launches: in one cooperative kernel when it runs many iterations
+# (auto), launched per iteration, or always in one cooperative kernel (codegen/fused_loops.py)
+HOST_LOOPS = ("auto", "launches", "grid")
 # How the points of a wavefront tile are ordered: "auto" along the band's first hyperplane when
 # it strictly increases along every dependence inside the tile (Di et al. 2012, Theorem 2),
 # else along the skewed sum of the point coordinates; "sum" always the skewed sum, as PLUTO's
@@ -148,6 +151,12 @@ class Options:
     wavefront: bool = True
     # WAVEFRONT_SYNCS: the inter-tile wavefronts ordered by kernel boundaries or a grid barrier.
     wavefront_sync: str = "kernels"
+    # HOST_LOOPS: a host loop whose body is kernel launches, one launch per iteration and
+    # kernel, or the whole loop in one cooperative launch with a grid-wide barrier after each
+    # kernel's part (codegen/fused_loops.py; kernels with reductions, shared memory or
+    # barriers keep their launches); auto: the second when the loop runs at least
+    # fused_loops.MIN_TRIPS iterations, decided at run time.
+    host_loops: str = "auto"
     # INTRA_WAVEFRONTS: the intra-tile wavefronts of a wavefront tile.
     intra_wavefront: str = "auto"
     # Stage each wavefront tile's data in shared memory when it fits (gpu/staging.py).
@@ -257,6 +266,8 @@ class Options:
             raise InvalidConfigError("balanced_wavefront needs scheduler='pluto'")
         if self.wavefront_sync not in WAVEFRONT_SYNCS:
             raise InvalidConfigError(f"{self.wavefront_sync=} is not one of {WAVEFRONT_SYNCS}")
+        if self.host_loops not in HOST_LOOPS:
+            raise InvalidConfigError(f"{self.host_loops=} is not one of {HOST_LOOPS}")
         if self.intra_wavefront not in INTRA_WAVEFRONTS:
             raise InvalidConfigError(
                 f"{self.intra_wavefront=} is not one of {INTRA_WAVEFRONTS}")

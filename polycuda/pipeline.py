@@ -368,7 +368,7 @@ def _source(scop: Scop, options: Options, ctx: isl.Context, mapped: mapping.Mapp
     built = time.perf_counter()
     if options.target == "cuda":
         source = cuda_host.generate(scop, ast, mapped.kernels, final_conditions, private,
-                                      coordinates, HostSide.of(options))
+                                      coordinates, HostSide.of(options), options.host_loops)
     else:
         source = c_target.generate(scop, ast, mapped.kernels,
                                    openmp=options.target == "openmp",

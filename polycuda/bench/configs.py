@@ -54,6 +54,13 @@ CONFIG_OPTIONS: Mapping[str, Mapping[str, Any]] = {
     # writes (a pass over the matrix more), against the default's fused kernel
     # (gpu/producer_fusion.py)
     "no-producer": {"producer_fusion": False},
+    # a host loop of kernel launches as one cooperative launch, grid-wide barriers between the
+    # kernels' parts (codegen/fused_loops.py), whatever its length (the default: from
+    # fused_loops.MIN_TRIPS iterations on), with each scheduler; or never
+    "grid-loops": {"host_loops": "grid"},
+    "launch-loops": {"host_loops": "launches"},
+    "isl-grid": {"scheduler": "isl", "host_loops": "grid"},
+    "sup-grid": {"scheduler": "superposition", "host_loops": "grid"},
     # Options() as it is: what `polycuda compile` does without flags, whatever that becomes
     "default": {},
 }
@@ -73,6 +80,10 @@ CONFIG_LABELS: Mapping[str, str] = {
     "intra": "Pluto + balanced intra-tile wavefronts (Di et al. 'intra')",
     "inter": "Pluto + balanced intra-tile wavefronts + false-dependence elimination "
              "(Di et al. 'intra+inter')",
+    "grid-loops": "default options, host loops of kernel launches in one cooperative launch",
+    "launch-loops": "default options, host loops of kernel launches launched per iteration",
+    "isl-grid": "isl scheduler, host loops of kernel launches in one cooperative launch",
+    "sup-grid": "superposition, host loops of kernel launches in one cooperative launch",
     "red-1block": "reduction loops summed by one block of 256 threads",
     "red-pass": "reduction loops on many blocks, their totals combined by a partial-array pass",
     "no-rows": "parallel loops of reductions with each row or column on one thread (no row "

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import islpy as isl
 
-from polycuda.codegen import (abi, column_reduction_code, dual_reduction_code, host_driver,
-                              reduction_code, row_reduction_code, staging_code)
+from polycuda.codegen import (abi, column_reduction_code, dual_reduction_code, fused_loops,
+                              host_driver, reduction_code, row_reduction_code, staging_code)
 from polycuda.codegen.host_driver import HostSide
 from polycuda.codegen.printer import AstPrinter, for_parts, mark_parts, simple_upper_bound
 from polycuda.codegen.private_code import PrivateTables
@@ -32,9 +32,12 @@ class HostPrinter(AstPrinter):
     def __init__(self, scop: Scop, kernels: dict[str, KernelMapping],
                  final_conditions: dict[str, str] | None = None,
                  private: PrivateTables | None = None,
-                 leaf_coordinates: dict[str, dict[str, str]] | None = None):
+                 leaf_coordinates: dict[str, dict[str, str]] | None = None,
+                 host_loops: str = "auto"):
         super().__init__(scop)
         self.kernels = kernels
+        self.host_loops = host_loops  # Options.host_loops
+        self.fused: list[str] = []  # the fused kernels (codegen/fused_loops.py)
         self.final_conditions = final_conditions or {}
         self.private = private
         self.leaf_coordinates = leaf_coordinates or {}
@@ -51,6 +54,8 @@ class HostPrinter(AstPrinter):
         kernel = self._grid_synced(node)
         if kernel is not None:
             return self._cooperative(node, kernel, indent)
+        if self.host_loops != "launches" and self._fused(node, indent):
+            return
         self.host_iters.append(for_parts(node)[0])
         super().for_(node, indent)
         self.host_iters.pop()
@@ -145,6 +150,63 @@ class HostPrinter(AstPrinter):
             [*head, f"__global__ void{bound} {name}({decl}) {{"] + printer.lines + ["}"]))
         return name, params
 
+    def _section(self, mark: isl.AstNode, scope: list[str]) -> fused_loops.Section | None:
+        """The kernel of `mark` as a section of a fused loop's kernel, or None where it must
+        keep its launch (fused_loops' module docstring)."""
+        kernel = self.kernels[mark_parts(mark)[1]]
+        if (kernel.reduction or kernel.row_statements or kernel.wavefront
+                or kernel.reduction_combine in (COLUMNS, DUAL)):
+            return None
+        printer = KernelPrinter(self.scop, kernel, frozenset(scope), self.final_conditions,
+                                self.private, self.leaf_coordinates)
+        printer.node(mark.mark_get_node(), 0)
+        if printer.declared or printer.shared_declared or not fused_loops.fusable(printer.lines):
+            return None
+        n = kernel.n
+        if kernel.serial:
+            counts: tuple[str, ...] = ()
+            threads: tuple[int, ...] = ()
+        else:
+            grid_counts = kernel.grid_counts(scope)
+            counts = tuple(grid_counts[n - 1 - axis] for axis in range(n))
+            threads = tuple(kernel.block_sizes[n - 1 - axis] for axis in range(n))
+        return fused_loops.Section(kernel.name, counts, threads, tuple(printer.lines))
+
+    def _fused(self, node: isl.AstNode, indent: int) -> bool:
+        """Host loop `node` as one cooperative launch (Options.host_loops "grid"; with "auto",
+        when it runs at least fused_loops.MIN_TRIPS iterations, else its launches), when its
+        body is kernel launches that all may run as sections (codegen/fused_loops.py); else
+        False, and nothing printed."""
+        marks = fused_loops.body_marks(node)
+        if node.for_is_degenerate() or not marks:
+            return False
+        scope = [*self.host_iters, for_parts(node)[0]]
+        sections = [self._section(mark, scope) for mark in marks]
+        if any(s is None for s in sections):
+            return False
+        chosen = [s for s in sections if s is not None]
+        name = f"{chosen[0].name}_loop"
+        params = kernel_params(self.scop, list(self.host_iters),
+                               restrict=not read_and_written(self.scop, node))
+        decl = ", ".join(p.decl for p in params)
+        self.kernel_sources.append(fused_loops.kernel_source(name, decl, node, chosen))
+        self.fused.append(name)
+        self.shared[name] = 0
+        auto = self.host_loops == "auto"
+        when = f" when it runs {fused_loops.MIN_TRIPS} iterations or more" if auto else ""
+        self.emit(indent, f"{{  /* {fused_loops.loop_name(node)}: one cooperative launch{when} */")
+        for line in fused_loops.launch_lines(name, node, chosen,
+                                             [(p.ctype, p.arg) for p in params],
+                                             fused_loops.MIN_TRIPS if auto else None):
+            self.emit(indent + 1, line)
+        if auto:
+            self.host_iters.append(for_parts(node)[0])
+            super().for_(node, indent + 2)
+            self.host_iters.pop()
+            self.emit(indent + 1, "}")
+        self.emit(indent, "}")
+        return True
+
     def _grid_synced(self, node: isl.AstNode) -> KernelMapping | None:
         """The wavefront kernel whose inter-tile wavefronts the loop `node` enumerates, when
         it is all the loop runs and the kernel orders them by a grid-wide barrier."""
@@ -172,15 +234,8 @@ class HostPrinter(AstPrinter):
         n = kernel.n
         counts = kernel.grid_counts([*self.host_iters, it])
         sizes = [f"pc_g{axis}" for axis in range(n)]  # x first: the innermost dimension
-        occupancy = (f"PC_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&pc_per_sm, "
-                     f"{name}, {staging_code.product(kernel.block_sizes)}, {self.shared[name]}));")
-        lines = ["int pc_dev = 0, pc_sms = 0, pc_per_sm = 0;",
-                 "PC_CHECK(cudaGetDevice(&pc_dev));",
-                 ("PC_CHECK(cudaDeviceGetAttribute(&pc_sms, cudaDevAttrMultiProcessorCount, "
-                  "pc_dev));"),
-                 occupancy,
-                 "long long pc_cap = (long long)pc_sms * pc_per_sm;",
-                 "if (pc_cap < 1) return (int)cudaErrorCooperativeLaunchTooLarge;",
+        lines = [*fused_loops.resident_cap(name, str(staging_code.product(kernel.block_sizes)),
+                                           self.shared[name]),
                  f"long long {' = 1, '.join(sizes)} = 1;",
                  f"for (long long {it} = {init}; {cond}; {it} += {inc}) {{"]
         for axis in range(n):
@@ -209,17 +264,11 @@ class HostPrinter(AstPrinter):
                       "}",
                       "pc_g0 = pc_b0;",
                       "pc_g1 = pc_b1;"]
-        pointers = []
-        for k, param in enumerate(params):
-            variable = f"pc_a{k}"
-            lines.append(f"{param.ctype.replace('__restrict__', '').strip()} {variable} = "
-                         f"{param.arg};")
-            pointers.append(f"(void *)&{variable}")
-        lines.append(f"void *pc_args[] = {{{', '.join(pointers)}}};")
         grid = ", ".join(f"(unsigned){s}" for s in sizes)
         block = ", ".join(str(kernel.block_sizes[n - 1 - axis]) for axis in range(n))
-        lines.append(f"PC_CHECK(cudaLaunchCooperativeKernel((void *){name}, dim3({grid}), "
-                     f"dim3({block}), pc_args, {self.shared[name]}, 0));")
+        lines += fused_loops.cooperative_launch(name, grid, block,
+                                                [(p.ctype, p.arg) for p in params],
+                                                self.shared[name])
         self.emit(indent, "{")
         for line in lines:
             self.emit(indent + 1, line)
@@ -313,7 +362,7 @@ def generate(scop: Scop, ast: isl.AstNode, kernels: tuple[KernelMapping, ...],
              final_conditions: dict[str, str] | None = None,
              private: PrivateTables | None = None,
              leaf_coordinates: dict[str, dict[str, str]] | None = None,
-             side: HostSide | None = None) -> str:
+             side: HostSide | None = None, host_loops: str = "auto") -> str:
     """The standalone .cu text: kernels, `pc_<name>_dev`, `pc_<name>` (extern "C"), and a
     `main` compiled only with -DPOLYCUDA_MAIN. final_conditions: of final_store_guards, for
     the AST built with it (a staged kernel needs them); private: of
@@ -321,11 +370,11 @@ def generate(scop: Scop, ast: isl.AstNode, kernels: tuple[KernelMapping, ...],
     the host side of the entries (host_driver.HostSide.of(options)), default the defaults'."""
     side = side or HostSide()
     host = HostPrinter(scop, {k.name: k for k in kernels}, final_conditions, private,
-                       leaf_coordinates)
+                       leaf_coordinates, host_loops)
     host.node(ast, 1)
     host.setup[:0] = reduction_code.grid_setup(list(kernels))
     parts = [_PRELUDE.format(helpers=C_HELPERS.rstrip())]
-    if any(k.grid_sync for k in kernels):
+    if any(k.grid_sync for k in kernels) or host.fused:
         parts.append("#include <cooperative_groups.h>\n")
     parts += [src + "\n" for src in host.kernel_sources]
     parts += [text for text in (host_driver.support(scop, side), host_driver.states(scop, side))

@@ -30,6 +30,9 @@ CONFIGS: dict[str, Options] = {
     "isl-distributed": Options(scheduler="isl-distributed"),
     # Shirako et al.'s block and thread schedules (with its inner loops merged into the band)
     "superposition": Options(scheduler="superposition"),
+    # isl's host loops (time loops, sequential outer loops) each in one cooperative launch,
+    # whatever their length (codegen/fused_loops.py; on the emulator)
+    "grid-loops": Options(scheduler="isl", host_loops="grid"),
 }
 TARGETS = ("c", "openmp", "emulate")
 RUN_LIMIT_S = 300.0  # building and running one target (gcc/g++ and the emulator)

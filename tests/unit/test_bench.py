@@ -430,6 +430,10 @@ def test_config_names_map_to_options():
         "no-columns": Options(column_reductions=False),
         "no-dual": Options(dual_reductions=False),
         "no-producer": Options(producer_fusion=False),
+        "grid-loops": Options(host_loops="grid"),
+        "launch-loops": Options(host_loops="launches"),
+        "isl-grid": Options(scheduler="isl", host_loops="grid"),
+        "sup-grid": Options(scheduler="superposition", host_loops="grid"),
         "default": Options(),
     }
     assert {c: configs.Variant(c).options() for c in configs.CONFIG_OPTIONS} == expected

@@ -31,6 +31,71 @@ template <typename... T> static inline long long pc_elements(long long d, T... r
   return tail > cap / d ? cap : d * tail;
 }
 
+#include <cooperative_groups.h>
+
+__global__ void __launch_bounds__(256) kernel0_loop(int T, int n, double *A, double *B) {
+  cooperative_groups::grid_group pc_grid = cooperative_groups::this_grid();
+  const unsigned pc_blocks = gridDim.x;
+  for (int c0 = 0; (c0 < T); c0 += 1) {
+    {  /* kernel0 */
+      const unsigned pc_gx = (unsigned)pc_min(pc_max((long long)(((n + 30) / 32)), 1LL), (long long)(pc_blocks));
+      const unsigned pc_gy = (unsigned)pc_min(pc_max((long long)(((n + 6) / 8)), 1LL), (long long)(pc_blocks / (pc_gx)));
+      if (blockIdx.x < pc_gx * pc_gy && threadIdx.x < 256u) {
+        const unsigned pc_blockIdx_x = blockIdx.x % pc_gx;
+        const unsigned pc_blockIdx_y = (blockIdx.x / (pc_gx)) % pc_gy;
+        const unsigned pc_gridDim_x = pc_gx;
+        const unsigned pc_gridDim_y = pc_gy;
+        const unsigned pc_threadIdx_x = threadIdx.x % 32u;
+        const unsigned pc_threadIdx_y = (threadIdx.x / 32u) % 8u;
+        for (int c1 = (int)pc_blockIdx_y; (c1 <= pc_floord((n - 2), 8)); c1 += (int)pc_gridDim_y) {
+          for (int c2 = (int)pc_blockIdx_x; (c2 <= ((n - 2) / 32)); c2 += (int)pc_gridDim_x) {
+            if ((int)pc_threadIdx_y >= pc_max(0, (((-8) * c1) + 1))) {
+              const int c3 = (int)pc_threadIdx_y;
+              if ((c3 <= pc_min(7, ((n - (8 * c1)) - 2)))) {
+                if ((int)pc_threadIdx_x >= pc_max(0, (((-32) * c2) + 1))) {
+                  const int c4 = (int)pc_threadIdx_x;
+                  if ((c4 <= pc_min(31, ((n - (32 * c2)) - 2)))) {
+                    B[(((8 * c1) + c3)) * (n) + (((32 * c2) + c4))] = (0.2 * ((((A[(((8 * c1) + c3)) * (n) + (((32 * c2) + c4))] + A[((((8 * c1) + c3) - 1)) * (n) + (((32 * c2) + c4))]) + A[((((8 * c1) + c3) + 1)) * (n) + (((32 * c2) + c4))]) + A[(((8 * c1) + c3)) * (n) + ((((32 * c2) + c4) - 1))]) + A[(((8 * c1) + c3)) * (n) + ((((32 * c2) + c4) + 1))]));
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+    pc_grid.sync();
+    {  /* kernel1 */
+      const unsigned pc_gx = (unsigned)pc_min(pc_max((long long)(((n + 30) / 32)), 1LL), (long long)(pc_blocks));
+      const unsigned pc_gy = (unsigned)pc_min(pc_max((long long)(((n + 6) / 8)), 1LL), (long long)(pc_blocks / (pc_gx)));
+      if (blockIdx.x < pc_gx * pc_gy && threadIdx.x < 256u) {
+        const unsigned pc_blockIdx_x = blockIdx.x % pc_gx;
+        const unsigned pc_blockIdx_y = (blockIdx.x / (pc_gx)) % pc_gy;
+        const unsigned pc_gridDim_x = pc_gx;
+        const unsigned pc_gridDim_y = pc_gy;
+        const unsigned pc_threadIdx_x = threadIdx.x % 32u;
+        const unsigned pc_threadIdx_y = (threadIdx.x / 32u) % 8u;
+        for (int c1 = (int)pc_blockIdx_y; (c1 <= pc_floord((n - 2), 8)); c1 += (int)pc_gridDim_y) {
+          for (int c2 = (int)pc_blockIdx_x; (c2 <= ((n - 2) / 32)); c2 += (int)pc_gridDim_x) {
+            if ((int)pc_threadIdx_y >= pc_max(0, (((-8) * c1) + 1))) {
+              const int c3 = (int)pc_threadIdx_y;
+              if ((c3 <= pc_min(7, ((n - (8 * c1)) - 2)))) {
+                if ((int)pc_threadIdx_x >= pc_max(0, (((-32) * c2) + 1))) {
+                  const int c4 = (int)pc_threadIdx_x;
+                  if ((c4 <= pc_min(31, ((n - (32 * c2)) - 2)))) {
+                    A[(((8 * c1) + c3)) * (n) + (((32 * c2) + c4))] = (0.2 * ((((B[(((8 * c1) + c3)) * (n) + (((32 * c2) + c4))] + B[((((8 * c1) + c3) - 1)) * (n) + (((32 * c2) + c4))]) + B[((((8 * c1) + c3) + 1)) * (n) + (((32 * c2) + c4))]) + B[(((8 * c1) + c3)) * (n) + ((((32 * c2) + c4) - 1))]) + B[(((8 * c1) + c3)) * (n) + ((((32 * c2) + c4) + 1))]));
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+    pc_grid.sync();
+  }
+}
+
 __global__ void __launch_bounds__(256) kernel0(int T, int n, double *__restrict__ A, double *__restrict__ B, int c0) {
   for (int c1 = (int)blockIdx.y; (c1 <= pc_floord((n - 2), 8)); c1 += (int)gridDim.y) {
     for (int c2 = (int)blockIdx.x; (c2 <= ((n - 2) / 32)); c2 += (int)gridDim.x) {
@@ -218,9 +283,32 @@ extern "C" int pc_jacobi_2d_dev(long long T, long long n, double *A, double *B) 
     fprintf(stderr, "polycuda: pc_jacobi_2d: array B has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
     return (int)cudaErrorInvalidValue;
   }
-  for (long long c0 = 0; (c0 < T); c0 += 1) {
-    kernel0<<<dim3((unsigned)pc_min(pc_max(((n + 30) / 32), 1LL), 2147483647LL), (unsigned)pc_min(pc_max(((n + 6) / 8), 1LL), 65535LL)), dim3(32, 8)>>>((int)T, (int)n, A, B, (int)c0);
-    kernel1<<<dim3((unsigned)pc_min(pc_max(((n + 30) / 32), 1LL), 2147483647LL), (unsigned)pc_min(pc_max(((n + 6) / 8), 1LL), 65535LL)), dim3(32, 8)>>>((int)T, (int)n, A, B, (int)c0);
+  {  /* kernel0+kernel1: one cooperative launch when it runs 128 iterations or more */
+    int pc_dev = 0, pc_sms = 0, pc_per_sm = 0;
+    PC_CHECK(cudaGetDevice(&pc_dev));
+    PC_CHECK(cudaDeviceGetAttribute(&pc_sms, cudaDevAttrMultiProcessorCount, pc_dev));
+    PC_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&pc_per_sm, kernel0_loop, 256, 0));
+    long long pc_cap = (long long)pc_sms * pc_per_sm;
+    long long pc_g = 1, pc_trips = 0;
+    for (long long c0 = 0; (c0 < T); c0 += 1) {
+      pc_trips += 1;
+      pc_g = pc_max(pc_g, pc_min(pc_max((long long)(((n + 30) / 32)), 1LL), (long long)(pc_cap)) * pc_min(pc_max((long long)(((n + 6) / 8)), 1LL), (long long)(pc_cap)));
+      pc_g = pc_max(pc_g, pc_min(pc_max((long long)(((n + 30) / 32)), 1LL), (long long)(pc_cap)) * pc_min(pc_max((long long)(((n + 6) / 8)), 1LL), (long long)(pc_cap)));
+    }
+    pc_g = pc_min(pc_g, pc_cap);
+    if (pc_trips >= 128 && pc_cap >= 1) {
+      int pc_a0 = (int)T;
+      int pc_a1 = (int)n;
+      double * pc_a2 = A;
+      double * pc_a3 = B;
+      void *pc_args[] = {(void *)&pc_a0, (void *)&pc_a1, (void *)&pc_a2, (void *)&pc_a3};
+      PC_CHECK(cudaLaunchCooperativeKernel((void *)kernel0_loop, dim3((unsigned)pc_g), dim3(256), pc_args, 0, 0));
+    } else {
+      for (long long c0 = 0; (c0 < T); c0 += 1) {
+        kernel0<<<dim3((unsigned)pc_min(pc_max(((n + 30) / 32), 1LL), 2147483647LL), (unsigned)pc_min(pc_max(((n + 6) / 8), 1LL), 65535LL)), dim3(32, 8)>>>((int)T, (int)n, A, B, (int)c0);
+        kernel1<<<dim3((unsigned)pc_min(pc_max(((n + 30) / 32), 1LL), 2147483647LL), (unsigned)pc_min(pc_max(((n + 6) / 8), 1LL), 65535LL)), dim3(32, 8)>>>((int)T, (int)n, A, B, (int)c0);
+      }
+    }
   }
   PC_CHECK(cudaGetLastError());
   PC_CHECK(cudaDeviceSynchronize());

@@ -1,0 +1,111 @@
+"""A host loop of kernel launches as one cooperative launch (codegen/fused_loops.py,
+Options.host_loops): the loop runs inside one kernel, each launch of its body a section
+followed by a grid-wide barrier. Each case is checked against the sequential program on random
+inputs on the CUDA emulator, which runs cooperative launches with a real grid.sync()."""
+
+import re
+
+import pytest
+
+import polycuda
+from polycuda.codegen import fused_loops
+from polycuda.errors import InvalidConfigError
+from polycuda.options import Options
+from kernels import suite
+
+
+def _source(kernel, **options):
+    prog = polycuda.compile(f"kernels/c/{kernel}.c",
+                            options=Options(target="cuda", tuned_sizes=False, **options))
+    return prog, prog.generate("cuda").source
+
+
+def _emulated(prog, sizes):
+    for one in sizes:
+        (result,) = prog.verify(one, targets=("emulate",))
+        assert result.ok, result
+
+
+# trisolv: a one-thread kernel and a 1-D one per iteration; cholesky: one-thread, 1-D and
+# 2-D (8 x 32) kernels; lu: a 1-D and a 2-D kernel whose threads are laid out again on the
+# fused kernel's 1-D blocks
+@pytest.mark.parametrize("kernel,sections", [("trisolv", ["kernel1", "kernel2"]),
+                                             ("cholesky", ["kernel0", "kernel1", "kernel2"]),
+                                             ("lu", ["kernel0", "kernel1"])])
+def test_the_loop_runs_in_one_cooperative_launch_and_verifies(kernel, sections):
+    prog, source = _source(kernel, scheduler="superposition", host_loops="grid")
+    name = f"{sections[0]}_loop"
+    fused = source[source.index(f"void __launch_bounds__(256) {name}("):]
+    fused = fused[:fused.index("\n}\n")]
+    # each launch of the loop a section, in order, each followed by the grid-wide barrier
+    assert re.findall(r"/\* (kernel\d+) \*/", fused) == sections
+    assert fused.count("pc_grid.sync();") == len(sections)
+    assert f"cudaLaunchCooperativeKernel((void *){name}," in source
+    assert not any(f"{k}<<<" in source for k in sections)  # none launched on the host
+    _emulated(prog, ({"n": 37}, {"n": 1}))
+
+
+def test_launches_keep_the_host_loop():
+    prog, source = _source("lu", scheduler="superposition", host_loops="launches")
+    assert "_loop(" not in source and "cudaLaunchCooperativeKernel" not in source
+    assert "kernel1<<<" in source
+
+
+def test_auto_chooses_at_run_time_by_the_loop_length():
+    prog, source = _source("trisolv", scheduler="superposition")
+    assert prog.options.host_loops == "auto"
+    entry = source[source.index("kernel1_loop, dim3"):]
+    # the cooperative launch when the loop runs MIN_TRIPS iterations or more, else launches
+    assert f"if (pc_trips >= {fused_loops.MIN_TRIPS} && pc_cap >= 1) {{" in source
+    assert "} else {" in entry and "kernel1<<<" in entry and "kernel2<<<" in entry
+    # both branches verify: n - 0 iterations below and above the threshold
+    _emulated(prog, ({"n": 20}, {"n": fused_loops.MIN_TRIPS + 3}))
+
+
+def test_a_loop_with_a_reduction_kernel_keeps_its_launches():
+    # durbin's loop holds a many-block reduction (barriers, shared memory): not fused
+    prog, source = _source("durbin", scheduler="superposition", host_loops="grid")
+    assert "cudaLaunchCooperativeKernel" not in source and "_loop(" not in source
+    _emulated(prog, ({"n": 23},))
+
+
+def test_a_section_with_a_barrier_is_refused():
+    assert fused_loops.fusable(["x[i] = 1;"])
+    assert not fused_loops.fusable(["__syncthreads();"])
+    assert not fused_loops.fusable(["v = __shfl_xor_sync(0xffffffffu, v, 1);"])
+
+
+def test_a_section_lays_its_grid_and_threads_on_the_fused_kernel():
+    section = fused_loops.Section("k", ("(n + 31) / 32", "(n + 7) / 8"), (32, 8),
+                                  ("a[threadIdx.y][threadIdx.x] = blockIdx.y + gridDim.x;",))
+    text = "\n".join(fused_loops.section_lines(section, ""))
+    assert "const unsigned pc_gy = (unsigned)pc_min(pc_max((long long)((n + 7) / 8), 1LL), " \
+           "(long long)(pc_blocks / (pc_gx)));" in text
+    assert "if (blockIdx.x < pc_gx * pc_gy && threadIdx.x < 256u) {" in text
+    assert "const unsigned pc_threadIdx_y = (threadIdx.x / 32u) % 8u;" in text
+    assert "const unsigned pc_blockIdx_y = (blockIdx.x / (pc_gx)) % pc_gy;" in text
+    assert "a[pc_threadIdx_y][pc_threadIdx_x] = pc_blockIdx_y + pc_gridDim_x;" in text
+    assert text.endswith("pc_grid.sync();")
+
+
+def test_an_unknown_value_is_refused():
+    with pytest.raises(InvalidConfigError, match="host_loops"):
+        Options(host_loops="threads")
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("kernel,scheduler", [
+    ("trisolv", "isl"), ("trisolv", "superposition"), ("cholesky", "isl"),
+    ("cholesky", "superposition"), ("lu", "superposition"), ("ludcmp", "isl"),
+    ("ludcmp", "superposition"), ("jacobi_2d", "isl"), ("sor_2d", "isl"), ("adi", "auto")])
+def test_fused_loops_verify_on_the_gpu(kernel, scheduler):
+    # real co-residency, occupancy and grid.sync(): always fused, and auto at a length
+    # on either side of MIN_TRIPS
+    sizes = dict(suite.by_name(kernel).small)
+    for host_loops in ("grid", "auto"):
+        prog, source = _source(kernel, scheduler=scheduler, host_loops=host_loops)
+        assert "cudaLaunchCooperativeKernel" in source
+        for one in (sizes, {**sizes, **{k: fused_loops.MIN_TRIPS + 9 for k in ("n", "T")
+                                        if k in sizes}}):
+            (result,) = prog.verify(one, targets=("cuda",))
+            assert result.ok, result
