@@ -185,7 +185,12 @@ class HostPrinter(AstPrinter):
         if any(s is None for s in sections):
             return False
         chosen = [s for s in sections if s is not None]
-        name = f"{chosen[0].name}_loop"
+        # isl may split a host loop: each copy is a fused kernel of its own (kernel0_loop,
+        # kernel0_loop_1, ...)
+        base = f"{chosen[0].name}_loop"
+        copies = self.copies.get(base, 0)
+        self.copies[base] = copies + 1
+        name = base if copies == 0 else f"{base}_{copies}"
         params = kernel_params(self.scop, list(self.host_iters),
                                restrict=not read_and_written(self.scop, node))
         decl = ", ".join(p.decl for p in params)
