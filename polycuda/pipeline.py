@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from polycuda.analysis import dependences, indirect, reductions
-from polycuda.codegen import (c_target, cuda_host, cuda_target, inspector_cuda, private_code,
-                              shared_code)
+from polycuda.codegen import (c_target, cuda_host, cuda_target, fused_loops, inspector_cuda,
+                              private_code, shared_code)
 from polycuda.codegen.host_driver import HostSide
 from polycuda import progress
 from polycuda.errors import IllegalScheduleError, InvalidConfigError, PolycudaError
@@ -393,7 +393,8 @@ def _bounded_source(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl
     def recorded(built: tuple[str, float, float], ast_note: str) -> str:
         source, ast_s, print_s = built
         timer.record("AST build", ast_s, ast_note)
-        timer.record(printing, print_s, f"{source.count(chr(10)) + 1} lines")
+        timer.record(printing, print_s,
+                     f"{source.count(chr(10)) + 1} lines{fused_loops.note(source)}")
         return source
 
     try:

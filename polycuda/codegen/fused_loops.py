@@ -215,6 +215,18 @@ def cooperative_launch(name: str, grid: str, block: str, params: list[tuple[str,
     return lines
 
 
+def note(source: str) -> str:
+    """For `show passes`: the host loops of generated CUDA `source` that run in one
+    cooperative launch (their kernels, and when), or ""."""
+    found = re.findall(r"/\* (\S+): one cooperative launch( when it runs \d+ iterations or "
+                       r"more)? \*/", source)
+    if not found:
+        return ""
+    when = f" (from {MIN_TRIPS} iterations on)" if any(w for _, w in found) else ""
+    return "; host loops in one cooperative launch" + when + ": " + \
+        ", ".join(kernels for kernels, _ in found)
+
+
 def loop_name(loop: isl.AstNode) -> str:
     """The kernel marks' names of a fusable loop, joined (for comments and notes)."""
     marks = body_marks(loop) or []

@@ -11,6 +11,7 @@ import polycuda
 from polycuda.codegen import fused_loops
 from polycuda.errors import InvalidConfigError
 from polycuda.options import Options
+from polycuda.show import show
 from kernels import suite
 from tests.fuzz.generator import generate
 from tests.fuzz.harness import CONFIGS, run_program
@@ -45,6 +46,17 @@ def test_the_loop_runs_in_one_cooperative_launch_and_verifies(kernel, sections):
     assert f"cudaLaunchCooperativeKernel((void *){name}," in source
     assert not any(f"{k}<<<" in source for k in sections)  # none launched on the host
     _emulated(prog, ({"n": 37}, {"n": 1}))
+
+
+def test_show_passes_names_the_fused_loops():
+    prog = polycuda.compile("kernels/c/lu.c", options=Options(
+        target="cuda", scheduler="superposition", tuned_sizes=False))
+    text = show("passes", (prog,))
+    assert "; host loops in one cooperative launch (from 128 iterations on): kernel0+kernel1" \
+        in text
+    launched = polycuda.compile("kernels/c/lu.c", options=Options(
+        target="cuda", scheduler="superposition", tuned_sizes=False, host_loops="launches"))
+    assert "cooperative" not in show("passes", (launched,))
 
 
 def test_launches_keep_the_host_loop():
