@@ -412,8 +412,9 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host-loops", choices=HOST_LOOPS,
                    help="a host loop whose body is kernel launches: the whole loop in one "
                         "cooperative launch, a grid-wide barrier after each kernel's part, when "
-                        "it runs 128 iterations or more (auto, default), always (grid), or one "
-                        "launch per iteration (launches)")
+                        "its kernels have at most 2 grid dimensions and it runs 128 iterations "
+                        "or more (auto, default), always (grid), or one launch per iteration "
+                        "(launches)")
     p.add_argument("--intra-wavefront", choices=INTRA_WAVEFRONTS,
                    help="points of a wavefront tile: along the first hyperplane where Theorem 2 "
                         "holds, else the skewed sum (auto, default), or always the skewed sum "

@@ -154,8 +154,9 @@ class Options:
     # HOST_LOOPS: a host loop whose body is kernel launches, one launch per iteration and
     # kernel, or the whole loop in one cooperative launch with a grid-wide barrier after each
     # kernel's part (codegen/fused_loops.py; kernels with reductions, shared memory or
-    # barriers keep their launches); auto: the second when the loop runs at least
-    # fused_loops.MIN_TRIPS iterations, decided at run time.
+    # barriers keep their launches); auto: the second when the loop's kernels have at most
+    # 2 grid dimensions and it runs at least fused_loops.MIN_TRIPS iterations (decided at run
+    # time).
     host_loops: str = "auto"
     # INTRA_WAVEFRONTS: the intra-tile wavefronts of a wavefront tile.
     intra_wavefront: str = "auto"

@@ -174,9 +174,10 @@ class HostPrinter(AstPrinter):
 
     def _fused(self, node: isl.AstNode, indent: int) -> bool:
         """Host loop `node` as one cooperative launch (Options.host_loops "grid"; with "auto",
-        when it runs at least fused_loops.MIN_TRIPS iterations, else its launches), when its
-        body is kernel launches that all may run as sections (codegen/fused_loops.py); else
-        False, and nothing printed."""
+        when no kernel of its body has more than fused_loops.AUTO_DIMS grid dimensions and it
+        runs at least fused_loops.MIN_TRIPS iterations, else its launches), when its body is
+        kernel launches that all may run as sections (codegen/fused_loops.py); else False, and
+        nothing printed."""
         marks = fused_loops.body_marks(node)
         if node.for_is_degenerate() or not marks:
             return False
@@ -185,6 +186,9 @@ class HostPrinter(AstPrinter):
         if any(s is None for s in sections):
             return False
         chosen = [s for s in sections if s is not None]
+        if self.host_loops == "auto" and any(len(s.counts) > fused_loops.AUTO_DIMS
+                                             for s in chosen):
+            return False
         # isl may split a host loop: each copy is a fused kernel of its own (kernel0_loop,
         # kernel0_loop_1, ...)
         base = f"{chosen[0].name}_loop"

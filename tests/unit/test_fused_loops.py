@@ -59,6 +59,14 @@ def test_show_passes_names_the_fused_loops():
     assert "cooperative" not in show("passes", (launched,))
 
 
+def test_auto_keeps_the_launches_of_3d_kernels():
+    # heat_3d's time loop: two kernels on 3-D grids, launched; fused only when asked
+    _, auto = _source("heat_3d", scheduler="isl")
+    assert "cudaLaunchCooperativeKernel" not in auto and "kernel0<<<" in auto
+    _, grid = _source("heat_3d", scheduler="isl", host_loops="grid")
+    assert "cudaLaunchCooperativeKernel((void *)kernel0_loop," in grid
+
+
 def test_launches_keep_the_host_loop():
     prog, source = _source("lu", scheduler="superposition", host_loops="launches")
     assert "_loop(" not in source and "cudaLaunchCooperativeKernel" not in source
