@@ -162,14 +162,7 @@ class HostPrinter(AstPrinter):
         printer.node(mark.mark_get_node(), 0)
         if printer.declared or printer.shared_declared or not fused_loops.fusable(printer.lines):
             return None
-        n = kernel.n
-        if kernel.serial:
-            counts: tuple[str, ...] = ()
-            threads: tuple[int, ...] = ()
-        else:
-            grid_counts = kernel.grid_counts(scope)
-            counts = tuple(grid_counts[n - 1 - axis] for axis in range(n))
-            threads = tuple(kernel.block_sizes[n - 1 - axis] for axis in range(n))
+        counts, threads = ((), ()) if kernel.serial else _x_first(kernel, scope)
         return fused_loops.Section(kernel.name, counts, threads, tuple(printer.lines))
 
     def _fused(self, node: isl.AstNode, indent: int) -> bool:
@@ -203,7 +196,8 @@ class HostPrinter(AstPrinter):
         self.shared[name] = 0
         auto = self.host_loops == "auto"
         when = f" when it runs {fused_loops.MIN_TRIPS} iterations or more" if auto else ""
-        self.emit(indent, f"{{  /* {fused_loops.loop_name(node)}: one cooperative launch{when} */")
+        kernels = "+".join(s.name for s in chosen)
+        self.emit(indent, f"{{  /* {kernels}: one cooperative launch{when} */")
         for line in fused_loops.launch_lines(name, node, chosen,
                                              [(p.ctype, p.arg) for p in params],
                                              fused_loops.MIN_TRIPS if auto else None):
@@ -241,14 +235,14 @@ class HostPrinter(AstPrinter):
         name, params = self._kernel(kernel, node.for_get_body().mark_get_node(),
                                     self.host_iters, w_loop=node)
         n = kernel.n
-        counts = kernel.grid_counts([*self.host_iters, it])
+        counts, threads = _x_first(kernel, [*self.host_iters, it])
         sizes = [f"pc_g{axis}" for axis in range(n)]  # x first: the innermost dimension
         lines = [*fused_loops.resident_cap(name, str(staging_code.product(kernel.block_sizes)),
                                            self.shared[name]),
                  f"long long {' = 1, '.join(sizes)} = 1;",
                  f"for (long long {it} = {init}; {cond}; {it} += {inc}) {{"]
         for axis in range(n):
-            lines.append(f"  {sizes[axis]} = pc_max({sizes[axis]}, pc_min({counts[n - 1 - axis]}, "
+            lines.append(f"  {sizes[axis]} = pc_max({sizes[axis]}, pc_min({counts[axis]}, "
                          f"{MAX_GRID[axis]}LL));")
         lines.append("}")
         if n == 1:
@@ -258,7 +252,7 @@ class HostPrinter(AstPrinter):
             # the fewest rounds of tiles per block over all wavefronts: the largest extents
             # of x and y belong to different wavefronts, and a grid of their shape shrunk
             # to fit leaves most of its rows idle (H100, 2-D Jacobi: 5x slower)
-            rounds = " * ".join(f"pc_ceild(pc_max({counts[n - 1 - axis]}, 1LL), pc_t{axis})"
+            rounds = " * ".join(f"pc_ceild(pc_max({counts[axis]}, 1LL), pc_t{axis})"
                                 for axis in range(n))
             lines += ["long long pc_best = -1, pc_b0 = 1, pc_b1 = 1;",
                       "for (long long pc_x = 1;; pc_x *= 2) {",
@@ -274,7 +268,7 @@ class HostPrinter(AstPrinter):
                       "pc_g0 = pc_b0;",
                       "pc_g1 = pc_b1;"]
         grid = ", ".join(f"(unsigned){s}" for s in sizes)
-        block = ", ".join(str(kernel.block_sizes[n - 1 - axis]) for axis in range(n))
+        block = ", ".join(map(str, threads))
         lines += fused_loops.cooperative_launch(name, grid, block,
                                                 [(p.ctype, p.arg) for p in params],
                                                 self.shared[name])
@@ -301,14 +295,20 @@ def _launch_dims(kernel: KernelMapping, host_iters: list[str]) -> tuple[str, str
         return "dim3(1)", f"dim3({REDUCTION_THREADS})"
     if kernel.serial:
         return "dim3(1)", "dim3(1)"
+    counts, threads = _x_first(kernel, host_iters)
+    grid = [f"(unsigned)pc_min(pc_max({count}, 1LL), {MAX_GRID[axis]}LL)"
+            for axis, count in enumerate(counts)]
+    return f"dim3({', '.join(grid)})", f"dim3({', '.join(map(str, threads))})"
+
+
+def _x_first(kernel: KernelMapping, host_iters: list[str]) -> tuple[tuple[str, ...],
+                                                                    tuple[int, ...]]:
+    """A mapped kernel's launch, x first (x is the innermost mapped dimension): its grid's
+    block counts (C text in `host_iters` and the parameters) and its block's threads."""
     n = kernel.n
     counts = kernel.grid_counts(host_iters)
-    grid = []
-    for axis in range(n):  # x is the innermost mapped dimension
-        count = counts[n - 1 - axis]
-        grid.append(f"(unsigned)pc_min(pc_max({count}, 1LL), {MAX_GRID[axis]}LL)")
-    block = [str(kernel.block_sizes[n - 1 - axis]) for axis in range(n)]
-    return f"dim3({', '.join(grid)})", f"dim3({', '.join(block)})"
+    return (tuple(counts[n - 1 - axis] for axis in range(n)),
+            tuple(kernel.block_sizes[n - 1 - axis] for axis in range(n)))
 
 
 def _dev_entry(scop: Scop, host: HostPrinter, side: HostSide) -> list[str]:

@@ -29,12 +29,13 @@ kernels keep their launches, and a loop that holds one of them stays on the host
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
 import islpy as isl
 
-from polycuda.codegen.printer import for_parts, mark_parts
+from polycuda.codegen.printer import for_parts
 
 _AXES = ("x", "y", "z")
 # CUDA's built-in index variables, which a section's text uses as its own launch would
@@ -43,8 +44,9 @@ _BUILTIN = re.compile(r"\b(threadIdx|blockIdx|blockDim|gridDim)\.([xyz])\b")
 # iterations, else launches. H100 (hostloops.json, hostloops-stencil.json; 2026-11-25):
 # one launch per iteration cost trisolv (8192 iterations) 2.7-3.2x, lu 2.0x, cholesky and
 # ludcmp (2000) 1.3x and 1.8x, sor_2d's isl wavefronts 1.25x; 20 time steps of heat_3d and
-# jacobi_3d (256^3) ran 2-4% faster as launches, jacobi_2d's (4096^2) 6% slower. No loop
-# between 20 and 2000 iterations was measured.
+# jacobi_3d (256^3) ran 2-4% faster as launches, jacobi_2d's (4096^2) 6% slower. At 64 steps
+# jacobi_2d ran 7% faster fused, heat_3d 2% slower; at 128, 256 and 512 both within 0.5%
+# (trips-T*.json). Below 64 only the 20-step runs were measured.
 MIN_TRIPS = 128
 # Options.host_loops "auto" fuses only loops whose kernels have at most this many grid
 # dimensions. The fused grid deals a 3-D kernel's tiles to blocks by a fixed split of its
@@ -91,16 +93,9 @@ def fusable(lines: list[str]) -> bool:
     return not any(token in line for line in lines for token in _COLLECTIVE)
 
 
-def _threads(section: Section) -> int:
-    total = 1
-    for t in section.threads:
-        total *= t
-    return total
-
-
 def block_threads(sections: list[Section]) -> int:
     """Threads of the fused kernel's 1-D blocks: the most of any section."""
-    return max(_threads(s) for s in sections)
+    return max(math.prod(s.threads) for s in sections)
 
 
 def _clamped(count: str, limit: str) -> str:
@@ -122,7 +117,7 @@ def section_lines(section: Section, indent: str) -> list[str]:
                    f"{_clamped(section.counts[axis], room)};")
         grid.append(name)
     runs = " * ".join(grid) if grid else "1u"
-    out.append(f"{inner}if (blockIdx.x < {runs} && threadIdx.x < {_threads(section)}u) {{")
+    out.append(f"{inner}if (blockIdx.x < {runs} && threadIdx.x < {math.prod(section.threads)}u) {{")
     values = {}
     for axis in range(3):
         a = _AXES[axis]
@@ -131,9 +126,7 @@ def section_lines(section: Section, indent: str) -> list[str]:
         linear = "blockIdx.x" if axis == 0 else f"(blockIdx.x / ({outer_grid}))"
         values[("blockIdx", a)] = f"{linear} % {grid[axis]}" if axis < n else "0u"
         size = section.threads[axis] if axis < len(section.threads) else 1
-        outer_threads = 1
-        for t in section.threads[:axis]:
-            outer_threads *= t
+        outer_threads = math.prod(section.threads[:axis])
         values[("blockDim", a)] = f"{size}u"
         linear = "threadIdx.x" if axis == 0 else f"(threadIdx.x / {outer_threads}u)"
         values[("threadIdx", a)] = f"{linear} % {size}u"
@@ -232,8 +225,3 @@ def note(source: str) -> str:
     return "; host loops in one cooperative launch" + when + ": " + \
         ", ".join(kernels for kernels, _ in found)
 
-
-def loop_name(loop: isl.AstNode) -> str:
-    """The kernel marks' names of a fusable loop, joined (for comments and notes)."""
-    marks = body_marks(loop) or []
-    return "+".join(mark_parts(m)[1] for m in marks)
