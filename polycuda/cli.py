@@ -153,6 +153,8 @@ def _options(args: argparse.Namespace, target: str | None = None) -> Options:
         changes["column_reductions"] = False
     if args.no_dual_reductions:
         changes["dual_reductions"] = False
+    if args.no_chain_reductions:
+        changes["chain_reductions"] = False
     if args.no_producer_fusion:
         changes["producer_fusion"] = False
     if args.wavefront_sync:
@@ -491,6 +493,11 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="CUDA: run a row and a column reduction of one matrix (bicg's "
                         "q[i] += A[i][j] * p[j] and s[j] += r[i] * A[i][j]) as two kernels, "
                         "each reading the matrix, instead of one kernel that reads it once")
+    p.add_argument("--no-chain-reductions", action="store_true",
+                   help="CUDA: run a row reduction and a column reduction of one matrix that "
+                        "reads its result (atax's tmp[i] += A[i][j] * x[j], then y[j] += "
+                        "A[i][j] * tmp[i]) as two kernels, each reading the matrix, instead of "
+                        "one kernel that reads it once")
     p.add_argument("--no-producer-fusion", action="store_true",
                    help="CUDA: run a DOALL statement that writes the elements a column-split "
                         "reduction right after it reads (gemver's A update, then x += A^T y) "

@@ -197,6 +197,12 @@ class Options:
     # of one matrix (bicg: q[i] += A[i][j] * p[j] and s[j] += r[i] * A[i][j]) run as one kernel
     # that reads the matrix once (gpu/dual_reduction.py), where isl proves the fused order legal.
     dual_reductions: bool = True
+    # CUDA, with row_reductions and column_reductions' conditions: a row reduction and a
+    # column reduction of one matrix that reads the row's result (atax: tmp[i] += A[i][j] *
+    # x[j], then y[j] += A[i][j] * tmp[i]) run as one kernel that reads the matrix once, rows
+    # on blocks and each thread's elements of the row in registers (gpu/chain_reduction.py),
+    # where isl proves the fused order legal.
+    chain_reductions: bool = True
     # CUDA, with column_reductions' conditions: a DOALL statement that writes, one to one, the
     # elements a column-split reduction right after it reads (gemver: A's update, then x +=
     # A^T y) runs in the reduction's kernel, each instance just before the one that reads its
@@ -260,7 +266,8 @@ class Options:
         if any(t < 1 for t in self.tile_sizes):
             raise InvalidConfigError(f"{self.tile_sizes=} must all be >= 1")
         _check_block_sizes(self.block_sizes)
-        for flag in ("column_reductions", "dual_reductions", "producer_fusion"):
+        for flag in ("column_reductions", "dual_reductions", "chain_reductions",
+                     "producer_fusion"):
             if not isinstance(getattr(self, flag), bool):
                 raise InvalidConfigError(f"{flag}={getattr(self, flag)!r} must be true or false")
         if self.balanced_wavefront and self.scheduler != "pluto":

@@ -42,12 +42,13 @@ def schedule_of(prog: Program) -> dict:
     choice = choose_schedule(scop, options, ctx, dep_map)
     scheduled = report.schedule_json(scop, choice.schedule)
     kernels = {name: k for k in choice.mapped.kernels
-               if k.reduction and k.reduction_combine != mapping.DUAL
+               if k.reduction and k.reduction_combine not in (mapping.DUAL, mapping.CHAIN)
                for name in (k.row_statements or (k.reduction_statement,))}
-    # gpu/dual_reduction.py: both statements in one band over the matrix read
+    # gpu/dual_reduction.py, gpu/chain_reduction.py: both statements in one kernel, one pass
+    # over the matrix
     duals: dict[str, dict] = {}
     for k in choice.mapped.kernels:
-        if k.reduction_combine == mapping.DUAL:
+        if k.reduction_combine in (mapping.DUAL, mapping.CHAIN):
             row, column = k.dual_statements
             duals[row] = {"kernel": k.name, "run": k.reduction_combine, "cells": "row",
                           "with": column}

@@ -50,6 +50,9 @@ CONFIG_OPTIONS: Mapping[str, Mapping[str, Any]] = {
     # a row and a column reduction of one matrix as two kernels (two passes over it), against
     # the default's one kernel (gpu/dual_reduction.py)
     "no-dual": {"dual_reductions": False},
+    # a row reduction and the column reduction that reads its result as two kernels (two
+    # passes over the matrix), against the default's one kernel (gpu/chain_reduction.py)
+    "no-chain": {"chain_reductions": False},
     # a DOALL producer as its own kernel before the column-split reduction that reads what it
     # writes (a pass over the matrix more), against the default's fused kernel
     # (gpu/producer_fusion.py)
@@ -90,6 +93,8 @@ CONFIG_LABELS: Mapping[str, str] = {
                "or column reductions)",
     "no-columns": "no column-split reductions (a column on one thread; rows as the default)",
     "no-dual": "a row and a column reduction of one matrix as two kernels (two passes over it)",
+    "no-chain": "a row reduction and the column reduction that reads its result as two kernels "
+                "(two passes over the matrix)",
     "no-producer": "an elementwise producer as its own kernel before the column-split reduction "
                    "that reads its result (a pass over the matrix more)",
     "default": "polycuda's default Options() (no flag)",

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import islpy as isl
 
-from polycuda.codegen import (abi, column_reduction_code, dual_reduction_code, fused_loops,
-                              host_driver, reduction_code, row_reduction_code, staging_code)
+from polycuda.codegen import (abi, chain_reduction_code, column_reduction_code,
+                              dual_reduction_code, fused_loops, host_driver, reduction_code,
+                              row_reduction_code, staging_code)
 from polycuda.codegen.host_driver import HostSide
 from polycuda.codegen.printer import AstPrinter, for_parts, mark_parts, simple_upper_bound
 from polycuda.codegen.private_code import PrivateTables
 from polycuda.codegen.test_main import main_source
 from polycuda.gpu.column_reduction import COLUMN_THREADS
-from polycuda.gpu.mapping import COLUMNS, DUAL, REDUCTION_THREADS, KernelMapping
+from polycuda.gpu.mapping import CHAIN, COLUMNS, DUAL, REDUCTION_THREADS, KernelMapping
 from polycuda.gpu.row_reduction import ROW_LANES, ROWS_PER_BLOCK
 from polycuda.gpu.staging import resident_blocks
 from polycuda.ir.c_expr import C_HELPERS
@@ -71,6 +72,8 @@ class HostPrinter(AstPrinter):
             grid, block = column_reduction_code.grid(kernel), column_reduction_code.block()
         elif kernel.reduction_combine == DUAL:
             grid, block = dual_reduction_code.grid(kernel), dual_reduction_code.block()
+        elif kernel.reduction_combine == CHAIN:
+            grid, block = chain_reduction_code.grid(kernel), chain_reduction_code.block()
         elif kernel.reduction:
             grid = reduction_code.grid(kernel, _loop_length(node.mark_get_node()))
         shared = f", {self.shared[name]}" if self.shared[name] else ""
@@ -100,6 +103,8 @@ class HostPrinter(AstPrinter):
             printer = column_reduction_code.ColumnReductionPrinter(self.scop, kernel)
         elif kernel.reduction_combine == DUAL:
             printer = dual_reduction_code.DualReductionPrinter(self.scop, kernel)
+        elif kernel.reduction_combine == CHAIN:
+            printer = chain_reduction_code.ChainReductionPrinter(self.scop, kernel)
         elif kernel.reduction:
             printer = ReductionPrinter(self.scop, kernel, scope)
         else:
@@ -109,7 +114,8 @@ class HostPrinter(AstPrinter):
         if isinstance(printer, row_reduction_code.RowReductionPrinter):
             printer.node(body, 1)
             printer.lines_around()
-        elif isinstance(printer, dual_reduction_code.DualReductionPrinter):
+        elif isinstance(printer, (dual_reduction_code.DualReductionPrinter,
+                                  chain_reduction_code.ChainReductionPrinter)):
             printer.node(body, 1)
             printer.lines[:0] = printer.declarations
         elif isinstance(printer, ReductionPrinter):
@@ -141,6 +147,8 @@ class HostPrinter(AstPrinter):
             bound = f" __launch_bounds__({COLUMN_THREADS})"
         elif kernel.reduction_combine == DUAL:
             bound = f" __launch_bounds__({dual_reduction_code.DUAL_THREADS})"
+        elif kernel.reduction_combine == CHAIN:
+            bound = f" __launch_bounds__({chain_reduction_code.CHAIN_THREADS})"
         if kernel.block_sizes:
             threads = staging_code.product(kernel.block_sizes)
             resident = resident_blocks(self.shared[name], threads)
@@ -155,7 +163,7 @@ class HostPrinter(AstPrinter):
         keep its launch (fused_loops' module docstring)."""
         kernel = self.kernels[mark_parts(mark)[1]]
         if (kernel.reduction or kernel.row_statements or kernel.wavefront
-                or kernel.reduction_combine in (COLUMNS, DUAL)):
+                or kernel.reduction_combine in (COLUMNS, DUAL, CHAIN)):
             return None
         printer = KernelPrinter(self.scop, kernel, frozenset(scope), self.final_conditions,
                                 self.private, self.leaf_coordinates)

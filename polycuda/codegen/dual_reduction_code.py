@@ -57,7 +57,7 @@ def grid(kernel: KernelMapping) -> str:
     return column_grid(columns, DUAL_THREADS, rows, BATCH_ROWS, f"{CAP_FACTOR}LL * {CAP}")
 
 
-def _loop(node: isl.AstNode) -> tuple[str, str, str, str]:
+def loop_parts(node: isl.AstNode) -> tuple[str, str, str, str]:
     """(iterator, init, condition, increment); a degenerate loop as one of one iteration."""
     if node.for_is_degenerate():
         it, init = for_parts(node)[:2]
@@ -65,7 +65,7 @@ def _loop(node: isl.AstNode) -> tuple[str, str, str, str]:
     return for_parts(node)
 
 
-def _tokens(text: str) -> set[str]:
+def tokens(text: str) -> set[str]:
     """The identifiers of C text."""
     return set(re.findall(r"[A-Za-z_]\w*", text))
 
@@ -100,9 +100,9 @@ class DualReductionPrinter(AstPrinter):
         self._kernel(node, body, indent)
 
     def _kernel(self, rows: isl.AstNode, columns: isl.AstNode, indent: int) -> None:
-        r, r_init, r_cond, r_inc = _loop(rows)
-        c, c_init, c_cond, c_inc = _loop(columns)
-        if r in _tokens(c_init) | _tokens(c_cond):
+        r, r_init, r_cond, r_inc = loop_parts(rows)
+        c, c_init, c_cond, c_inc = loop_parts(columns)
+        if r in tokens(c_init) | tokens(c_cond):
             raise AssertionError(f"{self.kernel.name}: the column bounds depend on the row")
         t, ct = self.ctype, self.column_ctype
         zero, czero = (f"({t}){OPERATIONS['+='][1]}", f"({ct}){OPERATIONS['+='][1]}")
@@ -138,7 +138,7 @@ class DualReductionPrinter(AstPrinter):
         e(indent + 4, f"for (int pc_w = 0; pc_w < {WARPS}; pc_w++) "
                       "pc_sum += pc_rowsum[pc_w][pc_lane];")
         cell = self._cell(self.row)
-        if c in _tokens(cell):  # the row's cell: the same in every column
+        if c in tokens(cell):  # the row's cell: the same in every column
             e(indent + 4, f"const int {c} = pc_first;")
         e(indent + 4, f"{atomic_add(f'&{cell}', 'pc_sum', t)};")
         e(indent + 3, "}")
@@ -179,7 +179,7 @@ class DualReductionPrinter(AstPrinter):
         guard = False
         for ref in refs(accumulated(stmt)[1]):
             element = text(ref)
-            if (ref.array in written or r in _tokens(element) or element in self.hoisted
+            if (ref.array in written or r in tokens(element) or element in self.hoisted
                     or any(refs(index) for index in ref.index) or stmt.csr):
                 continue
             if not guard:

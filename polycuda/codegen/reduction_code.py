@@ -13,7 +13,7 @@ CUDA's threadFenceReduction sample does, instead of a second launch).
 from __future__ import annotations
 
 from polycuda.analysis.reductions import OPERATIONS
-from polycuda.gpu.mapping import (ATOMIC, COLUMNS, DUAL, ONE_BLOCK, PARTIAL_PASS,
+from polycuda.gpu.mapping import (ATOMIC, CHAIN, COLUMNS, DUAL, ONE_BLOCK, PARTIAL_PASS,
                                   REDUCTION_ITERATIONS, REDUCTION_THREADS, KernelMapping)
 from polycuda.options import MAX_REDUCTION_BLOCKS
 
@@ -34,7 +34,7 @@ def atomic_add(cell: str, value: str, ctype: str) -> str:
 
 def many_blocks(kernel: KernelMapping) -> bool:
     """Whether the reduction kernel runs on a grid of blocks (else on one)."""
-    return kernel.reduction_combine in (ATOMIC, PARTIAL_PASS, COLUMNS, DUAL)
+    return kernel.reduction_combine in (ATOMIC, PARTIAL_PASS, COLUMNS, DUAL, CHAIN)
 
 
 def loop_start(kernel: KernelMapping, init: str, inc: str) -> tuple[str, str]:

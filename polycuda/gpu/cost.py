@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from polycuda.gpu.mapping import (DUAL, KERNEL_MARK, REDUCE_MARK, ROWS, SERIAL_MARK,
+from polycuda.gpu.mapping import (CHAIN, DUAL, KERNEL_MARK, REDUCE_MARK, ROWS, SERIAL_MARK,
                                   KernelMapping, MappedSchedule)
 from polycuda.ir import isl_build
 
@@ -121,11 +121,12 @@ def _visit(node: isl.ScheduleNode, kernels: dict[str, KernelMapping], skip: int,
         kernel = kernels.get(name)
         if mark in (KERNEL_MARK, "thread"):
             skip = kernel.n if kernel else 0
-        if mark == REDUCE_MARK and kernel and kernel.reduction_combine in (ROWS, DUAL):
+        if mark == REDUCE_MARK and kernel and kernel.reduction_combine in (ROWS, DUAL, CHAIN):
             # the rows on blocks and each row's reduction loops spread over a warp's lanes
             # (gpu/row_reduction.py): no loop of the kernel runs in sequence in one thread,
             # as a many-block reduction's loop below; nor in a dual reduction kernel (rows in
-            # batches on blocks, columns on threads: gpu/dual_reduction.py)
+            # batches on blocks, columns on threads: gpu/dual_reduction.py); nor in a chained
+            # one (rows on blocks, columns on threads: gpu/chain_reduction.py)
             return Cost(0, 0)
         if mark == REDUCE_MARK:  # its loop is spread over a block of threads
             skip = 1

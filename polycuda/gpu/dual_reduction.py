@@ -24,6 +24,7 @@ matrix) keeping every dependence among the instances that reach the subtree.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import islpy as isl
@@ -76,13 +77,13 @@ def find(domain: isl.UnionSet, reductions: dict[str, reductions_.Update],
     return None
 
 
-def _own(umap: isl.UnionMap, domain: isl.UnionSet, name: str) -> list[isl.Map]:
+def own_maps(umap: isl.UnionMap, domain: isl.UnionSet, name: str) -> list[isl.Map]:
     """The maps of `umap` from statement `name`'s instances in `domain`."""
     return [m for m in isl_build.maps_of(umap.intersect_domain(domain))
             if m.get_tuple_name(isl.dim_type.in_) == name]
 
 
-def _statement(domain: isl.UnionSet, name: str) -> isl.UnionSet:
+def statement_set(domain: isl.UnionSet, name: str) -> isl.UnionSet:
     """The instances of statement `name` in `domain`."""
     found = [s for s in isl_build.sets_of(domain) if s.get_tuple_name() == name]
     return isl.UnionSet.from_set(found[0])
@@ -94,10 +95,25 @@ def _pair(domain: isl.UnionSet, row: str, column: str,
           ) -> Pair | None:
     """The pair (row, column) when the module's conditions hold for some matrix they read
     (none written in `domain`: `written_arrays`)."""
-    writes = {n: _own(written, domain, n) for n in (row, column)}
+    for array, read_row, read_column in matrix_reads(domain, row, column, accesses, written,
+                                                     written_arrays):
+        pair = Pair(row, column, array, element_band(read_row).union(element_band(read_column)))
+        if _independent(pair, domain, reductions, accesses, dep_map):
+            return pair
+    return None
+
+
+def matrix_reads(domain: isl.UnionSet, row: str, column: str, accesses: staging.Accesses,
+                 written: isl.UnionMap, written_arrays: set[str]
+                 ) -> Iterator[tuple[str, isl.Map, isl.Map]]:
+    """(array, row's read, column's read) for each 2-D array that neither statement writes
+    (`written_arrays`: none in `domain`) and both read once, injectively onto one box of
+    elements, `row` writing one cell per element row and `column` one per element column
+    (_matches); this module's pairs and gpu/chain_reduction.py's."""
+    writes = {n: own_maps(written, domain, n) for n in (row, column)}
     if any(len(w) != 1 for w in writes.values()):
-        return None
-    reads = {n: _own(accesses.reads, domain, n) for n in (row, column)}
+        return
+    reads = {n: own_maps(accesses.reads, domain, n) for n in (row, column)}
     for read in reads[row]:
         array = read.get_tuple_name(isl.dim_type.out)
         if read.dim(isl.dim_type.out) != 2 or array in written_arrays:
@@ -107,10 +123,7 @@ def _pair(domain: isl.UnionSet, row: str, column: str,
         if len(other) != 1 or len(mine) != 1:
             continue
         if _matches(mine[0], other[0], writes[row][0], writes[column][0]):
-            pair = Pair(row, column, array, _band(mine[0]).union(_band(other[0])))
-            if _independent(pair, domain, reductions, accesses, dep_map):
-                return pair
-    return None
+            yield array, mine[0], other[0]
 
 
 def _matches(read_row: isl.Map, read_column: isl.Map, write_row: isl.Map,
@@ -140,7 +153,7 @@ def _keyed(cell: isl.Map, axis: int) -> bool:
     return same_cell.is_equal(same_axis)
 
 
-def _band(read: isl.Map) -> isl.UnionMap:
+def element_band(read: isl.Map) -> isl.UnionMap:
     """{ S[x] -> [r, c] }: the element that `read` reads, as a schedule."""
     return isl.UnionMap.from_map(read.reset_tuple_id(isl.dim_type.out))
 
@@ -150,7 +163,7 @@ def _independent(pair: Pair, domain: isl.UnionSet, reductions: dict[str, reducti
     """No dependence between the two statements, and no read of either's cells by either
     (the reduction's own reads of its array: analysis/reductions.Update.self_reads)."""
     ctx = domain.get_ctx()
-    own = {n: _statement(domain, n) for n in (pair.row, pair.column)}
+    own = {n: statement_set(domain, n) for n in (pair.row, pair.column)}
     both = own[pair.row].union(own[pair.column])
     cross = dep_map.intersect_domain(own[pair.row]).intersect_range(own[pair.column]).union(
         dep_map.intersect_domain(own[pair.column]).intersect_range(own[pair.row]))
@@ -167,21 +180,33 @@ def _independent(pair: Pair, domain: isl.UnionSet, reductions: dict[str, reducti
 
 def fused(node: isl.ScheduleNode, pair: Pair, dep_map: isl.UnionMap
           ) -> tuple[isl.ScheduleNode, isl.ScheduleNode] | None:
-    """The subtree at `node` rebuilt: the pair's statements under one band (Pair.schedule),
-    the other statements of the subtree before them (in their own schedule, restricted), or
-    after them when that order is not legal. Returned: (the node at `node`'s position, the
-    pair's band), when the new subtree keeps every dependence among the instances that reach
-    `node` with one prefix (checked with isl); None otherwise.
+    """The subtree at `node` rebuilt (reordered): the pair's statements under one band
+    (Pair.schedule). Returned: (the node at `node`'s position, the pair's band), or None."""
+    domain = node.get_domain()
+    own = statement_set(domain, pair.row).union(statement_set(domain, pair.column))
+    schedule = isl.MultiUnionPwAff.from_union_map(pair.schedule.intersect_domain(own))
+
+    def insert(cut: isl.ScheduleNode) -> isl.ScheduleNode:
+        return cut.insert_partial_schedule(schedule).band_set_permutable(True)
+
+    return reordered(node, own, insert, dep_map)
+
+
+def reordered(node: isl.ScheduleNode, own: isl.UnionSet,
+              insert: Callable[[isl.ScheduleNode], isl.ScheduleNode], dep_map: isl.UnionMap
+              ) -> tuple[isl.ScheduleNode, isl.ScheduleNode] | None:
+    """The subtree at `node` rebuilt: the instances `own` in the subtree that `insert` builds
+    at a leaf (returning its top node), the other statements of the subtree before them (in
+    their own schedule, restricted), or after them when that order is not legal. Returned:
+    (the node at `node`'s position, `insert`'s top node), when the new subtree keeps every
+    dependence among the instances that reach `node` with one prefix (checked with isl);
+    None otherwise. This module's pairs and gpu/chain_reduction.py's chains.
 
     # same: { S[x] -> T[y] } dependences `node` must order; subtree: { S[x] -> [...] }
     """
     depth = node.get_tree_depth()
-    domain = node.get_domain()
-    own = _statement(domain, pair.row).union(
-        _statement(domain, pair.column))
-    others = domain.subtract(own)
+    others = node.get_domain().subtract(own)
     same = legality.same_prefix(node, dep_map)
-    schedule = isl.MultiUnionPwAff.from_union_map(pair.schedule.intersect_domain(own))
     for first in (True, False):
         if others.is_empty():
             top = node
@@ -189,13 +214,11 @@ def fused(node: isl.ScheduleNode, pair: Pair, dep_map: isl.UnionMap
             top = node.order_before(others)
         else:
             top = node.order_after(others)
-        band = top.cut().insert_partial_schedule(schedule)
-        band = band.band_set_permutable(True)
-        at = band.ancestor(band.get_tree_depth() - depth)
+        inserted = insert(top.cut())
+        at = inserted.ancestor(inserted.get_tree_depth() - depth)
         subtree = at.get_subtree_schedule_union_map()
         if same.is_subset(subtree.lex_lt_union_map(subtree)):
-            return at, band
+            return at, inserted
         if others.is_empty():
             return None
     return None
-

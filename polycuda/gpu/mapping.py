@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 import islpy as isl
 
 from polycuda.analysis import reductions as reductions_
-from polycuda.gpu import (column_reduction, dual_reduction, extents, producer_fusion,
-                          register_tiling, row_reduction, shared_promotion, staging, wavefront)
+from polycuda.gpu import (chain_reduction, column_reduction, dual_reduction, extents,
+                          producer_fusion, register_tiling, row_reduction, shared_promotion, staging, wavefront)
 from polycuda.ir import isl_build
 from polycuda.errors import InvalidConfigError
 from polycuda.options import MAX_BLOCK_DIMS, MAX_BLOCK_THREADS, Options, fit_sizes
@@ -56,6 +56,9 @@ COLUMNS = "columns on threads, chunks of the reduction loop on blocks + atomics"
 # A dual reduction kernel (gpu/dual_reduction.py): a row and a column reduction of one matrix
 # in one pass, columns on threads and blockIdx.x, batches of rows on blockIdx.y, atomicAdd.
 DUAL = "one pass over the matrix: columns on threads, rows in batches on blocks + atomics"
+# A chained reduction kernel (gpu/chain_reduction.py): a row reduction, then a column
+# reduction that reads its result, in one pass: rows on blocks, columns on threads (registers).
+CHAIN = "one pass over the matrix: rows on blocks, then columns on threads + atomics"
 MAX_FLATTENED = 4  # inner bands of a row reduction split by statement (row_reduction.flattened)
 
 
@@ -92,7 +95,8 @@ class KernelMapping:
     # A row reduction kernel (reduction_combine ROWS; gpu/row_reduction.py): the statements
     # of its reduction loops, in the order of the row's body.
     row_statements: tuple[str, ...] = ()
-    # A dual reduction kernel (reduction_combine DUAL): its row and its column statement.
+    # A dual or chained reduction kernel (reduction_combine DUAL or CHAIN): its row and its
+    # column statement.
     dual_statements: tuple[str, ...] = ()
     # A column-split kernel's producer statements, fused before its reduction statement
     # (gpu/producer_fusion.py): each runs in the thread and chunk of the instance it feeds.
@@ -251,7 +255,7 @@ class _Mapper:
         self.prefix = prefix
         self.dep_map = dep_map
         self.kernels: list[KernelMapping] = []
-        self.fused: set[str] = set()  # statements of dual reduction kernels
+        self.fused: set[str] = set()  # statements of dual and chained reduction kernels
 
     def _name(self) -> str:
         return f"kernel{len(self.kernels)}"
@@ -533,21 +537,29 @@ class _Mapper:
 
     def _dual_reduction(self, node: isl.ScheduleNode) -> isl.ScheduleNode | None:
         """The subtree at `node` with a row and a column reduction of one matrix fused into
-        one dual reduction kernel (gpu/dual_reduction.py), its other statements mapped; None
-        when no pair is found or the fused order is not legal. Only with the row and column
-        rules' conditions (allow_reassociation, cuda, atomics) and Options.dual_reductions.
+        one kernel, its other statements mapped: a dual reduction (gpu/dual_reduction.py),
+        else a chained one (gpu/chain_reduction.py); None when neither is found or the fused
+        order is not legal. Only with the row and column rules' conditions
+        (allow_reassociation, cuda, atomics) and Options.dual_reductions /
+        chain_reductions.
 
-        Result: the node at `node`'s position; mark reduce:<name> -> band [r, c] -> leaf.
+        Result: the node at `node`'s position; mark reduce:<name> -> band [r, c] -> leaf
+        (dual), or mark reduce:<name> -> band [r] -> sequence (R, C) -> band [c] (chain).
         """
-        if (not self.options.dual_reductions or not self.options.row_reductions
-                or not self._columns_allowed() or self.dep_map is None):
+        if (not self.options.row_reductions or not self._columns_allowed()
+                or self.dep_map is None):
             return None
-        pair = dual_reduction.find(node.get_domain(), self.reductions, self.accesses,
-                                   self.dep_map, self.fused)
-        if pair is None:
-            return None
-        found = dual_reduction.fused(node, pair, self.dep_map)
-        if found is None:
+        found, combine, pair = None, DUAL, None
+        if self.options.dual_reductions:
+            pair = dual_reduction.find(node.get_domain(), self.reductions, self.accesses,
+                                       self.dep_map, self.fused)
+            found = None if pair is None else dual_reduction.fused(node, pair, self.dep_map)
+        if found is None and self.options.chain_reductions:
+            pair = chain_reduction.find(node.get_domain(), self.reductions, self.accesses,
+                                        self.fused)
+            combine = CHAIN
+            found = None if pair is None else chain_reduction.fused(node, pair, self.dep_map)
+        if found is None or pair is None:
             return None
         at, band = found
         depth = at.get_tree_depth()
@@ -556,7 +568,7 @@ class _Mapper:
         self.kernels.append(KernelMapping(
             name, band.get_schedule_depth(), (), (), serial=True, prefix=self.prefix,
             reduction=self.reductions[pair.row].op, reduction_statement=pair.row,
-            reduction_combine=DUAL, dual_statements=(pair.row, pair.column),
+            reduction_combine=combine, dual_statements=(pair.row, pair.column),
             tile_counts=self._band_counts(band)))
         mark = band.insert_mark(isl.Id(f"{REDUCE_MARK}:{name}", context=band.get_ctx()))
         at = mark.ancestor(mark.get_tree_depth() - depth)
@@ -678,6 +690,16 @@ class MappedSchedule:
                 # cell and read by neither: dual_reduction.find proved it), which commute
                 legality.check_parallel(mark.child(0), dep_map, f"{name}: rows and columns",
                                         updates=kernels[name].dual_statements)
+            elif kind == REDUCE_MARK and kernels[name].reduction_combine == CHAIN:
+                # rows on blocks: only C's updates of one cell join two rows; within a row
+                # R's instances (updates of the row's cell), then after a barrier C's
+                # (gpu/chain_reduction.py)
+                row, column = kernels[name].dual_statements
+                rows = mark.child(0)
+                legality.check_parallel(rows, dep_map, f"{name}: rows", updates=(column,))
+                for k, updates in enumerate(((row,), ())):
+                    legality.check_parallel(rows.child(0).child(k).child(0), dep_map,
+                                            f"{name}: columns", updates=updates)
             elif kind == "thread":
                 w_band = mark.child(0)
                 point_map, separated = _wavefront_points(w_band.child(0))
