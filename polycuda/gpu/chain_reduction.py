@@ -15,7 +15,7 @@ registers give the column statement's terms, summed per column over the block's 
 registers and added to the column's cell with one atomicAdd per block at the end
 (codegen/chain_reduction_code.py). The matrix is read once. The prototype on the H100 (n = m
 = 8192, double, bench/chain_prototype.py) ran 0.191 ms, 95% of the copy bandwidth, the speed
-of one read of A, against 0.374 ms for cuBLAS's two dgemv (chain-prototype.json).
+of one read of A, against 0.374 ms for cuBLAS's two dgemv (...-chain-prototype.json).
 
 Columns beyond CHAIN_THREADS x CHAIN_SLOTS (8192) of a row are read from memory again for the
 column statement and added to their cells with one atomicAdd each: correct at any size, but
