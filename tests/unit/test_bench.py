@@ -429,6 +429,7 @@ def test_config_names_map_to_options():
         "no-rows": Options(row_reductions=False, column_reductions=False),
         "no-columns": Options(column_reductions=False),
         "no-dual": Options(dual_reductions=False),
+        "no-chain": Options(chain_reductions=False),
         "no-producer": Options(producer_fusion=False),
         "grid-loops": Options(host_loops="grid"),
         "launch-loops": Options(host_loops="launches"),
