@@ -28,6 +28,11 @@ from polycuda.ir.scop import Scop
 
 # the grid's most blocks along x
 MAX_GRID_X = 2147483647
+# A lane's sums of a reduction loop: its iterations in rounds of LANE_SUMS, one sum each, so
+# that a lane has that many loads in flight. trmv n = 8192 on the H100, the kernel alone:
+# 0.144 ms (63% of the copy bandwidth) with one sum, 0.121 ms (75%) with four
+# (bench/trmv_variants.py, ...-trmv-variants.json).
+LANE_SUMS = 4
 
 
 def block() -> str:
@@ -59,6 +64,7 @@ class RowReductionPrinter(AstPrinter):
         self.in_row = False
         self.in_loop = False
         self.trees = 0
+        self.sum = "pc_acc"  # the lane's sum that the loop's current copy adds to
 
     def lines_around(self) -> None:
         self.lines[:0] = self.declarations
@@ -118,15 +124,16 @@ class RowReductionPrinter(AstPrinter):
         self.declarations += [f"  __shared__ {ctype} {part}[{ROWS_PER_BLOCK}][{ROW_LANES}];",
                               f"  __shared__ {ctype} *{cells}[{ROWS_PER_BLOCK}][{ROW_LANES}];"]
         self.emit(indent, "{")
-        self.emit(indent + 1, f"{ctype} pc_acc = ({ctype}){identity};")
+        sums = [f"pc_acc{u}" if u else "pc_acc" for u in range(LANE_SUMS)]
+        self.emit(indent + 1, f"{ctype} " + ", ".join(f"{a} = ({ctype}){identity}" for a in sums)
+                  + ";")
         self.emit(indent + 1, f"{ctype} *pc_cell = NULL;")
-        self.emit(indent + 1, f"if ({self._predicate()})")
-        self.emit(indent + 2, f"for (int {it} = {init} + (int)threadIdx.x * {inc}; {cond}; "
-                              f"{it} += (int)blockDim.x * {inc}) {{")
-        self.in_loop = True
-        self.node(node.for_get_body(), indent + 3)
-        self.in_loop = False
-        self.emit(indent + 2, "}")
+        self.emit(indent + 1, f"if ({self._predicate()}) {{")
+        self._lane_loop(node, sums, indent + 2)
+        self.emit(indent + 1, "}")
+        joined = f" {combine} ".join(sums)
+        if len(sums) > 1:
+            self.emit(indent + 1, f"pc_acc = {joined};")
         here = "[threadIdx.y][threadIdx.x]"
         self.emit(indent + 1, f"{part}{here} = pc_acc;")
         self.emit(indent + 1, f"{cells}{here} = pc_cell;")
@@ -146,12 +153,41 @@ class RowReductionPrinter(AstPrinter):
         self.emit(indent + 1, "__syncthreads();")  # the tree's arrays are reused; lane 0 wrote
         self.emit(indent, "}")
 
+    def _lane_loop(self, node: isl.AstNode, sums: list[str], indent: int) -> None:
+        """A lane's iterations of the reduction loop `node` (every ROW_LANES-th), in rounds of
+        len(sums), the u-th iteration of a round added to sums[u], then the rest one by one
+        into sums[0]. A round runs while its last iteration is in the loop: the loop's
+        condition is an upper bound on its iterator (isl's AST: it increases), so the round's
+        earlier iterations are in it too."""
+        it, init, cond, inc = for_parts(node)
+        step = f"(int)blockDim.x * {inc}"
+        last = re.sub(rf"\b{re.escape(it)}\b", f"({it} + {len(sums) - 1} * {step})", cond)
+        self.emit(indent, f"int {it} = {init} + (int)threadIdx.x * {inc};")
+        self.in_loop = True
+        if len(sums) > 1:
+            self.emit(indent, f"for (; {last}; {it} += {len(sums)} * {step}) {{")
+            for u, total in enumerate(sums):
+                self.sum = total
+                if u == 0:
+                    self.node(node.for_get_body(), indent + 1)
+                    continue
+                self.emit(indent + 1, f"{{ const int pc_u = {it} + {u} * {step}; "
+                                      f"{{ const int {it} = pc_u;")
+                self.node(node.for_get_body(), indent + 2)
+                self.emit(indent + 1, "} }")
+            self.emit(indent, "}")
+        self.sum = sums[0]
+        self.emit(indent, f"for (; {cond}; {it} += {step}) {{")
+        self.node(node.for_get_body(), indent + 1)
+        self.emit(indent, "}")
+        self.in_loop = False
+
     def user(self, node: isl.AstNode, indent: int) -> None:
         call = node.user_get_expr()
         if self.in_loop:
             stmt, text = statement_parts(self.scop, call)
             op, term = accumulated(stmt)  # row_reduction._reduction_loop: an update
-            self.emit(indent, f"{{ pc_cell = &{text(stmt.lhs)}; pc_acc {op} {text(term)}; }}")
+            self.emit(indent, f"{{ pc_cell = &{text(stmt.lhs)}; {self.sum} {op} {text(term)}; }}")
             return
         # once per row (or a reduction loop of one iteration): lane 0, then a barrier so that
         # the other lanes of the row read what it wrote
