@@ -29,10 +29,11 @@ from polycuda.ir.scop import Scop
 # the grid's most blocks along x
 MAX_GRID_X = 2147483647
 # A lane's sums of a reduction loop: its iterations in rounds of LANE_SUMS, one sum each, so
-# that a lane has that many loads in flight. trmv n = 8192 on the H100, the kernel alone:
-# 0.144 ms (63% of the copy bandwidth) with one sum, 0.121 ms (75%) with four
-# (bench/trmv_variants.py, ...-trmv-variants.json).
-LANE_SUMS = 4
+# that a lane has that many loads in flight. Each row kernel alone on the H100, n = 8192,
+# 1 / 2 / 4 / 8 sums in one run (bench/lane_sums.py, ...-lane-sums-0534b2f.json): trmv 0.142 /
+# 0.113 / 0.125 / 0.134 ms; gesummv 0.384 / 0.377 / 0.379 / 0.383; gemver's rows 0.194 /
+# 0.193 / 0.200 / 0.223; atax's rows 0.195 / 0.196 / 0.198 / 0.193.
+LANE_SUMS = 2
 
 
 def block() -> str:

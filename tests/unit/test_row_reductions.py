@@ -50,7 +50,7 @@ def test_hand_nest_rows_verify_on_the_emulator(dtype, m, n):
 def test_the_reduction_loop_is_on_the_lanes_and_the_rows_on_blocks():
     source = _hand("double").generate("cuda").source
     assert "int c1 = 0 + (int)threadIdx.x * 1;" in source
-    assert "for (; ((c1 + 3 * (int)blockDim.x * 1) < n); c1 += 4 * (int)blockDim.x * 1) {" in source
+    assert "for (; ((c1 + 1 * (int)blockDim.x * 1) < n); c1 += 2 * (int)blockDim.x * 1) {" in source
     assert "for (; (c1 < n); c1 += (int)blockDim.x * 1) {" in source
     assert "const int c0 = 1 + (pc_rows + (int)threadIdx.y) * 1;" in source
     assert "dim3(32, 8)>>>" in source
