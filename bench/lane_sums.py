@@ -27,7 +27,8 @@ def row_kernel(source):
     for part in source.split("__global__ ")[1:]:
         text = part[:part.index("\n}\n") + 3]
         if "pc_tree0" in text:
-            name, params = re.match(r"void __launch_bounds__\(\d+\) (\w+)\(([^)]*)\)", text).groups()
+            head = re.match(r"void __launch_bounds__\(\d+\) (\w+)\(([^)]*)\)", text)
+            name, params = head.groups()
             return name, params, "__global__ " + text
     raise AssertionError("no row reduction kernel")
 

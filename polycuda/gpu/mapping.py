@@ -19,7 +19,8 @@ import islpy as isl
 
 from polycuda.analysis import reductions as reductions_
 from polycuda.gpu import (chain_reduction, column_reduction, dual_reduction, extents,
-                          producer_fusion, register_tiling, row_reduction, shared_promotion, staging, wavefront)
+                          producer_fusion, register_tiling, row_reduction, shared_promotion,
+                          staging, wavefront)
 from polycuda.ir import isl_build
 from polycuda.errors import InvalidConfigError
 from polycuda.options import MAX_BLOCK_DIMS, MAX_BLOCK_THREADS, Options, fit_sizes
