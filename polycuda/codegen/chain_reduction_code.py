@@ -25,10 +25,9 @@ import islpy as isl
 
 from polycuda.analysis.reductions import OPERATIONS, accumulated
 from polycuda.codegen import abi
-from polycuda.codegen.dual_reduction_code import loop_parts, tokens
-from polycuda.codegen.printer import AstPrinter
+from polycuda.codegen.dual_reduction_code import PairPrinter, loop_parts, tokens
 from polycuda.codegen.reduction_code import BLOCKS_PER_SM, CAP, atomic_add
-from polycuda.codegen.statements import flat_ref_printer, statement_parts
+from polycuda.codegen.statements import statement_parts
 from polycuda.gpu.chain_reduction import CHAIN_SLOTS, CHAIN_THREADS
 from polycuda.gpu.mapping import KernelMapping
 from polycuda.ir.expr import Expr, Ref, refs
@@ -51,21 +50,11 @@ def grid(kernel: KernelMapping) -> str:
             f"pc_max({CAP} / {BLOCKS_PER_SM}LL, 1LL)))")
 
 
-class ChainReductionPrinter(AstPrinter):
+class ChainReductionPrinter(PairPrinter):
     """The body of a chained reduction kernel (the AST below its reduce mark)."""
 
-    int_type = "int"
-
     def __init__(self, scop: Scop, kernel: KernelMapping):
-        super().__init__(scop)
-        self.kernel = kernel
-        self.row, self.column = kernel.dual_statements
-        self.declared: dict = {}  # no staged arrays (cuda_host's HostPrinter._kernel reads it)
-        self.declarations: list[str] = []
-        self.ctype = abi.C_TYPES[scop.array(scop.statement(self.row).lhs.array).dtype]
-        self.column_ctype = abi.C_TYPES[
-            scop.array(scop.statement(self.column).lhs.array).dtype]
-        self.wide = flat_ref_printer(scop, wide=True)
+        super().__init__(scop, kernel)
         self.slots: dict[str, str] = {}  # a read's text -> its register at slot pc_k
         self.in_slot = False
         self.calls: dict[str, isl.AstExpr] = {}
@@ -182,7 +171,7 @@ class ChainReductionPrinter(AstPrinter):
         written = {self.scop.statement(n).lhs.array for n in (self.row, self.column)}
         found: dict[str, dict[str, Ref]] = {}
         for name in (self.row, self.column):
-            stmt, text = statement_parts(self.scop, self.calls[name], self.wide)
+            stmt, text = statement_parts(self.scop, self._call(name), self.wide)
             found[name] = {} if stmt.csr else {
                 text(ref): ref for ref in refs(accumulated(stmt)[1])
                 if ref.array not in written and not any(refs(index) for index in ref.index)}
@@ -204,16 +193,14 @@ class ChainReductionPrinter(AstPrinter):
     def _term(self, name: str, into: str, in_slot: bool) -> str:
         """`into op= term;` of statement `name` (its registers at slot pc_k where in_slot)."""
         self.in_slot = in_slot
-        stmt, text = statement_parts(self.scop, self.calls[name], self.refp)
+        stmt, text = statement_parts(self.scop, self._call(name), self.refp)
         op, term = accumulated(stmt)  # chain_reduction.find: `+=` / `-=` updates
         line = f"{into} {op} {text(term)};"
         self.in_slot = False
         return line
 
-    def _cell(self, name: str) -> str:
-        """The statement's cell, as text in the iterators (set by the caller)."""
-        stmt, text = statement_parts(self.scop, self.calls[name], self.wide)
-        return text(stmt.lhs)
+    def _call(self, name: str) -> isl.AstExpr:
+        return self.calls[name]
 
     def refp(self, ref: Ref, sub: Callable[[Expr], str]) -> str:
         """Flat indexing in 64 bits, the slot's registers where in_slot."""

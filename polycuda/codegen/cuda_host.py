@@ -114,8 +114,7 @@ class HostPrinter(AstPrinter):
         if isinstance(printer, row_reduction_code.RowReductionPrinter):
             printer.node(body, 1)
             printer.lines_around()
-        elif isinstance(printer, (dual_reduction_code.DualReductionPrinter,
-                                  chain_reduction_code.ChainReductionPrinter)):
+        elif isinstance(printer, dual_reduction_code.PairPrinter):
             printer.node(body, 1)
             printer.lines[:0] = printer.declarations
         elif isinstance(printer, ReductionPrinter):

@@ -70,8 +70,11 @@ def tokens(text: str) -> set[str]:
     return set(re.findall(r"[A-Za-z_]\w*", text))
 
 
-class DualReductionPrinter(AstPrinter):
-    """The body of a dual reduction kernel (the AST below its reduce mark)."""
+class PairPrinter(AstPrinter):
+    """What the printers of a kernel of a row and a column statement share (dual reductions
+    here, chained ones in codegen/chain_reduction_code.py): the statements, the C types of
+    their cells, `declarations` (put in front of the body by cuda_host), flat 64-bit
+    indexing, and each statement's cell as text."""
 
     int_type = "int"
 
@@ -81,12 +84,27 @@ class DualReductionPrinter(AstPrinter):
         self.row, self.column = kernel.dual_statements
         self.declared: dict = {}  # no staged arrays (cuda_host's HostPrinter._kernel reads it)
         self.declarations: list[str] = []
-        stmt = scop.statement(self.row)
-        self.ctype = abi.C_TYPES[scop.array(stmt.lhs.array).dtype]
-        column = scop.statement(self.column)
-        self.column_ctype = abi.C_TYPES[scop.array(column.lhs.array).dtype]
-        self.rows_node: isl.AstNode | None = None
+        self.ctype = abi.C_TYPES[scop.array(scop.statement(self.row).lhs.array).dtype]
+        self.column_ctype = abi.C_TYPES[
+            scop.array(scop.statement(self.column).lhs.array).dtype]
         self.wide = flat_ref_printer(scop, wide=True)
+
+    def _call(self, name: str) -> isl.AstExpr:
+        """The AST call of statement `name` in the kernel's body."""
+        raise NotImplementedError
+
+    def _cell(self, name: str) -> str:
+        """The statement's cell, as text in the iterators (set by the caller)."""
+        stmt, text = statement_parts(self.scop, self._call(name), self.wide)
+        return text(stmt.lhs)
+
+
+class DualReductionPrinter(PairPrinter):
+    """The body of a dual reduction kernel (the AST below its reduce mark)."""
+
+    def __init__(self, scop: Scop, kernel: KernelMapping):
+        super().__init__(scop, kernel)
+        self.rows_node: isl.AstNode | None = None
         self.hoisted: dict[str, str] = {}  # a read's text -> its register (_hoist)
 
     def for_(self, node: isl.AstNode, indent: int) -> None:
@@ -163,11 +181,6 @@ class DualReductionPrinter(AstPrinter):
                 return expr
         raise AssertionError(f"{self.kernel.name}: no instance of {name} in the band "
                              "(not a user node of the column loop's body)")
-
-    def _cell(self, name: str) -> str:
-        """The statement's cell, as text in the iterators (set by the caller)."""
-        stmt, text = statement_parts(self.scop, self._call(name), self.refp)
-        return text(stmt.lhs)
 
     def _hoist(self, r: str, r_init: str, r_cond: str, indent: int) -> None:
         """The row statement's reads that no row changes (p[c] of q[i] += A[i][j] * p[j]: an

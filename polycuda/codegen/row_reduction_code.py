@@ -132,9 +132,8 @@ class RowReductionPrinter(AstPrinter):
         self.emit(indent + 1, f"if ({self._predicate()}) {{")
         self._lane_loop(node, sums, indent + 2)
         self.emit(indent + 1, "}")
-        joined = f" {combine} ".join(sums)
         if len(sums) > 1:
-            self.emit(indent + 1, f"pc_acc = {joined};")
+            self.emit(indent + 1, f"pc_acc = {f' {combine} '.join(sums)};")
         here = "[threadIdx.y][threadIdx.x]"
         self.emit(indent + 1, f"{part}{here} = pc_acc;")
         self.emit(indent + 1, f"{cells}{here} = pc_cell;")

@@ -54,12 +54,11 @@ class Chain:
     """The two statements of a chained reduction and their bands.
 
     # rows: { R[x] -> [r] ; C[y] -> [r] }; columns: { R[x] -> [c] ; C[y] -> [c] }, the
-    # subscripts of the element of `array` each instance reads
+    # subscripts of the matrix element each instance reads
     """
 
     row: str  # R: one cell per matrix row, reduced along c
     column: str  # C: one cell per matrix column, reads R's cell of its row
-    array: str
     rows: isl.UnionMap
     columns: isl.UnionMap
 
@@ -84,9 +83,9 @@ def find(domain: isl.UnionSet, reductions: dict[str, reductions_.Update],
                 continue
             found = dual_reduction.matrix_reads(domain, row, column, accesses, written,
                                                 written_arrays)
-            for array, read_row, read_column in found:
+            for _, read_row, read_column in found:
                 if _chained(domain, row, column, read_row, read_column, accesses, written):
-                    return Chain(row, column, array, _member(read_row, read_column, 0),
+                    return Chain(row, column, _member(read_row, read_column, 0),
                                  _member(read_row, read_column, 1))
     return None
 
@@ -137,7 +136,9 @@ def fused(node: isl.ScheduleNode, chain: Chain, dep_map: isl.UnionMap
     """The subtree at `node` rebuilt: the chain's statements under one band over the matrix
     rows (Chain.rows), below it R then C, each under a band over the columns
     (Chain.columns); the others first or last (dual_reduction.reordered). Returned: (the
-    node at `node`'s position, the rows band), or None where isl finds the order illegal."""
+    node at `node`'s position, the rows band), or None where isl finds the order illegal or
+    the loops around `node` already separate some of the chain's instances (its prefix
+    schedule is not one point over them)."""
     domain = node.get_domain()
     own = {n: dual_reduction.statement_set(domain, n) for n in (chain.row, chain.column)}
     both = own[chain.row].union(own[chain.column])
