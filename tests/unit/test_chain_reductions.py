@@ -16,6 +16,7 @@ from polycuda.options import Options
 from polycuda.program import _generate
 from polycuda.pyfile import programs_of_file
 from polycuda.show import show
+from tests.unit.test_blas2 import _mapped
 
 # atax's chain without the initializations, the two updates' operators to be replaced
 CHAIN_TEXT = """
@@ -39,12 +40,6 @@ def _chain(dtype="double", row_op="+=", col_op="+=", text=CHAIN_TEXT, **options)
     source = (text.replace("DATA_TYPE", dtype).replace("ROW_OP", row_op)
               .replace("COL_OP", col_op))
     return polycuda.compile(source, options=Options(target="cuda", **options))
-
-
-def _mapped(prog):
-    """(how, statement) of every reduction kernel, in kernel order."""
-    return [(k.reduction_combine, k.reduction_statement)
-            for k in prog.generate("cuda").kernels if k.reduction]
 
 
 def _chains(prog):

@@ -16,6 +16,7 @@ from polycuda.options import Options
 from polycuda.runtime import emulate, launch
 from polycuda.schedule import legality
 from polycuda.show import show
+from tests.unit.test_blas2 import _mapped
 from tests.unit.test_emulate import PRELUDE, one_array
 from tests.unit.test_runtime import random
 
@@ -40,12 +41,6 @@ def _pair(dtype="double", col_op="+=", row_op="+=", text=PAIR, **options):
     source = (text.replace("DATA_TYPE", dtype).replace("COL_OP", col_op)
               .replace("ROW_OP", row_op))
     return polycuda.compile(source, options=Options(target="cuda", **options))
-
-
-def _mapped(prog):
-    """(how, statement) of every reduction kernel, in kernel order."""
-    return [(k.reduction_combine, k.reduction_statement)
-            for k in prog.generate("cuda").kernels if k.reduction]
 
 
 def _dual(prog):
