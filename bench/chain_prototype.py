@@ -11,6 +11,7 @@ import sys
 
 import cupy as cp
 import numpy as np
+from cuda_events import timeit
 
 SRC = r'''
 extern "C" {
@@ -126,16 +127,6 @@ sms = props["multiProcessorCount"]
 out = {"gpu": props["name"].decode(), "n": n, "m": m, "sms": sms, "variants": {}}
 
 
-def timeit(fn, reps=20):
-    fn(); cp.cuda.Device().synchronize()
-    ts = []
-    for _ in range(reps):
-        a, b = cp.cuda.Event(), cp.cuda.Event()
-        a.record(); fn(); b.record(); b.synchronize()
-        ts.append(cp.cuda.get_elapsed_time(a, b) * 1e-3)
-    return {"median_s": float(np.median(ts)), "min_s": float(min(ts)), "max_s": float(max(ts))}
-
-
 bytes_min = A.nbytes + 4 * n * 8
 copy_bw = float(sys.argv[3]) if len(sys.argv) > 3 else 2.954e12
 for name, shared_vecs in (("c1", 1), ("c2", 2), ("c3", 1), ("c4", 0)):
@@ -164,7 +155,8 @@ for name, shared_vecs in (("c1", 1), ("c2", 2), ("c3", 1), ("c4", 0)):
             t["ok"] = ok
             t["fraction_of_copy"] = bytes_min / t["median_s"] / copy_bw
             out["variants"][f"{name}-t{threads}-b{per_sm}"] = t
-            print(name, threads, per_sm, f"{t['median_s']*1e3:.3f} ms", f"{t['fraction_of_copy']*100:.1f}%", ok, flush=True)
+            print(name, threads, per_sm, f"{t['median_s']*1e3:.3f} ms",
+                  f"{t['fraction_of_copy']*100:.1f}%", ok, flush=True)
 rs = mod.get_function("readsum"); o = cp.zeros(1)
 t = timeit(lambda: rs((sms * 8,), (256,), (np.uint64(A.size), A, o)))
 t["fraction_of_copy"] = bytes_min / t["median_s"] / copy_bw

@@ -11,10 +11,11 @@ import sys
 
 import cupy as cp
 import numpy as np
+from cuda_events import helpers, kernel_text, timeit
 
 src = open("devk.cu").read()
 start = src.index("__global__ void __launch_bounds__(1024) kernel0")
-k0 = src[start:src.index("\n}\n", start) + 3]
+k0 = kernel_text(src, start)
 SIG = "int m, int n, double *A, double *x, double *y, double *tmp"
 READ_ONLY = ("int m, int n, const double *__restrict__ A, const double *__restrict__ x, "
              "double *y, double *tmp")
@@ -33,7 +34,7 @@ def broadcast(text):
 assert SIG in k0 and RELOAD in k0, "the generated kernel's text changed"
 variants = {"generated": k0, "read-only-restrict": k0.replace(SIG, READ_ONLY),
             "broadcast": broadcast(k0), "both": broadcast(k0.replace(SIG, READ_ONLY))}
-HELPERS = src[src.index("#ifdef __cplusplus"):src.index("#define PC_CHECK")]
+HELPERS = helpers(src)
 n = m = 8192
 rng = np.random.default_rng(1)
 A = cp.asarray(rng.random((m, n)))
@@ -44,18 +45,6 @@ y_ref = A.T @ tmp_ref
 props = cp.cuda.runtime.getDeviceProperties(0)
 sms = props["multiProcessorCount"]
 out = {"gpu": props["name"].decode(), "n": n, "m": m, "grid": sms, "variants": {}}
-
-
-def timeit(reset, fn, reps=30):
-    """Medians of `fn` alone (CUDA events), `reset` run before each outside the events."""
-    reset(); fn(); cp.cuda.Device().synchronize()
-    ts = []
-    for _ in range(reps):
-        reset()
-        a, b = cp.cuda.Event(), cp.cuda.Event()
-        a.record(); fn(); b.record(); b.synchronize()
-        ts.append(cp.cuda.get_elapsed_time(a, b) * 1e-3)
-    return {"median_s": float(np.median(ts)), "min_s": float(min(ts)), "max_s": float(max(ts))}
 
 
 bytes_min = A.nbytes + 4 * n * 8
@@ -71,7 +60,7 @@ for name, text in variants.items():
         k((sms,), (1024,), (np.int32(m), np.int32(n), A, x, y, tmp))
     reset(); run(); cp.cuda.Device().synchronize()
     ok = bool(cp.allclose(y, y_ref, rtol=1e-9) and cp.allclose(tmp, tmp_ref, rtol=1e-9))
-    t = timeit(reset, run)
+    t = timeit(run, reps=30, reset=reset)
     t["ok"] = ok
     t["fraction_of_copy"] = bytes_min / t["median_s"] / 2.954e12
     out["variants"][name] = t

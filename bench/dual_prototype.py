@@ -9,6 +9,7 @@ import sys
 
 import cupy as cp
 import numpy as np
+from cuda_events import timeit
 
 SRC = r'''
 extern "C" {
@@ -103,15 +104,6 @@ p = cp.asarray(rng.random(m)); r = cp.asarray(rng.random(n))
 q_ref = A @ p; s_ref = A.T @ r
 out = {"gpu": cp.cuda.runtime.getDeviceProperties(0)["name"].decode(), "n": n, "m": m, "variants": {}}
 sms = cp.cuda.runtime.getDeviceProperties(0)["multiProcessorCount"]
-
-def timeit(fn, reps=20):
-    fn(); cp.cuda.Device().synchronize()
-    ts = []
-    for _ in range(reps):
-        a, b = cp.cuda.Event(), cp.cuda.Event()
-        a.record(); fn(); b.record(); b.synchronize()
-        ts.append(cp.cuda.get_elapsed_time(a, b) * 1e-3)
-    return {"median_s": float(np.median(ts)), "min_s": float(min(ts)), "max_s": float(max(ts))}
 
 bytes_min = A.nbytes + (n + m) * 8 * 3
 for name in ("v1", "v2", "v3"):

@@ -11,6 +11,7 @@ import sys
 
 import cupy as cp
 import numpy as np
+from cuda_events import helpers, kernel_text, timeit
 
 import polycuda
 from polycuda import program
@@ -24,12 +25,12 @@ SUMS = (1, 2, 4, 8)
 
 def row_kernel(source):
     """(name, parameter list, text) of the kernel with a row tree (pc_tree0)."""
-    for part in source.split("__global__ ")[1:]:
-        text = part[:part.index("\n}\n") + 3]
+    for start in (m.start() for m in re.finditer("__global__ ", source)):
+        text = kernel_text(source, start)
         if "pc_tree0" in text:
-            head = re.match(r"void __launch_bounds__\(\d+\) (\w+)\(([^)]*)\)", text)
+            head = re.match(r"__global__ void __launch_bounds__\(\d+\) (\w+)\(([^)]*)\)", text)
             name, params = head.groups()
-            return name, params, "__global__ " + text
+            return name, params, text
     raise AssertionError("no row reduction kernel")
 
 
@@ -49,16 +50,6 @@ def arguments(prog, params, rng):
     return args, arrays
 
 
-def timeit(fn, reps=30):
-    fn(); cp.cuda.Device().synchronize()
-    ts = []
-    for _ in range(reps):
-        a, b = cp.cuda.Event(), cp.cuda.Event()
-        a.record(); fn(); b.record(); b.synchronize()
-        ts.append(cp.cuda.get_elapsed_time(a, b) * 1e-3)
-    return {"median_s": float(np.median(ts)), "min_s": float(min(ts)), "max_s": float(max(ts))}
-
-
 out = {"gpu": cp.cuda.runtime.getDeviceProperties(0)["name"].decode(), "n": N, "runs": {}}
 for kernel, options in KERNELS.items():
     reference = None
@@ -67,9 +58,8 @@ for kernel, options in KERNELS.items():
         program._generate.cache_clear()
         prog = polycuda.compile(f"kernels/c/{kernel}.c", options=Options(target="cuda", **options))
         source = prog.generate("cuda").source
-        helpers = source[source.index("#ifdef __cplusplus"):source.index("#define PC_CHECK")]
         name, params, text = row_kernel(source)
-        k = cp.RawModule(code=helpers + 'extern "C" ' + text,
+        k = cp.RawModule(code=helpers(source) + 'extern "C" ' + text,
                          options=("-std=c++17",)).get_function(name)
         args, arrays = arguments(prog, params, np.random.default_rng(7))
         first = {a: v.copy() for a, v in arrays.items()}
@@ -80,7 +70,7 @@ for kernel, options in KERNELS.items():
             v[...] = first[a]
         run(); cp.cuda.Device().synchronize()
         result = {a: cp.asnumpy(v) for a, v in arrays.items()}
-        t = timeit(run)
+        t = timeit(run, reps=30)
         if reference is None:
             reference = result
         t["max_rel_diff_vs_one_sum"] = max(

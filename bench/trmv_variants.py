@@ -11,10 +11,11 @@ import sys
 
 import cupy as cp
 import numpy as np
+from cuda_events import helpers, kernel_text, timeit
 
 src = open("devk.cu").read()
 start = src.index("__global__ void __launch_bounds__(256) kernel0")
-k0 = src[start:src.index("\n}\n", start) + 3]
+k0 = kernel_text(src, start)
 LOOP = "for (int c1 = 0 + (int)threadIdx.x * 1; (c1 <= c0); c1 += (int)blockDim.x * 1) {"
 BODY = "{ pc_cell = &y[c0]; pc_acc += (L[(c0) * (n) + (c1)] * x[c1]); }"
 ROWS = ("for (int pc_rows = (int)(blockIdx.x * blockDim.y); ; "
@@ -48,7 +49,7 @@ def zigzag(text):
 
 variants = {"generated": k0, "unroll4": unrolled(k0), "acc4": accumulators(k0),
             "zigzag": zigzag(k0), "zigzag-acc4": zigzag(accumulators(k0))}
-HELPERS = src[src.index("#ifdef __cplusplus"):src.index("#define PC_CHECK")]
+HELPERS = helpers(src)
 n = 8192
 rng = np.random.default_rng(1)
 L = cp.asarray(rng.random((n, n)))
@@ -57,16 +58,6 @@ y_ref = cp.tril(L) @ x
 props = cp.cuda.runtime.getDeviceProperties(0)
 sms = props["multiProcessorCount"]
 out = {"gpu": props["name"].decode(), "n": n, "variants": {}}
-
-
-def timeit(fn, reps=30):
-    fn(); cp.cuda.Device().synchronize()
-    ts = []
-    for _ in range(reps):
-        a, b = cp.cuda.Event(), cp.cuda.Event()
-        a.record(); fn(); b.record(); b.synchronize()
-        ts.append(cp.cuda.get_elapsed_time(a, b) * 1e-3)
-    return {"median_s": float(np.median(ts)), "min_s": float(min(ts)), "max_s": float(max(ts))}
 
 
 bytes_min = n * (n + 1) // 2 * 8 + 2 * n * 8
@@ -82,7 +73,7 @@ for name, text in variants.items():
             k((grid,), (32, 8), (np.int32(n), L, x, y))
         run(); cp.cuda.Device().synchronize()
         ok = bool(cp.allclose(y, y_ref, rtol=1e-9))
-        t = timeit(run)
+        t = timeit(run, reps=30)
         t["ok"] = ok
         t["fraction_of_copy"] = bytes_min / t["median_s"] / 2.954e12
         out["variants"][f"{name}-g{grid}"] = t
