@@ -1,13 +1,14 @@
 """Row reduction kernels (codegen/row_reduction_code.py) with 1, 2, 4 and 8 sums per lane
 (LANE_SUMS), each kernel launched alone as generated (trmv, gesummv, gemver's row kernel, and
 atax's rows with chains off; n = 8192 double), CUDA events, in one run; the outputs of every
-variant compared with the one-sum kernel's.
+variant compared with the first's. `--grids`: each also on grids of that many blocks per SM
+(the groups of rows dealt in rounds), 0 for a block per group of rows.
 
-    python bench/lane_sums.py OUT.json
+    python bench/lane_sums.py OUT.json [--sums 1,2,4,8] [--grids 0]
 """
+import argparse
 import json
 import re
-import sys
 
 import cupy as cp
 import numpy as np
@@ -20,7 +21,13 @@ from polycuda.options import Options
 
 N = 8192
 KERNELS = {"trmv": {}, "gesummv": {}, "gemver": {}, "atax": {"chain_reductions": False}}
-SUMS = (1, 2, 4, 8)
+parser = argparse.ArgumentParser()
+parser.add_argument("out")
+parser.add_argument("--sums", default="1,2,4,8")
+parser.add_argument("--grids", default="0")
+args_ = parser.parse_args()
+SUMS = tuple(int(s) for s in args_.sums.split(","))
+GRIDS = tuple(int(g) for g in args_.grids.split(","))
 
 
 def row_kernel(source):
@@ -50,7 +57,8 @@ def arguments(prog, params, rng):
     return args, arrays
 
 
-out = {"gpu": cp.cuda.runtime.getDeviceProperties(0)["name"].decode(), "n": N, "runs": {}}
+props = cp.cuda.runtime.getDeviceProperties(0)
+out = {"gpu": props["name"].decode(), "n": N, "runs": {}}
 for kernel, options in KERNELS.items():
     reference = None
     for sums in SUMS:
@@ -64,19 +72,23 @@ for kernel, options in KERNELS.items():
         args, arrays = arguments(prog, params, np.random.default_rng(7))
         first = {a: v.copy() for a, v in arrays.items()}
 
-        def run():
-            k(((N + 7) // 8,), (32, 8), tuple(args))
-        for a, v in arrays.items():
-            v[...] = first[a]
-        run(); cp.cuda.Device().synchronize()
-        result = {a: cp.asnumpy(v) for a, v in arrays.items()}
-        t = timeit(run, reps=30)
-        if reference is None:
-            reference = result
-        t["max_rel_diff_vs_one_sum"] = max(
-            float(np.max(np.abs(result[a] - reference[a]) / (np.abs(reference[a]) + 1e-300)))
-            for a in result)
-        out["runs"][f"{kernel}-sums{sums}"] = t
-        print(kernel, sums, f"{t['median_s']*1e3:.4f} ms [{t['min_s']*1e3:.4f}-"
-              f"{t['max_s']*1e3:.4f}]", f"diff {t['max_rel_diff_vs_one_sum']:.1e}", flush=True)
-json.dump(out, open(sys.argv[1], "w"), indent=1)
+        for per_sm in GRIDS:
+            grid = per_sm * props["multiProcessorCount"] or (N + 7) // 8
+
+            def run():
+                k((grid,), (32, 8), tuple(args))
+            for a, v in arrays.items():
+                v[...] = first[a]
+            run(); cp.cuda.Device().synchronize()
+            result = {a: cp.asnumpy(v) for a, v in arrays.items()}
+            t = timeit(run, reps=30)
+            if reference is None:
+                reference = result
+            t["max_rel_diff_vs_first"] = max(
+                float(np.max(np.abs(result[a] - reference[a]) / (np.abs(reference[a]) + 1e-300)))
+                for a in result)
+            t["grid"] = grid
+            out["runs"][f"{kernel}-sums{sums}-grid{per_sm}"] = t
+            print(kernel, sums, per_sm, f"{t['median_s']*1e3:.4f} ms [{t['min_s']*1e3:.4f}-"
+                  f"{t['max_s']*1e3:.4f}]", f"diff {t['max_rel_diff_vs_first']:.1e}", flush=True)
+json.dump(out, open(args_.out, "w"), indent=1)

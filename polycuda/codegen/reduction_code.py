@@ -13,7 +13,7 @@ CUDA's threadFenceReduction sample does, instead of a second launch).
 from __future__ import annotations
 
 from polycuda.analysis.reductions import OPERATIONS
-from polycuda.gpu.mapping import (ATOMIC, CHAIN, COLUMNS, DUAL, ONE_BLOCK, PARTIAL_PASS,
+from polycuda.gpu.mapping import (ATOMIC, CHAIN, COLUMNS, DUAL, ONE_BLOCK, PARTIAL_PASS, ROWS,
                                   REDUCTION_ITERATIONS, REDUCTION_THREADS, KernelMapping)
 from polycuda.options import MAX_REDUCTION_BLOCKS
 
@@ -35,6 +35,15 @@ def atomic_add(cell: str, value: str, ctype: str) -> str:
 def many_blocks(kernel: KernelMapping) -> bool:
     """Whether the reduction kernel runs on a grid of blocks (else on one)."""
     return kernel.reduction_combine in (ATOMIC, PARTIAL_PASS, COLUMNS, DUAL, CHAIN)
+
+
+def capped(kernel: KernelMapping) -> bool:
+    """Whether the kernel's grid is at most CAP blocks (grid_setup): a many-block reduction,
+    or a row reduction whose rows differ in length or under Options.reduction_blocks
+    (codegen/row_reduction_code.py deals its groups of rows to the grid in rounds)."""
+    if kernel.reduction_combine == ROWS:
+        return kernel.uneven_rows or kernel.reduction_blocks != 0
+    return many_blocks(kernel)
 
 
 def loop_start(kernel: KernelMapping, init: str, inc: str) -> tuple[str, str]:
@@ -134,10 +143,10 @@ def epilogue(kernel: KernelMapping, name: str, ctype: str) -> list[str]:
 
 
 def grid_setup(kernels: list[KernelMapping]) -> list[str]:
-    """Driver lines that set CAP, the most blocks of one reduction launch, when a kernel runs
-    on many: Options.reduction_blocks (kernel.reduction_blocks), or 0 for BLOCKS_PER_SM per SM
+    """Driver lines that set CAP, the most blocks of one reduction launch, when a kernel's grid
+    is capped: Options.reduction_blocks (kernel.reduction_blocks), or 0 for BLOCKS_PER_SM per SM
     of the current GPU, read at run time (at most MAX_REDUCTION_BLOCKS, the partial array)."""
-    many = [k for k in kernels if k.reduction and many_blocks(k)]
+    many = [k for k in kernels if k.reduction and capped(k)]
     if not many:
         return []
     fixed = {k.reduction_blocks for k in many}

@@ -20,6 +20,7 @@ import islpy as isl
 from polycuda.analysis.reductions import OPERATIONS, accumulated
 from polycuda.codegen import abi
 from polycuda.codegen.printer import AstPrinter, for_parts
+from polycuda.codegen.reduction_code import CAP, capped
 from polycuda.codegen.statements import statement_parts, user_statement
 from polycuda.gpu.mapping import KernelMapping
 from polycuda.gpu.row_reduction import ROW_LANES, ROWS_PER_BLOCK
@@ -32,8 +33,12 @@ MAX_GRID_X = 2147483647
 # that a lane has that many loads in flight. Each row kernel alone on the H100, n = 8192,
 # 1 / 2 / 4 / 8 sums in one run (bench/lane_sums.py, ...-lane-sums-0534b2f.json): trmv 0.142 /
 # 0.113 / 0.125 / 0.134 ms; gesummv 0.384 / 0.377 / 0.379 / 0.383; gemver's rows 0.194 /
-# 0.193 / 0.200 / 0.223; atax's rows 0.195 / 0.196 / 0.198 / 0.193.
-LANE_SUMS = 2
+# 0.193 / 0.200 / 0.223; atax's rows 0.195 / 0.196 / 0.198 / 0.193. A later run, 2 / 4 sums
+# (...-lane-grids.json): trmv 0.140 / 0.119 (0.136 / 0.107 on trmv's capped grid), gesummv
+# 0.385 / 0.374, gemver's rows 0.203 / 0.190, atax's rows 0.203 / 0.193; and in the kernel-only
+# bench, 4 sums against 2 (both with the capped grid for trmv, ...-rows-zigzag-*.json): trmv
+# 0.114 / 0.114-0.119 ms, gesummv 0.386-0.389 / 0.391-0.398. So 4.
+LANE_SUMS = 4
 
 
 def block() -> str:
@@ -42,11 +47,16 @@ def block() -> str:
 
 def grid(kernel: KernelMapping) -> str:
     """A block per ROWS_PER_BLOCK rows of the parallel loop (kernel.tile_counts: its extent
-    over every host iteration, an upper bound), at least one; any grid is correct (the
-    groups of rows are a grid-stride loop)."""
+    over every host iteration, an upper bound), at least one; at most CAP where the rows differ
+    in length (reduction_code.capped: by default BLOCKS_PER_SM blocks per SM), so that each
+    block takes several groups, long and short (RowReductionPrinter._rows). Any grid is
+    correct. Each row kernel alone on the H100, n = 8192, 4 sums per lane, a block per group
+    / 4 / 8 blocks per SM (bench/lane_sums.py, ...-lane-grids.json): trmv 0.121 / 0.110 /
+    0.118 ms; gesummv 0.372 / 0.414 / 0.375; gemver's rows 0.192 / 0.205 / 0.191."""
     rows = kernel.tile_counts[0] if kernel.tile_counts else "1"
+    cap = CAP if capped(kernel) else f"{MAX_GRID_X}LL"
     return (f"dim3((unsigned)pc_min(pc_max(pc_ceild({rows}, {ROWS_PER_BLOCK}LL), 1LL), "
-            f"{MAX_GRID_X}LL))")
+            f"{cap}))")
 
 
 class RowReductionPrinter(AstPrinter):
@@ -82,15 +92,21 @@ class RowReductionPrinter(AstPrinter):
         return super().for_(node, indent)
 
     def _rows(self, node: isl.AstNode, indent: int) -> None:
-        """Groups of ROWS_PER_BLOCK consecutive rows, a group per block in turn; the loop's
-        bound is monotone in the row (an upper bound on it), so the group stops as a whole."""
+        """Groups of ROWS_PER_BLOCK consecutive rows dealt to the blocks in rounds, in zigzag
+        order: round k gives block b the group k * gridDim.x + b (k even) or k * gridDim.x +
+        gridDim.x - 1 - b (k odd), so that a block of a triangle's short rows in one round
+        has long ones in the next. A block's groups increase from round to round and the
+        loop's bound is monotone in the row (an upper bound on it), so a block stops, as a
+        whole, at its first group past the bound, and every group below it is some block's."""
         it, init, cond, inc = for_parts(node)
         if node.for_is_degenerate():
             cond, inc = f"{it} <= {init}", "1"
         pattern = re.compile(rf"\b{re.escape(it)}\b")
         first = "pc_rows"
-        self.emit(indent, f"for (int {first} = (int)(blockIdx.x * blockDim.y); ; "
-                          f"{first} += (int)(gridDim.x * blockDim.y)) {{")
+        self.emit(indent, "for (int pc_round = 0; ; pc_round++) {")
+        self.emit(indent + 1, "const int pc_group = pc_round * (int)gridDim.x + ((pc_round & 1) ? "
+                              "(int)gridDim.x - 1 - (int)blockIdx.x : (int)blockIdx.x);")
+        self.emit(indent + 1, f"const int {first} = pc_group * (int)blockDim.y;")
         self.emit(indent + 1, f"if (!({pattern.sub(f'({init} + {first} * {inc})', cond)})) "
                               "break;")
         self.emit(indent + 1, f"const int {it} = {init} + ({first} + (int)threadIdx.y) * {inc};")

@@ -96,6 +96,10 @@ class KernelMapping:
     # A row reduction kernel (reduction_combine ROWS; gpu/row_reduction.py): the statements
     # of its reduction loops, in the order of the row's body.
     row_statements: tuple[str, ...] = ()
+    # Whether some reduction loop of a row kernel runs a different number of iterations in
+    # different rows (a triangle: row_reduction.uneven): its groups of rows then go to a
+    # capped grid in zigzag rounds (codegen/row_reduction_code.py).
+    uneven_rows: bool = False
     # A dual or chained reduction kernel (reduction_combine DUAL or CHAIN): its row and its
     # column statement.
     dual_statements: tuple[str, ...] = ()
@@ -440,7 +444,9 @@ class _Mapper:
         self.kernels.append(KernelMapping(
             name, band.get_schedule_depth(), (), (), serial=True, prefix=self.prefix,
             reduction=op, reduction_statement=statements[0], reduction_combine=ROWS,
-            row_statements=statements, tile_counts=self._band_counts(band)))
+            row_statements=statements, tile_counts=self._band_counts(band),
+            reduction_blocks=self.options.reduction_blocks,
+            uneven_rows=row_reduction.uneven(band)))
         return band.insert_mark(isl.Id(f"{REDUCE_MARK}:{name}", context=band.get_ctx()))
 
     def _rows_of(self, node: isl.ScheduleNode
@@ -570,7 +576,7 @@ class _Mapper:
             name, band.get_schedule_depth(), (), (), serial=True, prefix=self.prefix,
             reduction=self.reductions[pair.row].op, reduction_statement=pair.row,
             reduction_combine=combine, dual_statements=(pair.row, pair.column),
-            tile_counts=self._band_counts(band)))
+            tile_counts=self._band_counts(band), reduction_blocks=self.options.reduction_blocks))
         mark = band.insert_mark(isl.Id(f"{REDUCE_MARK}:{name}", context=band.get_ctx()))
         at = mark.ancestor(mark.get_tree_depth() - depth)
         if at.get_type() != isl.schedule_node_type.mark:  # the others' subtrees

@@ -43,9 +43,7 @@ def row_statements(band: isl.ScheduleNode, reductions: dict[str, reductions_.Upd
 
     # prefix (at R): { S[x] -> [outer..., p] }; cells: { [outer..., p] -> X[a] }
     """
-    child = band.child(0)
-    parts = [child] if child.get_type() != _N.sequence else [
-        child.child(k).child(0) for k in range(child.n_children())]
+    parts = _parts(band)
     found: list[str] = []
     for part in parts:
         if part.get_type() == _N.leaf:
@@ -59,6 +57,36 @@ def row_statements(band: isl.ScheduleNode, reductions: dict[str, reductions_.Upd
             return None
         found.append(name)
     return tuple(found) or None
+
+
+def _parts(band: isl.ScheduleNode) -> list[isl.ScheduleNode]:
+    """The subtrees of the rows band's body: its child, or each child of its sequence."""
+    child = band.child(0)
+    return [child] if child.get_type() != _N.sequence else [
+        child.child(k).child(0) for k in range(child.n_children())]
+
+
+def uneven(band: isl.ScheduleNode) -> bool:
+    """Whether, in one launch, some reduction loop below the rows band `band` (row_statements
+    found them) runs different iterations in different rows: for one value of the loops
+    around the band, the loop's iterations are not one set for every row (y[i] += L[i][j] *
+    x[j], j <= i). A loop whose length changes only with the host's loops is even.
+
+    # rows: { [outer..., p] -> [r] } for each reduction loop r below the band
+    # even: { [outer..., p] -> [r] : [outer..., p'] -> [r] in rows, for some row p' }
+    """
+    for part in (p for p in _parts(band) if p.get_type() == _N.band):
+        domain = part.get_domain()
+        rows = isl.Map.from_union_map(
+            part.get_prefix_schedule_union_map().intersect_domain(domain).reverse()
+            .apply_range(part.band_get_partial_schedule_union_map().intersect_domain(domain)))
+        last = rows.dim(isl.dim_type.in_) - 1
+        around = isl.Map.identity(rows.domain().get_space().map_from_set()) \
+            .intersect_domain(rows.domain()).project_out(isl.dim_type.out, last, 1)
+        even = around.apply_range(rows.project_out(isl.dim_type.in_, last, 1))
+        if not rows.is_equal(even):
+            return True
+    return False
 
 
 def _once_per_row(leaf: isl.ScheduleNode) -> bool:

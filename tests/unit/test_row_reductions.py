@@ -50,10 +50,13 @@ def test_hand_nest_rows_verify_on_the_emulator(dtype, m, n):
 def test_the_reduction_loop_is_on_the_lanes_and_the_rows_on_blocks():
     source = _hand("double").generate("cuda").source
     assert "int c1 = 0 + (int)threadIdx.x * 1;" in source
-    assert "for (; ((c1 + 1 * (int)blockDim.x * 1) < n); c1 += 2 * (int)blockDim.x * 1) {" in source
+    assert "for (; ((c1 + 3 * (int)blockDim.x * 1) < n); c1 += 4 * (int)blockDim.x * 1) {" in source
     assert "for (; (c1 < n); c1 += (int)blockDim.x * 1) {" in source
     assert "const int c0 = 1 + (pc_rows + (int)threadIdx.y) * 1;" in source
     assert "dim3(32, 8)>>>" in source
+    # rows of one length: a block per group of rows, no cap (codegen/row_reduction_code.grid)
+    assert "pc_ceild((m - 1), 8LL), 1LL), 2147483647LL)), dim3(32, 8)>>>" in source
+    assert "pc_reduce_blocks" not in source
     off = _hand("double", row_reductions=False)
     assert not _rows(off) and "pc_rows" not in off.generate("cuda").source
     assert not _rows(_hand("double", allow_reassociation=False))
@@ -72,6 +75,67 @@ def test_blas2_kernels_map_rows_and_verify(name, rows, dtype):
     sizes = {"m": 37, "n": 300} if name == "atax" else {"n": 37}
     if name == "gemver":  # w[i] = w[i] + alpha * A[i][j] * x[j]: an update statement
         assert "pc_acc += ((alpha * A[" in prog.generate("cuda").source
+    assert all(r.ok for r in prog.verify(sizes, targets=("emulate",)))
+
+
+# Every row of one launch sums t terms: the length changes with the host loop only
+HOST_TRIANGLE = """
+void lengths_by_step(int n, int T, double A[n][n], double x[n], double y[n])
+{
+#pragma scop
+  for (int t = 1; t < T; t++) {
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < t; j++)
+        y[i] += A[i][j] * x[j];
+    for (int k = 0; k < n; k++)
+      x[k] = y[k] * 0.5;
+  }
+#pragma endscop
+}
+"""
+
+
+def test_rows_of_different_lengths_go_to_a_capped_grid():
+    """trmv's triangle (row i sums i + 1 terms): row_reduction.uneven, so its groups of rows
+    go to at most CAP blocks (by default 4 per SM of the running GPU); the hand nest's box
+    and a triangle under a host loop whose rows do not depend on the row: even."""
+    with open("kernels/c/trmv.c") as f:
+        trmv = polycuda.compile(f.read())
+    assert [k.uneven_rows for k in _rows(trmv)] == [True]
+    source = trmv.generate("cuda").source
+    assert "const long long pc_reduce_blocks = pc_max(1LL, pc_min(4LL * pc_reduce_sms" in source
+    assert "pc_ceild(n, 8LL), 1LL), pc_reduce_blocks)), dim3(32, 8)>>>" in source
+    assert [k.uneven_rows for k in _rows(_hand("double"))] == [False]
+    host = polycuda.compile(HOST_TRIANGLE)
+    assert [k.uneven_rows for k in _rows(host)] == [False]
+    assert "pc_reduce_blocks" not in host.generate("cuda").source
+    assert all(r.ok for r in host.verify({"n": 50, "T": 7}, targets=("emulate",)))
+
+
+@pytest.mark.parametrize("blocks", [1, 3, 4])
+def test_groups_of_rows_dealt_in_zigzag_rounds_verify(blocks):
+    """More groups of rows than blocks (Options.reduction_blocks caps the grid): each block
+    takes a group per round, in reversed block order every other round, a last round that
+    some blocks sit out; trmv's triangle (rows of growing length) and the hand nest."""
+    with open("kernels/c/trmv.c") as f:
+        trmv = polycuda.compile(f.read(), options=Options(reduction_blocks=blocks))
+    source = trmv.generate("cuda").source
+    assert "(pc_round & 1) ? (int)gridDim.x - 1 - (int)blockIdx.x : (int)blockIdx.x" in source
+    assert f"const long long pc_reduce_blocks = {blocks};" in source
+    assert "pc_ceild(n, 8LL), 1LL), pc_reduce_blocks)), dim3(32, 8)>>>" in source
+    assert all(r.ok for r in trmv.verify({"n": 131}, targets=("emulate",)))
+    hand = _hand("double", reduction_blocks=blocks)
+    assert all(r.ok for r in hand.verify({"m": 70, "n": 45}, targets=("emulate",)))
+
+
+@pytest.mark.parametrize("name", ["atax", "bicg", "gesummv"])
+def test_row_dual_and_chained_kernels_take_the_options_block_cap(name):
+    """Options.reduction_blocks reaches every many-block reduction kernel (rows, dual pairs,
+    chains), so that a region mixing them sets one cap (reduction_code.grid_setup)."""
+    with open(f"kernels/c/{name}.c") as f:
+        prog = polycuda.compile(f.read(), options=Options(reduction_blocks=3))
+    assert {k.reduction_blocks for k in prog.generate("cuda").kernels if k.reduction} == {3}
+    sizes = {"n": 45, "m": 70} if name != "gesummv" else {"n": 45}
     assert all(r.ok for r in prog.verify(sizes, targets=("emulate",)))
 
 

@@ -59,25 +59,33 @@ __global__ void __launch_bounds__(256) kernel1(int n, double alpha, double beta,
 __global__ void __launch_bounds__(256) kernel2(int n, double alpha, double beta, double *A, double *u1, double *v1, double *u2, double *v2, double *w, double *x, double *y, double *z) {
   __shared__ double pc_tree0[8][32];
   __shared__ double *pc_cells0[8][32];
-  for (int pc_rows = (int)(blockIdx.x * blockDim.y); ; pc_rows += (int)(gridDim.x * blockDim.y)) {
+  for (int pc_round = 0; ; pc_round++) {
+    const int pc_group = pc_round * (int)gridDim.x + ((pc_round & 1) ? (int)gridDim.x - 1 - (int)blockIdx.x : (int)blockIdx.x);
+    const int pc_rows = pc_group * (int)blockDim.y;
     if (!(((0 + pc_rows * 1) < n))) break;
     const int c0 = 0 + (pc_rows + (int)threadIdx.y) * 1;
     {
-      double pc_acc = (double)0, pc_acc1 = (double)0;
+      double pc_acc = (double)0, pc_acc1 = (double)0, pc_acc2 = (double)0, pc_acc3 = (double)0;
       double *pc_cell = NULL;
       if (((c0 < n))) {
         int c1 = 0 + (int)threadIdx.x * 1;
-        for (; ((c1 + 1 * (int)blockDim.x * 1) < n); c1 += 2 * (int)blockDim.x * 1) {
+        for (; ((c1 + 3 * (int)blockDim.x * 1) < n); c1 += 4 * (int)blockDim.x * 1) {
           { pc_cell = &w[c0]; pc_acc += ((alpha * A[(c0) * (n) + (c1)]) * x[c1]); }
           { const int pc_u = c1 + 1 * (int)blockDim.x * 1; { const int c1 = pc_u;
             { pc_cell = &w[c0]; pc_acc1 += ((alpha * A[(c0) * (n) + (c1)]) * x[c1]); }
+          } }
+          { const int pc_u = c1 + 2 * (int)blockDim.x * 1; { const int c1 = pc_u;
+            { pc_cell = &w[c0]; pc_acc2 += ((alpha * A[(c0) * (n) + (c1)]) * x[c1]); }
+          } }
+          { const int pc_u = c1 + 3 * (int)blockDim.x * 1; { const int c1 = pc_u;
+            { pc_cell = &w[c0]; pc_acc3 += ((alpha * A[(c0) * (n) + (c1)]) * x[c1]); }
           } }
         }
         for (; (c1 < n); c1 += (int)blockDim.x * 1) {
           { pc_cell = &w[c0]; pc_acc += ((alpha * A[(c0) * (n) + (c1)]) * x[c1]); }
         }
       }
-      pc_acc = pc_acc + pc_acc1;
+      pc_acc = pc_acc + pc_acc1 + pc_acc2 + pc_acc3;
       pc_tree0[threadIdx.y][threadIdx.x] = pc_acc;
       pc_cells0[threadIdx.y][threadIdx.x] = pc_cell;
       __syncthreads();
