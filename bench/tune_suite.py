@@ -197,7 +197,8 @@ def _tuned(prog, sizes: dict, args, measure, log) -> dict:
                                         for k, v in result.candidates.items()},
             "ms": seconds * 1e3 if seconds is not None else None,
             "kept_default": result.tile_sizes == (), "ranked": result.evaluated,
-            "tune_s": time.perf_counter() - start,
+            "tune_s": time.perf_counter() - start, "refit": result.refit,
+            "local": result.local,
             "top": [{"tiles": list(r.tiles), "block": list(r.block),
                      "model_ms": r.model_s * 1e3 if math.isfinite(r.model_s) else None,
                      "ms": r.measured_s * 1e3 if r.measured_s is not None else None}

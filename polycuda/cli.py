@@ -333,7 +333,8 @@ def cmd_tune(args: argparse.Namespace) -> int:
     prog = require_one(load_programs(args, options), args.function, args.file)
     result = search.tune(prog, dict(args.size or ()), top_k=args.top_k, budget_s=args.budget,
                          use_cache=not args.no_cache, schedulers=args.schedulers,
-                         refit=not args.no_refit)
+                         refit=not args.no_refit,
+                         local_rounds=0 if args.no_local_search else search.LOCAL_ROUNDS)
     scheduler = f"scheduler {result.scheduler} " if result.scheduler else ""
     print(f"{prog.name}: {scheduler}tile_sizes {','.join(map(str, result.tile_sizes))} block_sizes "
           f"{','.join(map(str, result.block_sizes))}  ({result.evaluated} layouts ranked by "
@@ -557,6 +558,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--no-refit", action="store_true",
                    help="do not refit the model on the measured top k (k >= 4) and measure "
                         "the refitted model's choice too (one measurement more, by default)")
+    p.add_argument("--no-local-search", action="store_true",
+                   help="do not measure the neighbours of the fastest measured layout (each "
+                        "tile size halved or doubled, the next thread count down or up; up to "
+                        "3 rounds while one is 2%% faster)")
     p.add_argument("--schedulers", action="store_true",
                    help="with --scheduler auto (the default): tune each of auto's candidates "
                         "(isl, pluto, isl-distributed), keep the fastest measured; compile and "

@@ -50,6 +50,17 @@ REFIT_MIN = 4
 # then cost five model evaluations; model.total_terms makes them one (on this 2-core machine,
 # 27 s to re-rank those 11,205 layouts against 30 s for the first ranking).
 REFIT_SHARE = 0.25
+# Measurement around the fastest measured layout (local_search), after the top k and the
+# refit: Baskaran et al.'s model-driven empirical search (the model prunes the space to a few
+# points, measurement searches the region around the best of them). A round measures the
+# neighbours of the fastest layout: each tile size halved or doubled (blocks of the same
+# thread count), or the same tiles on the next thread count down or up; the next round starts
+# from a neighbour at least LOCAL_GAIN faster, else the search stops; at most LOCAL_ROUNDS
+# rounds. Why: on the H100 the quick tune suite kept 2-D SOR 4096^2 x 100 at 16x64x8 tiles
+# on 16x8 threads, 39.6 ms, where the sweep's 16x32x8 on 16x8, one tile size halved, ran
+# 33.8 ms (...-tune-suite-refit.json).
+LOCAL_ROUNDS = 3
+LOCAL_GAIN = 0.02
 PROGRESS_S = 2.0
 
 
@@ -84,6 +95,9 @@ class TuneResult:
     # "coefficients" (alpha, beta, gamma, lam), the layout it "chose" ([tiles, block]) and
     # whether that one was measured anew ("measured": false when already among the top k)
     refit: dict = dataclasses.field(default_factory=dict)
+    # empty unless the local search ran (local_search): its "rounds", the layouts it
+    # "measured", and the layout it "started" from and "ended" at ([tiles, block])
+    local: dict = dataclasses.field(default_factory=dict)
 
     def measured_s_of_choice(self) -> float | None:
         """The measured time of the chosen layout (None when nothing was measured)."""
@@ -382,7 +396,8 @@ def stderr_progress(message: str) -> None:
 def tune(prog, sizes: dict[str, int], *, top_k: int = 5, budget_s: float = 60.0,
          measure: Callable[[Options], float] | None = None, cache: Path | None = None,
          use_cache: bool = True, progress: Callable[[str], None] | None = stderr_progress,
-         schedulers: bool = False, refit: bool = True) -> TuneResult:
+         schedulers: bool = False, refit: bool = True, local_rounds: int = LOCAL_ROUNDS
+         ) -> TuneResult:
     """Tune the tile and block sizes of Program `prog` at parameter values `sizes`.
 
     measure: seconds of one run at the given options (default: on the GPU when there is
@@ -392,6 +407,8 @@ def tune(prog, sizes: dict[str, int], *, top_k: int = 5, budget_s: float = 60.0,
     refit: once the top k are measured (k >= REFIT_MIN), refit the model's coefficients on
     them, re-rank and measure the refit's choice too (refit_choice): one measurement more
     than without, never fewer; the fastest measured is kept either way.
+    local_rounds: then at most this many rounds of measurement around the fastest measured
+    layout (local_search; 0: none), within `budget_s` seconds.
 
     Raises:
         InvalidConfigError: nothing to tune, or schedulers without a way to measure;
@@ -408,9 +425,10 @@ def tune(prog, sizes: dict[str, int], *, top_k: int = 5, budget_s: float = 60.0,
         return hit
     if schedulers and options.scheduler == "auto":
         result = _tune_schedulers(prog, values, sizes, top_k, budget_s, measure, progress,
-                                  refit)
+                                  refit, local_rounds)
     else:
-        result = _tune_layouts(prog, values, sizes, top_k, budget_s, measure, progress, refit)
+        result = _tune_layouts(prog, values, sizes, top_k, budget_s, measure, progress, refit,
+                               local_rounds)
     result = dataclasses.replace(result, seconds=time.perf_counter() - start)
     store(key, result, cache)
     store(cache_key(prog.scop, options, gpu_name(), None), result, cache)  # lookup()'s
@@ -419,10 +437,12 @@ def tune(prog, sizes: dict[str, int], *, top_k: int = 5, budget_s: float = 60.0,
 
 def _tune_layouts(prog, values: dict[str, int], sizes: dict[str, int], top_k: int,
                   budget_s: float, measure: Callable[[Options], float] | None,
-                  progress: Callable[[str], None] | None, refit: bool = True) -> TuneResult:
+                  progress: Callable[[str], None] | None, refit: bool = True,
+                  local_rounds: int = LOCAL_ROUNDS) -> TuneResult:
     """Rank the layouts of `prog`'s own schedule by the model, measure the top k and the
-    default tables (and, with `refit`, the choice of the model refitted on them); the
-    fastest measured (the model's first when nothing is measured)."""
+    default tables (and, with `refit`, the choice of the model refitted on them, then up to
+    `local_rounds` rounds around the fastest: local_search); the fastest measured (the
+    model's first when nothing is measured)."""
     from polycuda.tune import problem
 
     options = prog.options.replace(target="cuda")
@@ -459,10 +479,16 @@ def _tune_layouts(prog, values: dict[str, int], sizes: dict[str, int], top_k: in
             refitted = {"coefficients": dict(zip(("alpha", "beta", "gamma", "lam"), coef)),
                         "choice": [list(choice.tiles), list(choice.block)],
                         "measured": again is None}
+    local: dict = {}
+    if measure is not None and local_rounds > 0:
+        found, local = local_search(models, top, options, measure, cal, props, local_rounds,
+                                    budget_s, progress)
+        top = top + found
     best = min(top, key=lambda r: r.measured_s if r.measured_s is not None else r.model_s)
     return TuneResult(best.tiles, best.block, cal.gpu,
                       "measured" if cal.measured else calibrate.ESTIMATED, len(ranked),
-                      dict(excluded), tuple(top), measure is not None, 0.0, refit=refitted)
+                      dict(excluded), tuple(top), measure is not None, 0.0, refit=refitted,
+                      local=local)
 
 
 def refit_choice(models: tuple[KernelModel, ...], ranked: list[Ranked], measured: list[Ranked],
@@ -517,10 +543,82 @@ def refit_choice(models: tuple[KernelModel, ...], ranked: list[Ranked], measured
     return choice, coef
 
 
+def neighbours(models: tuple[KernelModel, ...], layout: Ranked, cal: Calibration,
+               props: occupancy.DeviceProps) -> list[Ranked]:
+    """The admissible layouts next to `layout` (LOCAL_ROUNDS' steps), fastest by the model
+    first: each tile size halved or doubled, the block filling the tiles' inner sizes with
+    the same number of threads (fill_inner_first); the same tiles on the next thread count
+    of THREAD_CHOICES down or up. Layouts that some kernel cannot run are left out
+    (exclusion, estimate)."""
+    primary = max(models, key=lambda km: len(km.default_tiles))
+    n = len(layout.tiles)
+    threaded = n - 1 if primary.problem.kind == "wavefront" else n
+    threads = math.prod(layout.block)
+    steps = [(layout.tiles[:d] + (t,) + layout.tiles[d + 1:], threads)
+             for d in range(n) for t in (layout.tiles[d] // 2, layout.tiles[d] * 2) if t >= 1]
+    steps += [(layout.tiles, k) for k in THREAD_CHOICES
+              if k in (threads // 2, threads * 2)]
+    found: dict[tuple, Ranked] = {}
+    for tiles, k in steps:
+        block = fill_inner_first(tiles[n - threaded:], k)
+        if (tiles, block) == (layout.tiles, layout.block) or (tiles, block) in found:
+            continue
+        if any(exclusion(kernel_layout(km, tiles, block), km, props) for km in models):
+            continue
+        try:
+            found[tiles, block] = Ranked(tiles, block, estimate(models, tiles, block, cal,
+                                                                props))
+        except InvalidConfigError:
+            continue
+    return sorted(found.values(), key=lambda r: (r.model_s, r.tiles, r.block))
+
+
+def local_search(models: tuple[KernelModel, ...], measured: list[Ranked], options: Options,
+                 measure: Callable[[Options], float], cal: Calibration,
+                 props: occupancy.DeviceProps, rounds: int = LOCAL_ROUNDS,
+                 budget_s: float = 60.0, progress: Callable[[str], None] | None = None
+                 ) -> tuple[list[Ranked], dict]:
+    """The layouts measured around the fastest of `measured` (the default tables, tiles (),
+    are no starting point), and a summary for TuneResult.local: rounds of neighbours
+    (LOCAL_ROUNDS), each from the fastest so far, while a round finds one LOCAL_GAIN faster,
+    at most `rounds`, and no round starts after `budget_s` seconds. A layout is measured
+    once; nothing when no layout with tiles was measured."""
+    pool = [r for r in measured if r.measured_s is not None and r.tiles]
+    if not pool:
+        return [], {}
+    best = start = min(pool, key=lambda r: r.measured_s)
+    seen = {(r.tiles, r.block) for r in measured}
+    found: list[Ranked] = []
+    began = time.perf_counter()
+    done = 0
+    for done in range(1, rounds + 1):
+        near = [r for r in neighbours(models, best, cal, props)
+                if (r.tiles, r.block) not in seen]
+        if not near:
+            done -= 1
+            break
+        seen |= {(r.tiles, r.block) for r in near}
+        progress and progress(f"round {done} around tiles={best.tiles} block={best.block} "
+                              f"{best.measured_s * 1e3:.3f} ms: {len(near)} neighbours")
+        ran = [r for r in _measured(near, options, measure, progress) if r.measured_s is not None]
+        found += ran
+        faster = min(ran, key=lambda r: r.measured_s, default=None)
+        if faster is None or faster.measured_s > best.measured_s * (1 - LOCAL_GAIN):
+            break
+        best = faster
+        if time.perf_counter() - began > budget_s:
+            progress and progress(f"local search: budget of {budget_s:.0f} s spent after "
+                                  f"{done} rounds")
+            break
+    return found, {"rounds": done, "measured": len(found),
+                   "started": [list(start.tiles), list(start.block)],
+                   "ended": [list(best.tiles), list(best.block)]}
+
+
 def _tune_schedulers(prog, values: dict[str, int], sizes: dict[str, int], top_k: int,
                      budget_s: float, measure: Callable[[Options], float] | None,
-                     progress: Callable[[str], None] | None, refit: bool = True
-                     ) -> TuneResult:
+                     progress: Callable[[str], None] | None, refit: bool = True,
+                     local_rounds: int = LOCAL_ROUNDS) -> TuneResult:
     """_tune_layouts for each cuda candidate of the auto scheduler; the fastest measured.
 
     Why: auto picks its scheduler by a static cost (gpu.cost) at the default sizes; on the
@@ -538,7 +636,7 @@ def _tune_schedulers(prog, values: dict[str, int], sizes: dict[str, int], top_k:
         try:
             found[name] = _tune_layouts(sub, values, sizes, top_k, budget_s,
                                         measure or measure_on_gpu(sub, values), progress,
-                                        refit)
+                                        refit, local_rounds)
         except PolycudaError as err:
             progress and progress(f"scheduler {name} left out: {err}")
     timed = {n: r.measured_s_of_choice() for n, r in found.items()}

@@ -4,6 +4,7 @@ model's ranking, the measured top k, the cache, and `polycuda tune`."""
 from __future__ import annotations
 
 import json
+import math
 import shutil
 
 import pytest
@@ -78,11 +79,13 @@ def test_tune_measures_top_k_keeps_the_fastest_and_caches(capsys):
         calls.append(opts.tile_sizes)
         return 1.0 if len(calls) != 3 else 0.5
 
-    result = search.tune(prog, {"T": 64, "n": 2048}, top_k=4, measure=measure)
+    result = search.tune(prog, {"T": 64, "n": 2048}, top_k=4, measure=measure,
+                         local_rounds=0)
     assert len(calls) == 5 and calls[4] == () and result.measured  # the defaults last
     assert result.tile_sizes == calls[2] and result.top[2].measured_s == 0.5
     assert "excluded before measuring" in capsys.readouterr().err
-    again = search.tune(prog, {"T": 64, "n": 2048}, top_k=4, measure=measure)
+    again = search.tune(prog, {"T": 64, "n": 2048}, top_k=4, measure=measure,
+                        local_rounds=0)
     assert again == result and len(calls) == 5  # from the cache
     assert search.TuneResult.from_json(result.to_json()) == result
     assert result.apply(Options()).tile_sizes == result.tile_sizes
@@ -301,7 +304,7 @@ def test_refit_on_the_measured_top_k_measures_its_choice_too():
     law_best = min(ranked, key=lambda r: (seconds(r.tiles, r.block), r.tiles, r.block))
     top5 = [(r.tiles, r.block) for r in ranked[:5]]
     assert (law_best.tiles, law_best.block) not in top5  # the model alone would miss it
-    result = search.tune(prog, SOR1_SIZES, top_k=5, measure=measure)
+    result = search.tune(prog, SOR1_SIZES, top_k=5, measure=measure, local_rounds=0)
     # the top 5, the default tables, then the refit's choice: one measurement more
     assert calls == top5 + [((), ()), (law_best.tiles, law_best.block)]
     assert (result.tile_sizes, result.block_sizes) == (law_best.tiles, law_best.block)
@@ -317,17 +320,20 @@ def test_refit_never_measures_less_and_never_keeps_a_slower_layout(tmp_path):
     # off: the top k and the default tables only, as before
     measure, calls, ranked, _ = _law_measurer(prog, SOR1_SIZES, MEMORY_LAW)
     off = search.tune(prog, SOR1_SIZES, top_k=5, measure=measure, refit=False,
-                      cache=tmp_path / "off")
+                      cache=tmp_path / "off", local_rounds=0)
     assert len(calls) == 6 and off.refit == {}
     # fewer measured layouts than coefficients: no refit, said
     calls.clear()
-    few = search.tune(prog, SOR1_SIZES, top_k=3, measure=measure, cache=tmp_path / "few")
+    few = search.tune(prog, SOR1_SIZES, top_k=3, measure=measure, cache=tmp_path / "few",
+                      local_rounds=0)
     assert len(calls) == 4 and few.refit == {}
     # the refit's choice measures slower than the top k: the fastest measured is kept
-    on = search.tune(prog, SOR1_SIZES, top_k=5, measure=measure, cache=tmp_path / "on")
+    on = search.tune(prog, SOR1_SIZES, top_k=5, measure=measure, cache=tmp_path / "on",
+                     local_rounds=0)
     choice = tuple(map(tuple, on.refit["choice"]))
     slow, calls, _, _ = _law_measurer(prog, SOR1_SIZES, MEMORY_LAW, slow={choice})
-    kept = search.tune(prog, SOR1_SIZES, top_k=5, measure=slow, cache=tmp_path / "slow")
+    kept = search.tune(prog, SOR1_SIZES, top_k=5, measure=slow, cache=tmp_path / "slow",
+                       local_rounds=0)
     assert calls[-1] == choice and kept.top[-1].measured_s == 10.0
     assert (kept.tile_sizes, kept.block_sizes) == (off.tile_sizes, off.block_sizes)
 
@@ -337,7 +343,8 @@ def test_refit_that_agrees_with_the_model_measures_nothing_more(tmp_path):
     cal = calibrate.load_calibration(None, warn=False)
     same = (cal.alpha, cal.beta, cal.gamma, cal.lam)
     measure, calls, ranked, _ = _law_measurer(prog, SOR1_SIZES, same)
-    result = search.tune(prog, SOR1_SIZES, top_k=5, measure=measure, cache=tmp_path)
+    result = search.tune(prog, SOR1_SIZES, top_k=5, measure=measure, cache=tmp_path,
+                         local_rounds=0)
     assert len(calls) == 6 and result.refit["measured"] is False
     assert result.refit["choice"] == [list(ranked[0].tiles), list(ranked[0].block)]
 
@@ -354,4 +361,101 @@ def test_cli_no_refit_reaches_tune(monkeypatch, capsys):
     argv = ["tune", "kernels/c/sor_1d.c", "--size", "T=64", "--size", "n=2048", "--no-cache"]
     assert main(argv) == 0 and seen["refit"] is True
     assert main(argv + ["--no-refit"]) == 0 and seen["refit"] is False
+    capsys.readouterr()
+
+
+def _models(prog, sizes):
+    from polycuda.tune import problem
+
+    props, _ = occupancy.current_device()
+    cal = calibrate.load_calibration(None, warn=False)
+    gen = prog.generate("cuda", tile_sizes=(), block_sizes=(), tuned_sizes=False)
+    return problem.kernel_models(gen, sizes), cal, props
+
+
+def test_neighbours_are_one_step_away_and_admissible():
+    prog = polycuda.compile("kernels/c/sor_2d.c", options=Options(target="cuda"))
+    models, cal, props = _models(prog, {"T": 64, "n": 2048})
+    ranked, _ = search.rank(models, cal, props, budget_s=1.0)  # a sample of 2-D layouts
+    start = ranked[0]
+    near = search.neighbours(models, start, cal, props)
+    assert near and [r.model_s for r in near] == sorted(r.model_s for r in near)
+    for r in near:
+        changed = [d for d, (a, b) in enumerate(zip(r.tiles, start.tiles)) if a != b]
+        threads, mine = math.prod(start.block), math.prod(r.block)
+        if changed:  # one tile size halved or doubled, as many threads where they fit
+            assert len(changed) == 1 and r.tiles[changed[0]] * 2 in (
+                start.tiles[changed[0]], start.tiles[changed[0]] * 4)
+            assert mine <= threads
+        else:  # the next thread count down or up
+            assert mine * 2 == threads or mine == threads * 2
+        assert not any(search.exclusion(search.kernel_layout(km, r.tiles, r.block), km, props)
+                       for km in models)
+
+
+def test_local_search_walks_to_a_faster_layout_two_steps_away(tmp_path):
+    prog = polycuda.compile("kernels/c/sor_1d.c", options=Options(target="cuda"))
+    models, cal, props = _models(prog, SOR1_SIZES)
+    ranked, _ = search.rank(models, cal, props)
+    top = {(r.tiles, r.block) for r in ranked[:3]}
+    first = ranked[0]
+    # a path first -> one -> two of layouts the model's top 3 do not hold
+    one, two = next((a, b) for a in search.neighbours(models, first, cal, props)
+                    for b in search.neighbours(models, a, cal, props)
+                    if {(a.tiles, a.block), (b.tiles, b.block)}.isdisjoint(
+                        top | {(first.tiles, first.block)}))
+    times = {(first.tiles, first.block): 0.9, (one.tiles, one.block): 0.8,
+             (two.tiles, two.block): 0.5, ((), ()): 2.0}
+    calls = []
+
+    def measure(opts: Options) -> float:
+        calls.append((opts.tile_sizes, opts.block_sizes))
+        return times.get(calls[-1], 1.0)
+
+    result = search.tune(prog, SOR1_SIZES, top_k=3, measure=measure, cache=tmp_path / "on",
+                         progress=None)
+    assert (result.tile_sizes, result.block_sizes) == (two.tiles, two.block)
+    assert result.local["rounds"] == 3  # the third finds nothing 2% faster and stops
+    assert result.local["started"] == [list(first.tiles), list(first.block)]
+    assert result.local["ended"] == [list(two.tiles), list(two.block)]
+    assert len(calls) == len(set(calls)) == 4 + result.local["measured"]  # each once
+    assert search.TuneResult.from_json(result.to_json()) == result
+    calls.clear()
+    short = search.tune(prog, SOR1_SIZES, top_k=3, measure=measure, cache=tmp_path / "one",
+                        progress=None, local_rounds=1)
+    assert (short.tile_sizes, short.block_sizes) == (one.tiles, one.block)
+    off = search.tune(prog, SOR1_SIZES, top_k=3, measure=measure, cache=tmp_path / "off",
+                      progress=None, local_rounds=0)
+    assert (off.tile_sizes, off.block_sizes) == (first.tiles, first.block) and off.local == {}
+
+
+def test_local_search_starts_from_no_default_table_and_keeps_the_fastest(tmp_path):
+    prog = polycuda.compile("kernels/c/sor_1d.c", options=Options(target="cuda"))
+    calls = []
+
+    def measure(opts: Options) -> float:  # the default tables fastest: nothing to walk from
+        calls.append(opts.tile_sizes)
+        return 0.1 if opts.tile_sizes == () else 1.0
+
+    models, cal, props = _models(prog, SOR1_SIZES)
+    found, summary = search.local_search(models, [search.Ranked((), (), 1.0, 0.1)],
+                                         Options(target="cuda"), measure, cal, props)
+    assert found == [] and summary == {} and calls == []
+    result = search.tune(prog, SOR1_SIZES, top_k=3, measure=measure, cache=tmp_path,
+                         progress=None)
+    assert result.tile_sizes == () and result.local["rounds"] == 1  # no neighbour faster
+
+
+def test_cli_no_local_search_reaches_tune(monkeypatch, capsys):
+    seen = {}
+    real = search.tune
+
+    def spy(*args, **kwargs):
+        seen.update(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(search, "tune", spy)
+    argv = ["tune", "kernels/c/sor_1d.c", "--size", "T=64", "--size", "n=2048", "--no-cache"]
+    assert main(argv) == 0 and seen["local_rounds"] == search.LOCAL_ROUNDS
+    assert main(argv + ["--no-local-search"]) == 0 and seen["local_rounds"] == 0
     capsys.readouterr()
