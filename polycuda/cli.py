@@ -560,8 +560,9 @@ def parser() -> argparse.ArgumentParser:
                         "the refitted model's choice too (one measurement more, by default)")
     p.add_argument("--no-local-search", action="store_true",
                    help="do not measure the neighbours of the fastest measured layout (each "
-                        "tile size halved or doubled, the next thread count down or up; up to "
-                        "3 rounds while one is 2%% faster)")
+                        "tile size halved, doubled or the next size down or up, the next thread "
+                        "count down or up; up to 3 rounds while one is 2%% faster, none "
+                        "started after 120 s)")
     p.add_argument("--schedulers", action="store_true",
                    help="with --scheduler auto (the default): tune each of auto's candidates "
                         "(isl, pluto, isl-distributed), keep the fastest measured; compile and "

@@ -53,14 +53,16 @@ REFIT_SHARE = 0.25
 # Measurement around the fastest measured layout (local_search), after the top k and the
 # refit: Baskaran et al.'s model-driven empirical search (the model prunes the space to a few
 # points, measurement searches the region around the best of them). A round measures the
-# neighbours of the fastest layout: each tile size halved or doubled (blocks of the same
-# thread count), or the same tiles on the next thread count down or up; the next round starts
-# from a neighbour at least LOCAL_GAIN faster, else the search stops; at most LOCAL_ROUNDS
-# rounds. Why: on the H100 the quick tune suite kept 2-D SOR 4096^2 x 100 at 16x64x8 tiles
-# on 16x8 threads, 39.6 ms, where the sweep's 16x32x8 on 16x8, one tile size halved, ran
-# 33.8 ms (...-tune-suite-refit.json).
+# neighbours of the fastest layout: each tile size halved, doubled, or moved to the next
+# TILE_CHOICES value down or up (blocks of the same thread count), or the same tiles on the
+# next thread count down or up; the next round starts from a neighbour at least LOCAL_GAIN
+# faster, else the search stops; at most LOCAL_ROUNDS rounds, and none starts after
+# LOCAL_BUDGET_S seconds. Why: on the H100 the quick tune suite kept 2-D SOR 4096^2 x 100 at
+# 16x64x8 tiles on 16x8 threads, 39.6 ms, where the sweep's 16x32x8 on 16x8, one tile size
+# halved, ran 33.8 ms (...-tune-suite-refit.json).
 LOCAL_ROUNDS = 3
 LOCAL_GAIN = 0.02
+LOCAL_BUDGET_S = 120.0
 PROGRESS_S = 2.0
 
 
@@ -408,7 +410,7 @@ def tune(prog, sizes: dict[str, int], *, top_k: int = 5, budget_s: float = 60.0,
     them, re-rank and measure the refit's choice too (refit_choice): one measurement more
     than without, never fewer; the fastest measured is kept either way.
     local_rounds: then at most this many rounds of measurement around the fastest measured
-    layout (local_search; 0: none), within `budget_s` seconds.
+    layout (local_search; 0: none), none started after LOCAL_BUDGET_S seconds.
 
     Raises:
         InvalidConfigError: nothing to tune, or schedulers without a way to measure;
@@ -482,7 +484,7 @@ def _tune_layouts(prog, values: dict[str, int], sizes: dict[str, int], top_k: in
     local: dict = {}
     if measure is not None and local_rounds > 0:
         found, local = local_search(models, top, options, measure, cal, props, local_rounds,
-                                    budget_s, progress)
+                                    progress=progress)
         top = top + found
     best = min(top, key=lambda r: r.measured_s if r.measured_s is not None else r.model_s)
     return TuneResult(best.tiles, best.block, cal.gpu,
@@ -546,16 +548,16 @@ def refit_choice(models: tuple[KernelModel, ...], ranked: list[Ranked], measured
 def neighbours(models: tuple[KernelModel, ...], layout: Ranked, cal: Calibration,
                props: occupancy.DeviceProps) -> list[Ranked]:
     """The admissible layouts next to `layout` (LOCAL_ROUNDS' steps), fastest by the model
-    first: each tile size halved or doubled, the block filling the tiles' inner sizes with
-    the same number of threads (fill_inner_first); the same tiles on the next thread count
-    of THREAD_CHOICES down or up. Layouts that some kernel cannot run are left out
-    (exclusion, estimate)."""
+    first: each tile size halved, doubled, or the next of TILE_CHOICES down or up, the block
+    filling the tiles' inner sizes with the same number of threads (fill_inner_first); the
+    same tiles on the next thread count of THREAD_CHOICES down or up. Layouts that some
+    kernel cannot run are left out (exclusion, estimate)."""
     primary = max(models, key=lambda km: len(km.default_tiles))
     n = len(layout.tiles)
     threaded = n - 1 if primary.problem.kind == "wavefront" else n
     threads = math.prod(layout.block)
     steps = [(layout.tiles[:d] + (t,) + layout.tiles[d + 1:], threads)
-             for d in range(n) for t in (layout.tiles[d] // 2, layout.tiles[d] * 2) if t >= 1]
+             for d in range(n) for t in _tile_steps(layout.tiles[d])]
     steps += [(layout.tiles, k) for k in THREAD_CHOICES
               if k in (threads // 2, threads * 2)]
     found: dict[tuple, Ranked] = {}
@@ -573,10 +575,19 @@ def neighbours(models: tuple[KernelModel, ...], layout: Ranked, cal: Calibration
     return sorted(found.values(), key=lambda r: (r.model_s, r.tiles, r.block))
 
 
+def _tile_steps(size: int) -> list[int]:
+    """Halved, doubled, and the next TILE_CHOICES value down and up, each at least 1."""
+    lower = [t for t in TILE_CHOICES if t < size]
+    higher = [t for t in TILE_CHOICES if t > size]
+    found = {size // 2, size * 2} | set(lower[-1:]) | set(higher[:1])
+    return sorted(t for t in found if t >= 1)
+
+
 def local_search(models: tuple[KernelModel, ...], measured: list[Ranked], options: Options,
                  measure: Callable[[Options], float], cal: Calibration,
                  props: occupancy.DeviceProps, rounds: int = LOCAL_ROUNDS,
-                 budget_s: float = 60.0, progress: Callable[[str], None] | None = None
+                 budget_s: float = LOCAL_BUDGET_S,
+                 progress: Callable[[str], None] | None = None
                  ) -> tuple[list[Ranked], dict]:
     """The layouts measured around the fastest of `measured` (the default tables, tiles (),
     are no starting point), and a summary for TuneResult.local: rounds of neighbours

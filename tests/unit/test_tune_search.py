@@ -373,6 +373,12 @@ def _models(prog, sizes):
     return problem.kernel_models(gen, sizes), cal, props
 
 
+def test_tile_steps():
+    assert search._tile_steps(24) == [12, 16, 32, 48]
+    assert search._tile_steps(1) == [2]
+    assert search._tile_steps(1024) == [512, 768, 2048]
+
+
 def test_neighbours_are_one_step_away_and_admissible():
     prog = polycuda.compile("kernels/c/sor_2d.c", options=Options(target="cuda"))
     models, cal, props = _models(prog, {"T": 64, "n": 2048})
@@ -383,9 +389,12 @@ def test_neighbours_are_one_step_away_and_admissible():
     for r in near:
         changed = [d for d, (a, b) in enumerate(zip(r.tiles, start.tiles)) if a != b]
         threads, mine = math.prod(start.block), math.prod(r.block)
-        if changed:  # one tile size halved or doubled, as many threads where they fit
-            assert len(changed) == 1 and r.tiles[changed[0]] * 2 in (
-                start.tiles[changed[0]], start.tiles[changed[0]] * 4)
+        if changed:  # one tile size halved, doubled or the next size, as many threads as fit
+            d = changed[0]
+            choices = search.TILE_CHOICES
+            assert len(changed) == 1 and (
+                r.tiles[d] * 2 in (start.tiles[d], start.tiles[d] * 4)
+                or abs(choices.index(r.tiles[d]) - choices.index(start.tiles[d])) == 1)
             assert mine <= threads
         else:  # the next thread count down or up
             assert mine * 2 == threads or mine == threads * 2
@@ -399,11 +408,12 @@ def test_local_search_walks_to_a_faster_layout_two_steps_away(tmp_path):
     ranked, _ = search.rank(models, cal, props)
     top = {(r.tiles, r.block) for r in ranked[:3]}
     first = ranked[0]
-    # a path first -> one -> two of layouts the model's top 3 do not hold
-    one, two = next((a, b) for a in search.neighbours(models, first, cal, props)
+    # a path first -> one -> two of layouts the model's top 3 do not hold, two not next to first
+    near = search.neighbours(models, first, cal, props)
+    nearby = top | {(r.tiles, r.block) for r in near} | {(first.tiles, first.block)}
+    one, two = next((a, b) for a in near if (a.tiles, a.block) not in top
                     for b in search.neighbours(models, a, cal, props)
-                    if {(a.tiles, a.block), (b.tiles, b.block)}.isdisjoint(
-                        top | {(first.tiles, first.block)}))
+                    if (b.tiles, b.block) not in nearby)
     times = {(first.tiles, first.block): 0.9, (one.tiles, one.block): 0.8,
              (two.tiles, two.block): 0.5, ((), ()): 2.0}
     calls = []
