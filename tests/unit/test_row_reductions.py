@@ -150,3 +150,13 @@ def test_row_reductions_compile_with_nvcc(dtype):
     from polycuda.runtime import build
 
     build.compile_only(_hand(dtype, target="cuda").generate("cuda").source, "cuda")
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("blocks", [0, 3])
+def test_zigzag_rounds_verify_on_the_gpu(blocks):
+    """trmv's triangle on the GPU, n = 1000 (125 groups of rows): with the default cap (4
+    blocks per SM) and with 3 blocks, 42 rounds of zigzag."""
+    with open("kernels/c/trmv.c") as f:
+        prog = polycuda.compile(f.read(), options=Options(target="cuda", reduction_blocks=blocks))
+    assert all(r.ok for r in prog.verify({"n": 1000}, targets=("cuda",)))
