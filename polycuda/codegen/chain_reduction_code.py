@@ -23,7 +23,7 @@ from collections.abc import Callable
 
 import islpy as isl
 
-from polycuda.analysis.reductions import OPERATIONS, accumulated
+from polycuda.analysis.reductions import accumulated
 from polycuda.codegen import abi
 from polycuda.codegen.dual_reduction_code import PairPrinter, loop_parts, tokens
 from polycuda.codegen.reduction_code import BLOCKS_PER_SM, CAP, atomic_add
@@ -82,12 +82,9 @@ class ChainReductionPrinter(PairPrinter):
         self._kernel(node, loops[0], indent)
 
     def _kernel(self, rows: isl.AstNode, columns: isl.AstNode, indent: int) -> None:
-        r, r_init, r_cond, r_inc = loop_parts(rows)
-        c, c_init, c_cond, c_inc = loop_parts(columns)
-        if r in tokens(c_init) | tokens(c_cond):
-            raise AssertionError(f"{self.kernel.name}: the column bounds depend on the row")
+        (r, r_init, r_cond, r_inc), (c, c_init, c_cond, c_inc) = self._box(rows, columns)
         t, ct = self.ctype, self.column_ctype
-        zero, czero = f"({t}){OPERATIONS['+='][1]}", f"({ct}){OPERATIONS['+='][1]}"
+        zero, czero = self._zeros()
         self.declarations.append(f"  __shared__ {t} pc_warpsums[{WARPS}];")
         e = self.emit
         slot = f"const int {c} = {c_init} + ((int)threadIdx.x + pc_k * {CHAIN_THREADS}) * {c_inc};"

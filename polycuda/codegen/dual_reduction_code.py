@@ -98,6 +98,20 @@ class PairPrinter(AstPrinter):
         stmt, text = statement_parts(self.scop, self._call(name), self.wide)
         return text(stmt.lhs)
 
+    def _box(self, rows: isl.AstNode, columns: isl.AstNode
+             ) -> tuple[tuple[str, str, str, str], tuple[str, str, str, str]]:
+        """The row and the column loop's parts (loop_parts), the column loop's bounds
+        checked free of the row's iterator (the matrix's box)."""
+        row, column = loop_parts(rows), loop_parts(columns)
+        if row[0] in tokens(column[1]) | tokens(column[2]):
+            raise AssertionError(f"{self.kernel.name}: the column bounds depend on the row")
+        return row, column
+
+    def _zeros(self) -> tuple[str, str]:
+        """The identity of `+=` in the row and in the column statement's cell type."""
+        identity = OPERATIONS["+="][1]
+        return f"({self.ctype}){identity}", f"({self.column_ctype}){identity}"
+
 
 class DualReductionPrinter(PairPrinter):
     """The body of a dual reduction kernel (the AST below its reduce mark)."""
@@ -118,12 +132,9 @@ class DualReductionPrinter(PairPrinter):
         self._kernel(node, body, indent)
 
     def _kernel(self, rows: isl.AstNode, columns: isl.AstNode, indent: int) -> None:
-        r, r_init, r_cond, r_inc = loop_parts(rows)
-        c, c_init, c_cond, c_inc = loop_parts(columns)
-        if r in tokens(c_init) | tokens(c_cond):
-            raise AssertionError(f"{self.kernel.name}: the column bounds depend on the row")
+        (r, r_init, r_cond, r_inc), (c, c_init, c_cond, c_inc) = self._box(rows, columns)
         t, ct = self.ctype, self.column_ctype
-        zero, czero = (f"({t}){OPERATIONS['+='][1]}", f"({ct}){OPERATIONS['+='][1]}")
+        zero, czero = self._zeros()
         self.declarations.append(f"  __shared__ {t} pc_rowsum[{WARPS}][{BATCH_ROWS}];")
         e = self.emit
         e(indent, "const int pc_lane = (int)threadIdx.x % 32, pc_warp = (int)threadIdx.x / 32;")

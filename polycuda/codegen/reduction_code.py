@@ -146,10 +146,10 @@ def grid_setup(kernels: list[KernelMapping]) -> list[str]:
     """Driver lines that set CAP, the most blocks of one reduction launch, when a kernel's grid
     is capped: Options.reduction_blocks (kernel.reduction_blocks), or 0 for BLOCKS_PER_SM per SM
     of the current GPU, read at run time (at most MAX_REDUCTION_BLOCKS, the partial array)."""
-    many = [k for k in kernels if k.reduction and capped(k)]
-    if not many:
+    limited = [k for k in kernels if k.reduction and capped(k)]
+    if not limited:
         return []
-    fixed = {k.reduction_blocks for k in many}
+    fixed = {k.reduction_blocks for k in limited}
     if fixed != {0}:
         assert len(fixed) == 1, "one Options.reduction_blocks per region"
         return [f"const long long {CAP} = {fixed.pop()};"]

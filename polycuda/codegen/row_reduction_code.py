@@ -51,8 +51,9 @@ def grid(kernel: KernelMapping) -> str:
     in length (reduction_code.capped: by default BLOCKS_PER_SM blocks per SM), so that each
     block takes several groups, long and short (RowReductionPrinter._rows). Any grid is
     correct. Each row kernel alone on the H100, n = 8192, 4 sums per lane, a block per group
-    / 4 / 8 blocks per SM (bench/lane_sums.py, ...-lane-grids.json): trmv 0.121 / 0.110 /
-    0.118 ms; gesummv 0.372 / 0.414 / 0.375; gemver's rows 0.192 / 0.205 / 0.191."""
+    / 4 / 8 blocks per SM (bench/lane_sums.py, ...-lane-grids.json): trmv 0.119 / 0.107 /
+    0.119 ms; gesummv 0.374 / 0.406 / 0.370; gemver's rows 0.190 / 0.202 / 0.191; atax's
+    rows 0.193 / 0.221 / 0.198."""
     rows = kernel.tile_counts[0] if kernel.tile_counts else "1"
     cap = CAP if capped(kernel) else f"{MAX_GRID_X}LL"
     return (f"dim3((unsigned)pc_min(pc_max(pc_ceild({rows}, {ROWS_PER_BLOCK}LL), 1LL), "

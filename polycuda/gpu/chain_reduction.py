@@ -71,23 +71,11 @@ def find(domain: isl.UnionSet, reductions: dict[str, reductions_.Update],
 
     # domain: { S[x] } the instances that reach the subtree
     """
-    names = [n for n in isl_build.statement_names(domain)
-             if n in reductions and reductions[n].op in ("+=", "-=") and n not in taken
-             and not reductions[n].self_reads]
-    if len(names) < 2:
-        return None
-    written = accesses.writes.intersect_domain(domain)
-    written_arrays = set(isl_build.statement_names(written.range()))
-    for row in names:
-        for column in names:
-            if row == column:
-                continue
-            found = dual_reduction.matrix_reads(domain, row, column, accesses, written,
-                                                written_arrays)
-            for _, read_row, read_column in found:
-                if _chained(domain, row, column, read_row, read_column, accesses, written):
-                    return Chain(row, column, _member(read_row, read_column, 0),
-                                 _member(read_row, read_column, 1))
+    for row, column, _, read_row, read_column, written in dual_reduction.candidates(
+            domain, reductions, accesses, taken, own_reads=False):
+        if _chained(domain, row, column, read_row, read_column, accesses, written):
+            return Chain(row, column, _member(read_row, read_column, 0),
+                         _member(read_row, read_column, 1))
     return None
 
 

@@ -61,20 +61,35 @@ def find(domain: isl.UnionSet, reductions: dict[str, reductions_.Update],
 
     # domain: { S[x] } the instances that reach the subtree
     """
+    for row, column, array, read_row, read_column, _ in candidates(domain, reductions,
+                                                                   accesses, taken):
+        pair = Pair(row, column, array, element_band(read_row).union(element_band(read_column)))
+        if _independent(pair, domain, reductions, accesses, dep_map):
+            return pair
+    return None
+
+
+def candidates(domain: isl.UnionSet, reductions: dict[str, reductions_.Update],
+               accesses: staging.Accesses, taken: set[str], own_reads: bool = True
+               ) -> Iterator[tuple[str, str, str, isl.Map, isl.Map, isl.UnionMap]]:
+    """(row, column, array, row's read, column's read, the writes of `domain`) for each
+    ordered pair of distinct `+=` / `-=` updates of `domain` not in `taken` (without
+    `own_reads`: neither reading its own array) and each matrix they both read
+    (matrix_reads): the pairs that this module and gpu/chain_reduction.py test further."""
     names = [n for n in isl_build.statement_names(domain)
-             if n in reductions and reductions[n].op in ("+=", "-=") and n not in taken]
+             if n in reductions and reductions[n].op in ("+=", "-=") and n not in taken
+             and (own_reads or not reductions[n].self_reads)]
     if len(names) < 2:
-        return None
+        return
     written = accesses.writes.intersect_domain(domain)
     written_arrays = set(isl_build.statement_names(written.range()))
-    for a in names:
-        for b in names:
-            if a == b:
+    for row in names:
+        for column in names:
+            if row == column:
                 continue
-            pair = _pair(domain, a, b, reductions, accesses, written, written_arrays, dep_map)
-            if pair is not None:
-                return pair
-    return None
+            for array, read_row, read_column in matrix_reads(domain, row, column, accesses,
+                                                             written, written_arrays):
+                yield row, column, array, read_row, read_column, written
 
 
 def own_maps(umap: isl.UnionMap, domain: isl.UnionSet, name: str) -> list[isl.Map]:
@@ -87,20 +102,6 @@ def statement_set(domain: isl.UnionSet, name: str) -> isl.UnionSet:
     """The instances of statement `name` in `domain`."""
     found = [s for s in isl_build.sets_of(domain) if s.get_tuple_name() == name]
     return isl.UnionSet.from_set(found[0])
-
-
-def _pair(domain: isl.UnionSet, row: str, column: str,
-          reductions: dict[str, reductions_.Update], accesses: staging.Accesses,
-          written: isl.UnionMap, written_arrays: set[str], dep_map: isl.UnionMap
-          ) -> Pair | None:
-    """The pair (row, column) when the module's conditions hold for some matrix they read
-    (none written in `domain`: `written_arrays`)."""
-    for array, read_row, read_column in matrix_reads(domain, row, column, accesses, written,
-                                                     written_arrays):
-        pair = Pair(row, column, array, element_band(read_row).union(element_band(read_column)))
-        if _independent(pair, domain, reductions, accesses, dep_map):
-            return pair
-    return None
 
 
 def matrix_reads(domain: isl.UnionSet, row: str, column: str, accesses: staging.Accesses,

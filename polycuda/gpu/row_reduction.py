@@ -81,8 +81,7 @@ def uneven(band: isl.ScheduleNode) -> bool:
             part.get_prefix_schedule_union_map().intersect_domain(domain).reverse()
             .apply_range(part.band_get_partial_schedule_union_map().intersect_domain(domain)))
         last = rows.dim(isl.dim_type.in_) - 1
-        around = isl.Map.identity(rows.domain().get_space().map_from_set()) \
-            .intersect_domain(rows.domain()).project_out(isl.dim_type.out, last, 1)
+        around = rows.domain().identity().project_out(isl.dim_type.out, last, 1)
         even = around.apply_range(rows.project_out(isl.dim_type.in_, last, 1))
         if not rows.is_equal(even):
             return True
