@@ -59,7 +59,9 @@ REFIT_SHARE = 0.25
 # faster, else the search stops; at most LOCAL_ROUNDS rounds, and none starts after
 # LOCAL_BUDGET_S seconds. Why: on the H100 the quick tune suite kept 2-D SOR 4096^2 x 100 at
 # 16x64x8 tiles on 16x8 threads, 39.6 ms, where the sweep's 16x32x8 on 16x8, one tile size
-# halved, ran 33.8 ms (...-tune-suite-refit.json).
+# halved, ran 33.8 ms (...-tune-suite-refit.json). Measured with it (...-tune-local-b.json):
+# heat_2d 4096^2 x 100 from 22.5 to 14.3 ms in 3 rounds (the default tables 15.0); 2-D SOR not
+# helped: that run's ranking started it from 48-wide tiles, with no faster neighbour.
 LOCAL_ROUNDS = 3
 LOCAL_GAIN = 0.02
 LOCAL_BUDGET_S = 120.0
@@ -143,18 +145,23 @@ def layouts(primary: KernelModel) -> list[Layout]:
     """Every layout of the primary kernel's band: tile sizes from TILE_CHOICES; for each
     thread count K of THREAD_CHOICES, the block that fills the innermost tile dimension first
     (x, for coalescing), then the next, each at most its tile size."""
-    n = len(primary.default_tiles)
-    threaded = n - 1 if primary.problem.kind == "wavefront" else n
     found = []
-    for tiles in itertools.product(TILE_CHOICES, repeat=n):
-        inner = tiles[n - threaded:]
+    for tiles in itertools.product(TILE_CHOICES, repeat=len(primary.default_tiles)):
         seen = set()
         for threads in THREAD_CHOICES:
-            block = fill_inner_first(inner, threads)
+            block = primary_block(primary, tiles, threads)
             if block not in seen:
                 seen.add(block)
                 found.append(Layout(tiles, block))
     return found
+
+
+def primary_block(primary: KernelModel, tiles: tuple[int, ...], threads: int
+                  ) -> tuple[int, ...]:
+    """The block of about `threads` threads over the primary kernel's threaded tile sizes
+    (a wavefront band's members after its first; every member of a parallel band)."""
+    threaded = len(tiles) - 1 if primary.problem.kind == "wavefront" else len(tiles)
+    return fill_inner_first(tiles[len(tiles) - threaded:], threads)
 
 
 def fill_inner_first(inner: tuple[int, ...], threads: int) -> tuple[int, ...]:
@@ -202,6 +209,14 @@ def exclusion(layout: Layout, km: KernelModel, props: occupancy.DeviceProps) -> 
 
 
 @lru_cache(maxsize=4096)
+def excluded_by(models: tuple[KernelModel, ...], tiles: tuple[int, ...],
+                block: tuple[int, ...], props: occupancy.DeviceProps) -> str | None:
+    """Why some kernel of `models` cannot or should not run the program's layout (tiles,
+    block) (exclusion, of the first such kernel), or None."""
+    return next((why for km in models
+                 if (why := exclusion(kernel_layout(km, tiles, block), km, props))), None)
+
+
 def _widest_wavefront(tiles: tuple[int, ...], intra: str) -> int:
     """max_e1 H_e1 of a full tile."""
     if intra == "hyperplane":
@@ -285,15 +300,12 @@ def rank(models: tuple[KernelModel, ...], cal: Calibration, props: occupancy.Dev
     if not models:
         raise InvalidConfigError("no tiled kernel to tune (only one-thread or reduction "
                                  "kernels)")
-    primary = max(models, key=lambda km: len(km.default_tiles))
-    candidates = _shuffled_by_tiles(layouts(primary))
+    candidates = _shuffled_by_tiles(layouts(_primary(models)))
     excluded: Counter = Counter()
     ranked: list[Ranked] = []
     start = last = time.perf_counter()
     for k, lay in enumerate(candidates):
-        why = next((w for km in models if (w := exclusion(kernel_layout(km, lay.tiles,
-                                                                        lay.block), km, props))),
-                   None)
+        why = excluded_by(models, lay.tiles, lay.block, props)
         if why:
             LOG.debug("excluded tiles=%s block=%s: %s", lay.tiles, lay.block, why)
             excluded[_reason_kind(why)] += 1
@@ -313,6 +325,11 @@ def rank(models: tuple[KernelModel, ...], cal: Calibration, props: occupancy.Dev
         raise InvalidConfigError(f"every layout was excluded: {dict(excluded)}")
     ranked.sort(key=lambda r: (r.model_s, r.tiles, r.block))
     return ranked, excluded
+
+
+def _primary(models: tuple[KernelModel, ...]) -> KernelModel:
+    """The kernel whose band has the most members: its layouts are the program's."""
+    return max(models, key=lambda km: len(km.default_tiles))
 
 
 def _shuffled_by_tiles(candidates: list[Layout]) -> list[Layout]:
@@ -552,20 +569,18 @@ def neighbours(models: tuple[KernelModel, ...], layout: Ranked, cal: Calibration
     filling the tiles' inner sizes with the same number of threads (fill_inner_first); the
     same tiles on the next thread count of THREAD_CHOICES down or up. Layouts that some
     kernel cannot run are left out (exclusion, estimate)."""
-    primary = max(models, key=lambda km: len(km.default_tiles))
-    n = len(layout.tiles)
-    threaded = n - 1 if primary.problem.kind == "wavefront" else n
+    primary = _primary(models)
     threads = math.prod(layout.block)
     steps = [(layout.tiles[:d] + (t,) + layout.tiles[d + 1:], threads)
-             for d in range(n) for t in _tile_steps(layout.tiles[d])]
+             for d in range(len(layout.tiles)) for t in _tile_steps(layout.tiles[d])]
     steps += [(layout.tiles, k) for k in THREAD_CHOICES
               if k in (threads // 2, threads * 2)]
     found: dict[tuple, Ranked] = {}
     for tiles, k in steps:
-        block = fill_inner_first(tiles[n - threaded:], k)
+        block = primary_block(primary, tiles, k)
         if (tiles, block) == (layout.tiles, layout.block) or (tiles, block) in found:
             continue
-        if any(exclusion(kernel_layout(km, tiles, block), km, props) for km in models):
+        if excluded_by(models, tiles, block, props):
             continue
         try:
             found[tiles, block] = Ranked(tiles, block, estimate(models, tiles, block, cal,
@@ -602,12 +617,12 @@ def local_search(models: tuple[KernelModel, ...], measured: list[Ranked], option
     found: list[Ranked] = []
     began = time.perf_counter()
     done = 0
-    for done in range(1, rounds + 1):
+    while done < rounds:
         near = [r for r in neighbours(models, best, cal, props)
                 if (r.tiles, r.block) not in seen]
         if not near:
-            done -= 1
             break
+        done += 1
         seen |= {(r.tiles, r.block) for r in near}
         progress and progress(f"round {done} around tiles={best.tiles} block={best.block} "
                               f"{best.measured_s * 1e3:.3f} ms: {len(near)} neighbours")
