@@ -17,6 +17,7 @@ from polycuda.program import _generate
 from polycuda.pyfile import programs_of_file
 from polycuda.show import show
 from tests.unit.test_blas2 import _mapped
+from tests.unit.test_dual_reductions import _dual, _pair
 
 # atax's chain without the initializations, the two updates' operators to be replaced
 CHAIN_TEXT = """
@@ -37,14 +38,11 @@ SIZES = ({"m": 37, "n": 45}, {"m": 300, "n": 37}, {"m": 1, "n": 1}, {"m": 3, "n"
 
 
 def _chain(dtype="double", row_op="+=", col_op="+=", text=CHAIN_TEXT, **options):
-    source = (text.replace("DATA_TYPE", dtype).replace("ROW_OP", row_op)
-              .replace("COL_OP", col_op))
-    return polycuda.compile(source, options=Options(target="cuda", **options))
+    return _pair(dtype, col_op=col_op, row_op=row_op, text=text, **options)
 
 
 def _chains(prog):
-    return [k.dual_statements for k in prog.generate("cuda").kernels
-            if k.reduction_combine == CHAIN]
+    return _dual(prog, CHAIN)
 
 
 def _verified(prog, sizes):

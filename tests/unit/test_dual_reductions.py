@@ -43,9 +43,10 @@ def _pair(dtype="double", col_op="+=", row_op="+=", text=PAIR, **options):
     return polycuda.compile(source, options=Options(target="cuda", **options))
 
 
-def _dual(prog):
+def _dual(prog, combine=DUAL):
+    """The statement pairs of the kernels of `prog` mapped as `combine` (DUAL, or CHAIN)."""
     return [k.dual_statements for k in prog.generate("cuda").kernels
-            if k.reduction_combine == DUAL]
+            if k.reduction_combine == combine]
 
 
 @pytest.mark.parametrize("dtype", ["float", "double"])

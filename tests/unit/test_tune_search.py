@@ -349,21 +349,6 @@ def test_refit_that_agrees_with_the_model_measures_nothing_more(tmp_path):
     assert result.refit["choice"] == [list(ranked[0].tiles), list(ranked[0].block)]
 
 
-def test_cli_no_refit_reaches_tune(monkeypatch, capsys):
-    seen = {}
-    real = search.tune
-
-    def spy(*args, **kwargs):
-        seen.update(kwargs)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(search, "tune", spy)
-    argv = ["tune", "kernels/c/sor_1d.c", "--size", "T=64", "--size", "n=2048", "--no-cache"]
-    assert main(argv) == 0 and seen["refit"] is True
-    assert main(argv + ["--no-refit"]) == 0 and seen["refit"] is False
-    capsys.readouterr()
-
-
 def _models(prog, sizes):
     from polycuda.tune import problem
 
@@ -456,7 +441,10 @@ def test_local_search_starts_from_no_default_table_and_keeps_the_fastest(tmp_pat
     assert result.tile_sizes == () and result.local["rounds"] == 1  # no neighbour faster
 
 
-def test_cli_no_local_search_reaches_tune(monkeypatch, capsys):
+@pytest.mark.parametrize("flag,key,on,off", [("--no-refit", "refit", True, False),
+                                             ("--no-local-search", "local_rounds",
+                                              search.LOCAL_ROUNDS, 0)])
+def test_cli_tune_flags_reach_tune(flag, key, on, off, monkeypatch, capsys):
     seen = {}
     real = search.tune
 
@@ -466,6 +454,6 @@ def test_cli_no_local_search_reaches_tune(monkeypatch, capsys):
 
     monkeypatch.setattr(search, "tune", spy)
     argv = ["tune", "kernels/c/sor_1d.c", "--size", "T=64", "--size", "n=2048", "--no-cache"]
-    assert main(argv) == 0 and seen["local_rounds"] == search.LOCAL_ROUNDS
-    assert main(argv + ["--no-local-search"]) == 0 and seen["local_rounds"] == 0
+    assert main(argv) == 0 and seen[key] == on and type(seen[key]) is type(on)
+    assert main(argv + [flag]) == 0 and seen[key] == off and type(seen[key]) is type(off)
     capsys.readouterr()
