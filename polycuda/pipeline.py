@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from polycuda.analysis import dependences, indirect, reductions
-from polycuda.codegen import (c_target, cuda_host, cuda_target, fused_loops, inspector_cuda,
+from polycuda.codegen import (abi, c_target, cuda_host, cuda_target, fused_loops, inspector_cuda,
                               private_code, shared_code)
 from polycuda.codegen.host_driver import HostSide
 from polycuda import progress
@@ -227,6 +227,7 @@ def compile_scop(scop: Scop, options: Options) -> Generated:
     budget runs out; schedule/fallback.py says what happens when one does)."""
     if options.target == "auto":
         raise InvalidConfigError("resolve target 'auto' (Program.resolve_target) before codegen")
+    abi.check_region_names([scop])  # its entries' names are free
     start = time.perf_counter()
     timer = progress.PassTimer(scop.name)
     # Scop -> Scop: drop statements that never run, expand local scalars, optional array

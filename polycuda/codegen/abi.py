@@ -23,6 +23,9 @@ of the region are allocated inside the entry. The reference build of C input def
 
 from __future__ import annotations
 
+import re
+
+from polycuda.errors import SourceLoc, UnsupportedConstruct
 from polycuda.ir.scop import Arg, Scop
 
 # An entry of a region with run-time nests returns INDEX_ERROR_BASE + k when a subscript read
@@ -34,8 +37,79 @@ INDEX_ERROR_BASE = 100000
 C_TYPES = {"int": "int", "long": "long long", "float": "float", "double": "double"}
 
 
+# A generated .cu is three parts: what the regions of one file share (includes, helpers, each
+# guarded so that it is defined once), the region's own definitions between these two lines,
+# and the optional main (test_main.py). `polycuda compile` of a C file with several regions
+# joins their parts (cuda_host.join): the shared parts first, each region's own definitions in
+# a namespace of its own (kernel names, run-time nest kernels and their state do not clash),
+# one main.
+OWN_BEGIN = "/* polycuda: the region's own definitions */"
+OWN_END = "/* polycuda: end of the region's own definitions */"
+
+
 def entry_name(scop: Scop, suffix: str = "") -> str:
     return f"pc_{scop.name}{suffix}"
+
+
+# What entry_name(scop) is followed by in the identifiers that a region defines at file scope:
+# its entries (above), its host states (host_driver.py) and the counters of its run-time nests
+# (inspector_cuda.py, executor_cuda.py, chunking_cuda.py), which the loader reads by name
+REGION_SUFFIXES = (
+    "", "_dev", "_release", "_fail", "_at_exit", "_state", "_dev_state", "_levels",
+    "_iterations", "_executor", "_reused", "_widest", "_inspect_s", "_inspect_s_wall",
+    "_execute_s", "_fallback_below", "_level_s", "_level_measured", "_host_iter_s",
+    "_host_measured", "_host_used_measured", "_chunk_steps")
+
+# The identifiers of polycuda's own code in a generated file: the helpers (ir/c_expr.py,
+# cuda_host.py, c_target.py), the host side (host_driver.py), the warp sum, the emulator
+# (runtime/), the reference build (frontend/c.py), and the numbered kernels and locks of
+# run-time nests (inspector_cuda.py, executor_cuda.py, syncfree_affine.py)
+RUNTIME_IDENTIFIER = re.compile(
+    r"pc_(floord|ceild|min|max|mod|elements|trip|elapsed"
+    r"|host_(state|guard|buffer|stage|pins|release)|stage_(in|out)|warp_sum(_emu)?|emu(_\w*)?"
+    r"|ref_(region|copy)_\w+"
+    r"|(check|chunks|writer|reader|clear|exec|count|place|sync|mutex|affwarp|affsync)\d+"
+    r"|differ\d+_\d+)")
+
+
+def region_identifiers(name: str) -> tuple[str, ...]:
+    """The file-scope identifiers of a region named `name` (REGION_SUFFIXES), and the entry of
+    its reference build."""
+    return tuple(f"pc_{name}{suffix}" for suffix in REGION_SUFFIXES) + (f"pc_ref_{name}",)
+
+
+def check_region_names(scops: list[Scop] | tuple[Scop, ...]) -> None:
+    """Refuse a region whose identifiers would be one of polycuda's own or one of another
+    region's of the same file (a C function `host` makes `pc_host_state`, the host side's
+    type; functions `f` and `f_dev` both make `pc_f_dev`): the generated file would not
+    build.
+
+    Raises:
+        UnsupportedConstruct: naming the region's file and line, the identifier and the
+            region it clashes with.
+    """
+    seen: dict[str, str] = {}
+    for scop in scops:
+        mine = region_identifiers(scop.name)
+        why = next((f"its identifier '{i}' is one of polycuda's own" for i in mine
+                    if RUNTIME_IDENTIFIER.fullmatch(i)), None)
+        if why is None and entry_name(scop) in seen and seen[entry_name(scop)] == scop.name:
+            why = (f"the name is given twice (the k-th further region of a function f is "
+                   f"named f_k); its identifier '{entry_name(scop)}' would be defined twice")
+        if why is None:
+            why = next((f"its identifier '{i}' is also one of region '{seen[i]}'" for i in mine
+                        if i in seen), None)
+        if why is not None:
+            raise UnsupportedConstruct(f"region '{scop.name}' cannot be compiled: {why}; rename "
+                                       "its function", _region_loc(scop))
+        seen.update(dict.fromkeys(mine, scop.name))
+
+
+def _region_loc(scop: Scop) -> SourceLoc | None:
+    src = scop.source
+    if src is None:
+        return None
+    return SourceLoc(src.file, src.text.count("\n", 0, src.start) + 1)
 
 
 def arg_decl(arg: Arg) -> str:

@@ -24,6 +24,8 @@ _T = isl.ast_node_type
 # second thread saves (trisolv, sor_1d in
 # bench/results/2026-11-24-openmp-vs-c-cpu.json). Override: -DPC_OMP_MIN_POINTS=... .
 REGION_HELPERS = """\
+#ifndef PC_REGION_HELPERS_DEFINED
+#define PC_REGION_HELPERS_DEFINED
 #if defined(__GNUC__)
 #define PC_NOINLINE __attribute__((noinline))
 #else
@@ -32,6 +34,7 @@ REGION_HELPERS = """\
 #define pc_trip(lo, hi, step) ((hi) >= (lo) ? (double)(((hi) - (lo)) / (step) + 1) : 0.0)
 #ifndef PC_OMP_MIN_POINTS
 #define PC_OMP_MIN_POINTS 32768.0
+#endif
 #endif
 """
 

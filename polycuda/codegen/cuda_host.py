@@ -357,6 +357,8 @@ _PRELUDE = """\
 {helpers}
 #define PC_CHECK(call) do {{ cudaError_t pc_e = (call); \\
     if (pc_e != cudaSuccess) return (int)pc_e; }} while (0)
+#ifndef PC_ELEMENTS_DEFINED
+#define PC_ELEMENTS_DEFINED
 /* The product of an array's extents, saturated at 2^62 (index_guard compares it with 2^31 - 1;
    the extents are at most 2^63 - 1 each: no product of two may overflow). */
 static inline long long pc_elements(long long d) {{ return d; }}
@@ -366,12 +368,33 @@ template <typename... T> static inline long long pc_elements(long long d, T... r
   const long long cap = 1LL << 62;
   return tail > cap / d ? cap : d * tail;
 }}
+#endif
 """
 
 
 def prelude() -> str:
     """The first lines of every generated .cu (includes, helpers, PC_CHECK)."""
     return _PRELUDE.format(helpers=C_HELPERS.rstrip())
+
+
+def join(sources: list[str], scops: list[Scop]) -> str:
+    """One .cu of several regions' generated sources (those of `polycuda compile` of a C file
+    with more than one region): their shared parts first (guarded: each definition once), then
+    each region's own definitions in namespace polycuda_region_<name> (its kernels and their
+    state cannot clash with another region's; the extern "C" entries keep their names), then
+    the first region's main. One source is returned as it is."""
+    if len(sources) == 1:
+        return sources[0]
+    shared, own, mains = [], [], []
+    for source, scop in zip(sources, scops, strict=True):
+        head, rest = source.split(abi.OWN_BEGIN + "\n", 1)
+        body, main = rest.split(abi.OWN_END + "\n", 1)
+        space = f"polycuda_region_{scop.name}"
+        shared.append(head)
+        own.append(f"namespace {space} {{\n{body}}}  // namespace {space}\n")
+        mains.append(main.replace("int main(", f"using {space}::{abi.entry_name(scop)};\n"
+                                  "int main(", 1))
+    return "\n".join(shared + own + mains[:1])
 
 
 def generate(scop: Scop, ast: isl.AstNode, kernels: tuple[KernelMapping, ...],
@@ -389,16 +412,17 @@ def generate(scop: Scop, ast: isl.AstNode, kernels: tuple[KernelMapping, ...],
                        leaf_coordinates, host_loops)
     host.node(ast, 1)
     host.setup[:0] = reduction_code.grid_setup(list(kernels))
-    parts = [_PRELUDE.format(helpers=C_HELPERS.rstrip())]
+    parts = [prelude()]
     if any(k.grid_sync for k in kernels) or host.fused:
         parts.append("#include <cooperative_groups.h>\n")
+    parts += [text for text in (host_driver.support(side), abi.OWN_BEGIN + "\n") if text]
     parts += [src + "\n" for src in host.kernel_sources]
-    parts += [text for text in (host_driver.support(scop, side), host_driver.states(scop, side))
-              if text]
+    parts += [text for text in (host_driver.states(scop, side),) if text]
     parts.append("\n".join(_dev_entry(scop, host, side)) + "\n")
     parts.append("\n".join(host_entry(scop, side)) + "\n")
     if side.stateful:
         parts.append("\n".join(host_driver.release_function(scop, side)) + "\n")
     parts.append("\n".join(fail_function(scop)) + "\n")
+    parts.append(abi.OWN_END + "\n")
     parts.append(main_source(scop))
     return "\n".join(parts)

@@ -18,19 +18,22 @@ from polycuda.ir.c_expr import expr_to_c
 from polycuda.ir.scop import Scop
 from polycuda.options import Options
 
-# Emitted once per .cu file before the entries that use it. pthread rather than <mutex>: the
+# Emitted before the entries that use it, guarded: a file of several regions defines it once
+# (each region's states take their own slot count N). pthread rather than <mutex>: the
 # emulator's build compiles in half the time without <mutex> (runtime/cuda_emu.h).
 SUPPORT = r"""
 #include <pthread.h>
 #include <string.h>
+#ifndef PC_HOST_SUPPORT_DEFINED
+#define PC_HOST_SUPPORT_DEFINED
 /* polycuda host side (Options.host_buffers / host_copies): an entry's state in static storage,
    guarded by its mutex; calls of one entry from several threads run one after another. In an
    unnamed namespace: two generated files linked into one program keep their own definitions. */
 namespace {
-struct pc_host_state {
+template <int N> struct pc_host_state {  /* N: device buffer slots */
   pthread_mutex_t lock;
-  void *buf[PC_HOST_MAX_BUFFERS];
-  size_t bytes[PC_HOST_MAX_BUFFERS];
+  void *buf[N];
+  size_t bytes[N];
   char *stage;  /* page-locked staging buffer: two halves of `chunk` bytes */
   size_t chunk;
   cudaEvent_t ready[2];  /* recorded after the last copy engine transfer of each half */
@@ -44,7 +47,7 @@ struct pc_host_guard {  /* holds the entry's mutex until every return */
 };
 /* Device buffer k of the entry, at least `bytes` long: kept from earlier calls, or (re)allocated
    when a call needs more (never shrunk: a smaller call uses the front of it). */
-static int pc_host_buffer(pc_host_state *s, int k, size_t bytes, void **p) {
+template <int N> static int pc_host_buffer(pc_host_state<N> *s, int k, size_t bytes, void **p) {
   if (bytes == 0) bytes = 1;
   if (s->buf[k] && s->bytes[k] < bytes) {
     void *old = s->buf[k];
@@ -63,7 +66,7 @@ static int pc_host_buffer(pc_host_state *s, int k, size_t bytes, void **p) {
 }
 /* The staging buffer and its events, made on the first copy that needs them (chunk: the same
    constant in every call of an entry). */
-static int pc_host_stage(pc_host_state *s, size_t chunk) {
+template <int N> static int pc_host_stage(pc_host_state<N> *s, size_t chunk) {
   if (!s->stage) {
     void *p = NULL;
     PC_CHECK(cudaMallocHost(&p, 2 * chunk));
@@ -78,8 +81,8 @@ static int pc_host_stage(pc_host_state *s, size_t chunk) {
    chunk c from one half, the CPU copies chunk c + 1 into the other; a half is refilled only
    after its event says the transfer out of it is done. Stream 0, so the kernels that follow
    in stream order see every chunk. */
-static int pc_stage_in(pc_host_state *s, size_t chunk, void *dev, const void *host,
-                       size_t bytes) {
+template <int N> static int pc_stage_in(pc_host_state<N> *s, size_t chunk, void *dev,
+                                        const void *host, size_t bytes) {
   PC_CHECK((cudaError_t)pc_host_stage(s, chunk));
   for (size_t off = 0, c = 0; off < bytes; off += chunk, c++) {
     const int h = (int)(c & 1);
@@ -94,8 +97,8 @@ static int pc_stage_in(pc_host_state *s, size_t chunk, void *dev, const void *ho
 }
 /* Device to host through the staging buffer: the transfer of chunk c + 1 into one half runs
    while the CPU copies chunk c out of the other. */
-static int pc_stage_out(pc_host_state *s, size_t chunk, void *host, const void *dev,
-                        size_t bytes) {
+template <int N> static int pc_stage_out(pc_host_state<N> *s, size_t chunk, void *host,
+                                         const void *dev, size_t bytes) {
   PC_CHECK((cudaError_t)pc_host_stage(s, chunk));
   const size_t chunks = (bytes + chunk - 1) / chunk;
   for (size_t c = 0; c <= chunks; c++) {
@@ -118,8 +121,8 @@ static int pc_stage_out(pc_host_state *s, size_t chunk, void *host, const void *
 /* The user's arrays page-locked for one call (host_copies "register"); unregistered at every
    return. An array that cannot be registered (already page-locked by the caller, read-only
    memory, ...) is copied as pageable memory. */
-struct pc_host_pins {
-  void *p[PC_HOST_MAX_BUFFERS];
+template <int N> struct pc_host_pins {
+  void *p[N];
   int n = 0;
   void pin(void *ptr, size_t bytes, size_t min_bytes) {
     if (bytes < min_bytes || bytes == 0) return;
@@ -131,10 +134,10 @@ struct pc_host_pins {
   }
 };
 /* Frees what `s` holds and forgets it (even where a free fails); the first error, or 0. */
-static int pc_host_release(pc_host_state *s) {
+template <int N> static int pc_host_release(pc_host_state<N> *s) {
   pc_host_guard guard(&s->lock);
   int err = 0;
-  for (int k = 0; k < PC_HOST_MAX_BUFFERS; k++) {
+  for (int k = 0; k < N; k++) {
     if (s->buf[k]) {
       const int e = (int)cudaFree(s->buf[k]);
       if (!err) err = e;
@@ -155,6 +158,7 @@ static int pc_host_release(pc_host_state *s) {
   return err;
 }
 }  // namespace
+#endif
 """
 
 
@@ -180,13 +184,16 @@ class HostSide:
         return self.reuse or self.copies != "pageable"
 
 
-def support(scop: Scop, host: HostSide) -> str:
-    """The C++ helpers of the stateful host side ("" when there is none): one buffer slot per
-    array argument and per local array."""
+def support(host: HostSide) -> str:
+    """The C++ helpers of the stateful host side ("" when there is none)."""
     if not host.stateful:
         return ""
-    slots = max(1, sum(a.kind == "array" for a in scop.args), sum(a.local for a in scop.arrays))
-    return f"#define PC_HOST_MAX_BUFFERS {slots}\n{SUPPORT}"
+    return SUPPORT
+
+
+def _slots(scop: Scop) -> int:
+    """Device buffer slots of the entry's states: one per array argument and per local array."""
+    return max(1, sum(a.kind == "array" for a in scop.args), sum(a.local for a in scop.arrays))
 
 
 def _state(scop: Scop, suffix: str = "") -> str:
@@ -233,8 +240,9 @@ def states(scop: Scop, host: HostSide) -> str:
     if not host.stateful:
         return ""
     name = abi.entry_name(scop)
-    return (f"static pc_host_state {_state(scop)} = PC_HOST_STATE_INIT;\n"
-            f"static pc_host_state {_state(scop, '_dev')} = PC_HOST_STATE_INIT;\n"
+    state = f"static pc_host_state<{_slots(scop)}>"
+    return (f"{state} {_state(scop)} = PC_HOST_STATE_INIT;\n"
+            f"{state} {_state(scop, '_dev')} = PC_HOST_STATE_INIT;\n"
             f'extern "C" int {name}_release(void);\n'
             f"static void {name}_at_exit(void) {{ (void){name}_release(); }}\n")
 
@@ -293,7 +301,7 @@ def host_entry(scop: Scop, host: HostSide) -> list[str]:
     lines += [f"  const size_t pc_bytes_{a.name} = {array_elements(scop.array(a.name))} * "
               f"sizeof({abi.C_TYPES[a.dtype]});" for a in arrays]
     if host.copies == "register":
-        lines.append("  pc_host_pins pc_pins;  /* unregisters at every return */")
+        lines.append(f"  pc_host_pins<{_slots(scop)}> pc_pins;  /* unregisters at every return */")
         lines += [f"  pc_pins.pin({a.name}, {sizes[a.name]}, {host.pin_min_bytes});"
                   for a in arrays]
     for k, arg in enumerate(arrays):

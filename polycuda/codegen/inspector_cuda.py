@@ -385,12 +385,9 @@ def static_part(source: str, sub: Scop) -> tuple[str, bool]:
     """From the static path's .cu for `sub` (a region of the static statements between
     run-time nests, cuda_host.generate): its kernels, renamed <sub>_kernel..., and its
     device driver, made static; and whether it needs cooperative groups."""
-    prelude = cuda_host.prelude()
-    assert source.startswith(prelude), "static part: unexpected CUDA prelude"
-    body = source[len(prelude):]
-    coop = "#include <cooperative_groups.h>\n"
-    cooperative = body.lstrip("\n").startswith(coop)
-    body = body.replace(coop, "", 1) if cooperative else body
+    shared, body = source.split(abi.OWN_BEGIN + "\n", 1)
+    assert shared.startswith(cuda_host.prelude()), "static part: unexpected CUDA prelude"
+    cooperative = "#include <cooperative_groups.h>\n" in shared
     body = body[:body.index(f'extern "C" int {abi.entry_name(sub)}(')]
     body = body.replace(f'extern "C" int {abi.entry_name(sub, "_dev")}(',
                         f'static int {abi.entry_name(sub, "_dev")}(')
@@ -441,16 +438,27 @@ def generate(scop: Scop, parts: list[tuple[str, object]], ctx: isl.Context,
     out = [cuda_host.prelude() + "#define PC_NONE 0xffffffffu\n"]
     if cooperative:
         out.append("#include <cooperative_groups.h>\n")
+    # shared with the other regions of a file (abi.OWN_BEGIN): the includes, the host side's
+    # helpers and the warp sum
+    timed = not _plain(options) or any(syncfree_affine.applies(scop, n, options) for n in nests)
+    if timed:
+        out.append("#include <chrono>\n#include <mutex>\n#include <vector>\n"
+                   + executor_cuda.spin_prelude())
+    out.append("#ifdef PC_TIMING\n#include <chrono>\n#endif\n")
+    out += [text for text in (host_driver.support(side),) if text]
+    if any(syncfree_affine.applies(scop, n, options)
+           and syncfree_affine.uses_warp_sum(scop, n, options) for n in nests):
+        out.append(syncfree_affine.warp_prelude())
+    out.append(abi.OWN_BEGIN + "\n")
     count = max(len(nests), 1)
-    # levels found and iterations per run-time nest (the last call); with -DPC_TIMING (no pipelining) the seconds of the
-    # inspection and of the execution (host clock around synchronized phases)
-    if not _plain(options) or any(syncfree_affine.applies(scop, n, options) for n in nests):
+    # levels found and iterations per run-time nest (the last call); with -DPC_TIMING (no
+    # pipelining) the seconds of the inspection and of the execution (host clock around
+    # synchronized phases)
+    if timed:
         # the executor of each nest in the last call (executor_cuda.EXECUTOR_CODES), whether
         # its levels were reused, the host seconds of its inspection, its widest level (one
         # launch executor only; 0 otherwise)
-        out.append("#include <chrono>\n#include <mutex>\n#include <vector>\n"
-                   + executor_cuda.spin_prelude()
-                   + "#ifndef PC_TIMING\n#define PC_NOW() std::chrono::duration<double>("
+        out.append("#ifndef PC_TIMING\n#define PC_NOW() std::chrono::duration<double>("
                    "std::chrono::steady_clock::now().time_since_epoch()).count()\n#endif\n"
                    f'extern "C" {{ long long pc_{scop.name}_executor[{count}], '
                    f"pc_{scop.name}_reused[{count}], pc_{scop.name}_widest[{count}]; "
@@ -463,18 +471,18 @@ def generate(scop: Scop, parts: list[tuple[str, object]], ctx: isl.Context,
                        + f'extern "C" {{ long long pc_{scop.name}_chunk_steps[{count}]; }}\n')
     out.append(f'extern "C" {{ long long pc_{scop.name}_levels[{count}], '
                f"pc_{scop.name}_iterations[{count}]; }}\n"
-               "#ifdef PC_TIMING\n#include <chrono>\n#define PC_NOW() std::chrono::duration"
+               "#ifdef PC_TIMING\n#define PC_NOW() std::chrono::duration"
                "<double>(std::chrono::steady_clock::now().time_since_epoch()).count()\n"
                f'extern "C" {{ double pc_{scop.name}_inspect_s[{count}], '
                f"pc_{scop.name}_execute_s[{count}]; }}\n#endif\n")
     out += [k + "\n" for k in kernels]
-    out += [text for text in (host_driver.support(scop, side), host_driver.states(scop, side))
-            if text]
+    out += [text for text in (host_driver.states(scop, side),) if text]
     out.append("\n".join(_dev_entry(scop, driver, side)) + "\n")
     out.append("\n".join(cuda_host.host_entry(scop, side)) + "\n")
     if side.stateful:
         out.append("\n".join(host_driver.release_function(scop, side)) + "\n")
     out.append("\n".join(cuda_host.fail_function(scop)) + "\n")
+    out.append(abi.OWN_END + "\n")
     out.append(main_source(scop))
     return "\n".join(out)
 

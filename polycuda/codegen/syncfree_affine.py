@@ -102,9 +102,15 @@ def kernels(scop: Scop, k: int, nest: RuntimeNest, writers: AffineWriters, code:
     one-iteration-per-thread kernel (inspector_cuda._kernel)."""
     head = lambda name, extra, lines: kernel(name, scop, extra, code, lines)  # noqa: E731
     out = [war_kernel(scop, k, nest, writers, code, head)]
-    if warp_form(scop, nest, options) is None:
-        return out + [warp_prelude() + warp_kernel(scop, k, nest, writers, code, args)]
+    if uses_warp_sum(scop, nest, options):
+        return out + [warp_kernel(scop, k, nest, writers, code, args)]
     return out + [sync_kernel(scop, k, nest, writers, code, args)]
+
+
+def uses_warp_sum(scop: Scop, nest: RuntimeNest, options: Options | None) -> bool:
+    """Whether kernels() gives the nest the warp kernel, which needs warp_prelude() (among
+    the file's shared definitions)."""
+    return warp_form(scop, nest, options) is None
 
 
 def _writer_c(writers: AffineWriters, array: str) -> tuple[str, str]:

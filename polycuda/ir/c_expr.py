@@ -68,8 +68,11 @@ def _binop(e: BinOp, go: Callable[[Expr], str]) -> str:
 # Functions, not macros: isl's bounds nest min/max/floord ten deep, and a macro that names an
 # argument twice doubles the text at every level (sor-3d's kernel: 14 KB of source took gcc
 # minutes and 10 GB). In C++ (CUDA, the emulator) templates keep int arithmetic in int, where
-# 32-bit division is several times faster on the GPU than 64-bit.
+# 32-bit division is several times faster on the GPU than 64-bit. Guarded: a file of several
+# regions (polycuda compile of a C file with more than one) defines them once.
 C_HELPERS = """\
+#ifndef PC_HELPERS_DEFINED
+#define PC_HELPERS_DEFINED
 #ifdef __cplusplus
 #define PC_FN template <typename A, typename B> __host__ __device__ static inline auto
 PC_FN pc_floord(A n, B d) -> decltype(n + d) { return n < 0 ? -((-n + d - 1) / d) : n / d; }
@@ -85,5 +88,6 @@ static inline long long pc_ceild(long long n, long long d) { return pc_floord(n 
 static inline long long pc_min(long long a, long long b) { return a < b ? a : b; }
 static inline long long pc_max(long long a, long long b) { return a > b ? a : b; }
 static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) % m; }
+#endif
 #endif
 """

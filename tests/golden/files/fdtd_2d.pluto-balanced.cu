@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#ifndef PC_HELPERS_DEFINED
+#define PC_HELPERS_DEFINED
 #ifdef __cplusplus
 #define PC_FN template <typename A, typename B> __host__ __device__ static inline auto
 PC_FN pc_floord(A n, B d) -> decltype(n + d) { return n < 0 ? -((-n + d - 1) / d) : n / d; }
@@ -19,8 +21,11 @@ static inline long long pc_min(long long a, long long b) { return a < b ? a : b;
 static inline long long pc_max(long long a, long long b) { return a > b ? a : b; }
 static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) % m; }
 #endif
+#endif
 #define PC_CHECK(call) do { cudaError_t pc_e = (call); \
     if (pc_e != cudaSuccess) return (int)pc_e; } while (0)
+#ifndef PC_ELEMENTS_DEFINED
+#define PC_ELEMENTS_DEFINED
 /* The product of an array's extents, saturated at 2^62 (index_guard compares it with 2^31 - 1;
    the extents are at most 2^63 - 1 each: no product of two may overflow). */
 static inline long long pc_elements(long long d) { return d; }
@@ -30,6 +35,148 @@ template <typename... T> static inline long long pc_elements(long long d, T... r
   const long long cap = 1LL << 62;
   return tail > cap / d ? cap : d * tail;
 }
+#endif
+
+
+#include <pthread.h>
+#include <string.h>
+#ifndef PC_HOST_SUPPORT_DEFINED
+#define PC_HOST_SUPPORT_DEFINED
+/* polycuda host side (Options.host_buffers / host_copies): an entry's state in static storage,
+   guarded by its mutex; calls of one entry from several threads run one after another. In an
+   unnamed namespace: two generated files linked into one program keep their own definitions. */
+namespace {
+template <int N> struct pc_host_state {  /* N: device buffer slots */
+  pthread_mutex_t lock;
+  void *buf[N];
+  size_t bytes[N];
+  char *stage;  /* page-locked staging buffer: two halves of `chunk` bytes */
+  size_t chunk;
+  cudaEvent_t ready[2];  /* recorded after the last copy engine transfer of each half */
+  int at_exit;
+};
+#define PC_HOST_STATE_INIT {PTHREAD_MUTEX_INITIALIZER, {0}, {0}, NULL, 0, {NULL, NULL}, 0}
+struct pc_host_guard {  /* holds the entry's mutex until every return */
+  pthread_mutex_t *m;
+  explicit pc_host_guard(pthread_mutex_t *mutex) : m(mutex) { pthread_mutex_lock(m); }
+  ~pc_host_guard() { pthread_mutex_unlock(m); }
+};
+/* Device buffer k of the entry, at least `bytes` long: kept from earlier calls, or (re)allocated
+   when a call needs more (never shrunk: a smaller call uses the front of it). */
+template <int N> static int pc_host_buffer(pc_host_state<N> *s, int k, size_t bytes, void **p) {
+  if (bytes == 0) bytes = 1;
+  if (s->buf[k] && s->bytes[k] < bytes) {
+    void *old = s->buf[k];
+    s->buf[k] = NULL;
+    s->bytes[k] = 0;
+    PC_CHECK(cudaFree(old));
+  }
+  if (!s->buf[k]) {
+    void *fresh = NULL;
+    PC_CHECK(cudaMalloc(&fresh, bytes));
+    s->buf[k] = fresh;
+    s->bytes[k] = bytes;
+  }
+  *p = s->buf[k];
+  return 0;
+}
+/* The staging buffer and its events, made on the first copy that needs them (chunk: the same
+   constant in every call of an entry). */
+template <int N> static int pc_host_stage(pc_host_state<N> *s, size_t chunk) {
+  if (!s->stage) {
+    void *p = NULL;
+    PC_CHECK(cudaMallocHost(&p, 2 * chunk));
+    s->stage = (char *)p;
+    s->chunk = chunk;
+  }
+  for (int h = 0; h < 2; h++)
+    if (!s->ready[h]) PC_CHECK(cudaEventCreateWithFlags(&s->ready[h], cudaEventDisableTiming));
+  return 0;
+}
+/* Host to device through the staging buffer (double buffering): while the copy engine sends
+   chunk c from one half, the CPU copies chunk c + 1 into the other; a half is refilled only
+   after its event says the transfer out of it is done. Stream 0, so the kernels that follow
+   in stream order see every chunk. */
+template <int N> static int pc_stage_in(pc_host_state<N> *s, size_t chunk, void *dev,
+                                        const void *host, size_t bytes) {
+  PC_CHECK((cudaError_t)pc_host_stage(s, chunk));
+  for (size_t off = 0, c = 0; off < bytes; off += chunk, c++) {
+    const int h = (int)(c & 1);
+    const size_t n = bytes - off < chunk ? bytes - off : chunk;
+    PC_CHECK(cudaEventSynchronize(s->ready[h]));
+    memcpy(s->stage + h * chunk, (const char *)host + off, n);
+    PC_CHECK(cudaMemcpyAsync((char *)dev + off, s->stage + h * chunk, n,
+                             cudaMemcpyHostToDevice, 0));
+    PC_CHECK(cudaEventRecord(s->ready[h], 0));
+  }
+  return 0;
+}
+/* Device to host through the staging buffer: the transfer of chunk c + 1 into one half runs
+   while the CPU copies chunk c out of the other. */
+template <int N> static int pc_stage_out(pc_host_state<N> *s, size_t chunk, void *host,
+                                         const void *dev, size_t bytes) {
+  PC_CHECK((cudaError_t)pc_host_stage(s, chunk));
+  const size_t chunks = (bytes + chunk - 1) / chunk;
+  for (size_t c = 0; c <= chunks; c++) {
+    if (c < chunks) {
+      const int h = (int)(c & 1);
+      const size_t off = c * chunk, n = bytes - off < chunk ? bytes - off : chunk;
+      PC_CHECK(cudaMemcpyAsync(s->stage + h * chunk, (const char *)dev + off, n,
+                               cudaMemcpyDeviceToHost, 0));
+      PC_CHECK(cudaEventRecord(s->ready[h], 0));
+    }
+    if (c > 0) {
+      const int h = (int)((c - 1) & 1);
+      const size_t off = (c - 1) * chunk, n = bytes - off < chunk ? bytes - off : chunk;
+      PC_CHECK(cudaEventSynchronize(s->ready[h]));
+      memcpy((char *)host + off, s->stage + h * chunk, n);
+    }
+  }
+  return 0;
+}
+/* The user's arrays page-locked for one call (host_copies "register"); unregistered at every
+   return. An array that cannot be registered (already page-locked by the caller, read-only
+   memory, ...) is copied as pageable memory. */
+template <int N> struct pc_host_pins {
+  void *p[N];
+  int n = 0;
+  void pin(void *ptr, size_t bytes, size_t min_bytes) {
+    if (bytes < min_bytes || bytes == 0) return;
+    if (cudaHostRegister(ptr, bytes, cudaHostRegisterDefault) == cudaSuccess) p[n++] = ptr;
+    else (void)cudaGetLastError();  /* not an error of the call: copied as pageable memory */
+  }
+  ~pc_host_pins() {
+    for (int k = 0; k < n; k++) (void)cudaHostUnregister(p[k]);
+  }
+};
+/* Frees what `s` holds and forgets it (even where a free fails); the first error, or 0. */
+template <int N> static int pc_host_release(pc_host_state<N> *s) {
+  pc_host_guard guard(&s->lock);
+  int err = 0;
+  for (int k = 0; k < N; k++) {
+    if (s->buf[k]) {
+      const int e = (int)cudaFree(s->buf[k]);
+      if (!err) err = e;
+    }
+    s->buf[k] = NULL;
+    s->bytes[k] = 0;
+  }
+  if (s->stage) {
+    const int e = (int)cudaFreeHost(s->stage);
+    if (!err) err = e;
+  }
+  s->stage = NULL;
+  s->chunk = 0;
+  for (int h = 0; h < 2; h++) {
+    if (s->ready[h]) (void)cudaEventDestroy(s->ready[h]);
+    s->ready[h] = NULL;
+  }
+  return err;
+}
+}  // namespace
+#endif
+
+/* polycuda: the region's own definitions */
 
 __global__ void __launch_bounds__(256) kernel0(int T, int nx, int ny, double *ex, double *ey, double *hz, double *fict, int c0) {
   if (((nx >= 1) && ((nx + ny) >= 3))) {
@@ -243,145 +390,8 @@ __global__ void __launch_bounds__(256) kernel0_1(int T, int nx, int ny, double *
   }
 }
 
-#define PC_HOST_MAX_BUFFERS 4
-
-#include <pthread.h>
-#include <string.h>
-/* polycuda host side (Options.host_buffers / host_copies): an entry's state in static storage,
-   guarded by its mutex; calls of one entry from several threads run one after another. In an
-   unnamed namespace: two generated files linked into one program keep their own definitions. */
-namespace {
-struct pc_host_state {
-  pthread_mutex_t lock;
-  void *buf[PC_HOST_MAX_BUFFERS];
-  size_t bytes[PC_HOST_MAX_BUFFERS];
-  char *stage;  /* page-locked staging buffer: two halves of `chunk` bytes */
-  size_t chunk;
-  cudaEvent_t ready[2];  /* recorded after the last copy engine transfer of each half */
-  int at_exit;
-};
-#define PC_HOST_STATE_INIT {PTHREAD_MUTEX_INITIALIZER, {0}, {0}, NULL, 0, {NULL, NULL}, 0}
-struct pc_host_guard {  /* holds the entry's mutex until every return */
-  pthread_mutex_t *m;
-  explicit pc_host_guard(pthread_mutex_t *mutex) : m(mutex) { pthread_mutex_lock(m); }
-  ~pc_host_guard() { pthread_mutex_unlock(m); }
-};
-/* Device buffer k of the entry, at least `bytes` long: kept from earlier calls, or (re)allocated
-   when a call needs more (never shrunk: a smaller call uses the front of it). */
-static int pc_host_buffer(pc_host_state *s, int k, size_t bytes, void **p) {
-  if (bytes == 0) bytes = 1;
-  if (s->buf[k] && s->bytes[k] < bytes) {
-    void *old = s->buf[k];
-    s->buf[k] = NULL;
-    s->bytes[k] = 0;
-    PC_CHECK(cudaFree(old));
-  }
-  if (!s->buf[k]) {
-    void *fresh = NULL;
-    PC_CHECK(cudaMalloc(&fresh, bytes));
-    s->buf[k] = fresh;
-    s->bytes[k] = bytes;
-  }
-  *p = s->buf[k];
-  return 0;
-}
-/* The staging buffer and its events, made on the first copy that needs them (chunk: the same
-   constant in every call of an entry). */
-static int pc_host_stage(pc_host_state *s, size_t chunk) {
-  if (!s->stage) {
-    void *p = NULL;
-    PC_CHECK(cudaMallocHost(&p, 2 * chunk));
-    s->stage = (char *)p;
-    s->chunk = chunk;
-  }
-  for (int h = 0; h < 2; h++)
-    if (!s->ready[h]) PC_CHECK(cudaEventCreateWithFlags(&s->ready[h], cudaEventDisableTiming));
-  return 0;
-}
-/* Host to device through the staging buffer (double buffering): while the copy engine sends
-   chunk c from one half, the CPU copies chunk c + 1 into the other; a half is refilled only
-   after its event says the transfer out of it is done. Stream 0, so the kernels that follow
-   in stream order see every chunk. */
-static int pc_stage_in(pc_host_state *s, size_t chunk, void *dev, const void *host,
-                       size_t bytes) {
-  PC_CHECK((cudaError_t)pc_host_stage(s, chunk));
-  for (size_t off = 0, c = 0; off < bytes; off += chunk, c++) {
-    const int h = (int)(c & 1);
-    const size_t n = bytes - off < chunk ? bytes - off : chunk;
-    PC_CHECK(cudaEventSynchronize(s->ready[h]));
-    memcpy(s->stage + h * chunk, (const char *)host + off, n);
-    PC_CHECK(cudaMemcpyAsync((char *)dev + off, s->stage + h * chunk, n,
-                             cudaMemcpyHostToDevice, 0));
-    PC_CHECK(cudaEventRecord(s->ready[h], 0));
-  }
-  return 0;
-}
-/* Device to host through the staging buffer: the transfer of chunk c + 1 into one half runs
-   while the CPU copies chunk c out of the other. */
-static int pc_stage_out(pc_host_state *s, size_t chunk, void *host, const void *dev,
-                        size_t bytes) {
-  PC_CHECK((cudaError_t)pc_host_stage(s, chunk));
-  const size_t chunks = (bytes + chunk - 1) / chunk;
-  for (size_t c = 0; c <= chunks; c++) {
-    if (c < chunks) {
-      const int h = (int)(c & 1);
-      const size_t off = c * chunk, n = bytes - off < chunk ? bytes - off : chunk;
-      PC_CHECK(cudaMemcpyAsync(s->stage + h * chunk, (const char *)dev + off, n,
-                               cudaMemcpyDeviceToHost, 0));
-      PC_CHECK(cudaEventRecord(s->ready[h], 0));
-    }
-    if (c > 0) {
-      const int h = (int)((c - 1) & 1);
-      const size_t off = (c - 1) * chunk, n = bytes - off < chunk ? bytes - off : chunk;
-      PC_CHECK(cudaEventSynchronize(s->ready[h]));
-      memcpy((char *)host + off, s->stage + h * chunk, n);
-    }
-  }
-  return 0;
-}
-/* The user's arrays page-locked for one call (host_copies "register"); unregistered at every
-   return. An array that cannot be registered (already page-locked by the caller, read-only
-   memory, ...) is copied as pageable memory. */
-struct pc_host_pins {
-  void *p[PC_HOST_MAX_BUFFERS];
-  int n = 0;
-  void pin(void *ptr, size_t bytes, size_t min_bytes) {
-    if (bytes < min_bytes || bytes == 0) return;
-    if (cudaHostRegister(ptr, bytes, cudaHostRegisterDefault) == cudaSuccess) p[n++] = ptr;
-    else (void)cudaGetLastError();  /* not an error of the call: copied as pageable memory */
-  }
-  ~pc_host_pins() {
-    for (int k = 0; k < n; k++) (void)cudaHostUnregister(p[k]);
-  }
-};
-/* Frees what `s` holds and forgets it (even where a free fails); the first error, or 0. */
-static int pc_host_release(pc_host_state *s) {
-  pc_host_guard guard(&s->lock);
-  int err = 0;
-  for (int k = 0; k < PC_HOST_MAX_BUFFERS; k++) {
-    if (s->buf[k]) {
-      const int e = (int)cudaFree(s->buf[k]);
-      if (!err) err = e;
-    }
-    s->buf[k] = NULL;
-    s->bytes[k] = 0;
-  }
-  if (s->stage) {
-    const int e = (int)cudaFreeHost(s->stage);
-    if (!err) err = e;
-  }
-  s->stage = NULL;
-  s->chunk = 0;
-  for (int h = 0; h < 2; h++) {
-    if (s->ready[h]) (void)cudaEventDestroy(s->ready[h]);
-    s->ready[h] = NULL;
-  }
-  return err;
-}
-}  // namespace
-
-static pc_host_state pc_fdtd_2d_state = PC_HOST_STATE_INIT;
-static pc_host_state pc_fdtd_2d_dev_state = PC_HOST_STATE_INIT;
+static pc_host_state<4> pc_fdtd_2d_state = PC_HOST_STATE_INIT;
+static pc_host_state<4> pc_fdtd_2d_dev_state = PC_HOST_STATE_INIT;
 extern "C" int pc_fdtd_2d_release(void);
 static void pc_fdtd_2d_at_exit(void) { (void)pc_fdtd_2d_release(); }
 
@@ -438,7 +448,7 @@ extern "C" int pc_fdtd_2d(long long T, long long nx, long long ny, double *ex, d
   const size_t pc_bytes_ey = (size_t)(nx) * (size_t)(ny) * sizeof(double);
   const size_t pc_bytes_hz = (size_t)(nx) * (size_t)(ny) * sizeof(double);
   const size_t pc_bytes_fict = (size_t)(T) * sizeof(double);
-  pc_host_pins pc_pins;  /* unregisters at every return */
+  pc_host_pins<4> pc_pins;  /* unregisters at every return */
   pc_pins.pin(ex, pc_bytes_ex, 1048576);
   pc_pins.pin(ey, pc_bytes_ey, 1048576);
   pc_pins.pin(hz, pc_bytes_hz, 1048576);
@@ -477,6 +487,8 @@ extern "C" void pc_fdtd_2d_fail(int err) {
           cudaGetErrorName((cudaError_t)err), cudaGetErrorString((cudaError_t)err));
   exit(EXIT_FAILURE);
 }
+
+/* polycuda: end of the region's own definitions */
 
 #ifdef POLYCUDA_MAIN
 #include <string.h>

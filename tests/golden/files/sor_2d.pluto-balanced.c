@@ -2,6 +2,8 @@
 #include <stdlib.h>
 #include <stddef.h>
 
+#ifndef PC_HELPERS_DEFINED
+#define PC_HELPERS_DEFINED
 #ifdef __cplusplus
 #define PC_FN template <typename A, typename B> __host__ __device__ static inline auto
 PC_FN pc_floord(A n, B d) -> decltype(n + d) { return n < 0 ? -((-n + d - 1) / d) : n / d; }
@@ -17,6 +19,7 @@ static inline long long pc_ceild(long long n, long long d) { return pc_floord(n 
 static inline long long pc_min(long long a, long long b) { return a < b ? a : b; }
 static inline long long pc_max(long long a, long long b) { return a > b ? a : b; }
 static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) % m; }
+#endif
 #endif
 #define PC_SHUFFLE_PRIME 1000003L
 

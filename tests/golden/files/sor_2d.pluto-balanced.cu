@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#ifndef PC_HELPERS_DEFINED
+#define PC_HELPERS_DEFINED
 #ifdef __cplusplus
 #define PC_FN template <typename A, typename B> __host__ __device__ static inline auto
 PC_FN pc_floord(A n, B d) -> decltype(n + d) { return n < 0 ? -((-n + d - 1) / d) : n / d; }
@@ -19,8 +21,11 @@ static inline long long pc_min(long long a, long long b) { return a < b ? a : b;
 static inline long long pc_max(long long a, long long b) { return a > b ? a : b; }
 static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) % m; }
 #endif
+#endif
 #define PC_CHECK(call) do { cudaError_t pc_e = (call); \
     if (pc_e != cudaSuccess) return (int)pc_e; } while (0)
+#ifndef PC_ELEMENTS_DEFINED
+#define PC_ELEMENTS_DEFINED
 /* The product of an array's extents, saturated at 2^62 (index_guard compares it with 2^31 - 1;
    the extents are at most 2^63 - 1 each: no product of two may overflow). */
 static inline long long pc_elements(long long d) { return d; }
@@ -30,40 +35,21 @@ template <typename... T> static inline long long pc_elements(long long d, T... r
   const long long cap = 1LL << 62;
   return tail > cap / d ? cap : d * tail;
 }
+#endif
 
-__global__ void __launch_bounds__(256) kernel0(int T, int n, double omega, double *A, int c0) {
-  for (int c1 = pc_max(pc_max(pc_max(((c0 + pc_floord(((((-9) * T) - (9 * n)) - 6), 32)) + 2), (((4 * c0) + 8) / 13)), (pc_floord((((-T) + (8 * c0)) - 7), 18) + 1)), (pc_floord((((((-5) * T) - n) + (32 * c0)) - 22), 64) + 1)) + pc_mod((int)blockIdx.y - (pc_max(pc_max(pc_max(((c0 + pc_floord(((((-9) * T) - (9 * n)) - 6), 32)) + 2), (((4 * c0) + 8) / 13)), (pc_floord((((-T) + (8 * c0)) - 7), 18) + 1)), (pc_floord((((((-5) * T) - n) + (32 * c0)) - 22), 64) + 1))), (int)gridDim.y); (c1 <= pc_min(pc_min(pc_min(pc_min((pc_floord(((T + (2 * n)) + 3), 8) - 1), (c0 / 2)), pc_floord(((n + (4 * c0)) + 1), 12)), pc_floord(((n + (32 * c0)) + 29), 72)), pc_floord((((9 * n) + (32 * c0)) + 37), 104))); c1 += (int)gridDim.y) {
-    for (int c2 = pc_max(pc_max(pc_max(pc_max(pc_max(((c0 - (2 * c1)) + pc_floord(((-T) + 1), 8)), (((c0 - c1) - (((T + n) + 1) / 4)) + 1)), ((c0 - (2 * c1)) / 5)), pc_floord((((-n) + (8 * c1)) + 2), 32)), pc_floord((((((-T) - n) + (8 * c0)) - (8 * c1)) + 11), 40)), pc_floord(((((-n) + (8 * c0)) - (8 * c1)) + 12), 72)) + pc_mod((int)blockIdx.x - (pc_max(pc_max(pc_max(pc_max(pc_max(((c0 - (2 * c1)) + pc_floord(((-T) + 1), 8)), (((c0 - c1) - (((T + n) + 1) / 4)) + 1)), ((c0 - (2 * c1)) / 5)), pc_floord((((-n) + (8 * c1)) + 2), 32)), pc_floord((((((-T) - n) + (8 * c0)) - (8 * c1)) + 11), 40)), pc_floord(((((-n) + (8 * c0)) - (8 * c1)) + 12), 72))), (int)gridDim.x); (c2 <= pc_min(pc_min(pc_min(pc_min(pc_min((c0 - (2 * c1)), ((c0 - (3 * c1)) + pc_floord((n + 1), 4))), (((T + n) - 3) / 32)), (c1 / 4)), ((((n + (8 * c0)) - (16 * c1)) + 5) / 40)), ((((n + (8 * c0)) - (8 * c1)) + 4) / 72))); c2 += (int)gridDim.x) {
-      for (int c3 = pc_max(pc_max(pc_max(pc_max(pc_max(0, (((((-8) * c0) + (8 * c1)) + (40 * c2)) + 1)), (((((-n) - (8 * c0)) + (16 * c1)) + (40 * c2)) + 2)), (((((-8) * c0) + (8 * c1)) + (8 * c2)) + 2)), (((((-n) - (8 * c0)) + (8 * c1)) + (72 * c2)) + 3)), ((((((-2) * n) - (8 * c0)) + (24 * c1)) + (8 * c2)) + 4)); (c3 <= pc_min(pc_min(pc_min(pc_min(pc_min(pc_min(7, ((((((2 * T) + (2 * n)) - (8 * c0)) + (8 * c1)) + (8 * c2)) - 6)), ((((T - (8 * c0)) + (16 * c1)) + (8 * c2)) + 6)), (((((-8) * c0) + (24 * c1)) + (8 * c2)) + 12)), (((((T + n) - (8 * c0)) + (8 * c1)) + (40 * c2)) + 28)), (((((-8) * c0) + (16 * c1)) + (40 * c2)) + 37)), ((((n - (8 * c0)) + (8 * c1)) + (72 * c2)) + 59))); c3 += 1) {
-        if ((int)threadIdx.y >= pc_max(pc_max(pc_max(pc_max(0, ((((-8) * c1) + (32 * c2)) + 1)), (((((8 * c0) - (16 * c1)) - (40 * c2)) + c3) - 30)), ((((((-T) + (8 * c0)) - (16 * c1)) - (8 * c2)) + c3) + 1)), (((((4 * c0) - (12 * c1)) - (4 * c2)) + ((c3 + 1) / 2)) + 1))) {
-          const int c4 = (int)threadIdx.y;
-          if ((c4 <= pc_min(pc_min(pc_min(pc_min(7, (((n - (8 * c1)) + (32 * c2)) + 29)), (((((n + (8 * c0)) - (16 * c1)) - (40 * c2)) + c3) - 2)), ((((8 * c0) - (16 * c1)) - (8 * c2)) + c3)), (((((n + (4 * c0)) - (12 * c1)) - (4 * c2)) + (c3 / 2)) - 2)))) {
-            if ((int)threadIdx.x >= pc_max(pc_max(0, ((((((8 * c0) - (16 * c1)) - (40 * c2)) + c3) - c4) + 1)), (((((-n) + (8 * c1)) - (32 * c2)) + c4) + 2))) {
-              const int c5 = (int)threadIdx.x;
-              if ((c5 <= pc_min(pc_min(31, ((((((n + (8 * c0)) - (16 * c1)) - (40 * c2)) + c3) - c4) - 2)), ((((8 * c1) - (32 * c2)) + c4) - 1)))) {
-                A[(((((8 * c1) - (32 * c2)) + c4) - c5)) * (n) + ((((((((-8) * c0) + (16 * c1)) + (40 * c2)) - c3) + c4) + c5))] = (((1.0 - omega) * A[(((((8 * c1) - (32 * c2)) + c4) - c5)) * (n) + ((((((((-8) * c0) + (16 * c1)) + (40 * c2)) - c3) + c4) + c5))]) + ((omega * 0.25) * (((A[((((((8 * c1) - (32 * c2)) + c4) - c5) - 1)) * (n) + ((((((((-8) * c0) + (16 * c1)) + (40 * c2)) - c3) + c4) + c5))] + A[((((((8 * c1) - (32 * c2)) + c4) - c5) + 1)) * (n) + ((((((((-8) * c0) + (16 * c1)) + (40 * c2)) - c3) + c4) + c5))]) + A[(((((8 * c1) - (32 * c2)) + c4) - c5)) * (n) + (((((((((-8) * c0) + (16 * c1)) + (40 * c2)) - c3) + c4) + c5) - 1))]) + A[(((((8 * c1) - (32 * c2)) + c4) - c5)) * (n) + (((((((((-8) * c0) + (16 * c1)) + (40 * c2)) - c3) + c4) + c5) + 1))])));
-              }
-            }
-          }
-        }
-        __syncthreads();
-      }
-    }
-  }
-}
-
-#define PC_HOST_MAX_BUFFERS 1
 
 #include <pthread.h>
 #include <string.h>
+#ifndef PC_HOST_SUPPORT_DEFINED
+#define PC_HOST_SUPPORT_DEFINED
 /* polycuda host side (Options.host_buffers / host_copies): an entry's state in static storage,
    guarded by its mutex; calls of one entry from several threads run one after another. In an
    unnamed namespace: two generated files linked into one program keep their own definitions. */
 namespace {
-struct pc_host_state {
+template <int N> struct pc_host_state {  /* N: device buffer slots */
   pthread_mutex_t lock;
-  void *buf[PC_HOST_MAX_BUFFERS];
-  size_t bytes[PC_HOST_MAX_BUFFERS];
+  void *buf[N];
+  size_t bytes[N];
   char *stage;  /* page-locked staging buffer: two halves of `chunk` bytes */
   size_t chunk;
   cudaEvent_t ready[2];  /* recorded after the last copy engine transfer of each half */
@@ -77,7 +63,7 @@ struct pc_host_guard {  /* holds the entry's mutex until every return */
 };
 /* Device buffer k of the entry, at least `bytes` long: kept from earlier calls, or (re)allocated
    when a call needs more (never shrunk: a smaller call uses the front of it). */
-static int pc_host_buffer(pc_host_state *s, int k, size_t bytes, void **p) {
+template <int N> static int pc_host_buffer(pc_host_state<N> *s, int k, size_t bytes, void **p) {
   if (bytes == 0) bytes = 1;
   if (s->buf[k] && s->bytes[k] < bytes) {
     void *old = s->buf[k];
@@ -96,7 +82,7 @@ static int pc_host_buffer(pc_host_state *s, int k, size_t bytes, void **p) {
 }
 /* The staging buffer and its events, made on the first copy that needs them (chunk: the same
    constant in every call of an entry). */
-static int pc_host_stage(pc_host_state *s, size_t chunk) {
+template <int N> static int pc_host_stage(pc_host_state<N> *s, size_t chunk) {
   if (!s->stage) {
     void *p = NULL;
     PC_CHECK(cudaMallocHost(&p, 2 * chunk));
@@ -111,8 +97,8 @@ static int pc_host_stage(pc_host_state *s, size_t chunk) {
    chunk c from one half, the CPU copies chunk c + 1 into the other; a half is refilled only
    after its event says the transfer out of it is done. Stream 0, so the kernels that follow
    in stream order see every chunk. */
-static int pc_stage_in(pc_host_state *s, size_t chunk, void *dev, const void *host,
-                       size_t bytes) {
+template <int N> static int pc_stage_in(pc_host_state<N> *s, size_t chunk, void *dev,
+                                        const void *host, size_t bytes) {
   PC_CHECK((cudaError_t)pc_host_stage(s, chunk));
   for (size_t off = 0, c = 0; off < bytes; off += chunk, c++) {
     const int h = (int)(c & 1);
@@ -127,8 +113,8 @@ static int pc_stage_in(pc_host_state *s, size_t chunk, void *dev, const void *ho
 }
 /* Device to host through the staging buffer: the transfer of chunk c + 1 into one half runs
    while the CPU copies chunk c out of the other. */
-static int pc_stage_out(pc_host_state *s, size_t chunk, void *host, const void *dev,
-                        size_t bytes) {
+template <int N> static int pc_stage_out(pc_host_state<N> *s, size_t chunk, void *host,
+                                         const void *dev, size_t bytes) {
   PC_CHECK((cudaError_t)pc_host_stage(s, chunk));
   const size_t chunks = (bytes + chunk - 1) / chunk;
   for (size_t c = 0; c <= chunks; c++) {
@@ -151,8 +137,8 @@ static int pc_stage_out(pc_host_state *s, size_t chunk, void *host, const void *
 /* The user's arrays page-locked for one call (host_copies "register"); unregistered at every
    return. An array that cannot be registered (already page-locked by the caller, read-only
    memory, ...) is copied as pageable memory. */
-struct pc_host_pins {
-  void *p[PC_HOST_MAX_BUFFERS];
+template <int N> struct pc_host_pins {
+  void *p[N];
   int n = 0;
   void pin(void *ptr, size_t bytes, size_t min_bytes) {
     if (bytes < min_bytes || bytes == 0) return;
@@ -164,10 +150,10 @@ struct pc_host_pins {
   }
 };
 /* Frees what `s` holds and forgets it (even where a free fails); the first error, or 0. */
-static int pc_host_release(pc_host_state *s) {
+template <int N> static int pc_host_release(pc_host_state<N> *s) {
   pc_host_guard guard(&s->lock);
   int err = 0;
-  for (int k = 0; k < PC_HOST_MAX_BUFFERS; k++) {
+  for (int k = 0; k < N; k++) {
     if (s->buf[k]) {
       const int e = (int)cudaFree(s->buf[k]);
       if (!err) err = e;
@@ -188,9 +174,33 @@ static int pc_host_release(pc_host_state *s) {
   return err;
 }
 }  // namespace
+#endif
 
-static pc_host_state pc_sor_2d_state = PC_HOST_STATE_INIT;
-static pc_host_state pc_sor_2d_dev_state = PC_HOST_STATE_INIT;
+/* polycuda: the region's own definitions */
+
+__global__ void __launch_bounds__(256) kernel0(int T, int n, double omega, double *A, int c0) {
+  for (int c1 = pc_max(pc_max(pc_max(((c0 + pc_floord(((((-9) * T) - (9 * n)) - 6), 32)) + 2), (((4 * c0) + 8) / 13)), (pc_floord((((-T) + (8 * c0)) - 7), 18) + 1)), (pc_floord((((((-5) * T) - n) + (32 * c0)) - 22), 64) + 1)) + pc_mod((int)blockIdx.y - (pc_max(pc_max(pc_max(((c0 + pc_floord(((((-9) * T) - (9 * n)) - 6), 32)) + 2), (((4 * c0) + 8) / 13)), (pc_floord((((-T) + (8 * c0)) - 7), 18) + 1)), (pc_floord((((((-5) * T) - n) + (32 * c0)) - 22), 64) + 1))), (int)gridDim.y); (c1 <= pc_min(pc_min(pc_min(pc_min((pc_floord(((T + (2 * n)) + 3), 8) - 1), (c0 / 2)), pc_floord(((n + (4 * c0)) + 1), 12)), pc_floord(((n + (32 * c0)) + 29), 72)), pc_floord((((9 * n) + (32 * c0)) + 37), 104))); c1 += (int)gridDim.y) {
+    for (int c2 = pc_max(pc_max(pc_max(pc_max(pc_max(((c0 - (2 * c1)) + pc_floord(((-T) + 1), 8)), (((c0 - c1) - (((T + n) + 1) / 4)) + 1)), ((c0 - (2 * c1)) / 5)), pc_floord((((-n) + (8 * c1)) + 2), 32)), pc_floord((((((-T) - n) + (8 * c0)) - (8 * c1)) + 11), 40)), pc_floord(((((-n) + (8 * c0)) - (8 * c1)) + 12), 72)) + pc_mod((int)blockIdx.x - (pc_max(pc_max(pc_max(pc_max(pc_max(((c0 - (2 * c1)) + pc_floord(((-T) + 1), 8)), (((c0 - c1) - (((T + n) + 1) / 4)) + 1)), ((c0 - (2 * c1)) / 5)), pc_floord((((-n) + (8 * c1)) + 2), 32)), pc_floord((((((-T) - n) + (8 * c0)) - (8 * c1)) + 11), 40)), pc_floord(((((-n) + (8 * c0)) - (8 * c1)) + 12), 72))), (int)gridDim.x); (c2 <= pc_min(pc_min(pc_min(pc_min(pc_min((c0 - (2 * c1)), ((c0 - (3 * c1)) + pc_floord((n + 1), 4))), (((T + n) - 3) / 32)), (c1 / 4)), ((((n + (8 * c0)) - (16 * c1)) + 5) / 40)), ((((n + (8 * c0)) - (8 * c1)) + 4) / 72))); c2 += (int)gridDim.x) {
+      for (int c3 = pc_max(pc_max(pc_max(pc_max(pc_max(0, (((((-8) * c0) + (8 * c1)) + (40 * c2)) + 1)), (((((-n) - (8 * c0)) + (16 * c1)) + (40 * c2)) + 2)), (((((-8) * c0) + (8 * c1)) + (8 * c2)) + 2)), (((((-n) - (8 * c0)) + (8 * c1)) + (72 * c2)) + 3)), ((((((-2) * n) - (8 * c0)) + (24 * c1)) + (8 * c2)) + 4)); (c3 <= pc_min(pc_min(pc_min(pc_min(pc_min(pc_min(7, ((((((2 * T) + (2 * n)) - (8 * c0)) + (8 * c1)) + (8 * c2)) - 6)), ((((T - (8 * c0)) + (16 * c1)) + (8 * c2)) + 6)), (((((-8) * c0) + (24 * c1)) + (8 * c2)) + 12)), (((((T + n) - (8 * c0)) + (8 * c1)) + (40 * c2)) + 28)), (((((-8) * c0) + (16 * c1)) + (40 * c2)) + 37)), ((((n - (8 * c0)) + (8 * c1)) + (72 * c2)) + 59))); c3 += 1) {
+        if ((int)threadIdx.y >= pc_max(pc_max(pc_max(pc_max(0, ((((-8) * c1) + (32 * c2)) + 1)), (((((8 * c0) - (16 * c1)) - (40 * c2)) + c3) - 30)), ((((((-T) + (8 * c0)) - (16 * c1)) - (8 * c2)) + c3) + 1)), (((((4 * c0) - (12 * c1)) - (4 * c2)) + ((c3 + 1) / 2)) + 1))) {
+          const int c4 = (int)threadIdx.y;
+          if ((c4 <= pc_min(pc_min(pc_min(pc_min(7, (((n - (8 * c1)) + (32 * c2)) + 29)), (((((n + (8 * c0)) - (16 * c1)) - (40 * c2)) + c3) - 2)), ((((8 * c0) - (16 * c1)) - (8 * c2)) + c3)), (((((n + (4 * c0)) - (12 * c1)) - (4 * c2)) + (c3 / 2)) - 2)))) {
+            if ((int)threadIdx.x >= pc_max(pc_max(0, ((((((8 * c0) - (16 * c1)) - (40 * c2)) + c3) - c4) + 1)), (((((-n) + (8 * c1)) - (32 * c2)) + c4) + 2))) {
+              const int c5 = (int)threadIdx.x;
+              if ((c5 <= pc_min(pc_min(31, ((((((n + (8 * c0)) - (16 * c1)) - (40 * c2)) + c3) - c4) - 2)), ((((8 * c1) - (32 * c2)) + c4) - 1)))) {
+                A[(((((8 * c1) - (32 * c2)) + c4) - c5)) * (n) + ((((((((-8) * c0) + (16 * c1)) + (40 * c2)) - c3) + c4) + c5))] = (((1.0 - omega) * A[(((((8 * c1) - (32 * c2)) + c4) - c5)) * (n) + ((((((((-8) * c0) + (16 * c1)) + (40 * c2)) - c3) + c4) + c5))]) + ((omega * 0.25) * (((A[((((((8 * c1) - (32 * c2)) + c4) - c5) - 1)) * (n) + ((((((((-8) * c0) + (16 * c1)) + (40 * c2)) - c3) + c4) + c5))] + A[((((((8 * c1) - (32 * c2)) + c4) - c5) + 1)) * (n) + ((((((((-8) * c0) + (16 * c1)) + (40 * c2)) - c3) + c4) + c5))]) + A[(((((8 * c1) - (32 * c2)) + c4) - c5)) * (n) + (((((((((-8) * c0) + (16 * c1)) + (40 * c2)) - c3) + c4) + c5) - 1))]) + A[(((((8 * c1) - (32 * c2)) + c4) - c5)) * (n) + (((((((((-8) * c0) + (16 * c1)) + (40 * c2)) - c3) + c4) + c5) + 1))])));
+              }
+            }
+          }
+        }
+        __syncthreads();
+      }
+    }
+  }
+}
+
+static pc_host_state<1> pc_sor_2d_state = PC_HOST_STATE_INIT;
+static pc_host_state<1> pc_sor_2d_dev_state = PC_HOST_STATE_INIT;
 extern "C" int pc_sor_2d_release(void);
 static void pc_sor_2d_at_exit(void) { (void)pc_sor_2d_release(); }
 
@@ -215,7 +225,7 @@ extern "C" int pc_sor_2d(long long T, long long n, double omega, double *A) {
   pc_host_guard pc_guard(&pc_sor_2d_state.lock);
   int err = 0;
   const size_t pc_bytes_A = (size_t)(n) * (size_t)(n) * sizeof(double);
-  pc_host_pins pc_pins;  /* unregisters at every return */
+  pc_host_pins<1> pc_pins;  /* unregisters at every return */
   pc_pins.pin(A, pc_bytes_A, 1048576);
   double *d_A = NULL;
   PC_CHECK((cudaError_t)pc_host_buffer(&pc_sor_2d_state, 0, pc_bytes_A, (void **)&d_A));
@@ -240,6 +250,8 @@ extern "C" void pc_sor_2d_fail(int err) {
           cudaGetErrorName((cudaError_t)err), cudaGetErrorString((cudaError_t)err));
   exit(EXIT_FAILURE);
 }
+
+/* polycuda: end of the region's own definitions */
 
 #ifdef POLYCUDA_MAIN
 #include <string.h>
