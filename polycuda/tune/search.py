@@ -62,6 +62,19 @@ REFIT_SHARE = 0.25
 # halved, ran 33.8 ms (...-tune-suite-refit.json). Measured with it (...-tune-local-b.json):
 # heat_2d 4096^2 x 100 from 22.5 to 14.3 ms in 3 rounds (the default tables 15.0); 2-D SOR not
 # helped: that run's ranking started it from 48-wide tiles, with no faster neighbour.
+# Layouts measured besides the model's top k so that the refit sees the model's terms vary
+# (probes): for each term, the layout among the model's best PROBE_SHARE (at least PROBE_MIN)
+# where it weighs most, at most PROBES. Why: the top k of 2-D SOR 4096^2 x 100 on the H100
+# were all large blocks, one per SM; fitted on them, gamma (the per-tile cost) stayed at
+# 2.2e-8 and ranked the sweep's best (16x32x8 on 16x8, 8 blocks per SM, 33.7 ms) at 89.5 ms,
+# 1402nd; refitted on the 29 layouts of that run, gamma went to 0 and that layout came 2nd of
+# 4,834 (bench/results/...-tune-diagonal-sor2d.json, whose local search, with tiles also
+# halved or doubled all at once, found nothing below 57 ms from the top k). With the probes
+# (...-tune-probes.json, one run): 2-D SOR tuned to 32.87 ms (the sweep's best 33.57 ms, the
+# default tables 63.5; 57.6 before), heat_2d kept the default tables (14.93 ms; sweep 17.22).
+PROBES = 4
+PROBE_SHARE = 0.25
+PROBE_MIN = 50
 LOCAL_ROUNDS = 3
 LOCAL_GAIN = 0.02
 LOCAL_BUDGET_S = 120.0
@@ -415,8 +428,8 @@ def stderr_progress(message: str) -> None:
 def tune(prog, sizes: dict[str, int], *, top_k: int = 5, budget_s: float = 60.0,
          measure: Callable[[Options], float] | None = None, cache: Path | None = None,
          use_cache: bool = True, progress: Callable[[str], None] | None = stderr_progress,
-         schedulers: bool = False, refit: bool = True, local_rounds: int = LOCAL_ROUNDS
-         ) -> TuneResult:
+         schedulers: bool = False, refit: bool = True, local_rounds: int = LOCAL_ROUNDS,
+         probe_count: int | None = None) -> TuneResult:
     """Tune the tile and block sizes of Program `prog` at parameter values `sizes`.
 
     measure: seconds of one run at the given options (default: on the GPU when there is
@@ -424,8 +437,9 @@ def tune(prog, sizes: dict[str, int], *, top_k: int = 5, budget_s: float = 60.0,
     schedulers: with Options.scheduler "auto", tune each of pipeline.AUTO_SCHEDULERS' cuda
     candidates and keep the fastest measured (scheduler and sizes); needs measuring.
     refit: once the top k are measured (k >= REFIT_MIN), refit the model's coefficients on
-    them, re-rank and measure the refit's choice too (refit_choice): one measurement more
-    than without, never fewer; the fastest measured is kept either way.
+    them and on up to `probe_count` more layouts measured for it (probes: where each of the
+    model's terms weighs most; None: PROBES), re-rank and measure the refit's choice too
+    (refit_choice); the fastest measured is kept either way.
     local_rounds: then at most this many rounds of measurement around the fastest measured
     layout (local_search; 0: none), none started after LOCAL_BUDGET_S seconds.
 
@@ -442,12 +456,13 @@ def tune(prog, sizes: dict[str, int], *, top_k: int = 5, budget_s: float = 60.0,
     if use_cache and (hit := cached_result(key, cache)):
         progress and progress(f"cached result {result_path(key, cache)}")
         return hit
+    probe_count = PROBES if probe_count is None else probe_count
     if schedulers and options.scheduler == "auto":
         result = _tune_schedulers(prog, values, sizes, top_k, budget_s, measure, progress,
-                                  refit, local_rounds)
+                                  refit, local_rounds, probe_count)
     else:
         result = _tune_layouts(prog, values, sizes, top_k, budget_s, measure, progress, refit,
-                               local_rounds)
+                               local_rounds, probe_count)
     result = dataclasses.replace(result, seconds=time.perf_counter() - start)
     store(key, result, cache)
     store(cache_key(prog.scop, options, gpu_name(), None), result, cache)  # lookup()'s
@@ -457,9 +472,10 @@ def tune(prog, sizes: dict[str, int], *, top_k: int = 5, budget_s: float = 60.0,
 def _tune_layouts(prog, values: dict[str, int], sizes: dict[str, int], top_k: int,
                   budget_s: float, measure: Callable[[Options], float] | None,
                   progress: Callable[[str], None] | None, refit: bool = True,
-                  local_rounds: int = LOCAL_ROUNDS) -> TuneResult:
-    """Rank the layouts of `prog`'s own schedule by the model, measure the top k and the
-    default tables (and, with `refit`, the choice of the model refitted on them, then up to
+                  local_rounds: int = LOCAL_ROUNDS, probe_count: int = PROBES) -> TuneResult:
+    """Rank the layouts of `prog`'s own schedule by the model, measure the top k, (with
+    `refit`) up to `probe_count` probes, and the default tables (and, with `refit`, the
+    choice of the model refitted on them, then up to
     `local_rounds` rounds around the fastest: local_search); the fastest measured (the
     model's first when nothing is measured)."""
     from polycuda.tune import problem
@@ -480,6 +496,8 @@ def _tune_layouts(prog, values: dict[str, int], sizes: dict[str, int], top_k: in
     if measure is None and on_gpu:
         measure = measure_on_gpu(prog, values)
     top = ranked[:top_k]
+    if measure is not None and refit:
+        top = top + probes(models, ranked, top, cal, props, probe_count)
     if measure is not None:
         # the default tables are measured too and kept where they are faster: the model's
         # top k may miss a layout as good as the defaults (H100, held out: the model's choice
@@ -508,6 +526,34 @@ def _tune_layouts(prog, values: dict[str, int], sizes: dict[str, int], top_k: in
                       "measured" if cal.measured else calibrate.ESTIMATED, len(ranked),
                       dict(excluded), tuple(top), measure is not None, 0.0, refit=refitted,
                       local=local)
+
+
+def probes(models: tuple[KernelModel, ...], ranked: list[Ranked], top: list[Ranked],
+           cal: Calibration, props: occupancy.DeviceProps, count: int = PROBES
+           ) -> list[Ranked]:
+    """For each of the model's terms (alpha a, beta b, gamma c, lam l of model_terms), the
+    layout among the model's best PROBE_SHARE of `ranked` where that term is the largest share
+    of the estimate, unless `top` has it; at most `count` (PROBES says why)."""
+    pool = ranked[:max(PROBE_MIN, int(len(ranked) * PROBE_SHARE))]
+    coef = (cal.alpha, cal.beta, cal.gamma, cal.lam)
+    best: list[tuple[float, Ranked] | None] = [None] * len(coef)
+    for r in pool:
+        try:
+            *terms, d = model_terms(models, r.tiles, r.block, cal, props)
+        except InvalidConfigError:
+            continue
+        parts = [c * t for c, t in zip(coef, terms)]
+        total = sum(parts) + d
+        for j, part in enumerate(parts):
+            if total > 0 and (best[j] is None or part / total > best[j][0]):
+                best[j] = (part / total, r)
+    chosen = {(r.tiles, r.block) for r in top}
+    found = []
+    for entry in best:
+        if entry is not None and (entry[1].tiles, entry[1].block) not in chosen:
+            chosen.add((entry[1].tiles, entry[1].block))
+            found.append(entry[1])
+    return found[:count]
 
 
 def refit_choice(models: tuple[KernelModel, ...], ranked: list[Ranked], measured: list[Ranked],
@@ -644,7 +690,8 @@ def local_search(models: tuple[KernelModel, ...], measured: list[Ranked], option
 def _tune_schedulers(prog, values: dict[str, int], sizes: dict[str, int], top_k: int,
                      budget_s: float, measure: Callable[[Options], float] | None,
                      progress: Callable[[str], None] | None, refit: bool = True,
-                     local_rounds: int = LOCAL_ROUNDS) -> TuneResult:
+                     local_rounds: int = LOCAL_ROUNDS, probe_count: int = PROBES
+                     ) -> TuneResult:
     """_tune_layouts for each cuda candidate of the auto scheduler; the fastest measured.
 
     Why: auto picks its scheduler by a static cost (gpu.cost) at the default sizes; on the
@@ -662,7 +709,7 @@ def _tune_schedulers(prog, values: dict[str, int], sizes: dict[str, int], top_k:
         try:
             found[name] = _tune_layouts(sub, values, sizes, top_k, budget_s,
                                         measure or measure_on_gpu(sub, values), progress,
-                                        refit, local_rounds)
+                                        refit, local_rounds, probe_count)
         except PolycudaError as err:
             progress and progress(f"scheduler {name} left out: {err}")
     timed = {n: r.measured_s_of_choice() for n, r in found.items()}

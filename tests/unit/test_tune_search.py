@@ -29,6 +29,13 @@ def _cache(tmp_path, monkeypatch):
         "kernel0": occupancy.KernelResources("kernel0", 32, 0)})
 
 
+@pytest.fixture
+def no_probes(monkeypatch):
+    """tune() without the refit's probes: the tests of the top k, refit and local search
+    count their measurements without them."""
+    monkeypatch.setattr(search, "PROBES", 0)
+
+
 @pytest.mark.parametrize("layout, km, reason", [
     (Layout((16, 4096), (1024,)), WAVE, "exceeds the domain's extent"),
     (Layout((16, 64), (16,)), WAVE, "fewer than 32"),
@@ -71,7 +78,7 @@ def test_kernel_layout_fits_sizes_like_options():
     assert search.kernel_layout(WAVE, (8, 32, 128), (32,)) == Layout((32, 128), (32,))
 
 
-def test_tune_measures_top_k_keeps_the_fastest_and_caches(capsys):
+def test_tune_measures_top_k_keeps_the_fastest_and_caches(no_probes, capsys):
     prog = polycuda.compile("kernels/c/sor_1d.c", options=Options(target="cuda"))
     calls = []
 
@@ -298,7 +305,7 @@ SOR1_SIZES = {"T": 64, "n": 2048}
 MEMORY_LAW = (0.0, 0.0, 1e-7, 0.0)  # times by gamma alone: not the reference model's order
 
 
-def test_refit_on_the_measured_top_k_measures_its_choice_too():
+def test_refit_on_the_measured_top_k_measures_its_choice_too(no_probes, ):
     prog = polycuda.compile("kernels/c/sor_1d.c", options=Options(target="cuda"))
     measure, calls, ranked, seconds = _law_measurer(prog, SOR1_SIZES, MEMORY_LAW)
     law_best = min(ranked, key=lambda r: (seconds(r.tiles, r.block), r.tiles, r.block))
@@ -315,7 +322,7 @@ def test_refit_on_the_measured_top_k_measures_its_choice_too():
     assert search.TuneResult.from_json(result.to_json()) == result
 
 
-def test_refit_never_measures_less_and_never_keeps_a_slower_layout(tmp_path):
+def test_refit_never_measures_less_and_never_keeps_a_slower_layout(no_probes, tmp_path):
     prog = polycuda.compile("kernels/c/sor_1d.c", options=Options(target="cuda"))
     # off: the top k and the default tables only, as before
     measure, calls, ranked, _ = _law_measurer(prog, SOR1_SIZES, MEMORY_LAW)
@@ -338,7 +345,7 @@ def test_refit_never_measures_less_and_never_keeps_a_slower_layout(tmp_path):
     assert (kept.tile_sizes, kept.block_sizes) == (off.tile_sizes, off.block_sizes)
 
 
-def test_refit_that_agrees_with_the_model_measures_nothing_more(tmp_path):
+def test_refit_that_agrees_with_the_model_measures_nothing_more(no_probes, tmp_path):
     prog = polycuda.compile("kernels/c/sor_1d.c", options=Options(target="cuda"))
     cal = calibrate.load_calibration(None, warn=False)
     same = (cal.alpha, cal.beta, cal.gamma, cal.lam)
@@ -347,6 +354,43 @@ def test_refit_that_agrees_with_the_model_measures_nothing_more(tmp_path):
                          local_rounds=0)
     assert len(calls) == 6 and result.refit["measured"] is False
     assert result.refit["choice"] == [list(ranked[0].tiles), list(ranked[0].block)]
+
+
+def test_probes_are_where_each_term_weighs_most_and_the_refit_sees_them(tmp_path):
+    prog = polycuda.compile("kernels/c/sor_1d.c", options=Options(target="cuda"))
+    models, cal, props = _models(prog, SOR1_SIZES)
+    ranked, _ = search.rank(models, cal, props)
+    top = ranked[:5]
+    found = search.probes(models, ranked, top, cal, props)
+    pool = ranked[:max(search.PROBE_MIN, int(len(ranked) * search.PROBE_SHARE))]
+    coef = (cal.alpha, cal.beta, cal.gamma, cal.lam)
+
+    def share(r, j):
+        *terms, d = search.model_terms(models, r.tiles, r.block, cal, props)
+        parts = [c * t for c, t in zip(coef, terms)]
+        return parts[j] / (sum(parts) + d)
+
+    keys = {(r.tiles, r.block) for r in top}
+    assert found and len(found) <= search.PROBES and not keys & {(r.tiles, r.block)
+                                                                 for r in found}
+    weighed = [j for j, c in enumerate(coef) if c > 0]
+    for r in found:  # each probe is the pool's layout of largest share for some term
+        assert r in pool and any(share(r, j) == max(share(q, j) for q in pool)
+                                 for j in weighed)
+    # tune measures them after the top k, before the default tables, and refits on them
+    measure, calls, _, _ = _law_measurer(prog, SOR1_SIZES, MEMORY_LAW)
+    result = search.tune(prog, SOR1_SIZES, top_k=5, measure=measure, cache=tmp_path,
+                         local_rounds=0)
+    assert calls[:5 + len(found) + 1] == (list(_keys(top)) + list(_keys(found))
+                                          + [((), ())])
+    assert result.refit["coefficients"]["gamma"] == pytest.approx(1e-7, rel=1e-6)
+    none = search.tune(prog, SOR1_SIZES, top_k=5, measure=measure, cache=tmp_path / "n",
+                       local_rounds=0, probe_count=0, use_cache=False)
+    assert len(none.top) == len(result.top) - len(found)
+
+
+def _keys(layouts):
+    return [(r.tiles, r.block) for r in layouts]
 
 
 def _models(prog, sizes):
@@ -387,7 +431,7 @@ def test_neighbours_are_one_step_away_and_admissible():
                        for km in models)
 
 
-def test_local_search_walks_to_a_faster_layout_two_steps_away(tmp_path):
+def test_local_search_walks_to_a_faster_layout_two_steps_away(no_probes, tmp_path):
     prog = polycuda.compile("kernels/c/sor_1d.c", options=Options(target="cuda"))
     models, cal, props = _models(prog, SOR1_SIZES)
     ranked, _ = search.rank(models, cal, props)
