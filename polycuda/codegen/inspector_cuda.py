@@ -403,6 +403,7 @@ def generate(scop: Scop, parts: list[tuple[str, object]], ctx: isl.Context,
     whose host entry is dropped)); side: the host side of the entries."""
     side = side or HostSide()
     kernels, driver, cooperative = [], [], False
+    affine = warp_sum = False  # a nest with the sync-free affine executor; one of its warp form
     nests = [p for kind, p in parts if kind == "nest"]
     checks = [p for kind, p in parts if kind == "check"]
     executor, reuse, _ = _features(options)
@@ -418,6 +419,8 @@ def generate(scop: Scop, parts: list[tuple[str, object]], ctx: isl.Context,
             if writers:
                 kernels += syncfree_affine.kernels(scop, k, part, writers, code,
                                                    kernel_args(scop), _kernel, options)
+                affine = True
+                warp_sum |= syncfree_affine.uses_warp_sum(scop, part, options)
             if reuse:
                 keys = executor_cuda.reuse_keys(scop, part, code)
                 kernels.append("\n".join(executor_cuda.reuse_state(scop, k, part, len(keys))))
@@ -440,14 +443,13 @@ def generate(scop: Scop, parts: list[tuple[str, object]], ctx: isl.Context,
         out.append("#include <cooperative_groups.h>\n")
     # shared with the other regions of a file (abi.OWN_BEGIN): the includes, the host side's
     # helpers and the warp sum
-    timed = not _plain(options) or any(syncfree_affine.applies(scop, n, options) for n in nests)
+    timed = not _plain(options) or affine
     if timed:
         out.append("#include <chrono>\n#include <mutex>\n#include <vector>\n"
                    + executor_cuda.spin_prelude())
     out.append("#ifdef PC_TIMING\n#include <chrono>\n#endif\n")
     out += [text for text in (host_driver.support(side),) if text]
-    if any(syncfree_affine.applies(scop, n, options)
-           and syncfree_affine.uses_warp_sum(scop, n, options) for n in nests):
+    if warp_sum:
         out.append(syncfree_affine.warp_prelude())
     out.append(abi.OWN_BEGIN + "\n")
     count = max(len(nests), 1)
