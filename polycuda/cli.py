@@ -556,8 +556,9 @@ def parser() -> argparse.ArgumentParser:
                    help="write the chosen sizes, for --sizes FILE of compile, run, verify")
     p.add_argument("--no-cache", action="store_true", help="tune again even if cached")
     p.add_argument("--no-refit", action="store_true",
-                   help="do not refit the model on the measured top k (k >= 4) and measure "
-                        "the refitted model's choice too (one measurement more, by default)")
+                   help="do not measure probes (up to 4 layouts where each model term weighs "
+                        "most), refit the model on the measured layouts (at least 4) and "
+                        "measure the refitted model's choice too (the default)")
     p.add_argument("--no-local-search", action="store_true",
                    help="do not measure the neighbours of the fastest measured layout (each "
                         "tile size halved, doubled or the next size down or up, the next thread "

@@ -50,6 +50,20 @@ REFIT_MIN = 4
 # then cost five model evaluations; model.total_terms makes them one (on this 2-core machine,
 # 27 s to re-rank those 11,205 layouts against 30 s for the first ranking).
 REFIT_SHARE = 0.25
+# Layouts measured besides the model's top k so that the refit sees the model's terms vary
+# (probes): for each term, the layout among the model's best PROBE_SHARE (at least PROBE_MIN)
+# where it weighs most, at most PROBES. Why: the top k of 2-D SOR 4096^2 x 100 on the H100
+# were all large blocks, one per SM; fitted on them, gamma (the per-tile cost) stayed at
+# 2.2e-8 and modelled the sweep's best (16x32x8 on 16x8, 8 blocks per SM, 33.7 ms) at 89.5
+# ms, 1,403rd of 12,839 ranked; refitted on the 29 layouts that run measured, gamma went to 0
+# and that layout came 2nd (bench/tune_refit_sample.py, ...-tune-refit-sample-sor2d.json; the
+# run: ...-tune-diagonal-sor2d.json, whose local search, with tiles also halved or doubled
+# all at once, found nothing below 57 ms from the top k). With the probes
+# (...-tune-probes.json, one run): 2-D SOR tuned to 32.87 ms (the sweep's best 33.57 ms, the
+# default tables 63.5; 57.6 before), heat_2d kept the default tables (14.93 ms; sweep 17.22).
+PROBES = 4
+PROBE_SHARE = 0.25
+PROBE_MIN = 50
 # Measurement around the fastest measured layout (local_search), after the top k and the
 # refit: Baskaran et al.'s model-driven empirical search (the model prunes the space to a few
 # points, measurement searches the region around the best of them). A round measures the
@@ -62,19 +76,6 @@ REFIT_SHARE = 0.25
 # halved, ran 33.8 ms (...-tune-suite-refit.json). Measured with it (...-tune-local-b.json):
 # heat_2d 4096^2 x 100 from 22.5 to 14.3 ms in 3 rounds (the default tables 15.0); 2-D SOR not
 # helped: that run's ranking started it from 48-wide tiles, with no faster neighbour.
-# Layouts measured besides the model's top k so that the refit sees the model's terms vary
-# (probes): for each term, the layout among the model's best PROBE_SHARE (at least PROBE_MIN)
-# where it weighs most, at most PROBES. Why: the top k of 2-D SOR 4096^2 x 100 on the H100
-# were all large blocks, one per SM; fitted on them, gamma (the per-tile cost) stayed at
-# 2.2e-8 and ranked the sweep's best (16x32x8 on 16x8, 8 blocks per SM, 33.7 ms) at 89.5 ms,
-# 1402nd; refitted on the 29 layouts of that run, gamma went to 0 and that layout came 2nd of
-# 4,834 (bench/results/...-tune-diagonal-sor2d.json, whose local search, with tiles also
-# halved or doubled all at once, found nothing below 57 ms from the top k). With the probes
-# (...-tune-probes.json, one run): 2-D SOR tuned to 32.87 ms (the sweep's best 33.57 ms, the
-# default tables 63.5; 57.6 before), heat_2d kept the default tables (14.93 ms; sweep 17.22).
-PROBES = 4
-PROBE_SHARE = 0.25
-PROBE_MIN = 50
 LOCAL_ROUNDS = 3
 LOCAL_GAIN = 0.02
 LOCAL_BUDGET_S = 120.0
@@ -436,10 +437,10 @@ def tune(prog, sizes: dict[str, int], *, top_k: int = 5, budget_s: float = 60.0,
     one, see measure_on_gpu; without a GPU the model's choice is kept unmeasured).
     schedulers: with Options.scheduler "auto", tune each of pipeline.AUTO_SCHEDULERS' cuda
     candidates and keep the fastest measured (scheduler and sizes); needs measuring.
-    refit: once the top k are measured (k >= REFIT_MIN), refit the model's coefficients on
-    them and on up to `probe_count` more layouts measured for it (probes: where each of the
-    model's terms weighs most; None: PROBES), re-rank and measure the refit's choice too
-    (refit_choice); the fastest measured is kept either way.
+    refit: measure up to `probe_count` more layouts (probes: where each of the model's terms
+    weighs most; None: PROBES); once at least REFIT_MIN layouts are measured (the top k and
+    the probes), refit the model's coefficients on them, re-rank and measure the refit's
+    choice too (refit_choice); the fastest measured is kept either way.
     local_rounds: then at most this many rounds of measurement around the fastest measured
     layout (local_search; 0: none), none started after LOCAL_BUDGET_S seconds.
 
@@ -475,9 +476,9 @@ def _tune_layouts(prog, values: dict[str, int], sizes: dict[str, int], top_k: in
                   local_rounds: int = LOCAL_ROUNDS, probe_count: int = PROBES) -> TuneResult:
     """Rank the layouts of `prog`'s own schedule by the model, measure the top k, (with
     `refit`) up to `probe_count` probes, and the default tables (and, with `refit`, the
-    choice of the model refitted on them, then up to
-    `local_rounds` rounds around the fastest: local_search); the fastest measured (the
-    model's first when nothing is measured)."""
+    choice of the model refitted on them), then up to `local_rounds` rounds around the
+    fastest (local_search); the fastest measured (the model's first when nothing is
+    measured)."""
     from polycuda.tune import problem
 
     options = prog.options.replace(target="cuda")
@@ -534,6 +535,8 @@ def probes(models: tuple[KernelModel, ...], ranked: list[Ranked], top: list[Rank
     """For each of the model's terms (alpha a, beta b, gamma c, lam l of model_terms), the
     layout among the model's best PROBE_SHARE of `ranked` where that term is the largest share
     of the estimate, unless `top` has it; at most `count` (PROBES says why)."""
+    if count <= 0:
+        return []
     pool = ranked[:max(PROBE_MIN, int(len(ranked) * PROBE_SHARE))]
     coef = (cal.alpha, cal.beta, cal.gamma, cal.lam)
     best: list[tuple[float, Ranked] | None] = [None] * len(coef)

@@ -387,6 +387,15 @@ def test_probes_are_where_each_term_weighs_most_and_the_refit_sees_them(tmp_path
     none = search.tune(prog, SOR1_SIZES, top_k=5, measure=measure, cache=tmp_path / "n",
                        local_rounds=0, probe_count=0, use_cache=False)
     assert len(none.top) == len(result.top) - len(found)
+    # with a top 3, too few to refit alone, the refit runs on the probes too
+    three = search.probes(models, ranked, ranked[:3], cal, props)
+    assert 3 + len(three) >= search.REFIT_MIN
+    with_probes = search.tune(prog, SOR1_SIZES, top_k=3, measure=measure, cache=tmp_path / "3",
+                              local_rounds=0)
+    without = search.tune(prog, SOR1_SIZES, top_k=3, measure=measure, cache=tmp_path / "3n",
+                          local_rounds=0, probe_count=0)
+    assert with_probes.refit["coefficients"]["gamma"] == pytest.approx(1e-7, rel=1e-6)
+    assert without.refit == {}
 
 
 def _keys(layouts):
