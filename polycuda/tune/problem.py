@@ -90,6 +90,10 @@ class KernelModel:
     staging_budget: int = 0
     # groups of tile rows that the kernel keeps at equal sizes (KernelMapping.tied_rows)
     tied_rows: tuple[tuple[int, ...], ...] = ()
+    # the threads per threaded member that the kernel gets at its default tiles
+    # (KernelMapping.block_sizes; () where not known): the local search's start when the
+    # default tables measure fastest (search.defaults_layout)
+    default_block: tuple[int, ...] = ()
     # per tile sizes: (staged footprints, their bytes, N_mem), which do not depend on the
     # block; the search asks for them for every block of a tile size (search.rank)
     _per_tiles: dict = field(default_factory=dict, init=False, repr=False, compare=False)
@@ -180,7 +184,8 @@ def kernel_models(gen: Generated, values: dict[str, int],
         models.append(KernelModel(kernel.name, problem, kernel.tile_sizes,
                                   use.registers if use else 32, use.smem_bytes if use else 0,
                                   footprints, gen.options.shared_memory_kib * 1024
-                                  if footprints else 0, kernel.tied_rows))
+                                  if footprints else 0, kernel.tied_rows,
+                                  kernel.block_sizes))
     return tuple(models)
 
 

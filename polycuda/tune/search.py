@@ -76,6 +76,10 @@ PROBE_MIN = 50
 # halved, ran 33.8 ms (...-tune-suite-refit.json). Measured with it (...-tune-local-b.json):
 # heat_2d 4096^2 x 100 from 22.5 to 14.3 ms in 3 rounds (the default tables 15.0); 2-D SOR not
 # helped: that run's ranking started it from 48-wide tiles, with no faster neighbour.
+# When the default tables measure fastest, the search starts from their sizes given
+# explicitly (defaults_layout): heat_2d's default tables were fastest in ...-tune-probes.json,
+# and the search from a probe (15.6 ms) found nothing faster than 14.93 ms, where the run of
+# ...-tune-local-b.json had reached 14.30 ms.
 LOCAL_ROUNDS = 3
 LOCAL_GAIN = 0.02
 LOCAL_BUDGET_S = 120.0
@@ -653,17 +657,29 @@ def local_search(models: tuple[KernelModel, ...], measured: list[Ranked], option
                  budget_s: float = LOCAL_BUDGET_S,
                  progress: Callable[[str], None] | None = None
                  ) -> tuple[list[Ranked], dict]:
-    """The layouts measured around the fastest of `measured` (the default tables, tiles (),
-    are no starting point), and a summary for TuneResult.local: rounds of neighbours
-    (LOCAL_ROUNDS), each from the fastest so far, while a round finds one LOCAL_GAIN faster,
-    at most `rounds`, and no round starts after `budget_s` seconds. A layout is measured
-    once; nothing when no layout with tiles was measured."""
-    pool = [r for r in measured if r.measured_s is not None and r.tiles]
-    if not pool:
-        return [], {}
-    best = start = min(pool, key=lambda r: r.measured_s)
+    """The layouts measured around the fastest of `measured`, and a summary for
+    TuneResult.local: rounds of neighbours (LOCAL_ROUNDS), each from the fastest so far,
+    while a round finds one LOCAL_GAIN faster, at most `rounds`, and no round starts after
+    `budget_s` seconds. A layout is measured once. When the default tables (tiles ()) measure
+    fastest, the search starts from their sizes given explicitly (defaults_layout, measured
+    first) when they can be given so, else from the fastest layout with tiles; nothing
+    when there is none."""
     seen = {(r.tiles, r.block) for r in measured}
     found: list[Ranked] = []
+    fastest = min((r for r in measured if r.measured_s is not None),
+                  key=lambda r: r.measured_s, default=None)
+    explicit = defaults_layout(models, cal, props) if fastest and not fastest.tiles else None
+    if explicit is not None and (explicit.tiles, explicit.block) not in seen:
+        seen.add((explicit.tiles, explicit.block))
+        found = [r for r in _measured([explicit], options, measure, progress)
+                 if r.measured_s is not None]
+    pool = [r for r in measured + found if r.measured_s is not None and r.tiles
+            and (explicit is None or (r.tiles, r.block) == (explicit.tiles, explicit.block))]
+    if not pool:
+        pool = [r for r in measured if r.measured_s is not None and r.tiles]
+    if not pool:
+        return found, {}
+    best = start = min(pool, key=lambda r: r.measured_s)
     began = time.perf_counter()
     done = 0
     while done < rounds:
@@ -688,6 +704,25 @@ def local_search(models: tuple[KernelModel, ...], measured: list[Ranked], option
     return found, {"rounds": done, "measured": len(found),
                    "started": [list(start.tiles), list(start.block)],
                    "ended": [list(best.tiles), list(best.block)]}
+
+
+def defaults_layout(models: tuple[KernelModel, ...], cal: Calibration,
+                    props: occupancy.DeviceProps) -> Ranked | None:
+    """The default tables as one layout of the search (the primary kernel's default tiles
+    and block), when given explicitly it gives every kernel its own defaults (kernel_layout)
+    and no kernel excludes it; else None."""
+    primary = _primary(models)
+    tiles, block = primary.default_tiles, primary.default_block
+    if not block or any(kernel_layout(km, tiles, block) != Layout(km.default_tiles,
+                                                                   km.default_block)
+                        for km in models):
+        return None
+    if excluded_by(models, tiles, block, props):
+        return None
+    try:
+        return Ranked(tiles, block, estimate(models, tiles, block, cal, props))
+    except InvalidConfigError:
+        return None
 
 
 def _tune_schedulers(prog, values: dict[str, int], sizes: dict[str, int], top_k: int,

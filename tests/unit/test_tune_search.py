@@ -3,6 +3,7 @@ model's ranking, the measured top k, the cache, and `polycuda tune`."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import shutil
@@ -492,6 +493,37 @@ def test_local_search_starts_from_no_default_table_and_keeps_the_fastest(tmp_pat
     result = search.tune(prog, SOR1_SIZES, top_k=3, measure=measure, cache=tmp_path,
                          progress=None)
     assert result.tile_sizes == () and result.local["rounds"] == 1  # no neighbour faster
+
+
+def test_local_search_starts_from_the_default_tables_given_explicitly(no_probes, tmp_path):
+    prog = polycuda.compile("kernels/c/gemm.c", options=Options(target="cuda"))
+    sizes = {"ni": 256, "nj": 256, "nk": 256}
+    models, cal, props = _models(prog, sizes)
+    explicit = search.defaults_layout(models, cal, props)
+    default = (models[0].default_tiles, models[0].default_block)
+    assert (explicit.tiles, explicit.block) == default
+    ranked, _ = search.rank(models, cal, props)
+    top = {(r.tiles, r.block) for r in ranked[:3]}
+    target = next(r for r in search.neighbours(models, explicit, cal, props)
+                  if (r.tiles, r.block) not in top)
+    # the default tables fastest of the top 3 and the refit's choice; a neighbour of their
+    # sizes faster still: only a search from the default tables finds it
+    times = {((), ()): 0.5, default: 0.51, (target.tiles, target.block): 0.3}
+    calls = []
+
+    def measure(opts: Options) -> float:
+        calls.append((opts.tile_sizes, opts.block_sizes))
+        return times.get(calls[-1], 1.0)
+
+    result = search.tune(prog, sizes, top_k=3, measure=measure, cache=tmp_path, progress=None)
+    assert result.local["started"] == [list(default[0]), list(default[1])]
+    assert (result.tile_sizes, result.block_sizes) == (target.tiles, target.block)
+    assert calls.count(default) == 1 and len(calls) == len(set(calls))
+    # kernels whose defaults one explicit layout cannot give: no such start
+    other = dataclasses.replace(models[0], name="k1", default_tiles=(32, 32))
+    assert search.defaults_layout(models + (other,), cal, props) is None
+    assert search.defaults_layout((dataclasses.replace(models[0], default_block=()),), cal,
+                                  props) is None
 
 
 @pytest.mark.parametrize("flag,key,on,off", [("--no-refit", "refit", True, False),
