@@ -91,8 +91,11 @@ class KernelModel:
     # groups of tile rows that the kernel keeps at equal sizes (KernelMapping.tied_rows)
     tied_rows: tuple[tuple[int, ...], ...] = ()
     # the threads per threaded member that the kernel gets at its default tiles
-    # (KernelMapping.block_sizes; () where not known): the local search's start when the
-    # default tables measure fastest (search.defaults_layout)
+    # (KernelMapping.block_sizes): the local search's start when the default tables measure
+    # fastest (search.defaults_layout). () where given sizes would not rebuild the default
+    # kernel: a gemm-like kernel's registers tiles and k tiles apply only when no size is
+    # given (shared_promotion.gemm_like; H100, gemm 2000^3: the default tables 14.9 ms, their
+    # sizes 64x64 on 16x32 given 31.0 ms, ...-tune-suite-probes-c.json)
     default_block: tuple[int, ...] = ()
     # per tile sizes: (staged footprints, their bytes, N_mem), which do not depend on the
     # block; the search asks for them for every block of a tile size (search.rank)
@@ -185,7 +188,7 @@ def kernel_models(gen: Generated, values: dict[str, int],
                                   use.registers if use else 32, use.smem_bytes if use else 0,
                                   footprints, gen.options.shared_memory_kib * 1024
                                   if footprints else 0, kernel.tied_rows,
-                                  kernel.block_sizes))
+                                  () if kernel.register_tiles else kernel.block_sizes))
     return tuple(models)
 
 

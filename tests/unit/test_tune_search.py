@@ -496,8 +496,8 @@ def test_local_search_starts_from_no_default_table_and_keeps_the_fastest(tmp_pat
 
 
 def test_local_search_starts_from_the_default_tables_given_explicitly(no_probes, tmp_path):
-    prog = polycuda.compile("kernels/c/gemm.c", options=Options(target="cuda"))
-    sizes = {"ni": 256, "nj": 256, "nk": 256}
+    prog = polycuda.compile("kernels/c/heat_2d.c", options=Options(target="cuda"))
+    sizes = {"T": 32, "n": 512}
     models, cal, props = _models(prog, sizes)
     explicit = search.defaults_layout(models, cal, props)
     default = (models[0].default_tiles, models[0].default_block)
@@ -524,6 +524,10 @@ def test_local_search_starts_from_the_default_tables_given_explicitly(no_probes,
     assert search.defaults_layout(models + (other,), cal, props) is None
     assert search.defaults_layout((dataclasses.replace(models[0], default_block=()),), cal,
                                   props) is None
+    # gemm's default kernel has register and k tiles that given sizes do not rebuild
+    gemm = polycuda.compile("kernels/c/gemm.c", options=Options(target="cuda"))
+    models, cal, props = _models(gemm, {"ni": 256, "nj": 256, "nk": 256})
+    assert models[0].default_block == () and search.defaults_layout(models, cal, props) is None
 
 
 @pytest.mark.parametrize("flag,key,on,off", [("--no-refit", "refit", True, False),
