@@ -72,6 +72,16 @@ RUNTIME_IDENTIFIER = re.compile(
     r"|differ\d+_\d+)")
 
 
+# What entry_name(scop) is followed by, then a number, in identifiers a region defines at file
+# scope: the C and OpenMP targets' sequential functions (c_target.CPrinter._sequential_function)
+REGION_NUMBERED = ("_seq",)
+
+
+def region_numbered(name: str) -> re.Pattern:
+    """The numbered file-scope identifiers of a region named `name` (REGION_NUMBERED)."""
+    return re.compile(rf"pc_{re.escape(name)}({'|'.join(REGION_NUMBERED)})\d+")
+
+
 def region_identifiers(name: str) -> tuple[str, ...]:
     """The file-scope identifiers of a region named `name` (REGION_SUFFIXES), and the entry of
     its reference build."""
@@ -89,6 +99,7 @@ def check_region_names(scops: list[Scop] | tuple[Scop, ...]) -> None:
             region it clashes with.
     """
     seen: dict[str, str] = {}
+    numbered: dict[str, re.Pattern] = {}
     for scop in scops:
         mine = region_identifiers(scop.name)
         why = next((f"its identifier '{i}' is one of polycuda's own" for i in mine
@@ -99,6 +110,14 @@ def check_region_names(scops: list[Scop] | tuple[Scop, ...]) -> None:
         if why is None:
             why = next((f"its identifier '{i}' is also one of region '{seen[i]}'" for i in mine
                         if i in seen), None)
+        if why is None:  # a function f_seq0 beside f: f's C target defines pc_f_seq0
+            own = region_numbered(scop.name)
+            why = next((f"its identifier '{i}' is also one of region '{other}'"
+                        for other, theirs in numbered.items() for i in mine
+                        if theirs.fullmatch(i)), None) or next(
+                (f"its C target's identifiers 'pc_{scop.name}_seq<k>' take '{i}' of region "
+                 f"'{seen[i]}'" for i in seen if own.fullmatch(i)), None)
+            numbered[scop.name] = own
         if why is not None:
             raise UnsupportedConstruct(f"region '{scop.name}' cannot be compiled: {why}; rename "
                                        "its function", _region_loc(scop))

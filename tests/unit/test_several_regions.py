@@ -230,6 +230,8 @@ def test_cuda_file_of_several_regions_runs_on_the_gpu(tmp_path, source_file):
     (("min",), "min", "pc_min"),
     (("f", "f_dev"), "f_dev", "pc_f_dev"),  # f's device entry
     (("g", "g_1"), "g_1", "pc_g_1"),  # g has two regions: the second is g_1
+    (("f", "f_seq0"), "f_seq0", "pc_f_seq0"),  # f's sequential function (C, OpenMP)
+    (("f_seq12", "f"), "f", "pc_f_seq12"),
 ])
 def test_region_names_that_clash_are_refused_with_the_place(tmp_path, capsys, functions,
                                                             region, identifier):
