@@ -22,6 +22,10 @@ and two per-kernel fits, as Di & Xue fit alpha, beta, gamma per loop nest (Secti
                           Also gap_measured (the fastest of those K / best - 1: measuring the
                           top K without a refit) and gap_tune (the fastest of the K and the
                           refit's choice: what tune keeps if it measures that one more).
+    extended_few_5_probes extended_few_5 with tune's probes (search.probes) among the sampled
+                          layouts also measured and fitted on; gap_tune_both: the fastest of
+                          the top 5, the probes and the choices of both refits (with and
+                          without the probes), what `polycuda tune --top-k 5` measures.
 
     python bench/tune_reevaluate.py CALIBRATION.json ACCURACY.json OUT.json \\
         [--train-sizes 0,2] [--write-calibration CAL.json]
@@ -119,14 +123,22 @@ def fit(cases: list[Case], extended: bool) -> tuple:
     return calibrate.fit_relative(rows, [t for c in cases for t in c.times])
 
 
-def few_summary(case: Case, global_coef: tuple, k: int) -> dict:
+def few_summary(case: Case, global_coef: tuple, k: int, probes: bool = False) -> dict:
     """extended_few_k of `case`: (alpha, beta, gamma, lam) fitted (calibrate.fit_relative) on
     the measured times of the model's top k among the sampled layouts, the model being the
     global fit `global_coef` (the layouts `polycuda tune` measures: not chosen by time), then
     summary() of the refitted model over every sampled layout, plus the fitted layouts, their
     coefficients, gap_measured (the fastest of the k / best - 1) and gap_tune (the fastest of
-    the k and the refit's choice / best - 1)."""
-    used = ranking(case, global_coef)[:k]
+    the k and the refit's choice / best - 1). With `probes`, the fit also has tune's probes
+    (search.probes: per term, the sampled layout among the model's best where it weighs
+    most; at most search.PROBES), and the gaps count them as measured."""
+    order = ranking(case, global_coef)
+    used = order[:k]
+    if probes:
+        pool = order[:search.probe_pool(len(order))]
+        picks = [pool[j] for j in search.term_probes([case.rows[i] for i in pool],
+                                                       global_coef)]
+        used += [i for i in dict.fromkeys(picks) if i not in used][:search.PROBES]
     coef = calibrate.fit_relative([case.rows[i] for i in used], [case.times[i] for i in used])
     out = summary(case, coef)
     best = min(case.times)
@@ -157,6 +169,10 @@ def evaluate(cases: list[Case], cal: Calibration, train_sizes: set[int]) -> dict
         entry["extended_per_kernel"] = summary(case, per_kernel[case.kernel])
         for k in FEW_K:
             entry[f"extended_few_{k}"] = few_summary(case, fits["extended"], k)
+        probed = few_summary(case, fits["extended"], TOP_K, probes=True)
+        # tune measures the choices of both refits: on the top k and probes, on the top k
+        probed["gap_tune_both"] = min(probed["gap_tune"], entry[f"extended_few_{TOP_K}"]["gap"])
+        entry[f"extended_few_{TOP_K}_probes"] = probed
         # per layout: tiles, block, measured s, extended model s (for bench/tune_plot.py)
         entry["layouts"] = [[list(k[0]), list(k[1]), t, predict(r, fits["extended"])]
                             for k, t, r in zip(case.keys, case.times, case.rows)]
@@ -164,13 +180,13 @@ def evaluate(cases: list[Case], cal: Calibration, train_sizes: set[int]) -> dict
     held = [p for p in problems if p["split"] == "held-out"]
     overall = {}
     for name in (*fits, "extended_lok", "extended_per_kernel",
-                 *(f"extended_few_{k}" for k in FEW_K)):
+                 *(f"extended_few_{k}" for k in FEW_K), f"extended_few_{TOP_K}_probes"):
         overall[name] = {
             "mean_abs_rel_error": statistics.fmean(p[name]["mean_abs_rel_error"] for p in held),
             "mean_gap": statistics.fmean(p[name]["gap"] for p in held),
             "max_gap": max(p[name]["gap"] for p in held),
             "max_gap_top5": max(p[name]["gap_top5"] for p in held)}
-        for extra in ("gap_measured", "gap_tune"):
+        for extra in ("gap_measured", "gap_tune", "gap_tune_both"):
             if extra in held[0][name]:
                 overall[name][f"mean_{extra}"] = statistics.fmean(p[name][extra] for p in held)
                 overall[name][f"max_{extra}"] = max(p[name][extra] for p in held)
@@ -203,6 +219,9 @@ def main(argv: list[str] | None = None) -> int:
     for name, row in result["held_out"].items():
         tune = (f"  mean/max gap_tune {row['mean_gap_tune']:.3f}/{row['max_gap_tune']:.3f}"
                 if "mean_gap_tune" in row else "")
+        if "mean_gap_tune_both" in row:
+            tune += (f"  both refits {row['mean_gap_tune_both']:.3f}/"
+                     f"{row['max_gap_tune_both']:.3f}")
         print(f"held-out {name:13s} mean |e| {row['mean_abs_rel_error']:.3f}  mean gap "
               f"{row['mean_gap']:.3f}  max gap {row['max_gap']:.3f}  max top-{TOP_K} gap "
               f"{row['max_gap_top5']:.3f}{tune}")

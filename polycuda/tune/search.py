@@ -64,6 +64,13 @@ REFIT_SHARE = 0.25
 PROBES = 4
 PROBE_SHARE = 0.25
 PROBE_MIN = 50
+# REFITS: with probes, tune refits twice: on every measured layout (the probes' spread of the
+# terms) and on the top k alone (the region of the model's best), and measures both choices. Why:
+# offline on the H100 accuracy run (bench/tune_reevaluate.py, ...-tune-reevaluate-probes.json,
+# held-out problems), the fit with probes chose 24% off the best sampled layout for 2-D SOR
+# n = 2048, where the top-5 fit chose the best (mean gap of the choice 0.062 against 0.009);
+# measuring both choices: 0 on every held-out problem. The probes' fit is what found 2-D SOR
+# 4096^2 x 100's region (above).
 # Measurement around the fastest measured layout (local_search), after the top k and the
 # refit: Baskaran et al.'s model-driven empirical search (the model prunes the space to a few
 # points, measurement searches the region around the best of them). A round measures the
@@ -113,9 +120,10 @@ class TuneResult:
     # then the chosen one, and the best measured seconds of each candidate
     scheduler: str = ""
     candidates: dict[str, float | None] = dataclasses.field(default_factory=dict)
-    # empty unless the model was refitted on the measured top k (refit_choice): then its
-    # "coefficients" (alpha, beta, gamma, lam), the layout it "chose" ([tiles, block]) and
-    # whether that one was measured anew ("measured": false when already among the top k)
+    # empty unless the model was refitted on the measured top k and probes (refit_choice):
+    # then its "coefficients" (alpha, beta, gamma, lam), the layout it "chose" ([tiles,
+    # block]) and whether that one was measured anew ("measured": false when already among
+    # those measured); with probes, "top_k" holds the same for the refit on the top k alone
     refit: dict = dataclasses.field(default_factory=dict)
     # empty unless the local search ran (local_search): its "rounds", the layouts it
     # "measured", and the layout it "started" from and "ended" at ([tiles, block])
@@ -379,8 +387,8 @@ def _reason_kind(why: str) -> str:
 
 def cache_key(scop, options: Options, gpu: str, sizes: dict[str, int] | None) -> str:
     """sha256 of the region (its Scop, whose text is stable across runs), the options tuned
-    from (sizes, the target and the host entry's options normalised away), the GPU's name and the sizes (None: the key
-    of the region's latest result, whatever its sizes)."""
+    from (sizes, the target and the host entry's options normalised away), the GPU's name and
+    the sizes (None: the key of the region's latest result, whatever its sizes)."""
     base = options.plain_host_side().replace(target="cuda", tile_sizes=(), block_sizes=(),
                                                tuned_sizes=True)
     blob = json.dumps([repr(scop), base.to_text(), gpu,
@@ -444,7 +452,8 @@ def tune(prog, sizes: dict[str, int], *, top_k: int = 5, budget_s: float = 60.0,
     refit: measure up to `probe_count` more layouts (probes: where each of the model's terms
     weighs most; None: PROBES); once at least REFIT_MIN layouts are measured (the top k and
     the probes), refit the model's coefficients on them, re-rank and measure the refit's
-    choice too (refit_choice); the fastest measured is kept either way.
+    choice too (refit_choice); with probes, also the choice of a refit on the top k alone
+    (REFITS); the fastest measured is kept either way.
     local_rounds: then at most this many rounds of measurement around the fastest measured
     layout (local_search; 0: none), none started after LOCAL_BUDGET_S seconds.
 
@@ -501,8 +510,10 @@ def _tune_layouts(prog, values: dict[str, int], sizes: dict[str, int], top_k: in
     if measure is None and on_gpu:
         measure = measure_on_gpu(prog, values)
     top = ranked[:top_k]
+    probed: list[Ranked] = []
     if measure is not None and refit:
-        top = top + probes(models, ranked, top, cal, props, probe_count)
+        probed = probes(models, ranked, top, cal, props, probe_count)
+        top = top + probed
     if measure is not None:
         # the default tables are measured too and kept where they are faster: the model's
         # top k may miss a layout as good as the defaults (H100, held out: the model's choice
@@ -510,17 +521,27 @@ def _tune_layouts(prog, values: dict[str, int], sizes: dict[str, int], top_k: in
         top = _measured(top + [Ranked((), (), math.inf)], options, measure, progress)
     refitted: dict = {}
     if measure is not None and refit:
-        found = refit_choice(models, ranked, top, cal, props, budget_s * REFIT_SHARE,
-                             progress)
-        if found is not None:
+        # two refits when probes were measured: on every measured layout, and on the top k
+        # alone (REFITS says why); each choice is measured once
+        probe_keys = {(r.tiles, r.block) for r in probed}
+        fits = {"": top, "top_k": [r for r in top if (r.tiles, r.block) not in probe_keys]}
+        for name, on in list(fits.items())[:2 if probed else 1]:
+            found = refit_choice(models, ranked, on, cal, props, budget_s * REFIT_SHARE,
+                                 progress)
+            if found is None:
+                continue
             choice, coef = found
             again = next((r for r in top if (r.tiles, r.block) == (choice.tiles, choice.block)),
                          None)
             if again is None:
                 top = top + _measured([choice], options, measure, progress)
-            refitted = {"coefficients": dict(zip(("alpha", "beta", "gamma", "lam"), coef)),
-                        "choice": [list(choice.tiles), list(choice.block)],
-                        "measured": again is None}
+            fitted = {"coefficients": dict(zip(("alpha", "beta", "gamma", "lam"), coef)),
+                      "choice": [list(choice.tiles), list(choice.block)],
+                      "measured": again is None}
+            if name:
+                refitted[name] = fitted
+            else:
+                refitted.update(fitted)
     local: dict = {}
     if measure is not None and local_rounds > 0:
         found, local = local_search(models, top, options, measure, cal, props, local_rounds,
@@ -541,26 +562,40 @@ def probes(models: tuple[KernelModel, ...], ranked: list[Ranked], top: list[Rank
     of the estimate, unless `top` has it; at most `count` (PROBES says why)."""
     if count <= 0:
         return []
-    pool = ranked[:max(PROBE_MIN, int(len(ranked) * PROBE_SHARE))]
-    coef = (cal.alpha, cal.beta, cal.gamma, cal.lam)
-    best: list[tuple[float, Ranked] | None] = [None] * len(coef)
-    for r in pool:
+    pool, rows = [], []
+    for r in ranked[:probe_pool(len(ranked))]:
         try:
-            *terms, d = model_terms(models, r.tiles, r.block, cal, props)
+            rows.append(model_terms(models, r.tiles, r.block, cal, props))
         except InvalidConfigError:
             continue
+        pool.append(r)
+    chosen = {(r.tiles, r.block) for r in top}
+    found = []
+    for k in term_probes(rows, (cal.alpha, cal.beta, cal.gamma, cal.lam)):
+        if (pool[k].tiles, pool[k].block) not in chosen:
+            chosen.add((pool[k].tiles, pool[k].block))
+            found.append(pool[k])
+    return found[:count]
+
+
+def probe_pool(ranked: int) -> int:
+    """How many of `ranked` layouts, the model's best first, the probes are taken from."""
+    return max(PROBE_MIN, int(ranked * PROBE_SHARE))
+
+
+def term_probes(rows: list[tuple[float, ...]], coef: tuple[float, ...]) -> list[int]:
+    """Per term of `coef` (alpha, beta, gamma, lam), in that order, the position in `rows`
+    ((a, b, c, l, d) per layout, model_terms) of the first layout where that term is the
+    largest share of the estimate alpha a + beta b + gamma c + lam l + d; a term that is no
+    share of any positive estimate has none."""
+    best: list[tuple[float, int] | None] = [None] * len(coef)
+    for k, (*terms, d) in enumerate(rows):
         parts = [c * t for c, t in zip(coef, terms)]
         total = sum(parts) + d
         for j, part in enumerate(parts):
             if total > 0 and (best[j] is None or part / total > best[j][0]):
-                best[j] = (part / total, r)
-    chosen = {(r.tiles, r.block) for r in top}
-    found = []
-    for entry in best:
-        if entry is not None and (entry[1].tiles, entry[1].block) not in chosen:
-            chosen.add((entry[1].tiles, entry[1].block))
-            found.append(entry[1])
-    return found[:count]
+                best[j] = (part / total, k)
+    return [entry[1] for entry in best if entry is not None]
 
 
 def refit_choice(models: tuple[KernelModel, ...], ranked: list[Ranked], measured: list[Ranked],

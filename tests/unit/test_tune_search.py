@@ -399,6 +399,42 @@ def test_probes_are_where_each_term_weighs_most_and_the_refit_sees_them(tmp_path
     assert without.refit == {}
 
 
+def test_with_probes_both_refits_choices_are_measured(tmp_path, monkeypatch):
+    prog = polycuda.compile("kernels/c/sor_1d.c", options=Options(target="cuda"))
+    models, cal, props = _models(prog, SOR1_SIZES)
+    ranked, _ = search.rank(models, cal, props)
+    found = search.probes(models, ranked, ranked[:5], cal, props)
+    assert found
+    seen, picks = [], iter(ranked[40:42])  # two choices, neither measured before
+
+    def refit_choice(models_, ranked_, measured, *args):
+        seen.append(_keys(r for r in measured if r.tiles))
+        return next(picks), (1e-9, 0.0, 1e-7, 0.0)
+
+    monkeypatch.setattr(search, "refit_choice", refit_choice)
+    calls = []
+
+    def measure(opts: Options) -> float:
+        calls.append((opts.tile_sizes, opts.block_sizes))
+        return 0.1 if calls[-1] == _keys(ranked[41:42])[0] else 1.0
+
+    result = search.tune(prog, SOR1_SIZES, top_k=5, measure=measure, cache=tmp_path,
+                         local_rounds=0)
+    # on the top 5 and the probes, then on the top 5 alone (each fit's choice measured)
+    assert seen == [_keys(ranked[:5]) + _keys(found), _keys(ranked[:5])]
+    assert calls[-2:] == _keys(ranked[40:42]) and len(calls) == len(set(calls))
+    assert result.refit["choice"] == [list(ranked[40].tiles), list(ranked[40].block)]
+    assert result.refit["top_k"]["choice"] == [list(ranked[41].tiles), list(ranked[41].block)]
+    assert result.refit["top_k"]["measured"] is True
+    assert (result.tile_sizes, result.block_sizes) == (ranked[41].tiles, ranked[41].block)
+    assert search.TuneResult.from_json(result.to_json()) == result
+    seen.clear()
+    picks = iter(ranked[40:42])
+    search.tune(prog, SOR1_SIZES, top_k=5, measure=measure, cache=tmp_path / "none",
+                local_rounds=0, probe_count=0)
+    assert seen == [_keys(ranked[:5])]  # no probes: one refit
+
+
 def _keys(layouts):
     return [(r.tiles, r.block) for r in layouts]
 
