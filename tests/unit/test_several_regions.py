@@ -2,6 +2,7 @@
 shared helpers defined once, each region's own CUDA definitions in a namespace of its own) and
 gives every region's results; region names whose identifiers clash are refused, located."""
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from polycuda.cli import main
+from polycuda.codegen import abi
 from polycuda.errors import UnsupportedConstruct
 
 # A wavefront (fig2), a row reduction over a triangle, a function of two regions, a run-time
@@ -223,6 +225,48 @@ def test_cuda_file_of_several_regions_runs_on_the_gpu(tmp_path, source_file):
                    check=True)
     run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=300)
     assert run.stdout.strip() == "same", run.stdout + run.stderr
+
+
+REGIONS = ("smooth", "rows", "twice", "twice_1", "move", "spmv")
+# a polycuda identifier that a definition or declaration at file scope names
+FILE_SCOPE = re.compile(r"\b(pc_\w+)\s*[(\[=;<]")
+
+
+def _file_scope_identifiers(text: str) -> set[str]:
+    """The pc_ identifiers that lines starting at column 0 define or declare (comments and
+    preprocessor lines left out); in the regions' CUDA namespaces only those of C linkage
+    (extern "C": one name across namespaces)."""
+    names, inside = set(), False
+    for line in text.splitlines():
+        if line.startswith("namespace polycuda_region_"):
+            inside = True
+        elif line.startswith("}  // namespace polycuda_region_"):
+            inside = False
+        elif line[:1] not in ("", " ", "\t", "#", "/", "*", "}") and (
+                not inside or line.startswith('extern "C"')):
+            names |= {m.group(1) for m in FILE_SCOPE.finditer(line)}
+    return names
+
+
+@pytest.mark.parametrize("target, suffix", [("c", ".c"), ("openmp", ".c"), ("cuda", ".cu")])
+def test_every_file_scope_identifier_is_in_the_clash_check(tmp_path, source_file, target,
+                                                           suffix):
+    """abi's lists (REGION_SUFFIXES, REGION_NUMBERED, RUNTIME_IDENTIFIER) are kept by hand:
+    an identifier that generated code defines at file scope and none of them has would not be
+    checked for clashes (check_region_names)."""
+    out = tmp_path / f"several{suffix}"
+    assert main(["compile", str(source_file), "--target", target, "-o", str(out)]) == 0
+    text = out.read_text()
+    host = out.with_name(out.stem + "_host.c")
+    if host.exists():
+        text += host.read_text()
+    found = _file_scope_identifiers(text)
+    assert {f"pc_{name}" for name in REGIONS} <= found
+    own = {i for name in REGIONS for i in abi.region_identifiers(name)}
+    numbered = [abi.region_numbered(name) for name in REGIONS]
+    unknown = {i for i in found if i not in own and not abi.RUNTIME_IDENTIFIER.fullmatch(i)
+               and not any(p.fullmatch(i) for p in numbered)}
+    assert not unknown, f"add these to polycuda/codegen/abi.py's lists: {sorted(unknown)}"
 
 
 @pytest.mark.parametrize("functions, region, identifier", [
