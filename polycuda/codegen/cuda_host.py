@@ -6,6 +6,8 @@ cuda_target's printers), the host-pointer entry, the failure report and the whol
 
 from __future__ import annotations
 
+import math
+
 import islpy as isl
 
 from polycuda.codegen import (abi, chain_reduction_code, column_reduction_code,
@@ -149,7 +151,7 @@ class HostPrinter(AstPrinter):
         elif kernel.reduction_combine == CHAIN:
             bound = f" __launch_bounds__({chain_reduction_code.CHAIN_THREADS})"
         if kernel.block_sizes:
-            threads = staging_code.product(kernel.block_sizes)
+            threads = math.prod(kernel.block_sizes)
             resident = resident_blocks(self.shared[name], threads)
             bound = (f" __launch_bounds__({threads}, {resident})" if resident > 1
                      else f" __launch_bounds__({threads})")
@@ -244,7 +246,7 @@ class HostPrinter(AstPrinter):
         n = kernel.n
         counts, threads = _x_first(kernel, [*self.host_iters, it])
         sizes = [f"pc_g{axis}" for axis in range(n)]  # x first: the innermost dimension
-        lines = [*fused_loops.resident_cap(name, str(staging_code.product(kernel.block_sizes)),
+        lines = [*fused_loops.resident_cap(name, str(math.prod(kernel.block_sizes)),
                                            self.shared[name]),
                  f"long long {' = 1, '.join(sizes)} = 1;",
                  f"for (long long {it} = {init}; {cond}; {it} += {inc}) {{"]

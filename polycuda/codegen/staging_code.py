@@ -7,6 +7,7 @@ and the statement printers that read and write the copies inside the tile
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 from polycuda.codegen import abi
@@ -74,7 +75,7 @@ def _box_loop(scop: Scop, kernel: KernelMapping, staged: StagedArray,
     sizes = kernel.block_sizes
     tid = "threadIdx.x" if n == 1 else f"threadIdx.x + {sizes[n - 1]} * threadIdx.y"
     shape = scop.array(staged.array).shape
-    lines = [f"for (int pc_e = {tid}; pc_e < {staged.elements}; pc_e += {product(sizes)}) {{"]
+    lines = [f"for (int pc_e = {tid}; pc_e < {staged.elements}; pc_e += {math.prod(sizes)}) {{"]
     inner = 1
     coords = []
     for d in reversed(range(len(staged.sizes))):
@@ -119,10 +120,3 @@ def stage_out(scop: Scop, kernel: KernelMapping, arrays: tuple[StagedArray, ...]
             lines += _box_loop(scop, kernel, staged, f"if (pc_in && ({staged.write_back})) "
                                                      f"{{element}} = pc_s_{a}[pc_e];")
     return lines
-
-
-def product(values: tuple[int, ...]) -> int:
-    result = 1
-    for v in values:
-        result *= v
-    return result
