@@ -27,10 +27,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
 import numpy as np  # noqa: E402
 
 import polycuda  # noqa: E402
+import tune_suite  # noqa: E402 (bench/tune_suite.py)
 from kernels import suite  # noqa: E402
 from polycuda.bench.configs import dtype_defines  # noqa: E402
 from polycuda.errors import InvalidConfigError  # noqa: E402
@@ -42,8 +44,7 @@ RESULTS = ROOT / "bench" / "results"
 T1000_FILES = "*-nvidia-h100-80gb-hbm3-paper-float-t1000*.json"
 SIZES = {"T": 1000, "n": 4096}
 # the options of bench/tune_suite.py's JACOBI entry (the `inter` configuration, staged)
-OPTIONS = {"scheduler": "pluto", "balanced_wavefront": True, "eliminate_false_deps": True,
-           "shared_staging": True, "shared_memory_kib": 227}
+OPTIONS = tune_suite.JACOBI["options"]
 ENTRY = re.compile(r"^inter@(?:(?P<tiles>\d+(?:x\d+)*)\+)?(?:b(?P<block>\d+(?:x\d+)*)\+)?"
                    r"smem227$")
 
