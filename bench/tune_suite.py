@@ -11,6 +11,7 @@ small sizes. JSON with the GPU, date and commit.
 
     python bench/tune_suite.py OUT.json [--quick] [--budget 360] [--kernels a,b] [--sweep 48]
     python bench/tune_suite.py OUT.json --dry-run --kernels sor_1d --sweep 2   # no GPU
+    python bench/tune_suite.py OUT.json --merge PART1.json PART2.json ...      # parts -> one
 
 --quick: QUICK_KERNELS, a sweep of 12, top 3, 2 repeats: about 8 minutes on an H100. --budget:
 seconds after which no more layouts are measured (the rest counted as skipped; the Jacobi entry
@@ -284,14 +285,47 @@ def _size(text: str) -> tuple[str, int]:
 
 
 def summarize(entries: list[dict]) -> dict:
-    """Geometric mean of tuned / sweep-best, and how many tuned layouts are within 5% of the
-    best measured layout (of the sweep, the defaults and the tuned one)."""
+    """Geometric means of tuned / best and tuned / default, how many tuned layouts are within
+    5% (2%) of the best measured layout (of the sweep, the defaults and the tuned one), and
+    the entries whose sweep measured nothing (their best is the defaults' or the tuned)."""
     ratios = [e["tuned_over_best"] for e in entries if e.get("tuned_over_best")]
+    gains = [e["tuned_over_default"] for e in entries if e.get("tuned_over_default")]
     return {"entries": len(entries), "tuned": len(ratios),
-            "geomean_tuned_over_best": (math.exp(statistics.fmean(math.log(r) for r in ratios))
-                                        if ratios else None),
+            "geomean_tuned_over_best": _geomean(ratios),
+            "geomean_tuned_over_default": _geomean(gains),
             "within_5pct": sum(r <= 1.05 for r in ratios),
-            "within_2pct": sum(r <= 1.02 for r in ratios)}
+            "within_2pct": sum(r <= 1.02 for r in ratios),
+            "without_sweep": [e["name"] for e in entries
+                              if "sweep" in e and not e["sweep"].get("measured")]}
+
+
+def _geomean(values: list[float]) -> float | None:
+    return math.exp(statistics.fmean(math.log(v) for v in values)) if values else None
+
+
+def merge(out: Path, parts: list[Path]) -> dict:
+    """One report of several runs' reports (a whole suite run in parts, each within a time
+    limit): their entries, a later part's entry replacing an earlier one of the same name,
+    each marked with its part; the summary recomputed. The parts must name one GPU."""
+    reports = [json.loads(p.read_text()) for p in parts]
+    gpus = {r["gpu"] for r in reports}
+    if len(gpus) != 1:
+        raise SystemExit(f"tune_suite --merge: the parts name several GPUs: {sorted(gpus)}")
+    entries: dict[str, dict] = {}
+    for path, report in zip(parts, reports):
+        for entry in report["entries"]:
+            entries.pop(entry["name"], None)
+            entries[entry["name"]] = {**entry, "part": path.name,
+                                      "commit": report.get("commit")}
+    merged = {"gpu": gpus.pop(), "date": max(r["date"] for r in reports),
+              "commit": sorted({str(r.get("commit")) for r in reports}),
+              "mode": sorted({r["mode"] for r in reports}),
+              "timing": reports[-1]["timing"], "sweep": reports[-1]["sweep"],
+              "top_k": sorted({r["top_k"] for r in reports}),
+              "parts": [p.name for p in parts], "entries": list(entries.values())}
+    merged["summary"] = summarize(merged["entries"])
+    out.write_text(json.dumps(merged, indent=1) + "\n")
+    return merged
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -320,7 +354,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=max(1, multiprocessing.cpu_count() - 2))
     parser.add_argument("--dry-run", action="store_true",
                         help="no GPU: the emulator at the small sizes (plumbing only)")
+    parser.add_argument("--merge", nargs="+", type=Path, metavar="PART",
+                        help="measure nothing: write to OUT one report of these reports (a "
+                             "later part's entry replaces an earlier one of the same name)")
     args = parser.parse_args(argv)
+    if args.merge:
+        merged = merge(args.out, args.merge)
+        print(f"wrote {args.out}: {merged['summary']}", file=sys.stderr)
+        return 0
     quick = args.quick
     args.sweep = args.sweep if args.sweep is not None else (12 if quick else 48)
     args.top_k = args.top_k or (3 if quick else 5)

@@ -77,3 +77,33 @@ def test_sweep_layouts_are_admissible(tune_suite):
     for tiles, block in picked:
         assert search.exclusion(search.kernel_layout(km, tiles, block), km, props) is None
     assert tune_suite.sweep_layouts((km,), props, 10) == (picked, grid, excluded)  # fixed seed
+
+
+def test_merge_joins_parts_a_later_entry_replacing_an_earlier(tune_suite, tmp_path):
+    def entry(name, tuned, default, best, sweep=True):
+        return {"name": name, "tuned_over_best": tuned / best, "tuned_over_default":
+                tuned / default, "sweep": {"measured": [{"ms": best}] if sweep else []}}
+
+    def report(path, commit, entries, gpu="GPU"):
+        path.write_text(json.dumps({"gpu": gpu, "date": "2026-11-25", "commit": commit,
+                                    "mode": "quick", "timing": "t", "sweep": {}, "top_k": 5,
+                                    "entries": entries}))
+        return path
+
+    a = report(tmp_path / "a.json", "c1", [entry("x", 2.0, 4.0, 2.0, sweep=False),
+                                           entry("y", 3.0, 3.0, 2.0)])
+    b = report(tmp_path / "b.json", "c2", [entry("x", 1.0, 4.0, 1.0)])
+    out = tmp_path / "all.json"
+    assert tune_suite.main([str(out), "--merge", str(a), str(b)]) == 0
+    merged = json.loads(out.read_text())
+    assert [(e["name"], e["part"], e["commit"]) for e in merged["entries"]] == [
+        ("y", "a.json", "c1"), ("x", "b.json", "c2")]
+    summary = merged["summary"]
+    assert summary["entries"] == 2 and summary["within_5pct"] == 1
+    assert summary["geomean_tuned_over_best"] == pytest.approx((1.5 * 1.0) ** 0.5)
+    assert summary["geomean_tuned_over_default"] == pytest.approx((1.0 * 0.25) ** 0.5)
+    assert summary["without_sweep"] == [] and merged["commit"] == ["c1", "c2"]
+    assert tune_suite.summarize([entry("x", 2.0, 4.0, 2.0, sweep=False)])["without_sweep"] == ["x"]
+    other = report(tmp_path / "o.json", "c3", [], gpu="another GPU")
+    with pytest.raises(SystemExit, match="several GPUs"):
+        tune_suite.main([str(tmp_path / "bad.json"), "--merge", str(a), str(other)])
