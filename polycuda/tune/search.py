@@ -64,13 +64,14 @@ REFIT_SHARE = 0.25
 PROBES = 4
 PROBE_SHARE = 0.25
 PROBE_MIN = 50
-# REFITS: with probes, tune refits twice: on every measured layout (the probes' spread of the
-# terms) and on the top k alone (the region of the model's best), and measures both choices. Why:
+# Refits when probes were measured: on every measured layout (the probes' spread of the terms)
+# and on the top k alone (the region of the model's best); both choices are measured. Why:
 # offline on the H100 accuracy run (bench/tune_reevaluate.py, ...-tune-reevaluate-probes.json,
 # held-out problems), the fit with probes chose 24% off the best sampled layout for 2-D SOR
 # n = 2048, where the top-5 fit chose the best (mean gap of the choice 0.062 against 0.009);
 # measuring both choices: 0 on every held-out problem. The probes' fit is what found 2-D SOR
 # 4096^2 x 100's region (above).
+REFITS = 2
 # Measurement around the fastest measured layout (local_search), after the top k and the
 # refit: Baskaran et al.'s model-driven empirical search (the model prunes the space to a few
 # points, measurement searches the region around the best of them). A round measures the
@@ -525,7 +526,7 @@ def _tune_layouts(prog, values: dict[str, int], sizes: dict[str, int], top_k: in
         # alone (REFITS says why); each choice is measured once
         probe_keys = {(r.tiles, r.block) for r in probed}
         fits = {"": top, "top_k": [r for r in top if (r.tiles, r.block) not in probe_keys]}
-        for name, on in list(fits.items())[:2 if probed else 1]:
+        for name, on in list(fits.items())[:REFITS if probed else 1]:
             found = refit_choice(models, ranked, on, cal, props, budget_s * REFIT_SHARE,
                                  progress)
             if found is None:
