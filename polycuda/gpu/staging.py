@@ -312,14 +312,28 @@ def unclipped(umap: isl.UnionMap) -> isl.UnionMap:
 
 def _largest(pw_aff: isl.PwAff) -> int | None:
     """The maximum of a quasi-affine function of the parameters over all of them, or None if
-    it is unbounded."""
-    values = isl.Set.from_pw_aff(pw_aff)  # [params] -> { [e] }
-    nparam = values.dim(isl.dim_type.param)
-    values = values.move_dims(isl.dim_type.set, 1, isl.dim_type.param, 0, nparam)
-    # { [e] }; the hull drops the existentials that the projection leaves (with them isl
-    # cannot tell a bounded set from an unbounded one): a superset, so an upper bound
-    values = values.project_out(isl.dim_type.set, 1, nparam).polyhedral_hull()
-    if values.is_empty() or not values.is_bounded():
-        return None
-    point = values.lexmax().sample_point()
-    return point.get_coordinate_val(isl.dim_type.set, 0).to_python()
+    it is unbounded.
+
+    Piece by piece: the maximum over the hull of the pieces' union is the largest of the
+    maxima over each piece's hull, and an unbounded piece makes it unbounded. The hull of the
+    union is not computed: for a fuzz program (seed 7005, isl scheduler) a box extent of 11
+    pieces projected to 35 basic sets, whose hull took 36 s, twice; per piece, milliseconds.
+    """
+    pieces: list[tuple[isl.Set, isl.Aff]] = []
+    pw_aff.foreach_piece(lambda domain, aff: pieces.append((domain, aff)))
+    found = None
+    for domain, aff in pieces:
+        values = isl.Set.from_pw_aff(isl.PwAff.alloc(domain, aff))  # [params] -> { [e] }
+        nparam = values.dim(isl.dim_type.param)
+        values = values.move_dims(isl.dim_type.set, 1, isl.dim_type.param, 0, nparam)
+        # { [e] }; the hull drops the existentials that the projection leaves (with them isl
+        # cannot tell a bounded set from an unbounded one): a superset, so an upper bound
+        values = values.project_out(isl.dim_type.set, 1, nparam).polyhedral_hull()
+        if values.is_empty():
+            continue
+        if not values.is_bounded():
+            return None
+        point = values.lexmax().sample_point()
+        value = point.get_coordinate_val(isl.dim_type.set, 0).to_python()
+        found = value if found is None else max(found, value)
+    return found

@@ -434,3 +434,48 @@ def test_full_tiles_are_isolated_without_guards_in_their_k_loop():
     # thread loop nest, one k point loop
     trmm = _program("trmm").generate("cuda").source
     assert trmm.count("for (int c3 =") == 1 and len(_k_point_loops(trmm)) == 1
+
+
+# fuzz seed 7005 (isl scheduler): a box extent of 11 pieces whose union's hull took 36 s, twice,
+# until the operation quota gave the promotion up (72 s, no shared copy)
+SEED_7005 = """
+void fuzz(int n, double alpha, int A[10][n + 7][15], double B[n], double C[n][8])
+{
+  int i, j;
+  double s0;
+#pragma scop
+  for (i = 0; i <= n - 1; i++) {
+    for (j = i - 1; j >= 1; j--) {
+      A[1][j + 1][j + i + 1] += (A[0][j + 2][j + i + 1] + A[i + 1][j + 3][j - 1] + 1) / 3;
+    }
+    s0 = 0.0;
+    for (j = n - 1; j >= 0; j--) {
+      s0 += 0.5 * A[i + 2][2 * j][1] + 0.25 * B[j] + 0.0;
+    }
+    C[i][i] += 0.5 * sqrt(s0) + 0.25 * A[i + 2][i + 1][i] + 0.3 * A[i][n - i + 2][i] + alpha;
+  }
+  for (i = 0; i < (n - 1 < 4 ? n - 1 : 4); i++) {
+    A[2 * i + 1][i + 1][i] += (A[2 * i + 2][i + 1][i + 1] + 1) / 2;
+  }
+#pragma endscop
+}
+"""
+
+
+@pytest.mark.parametrize("text, largest", [
+    ("[n] -> { [(n)] : 0 <= n <= 10; [(5)] : n > 10 }", 10),
+    ("[n] -> { [(2n)] : 0 <= n <= 3; [(n + 1)] : 4 <= n <= 6 }", 7),
+    ("[n] -> { [(3)] : n <= 0; [(n)] : n > 0 }", None),  # one unbounded piece
+    ("[n, m] -> { [(n - m)] : 0 <= m <= n <= 8 }", 8),
+])
+def test_the_largest_box_extent_is_the_largest_over_the_pieces(text, largest):
+    from polycuda.gpu import staging
+
+    assert staging._largest(isl.PwAff.read_from_str(isl.DEFAULT_CONTEXT, text)) == largest
+
+
+def test_an_extent_of_many_pieces_is_promoted_and_verifies():
+    prog = polycuda.compile(SEED_7005, filename="seed7005.c", options=Options(target="cuda"))
+    assert ("B", (32,)) in {(a, sizes) for arrays in _shared(prog).values()
+                            for a, sizes, _ in arrays}
+    assert _verified(prog, {"n": 8}) and _verified(prog, {"n": 5})
