@@ -54,13 +54,35 @@ def _tagged_schedule(scop: Scop, ctx: isl.Context, tagged: isl.UnionMap) -> isl.
     return untag.apply_range(isl_build.original_schedule(scop, ctx))
 
 
+# The last scops' dependence maps, as text (isl objects belong to one context): a compile asks
+# for one scop's twice or more (false_deps.copy_original_reads, then the dependences step when
+# the copies change nothing), and isl's dataflow analysis can take seconds (fuzz seed 31074, a
+# region of four statements with non-uniform subscripts: 6 s a time on the 2-core machine).
+_MAPS: dict[Scop, tuple[str, str]] = {}
+MAPS_KEPT = 8
+
+
 def dependence_maps(scop: Scop, ctx: isl.Context) -> tuple[isl.UnionMap, isl.UnionMap]:
     """(flow, false) tagged dependence maps { [S[i] -> ref[]] -> [T[j] -> ref'[]] }.
 
     Flow: last write before each read. Output: last write before each write. Anti: first write
     after each read, found as the last write before the read in the reversed order. Accesses
-    of one statement instance never depend on each other (an instance is atomic).
+    of one statement instance never depend on each other (an instance is atomic). Computed
+    once per scop among the last MAPS_KEPT (a scop equal to one seen, its source location
+    apart, reads the maps back in `ctx`).
     """
+    kept = _MAPS.get(scop)
+    if kept is not None:
+        return (isl.UnionMap.read_from_str(ctx, kept[0]),
+                isl.UnionMap.read_from_str(ctx, kept[1]))
+    flow, false = _dependence_maps(scop, ctx)
+    if len(_MAPS) >= MAPS_KEPT:
+        del _MAPS[next(iter(_MAPS))]
+    _MAPS[scop] = (str(flow), str(false))
+    return flow, false
+
+
+def _dependence_maps(scop: Scop, ctx: isl.Context) -> tuple[isl.UnionMap, isl.UnionMap]:
     reads, writes = _tagged(scop, ctx, False), _tagged(scop, ctx, True)
     sched = _tagged_schedule(scop, ctx, reads.union(writes))
     # an indirect write (A[idx[i]] = ...) is a may-write of the whole extent: it must not

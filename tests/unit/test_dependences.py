@@ -52,3 +52,23 @@ def test_scalar_cell_dependences_are_not_uniform_across_depths():
     deps = dependences.compute(hand_scops.reverse_scan())
     s0_to_s1 = [d for d in deps if (d.source, d.sink) == ("S0", "S1")]
     assert s0_to_s1 and all(d.distance is None for d in s0_to_s1)
+
+
+def test_dependence_maps_are_computed_once_per_scop_and_read_back_equal(monkeypatch):
+    """A compile asks for one scop's maps in the copies step and again in the dependences
+    step: the second time they are read back from text in the caller's context."""
+    monkeypatch.setattr(dependences, "_MAPS", {})
+    calls = []
+    compute = dependences._dependence_maps
+    monkeypatch.setattr(dependences, "_dependence_maps",
+                        lambda scop, ctx: calls.append(scop.name) or compute(scop, ctx))
+    first = dependences.dependence_maps(hand_scops.figure2(), isl.Context())
+    ctx = isl.Context()
+    again = dependences.dependence_maps(hand_scops.figure2(), ctx)  # an equal scop
+    assert len(calls) == 1 and again[0].get_ctx() == ctx
+    assert all(a.is_equal(isl.UnionMap.read_from_str(ctx, str(b)))
+               for a, b in zip(again, first))
+    monkeypatch.setattr(dependences, "MAPS_KEPT", 2)  # bounded: the oldest leaves first
+    for scop in (hand_scops.jacobi_2d(), hand_scops.sor_1d(), hand_scops.figure2()):
+        dependences.dependence_maps(scop, isl.Context())
+    assert len(dependences._MAPS) == 2 and len(calls) == 4  # figure2's computed again
