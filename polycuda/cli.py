@@ -557,10 +557,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--no-cache", action="store_true", help="tune again even if cached")
     p.add_argument("--no-refit", action="store_true",
                    help="do not measure probes (up to 4 layouts where each model term weighs "
-                        "most), refit the model on the measured layouts (at least 4) and "
-                        "measure the refitted model's choice too (the default)")
+                        "most), refit the model on the measured layouts (at least 4) and on "
+                        "the top k alone, and measure each refitted model's choice too (the "
+                        "default)")
     p.add_argument("--no-local-search", action="store_true",
-                   help="do not measure the neighbours of the fastest measured layout (each "
+                   help="do not measure the neighbours of the fastest measured layout (the "
+                        "default tables' sizes where those are fastest; each "
                         "tile size halved, doubled or the next size down or up, the next thread "
                         "count down or up; up to 3 rounds while one is 2%% faster, none "
                         "started after 120 s)")
