@@ -128,7 +128,7 @@ def _region_loc(scop: Scop) -> SourceLoc | None:
     src = scop.source
     if src is None:
         return None
-    return SourceLoc(src.file, src.text.count("\n", 0, src.start) + 1)
+    return SourceLoc(src.file, src.first_line)
 
 
 def arg_decl(arg: Arg) -> str:

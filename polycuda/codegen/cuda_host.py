@@ -417,9 +417,12 @@ def generate(scop: Scop, ast: isl.AstNode, kernels: tuple[KernelMapping, ...],
     parts = [prelude()]
     if any(k.grid_sync for k in kernels) or host.fused:
         parts.append("#include <cooperative_groups.h>\n")
-    parts += [text for text in (host_driver.support(side), abi.OWN_BEGIN + "\n") if text]
+    if support := host_driver.support(side):
+        parts.append(support)
+    parts.append(abi.OWN_BEGIN + "\n")
     parts += [src + "\n" for src in host.kernel_sources]
-    parts += [text for text in (host_driver.states(scop, side),) if text]
+    if states := host_driver.states(scop, side):
+        parts.append(states)
     parts.append("\n".join(_dev_entry(scop, host, side)) + "\n")
     parts.append("\n".join(host_entry(scop, side)) + "\n")
     if side.stateful:

@@ -448,7 +448,8 @@ def generate(scop: Scop, parts: list[tuple[str, object]], ctx: isl.Context,
         out.append("#include <chrono>\n#include <mutex>\n#include <vector>\n"
                    + executor_cuda.spin_prelude())
     out.append("#ifdef PC_TIMING\n#include <chrono>\n#endif\n")
-    out += [text for text in (host_driver.support(side),) if text]
+    if support := host_driver.support(side):
+        out.append(support)
     if warp_sum:
         out.append(syncfree_affine.warp_prelude())
     out.append(abi.OWN_BEGIN + "\n")
@@ -478,7 +479,8 @@ def generate(scop: Scop, parts: list[tuple[str, object]], ctx: isl.Context,
                f'extern "C" {{ double pc_{scop.name}_inspect_s[{count}], '
                f"pc_{scop.name}_execute_s[{count}]; }}\n#endif\n")
     out += [k + "\n" for k in kernels]
-    out += [text for text in (host_driver.states(scop, side),) if text]
+    if states := host_driver.states(scop, side):
+        out.append(states)
     out.append("\n".join(_dev_entry(scop, driver, side)) + "\n")
     out.append("\n".join(cuda_host.host_entry(scop, side)) + "\n")
     if side.stateful:

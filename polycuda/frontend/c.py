@@ -166,13 +166,12 @@ def reference_source(scop: Scop) -> str:
     src = _c_source(scop)
     text = _without_lines(src.text, src.main_lines)
     file = src.file.replace("\\", "\\\\").replace('"', '\\"')
-    first_line = src.text.count("\n", 0, src.start) + 1
     region = src.text[src.start:src.end]
     parts = [f"/* polycuda: sequential reference of region '{scop.name}' (the original C) */",
              f"#define main {_MAIN_RENAMED}", f'#line 1 "{file}"', text + "#undef main", "",
              f"static void pc_ref_region_{scop.name}({src.params_text})\n{{"]
     parts += [f"  {decl};" for decl in src.outer_decls]
-    parts += [f'#line {first_line} "{file}"', region.rstrip("\n"), "}", ""]
+    parts += [f'#line {src.first_line} "{file}"', region.rstrip("\n"), "}", ""]
     for g in src.global_arrays:
         parts.append(f"static void pc_ref_copy_{g}(void *pc_arg, int pc_in)\n{{\n"
                      f"  unsigned char *pc_g = (unsigned char *){g};\n"

@@ -142,6 +142,11 @@ class SourceInfo:
     end: int
     signature: str = ""  # the C function header as written (C input), for drop-in output
 
+    @property
+    def first_line(self) -> int:
+        """The line of `file` on which the region starts (its pragma line), from 1."""
+        return self.text.count("\n", 0, self.start) + 1
+
 
 @dataclass(frozen=True)
 class Scop:

@@ -93,9 +93,9 @@ class KernelModel:
     # the threads per threaded member that the kernel gets at its default tiles
     # (KernelMapping.block_sizes): the local search's start when the default tables measure
     # fastest (search.defaults_layout). () where given sizes would not rebuild the default
-    # kernel: a gemm-like kernel's registers tiles and k tiles apply only when no size is
-    # given (shared_promotion.gemm_like; H100, gemm 2000^3: the default tables 14.9 ms, their
-    # sizes 64x64 on 16x32 given 31.0 ms, ...-tune-suite-probes-c.json)
+    # kernel: a gemm-like kernel's register tiles and k tiles apply only when no size is
+    # given (shared_promotion.gemm_like; H100, gemm 4096^3: the default tables 14.99 ms, their
+    # sizes 64x64 on 16x32 given 31.05 ms, ...-tune-suite-probes-c.json)
     default_block: tuple[int, ...] = ()
     # per tile sizes: (staged footprints, their bytes, N_mem), which do not depend on the
     # block; the search asks for them for every block of a tile size (search.rank)
