@@ -802,15 +802,17 @@ def _measured(top: list[Ranked], options: Options, measure: Callable[[Options], 
               progress: Callable[[str], None] | None) -> list[Ranked]:
     out = []
     for k, r in enumerate(top, 1):
+        why = ""
         try:
             seconds: float | None = measure(options.replace(tile_sizes=r.tiles,
                                                             block_sizes=r.block))
         except PolycudaError as err:  # InvalidConfigError, LaunchError: skip the layout
             LOG.info("layout %s %s failed: %s", r.tiles, r.block, err)
             seconds = None
+            why = (str(err).splitlines() or [type(err).__name__])[0][:160]
         out.append(dataclasses.replace(r, measured_s=seconds))
         if progress:
-            shown = f"{seconds * 1e3:.3f} ms" if seconds is not None else "failed"
+            shown = f"{seconds * 1e3:.3f} ms" if seconds is not None else f"failed ({why})"
             progress(f"measured {k}/{len(top)} tiles={r.tiles} block={r.block}: {shown} "
                      f"(model {r.model_s * 1e3:.3f} ms)")
     ok = [r for r in out if r.measured_s is not None]

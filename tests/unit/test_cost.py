@@ -8,6 +8,7 @@ import pytest
 import polycuda
 from kernels import suite
 from polycuda.cli import main
+from polycuda.errors import InvalidConfigError
 from polycuda.gpu import cost, mapping
 from polycuda.options import Options
 from polycuda.pipeline import choose_schedule, dependence_map, transform_scop
@@ -123,3 +124,14 @@ def test_row_reduction_kernels_run_no_loop_in_one_thread():
     assert cost.cost(found.mapped) == cost.Cost(0, 0, 0, 0)
     no_rows = _choice("gesummv", scheduler="isl", row_reductions=False)
     assert cost.cost(no_rows.mapped).in_thread > 0
+
+
+def test_sizes_that_do_not_fit_a_later_candidate_skip_it_not_the_compile():
+    # doitgen: tiles 96x96x6 on 1x96x6 threads fit isl's kernels; pluto's wavefront ties two
+    # tile rows at the smaller size (6), where a block of 96 does not fit
+    choice = _choice("doitgen", tile_sizes=(96, 96, 6), block_sizes=(1, 96, 6))
+    assert choice.scheduler == "isl"
+    assert "pluto skipped (the given sizes do not fit its kernels: block size 96 exceeds" \
+        in choice.reason
+    with pytest.raises(InvalidConfigError, match="block size 96 exceeds tile size 6"):
+        _choice("doitgen", scheduler="pluto", tile_sizes=(96, 96, 6), block_sizes=(1, 96, 6))

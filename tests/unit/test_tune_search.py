@@ -12,7 +12,7 @@ import pytest
 
 import polycuda
 from polycuda.cli import main
-from polycuda.errors import InvalidConfigError, PolycudaWarning
+from polycuda.errors import InvalidConfigError, LaunchError, PolycudaWarning
 from polycuda.options import Options
 from polycuda.tune import calibrate, occupancy, search
 from polycuda.tune.model import Layout, Problem
@@ -97,6 +97,25 @@ def test_tune_measures_top_k_keeps_the_fastest_and_caches(no_probes, capsys):
     assert again == result and len(calls) == 5  # from the cache
     assert search.TuneResult.from_json(result.to_json()) == result
     assert result.apply(Options()).tile_sizes == result.tile_sizes
+
+
+def test_a_layout_that_fails_is_skipped_and_its_reason_shown(no_probes, tmp_path):
+    prog = polycuda.compile("kernels/c/sor_1d.c", options=Options(target="cuda"))
+    calls = []
+
+    def measure(opts: Options) -> float:  # the model's first choice does not launch
+        calls.append(opts.tile_sizes)
+        if len(calls) == 1:
+            raise LaunchError("too many resources requested for launch\n(second line)")
+        return 1.0
+
+    shown: list[str] = []
+    result = search.tune(prog, {"T": 64, "n": 2048}, top_k=3, measure=measure,
+                         cache=tmp_path, progress=shown.append, local_rounds=0)
+    assert calls[0] not in [r.tiles for r in result.top] and result.tile_sizes != calls[0]
+    assert any(line.startswith("measured 1/") and f"tiles={calls[0]}" in line and
+               ": failed (too many resources requested for launch) (model " in line
+               for line in shown)
 
 
 def test_the_default_tables_are_kept_where_they_measure_fastest(tmp_path):
@@ -225,9 +244,10 @@ def test_fdtd_2d_tune_keeps_its_tied_rows_equal_and_builds(tmp_path):
 def test_a_cached_result_that_does_not_build_falls_back_with_a_warning():
     prog = polycuda.compile("kernels/c/fdtd_2d.c", options=Options(target="cuda"))
     plain = prog.generate("cuda").source
-    _store_fake_result(prog, tiles=(32, 48, 48), block=(48, 21))  # 48 over the tied 32
+    # 64 over the tied 32 of pluto's wavefront, and over the 48 of isl's kernels
+    _store_fake_result(prog, tiles=(32, 48, 48), block=(64, 16))
     again = polycuda.compile("kernels/c/fdtd_2d.c", options=Options(target="cuda"))
-    with pytest.warns(PolycudaWarning, match="do not build .*block size 48 exceeds tile size 32"):
+    with pytest.warns(PolycudaWarning, match="do not build .*block size 64 exceeds tile size"):
         assert again.effective_options("cuda").tile_sizes == ()
     assert again.generate("cuda").source == plain
 
