@@ -120,6 +120,9 @@ class KernelMapping:
     # A wavefront kernel's intra-tile wavefronts: wavefront.SUM, HYPERPLANE or
     # HYPERPLANE_BARRIERS (wavefront.intra_mode).
     intra: str = ""
+    # Whether a wavefront kernel's point bands go into each child of the sequence below them
+    # (wavefront.sinkable; wavefront.tile_and_skew's `sink`).
+    sink_points: bool = True
     # A wavefront kernel's groups of tile rows that must have equal sizes (wavefront.tied_rows:
     # some statement gives them the same linear part); the tuner keeps them equal.
     tied_rows: tuple[tuple[int, ...], ...] = ()
@@ -358,12 +361,14 @@ class _Mapper:
         tied = wavefront.tied_rows(node.band_get_partial_schedule(), node.get_domain(), m)
         tiles = wavefront.with_ties(wavefront.tile_sizes(m, self.options), tied)
         implied = wavefront.widest(node, tiles, self.context)
+        # without dependences, as the rest of the mapping: the caller's check decides
+        sink = self.dep_map is None or wavefront.sinkable(node, self.dep_map)
         name = self._name()
         self.kernels.append(KernelMapping(name, node.get_schedule_depth() + 1, tiles,
                                           block_sizes_for(tiles[1:], self.options, name),
                                           prefix=self.prefix, wavefront=True,
                                           tile_dims=tuple(k for k in range(m) if k != implied),
-                                          intra=intra, tied_rows=tied,
+                                          intra=intra, sink_points=sink, tied_rows=tied,
                                           grid_sync=self.options.wavefront_sync == "grid",
                                           rows_in_blocks=in_blocks))
         return node.insert_mark(isl.Id(f"{KERNEL_MARK}:{name}", context=node.get_ctx()))

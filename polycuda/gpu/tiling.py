@@ -136,7 +136,8 @@ def skew_wavefronts(mapped: MappedSchedule, context: isl.Set) -> MappedSchedule:
             continue
         band = _kernel_mark(schedule, kernel.name).delete()
         implied = next(d for d in range(len(kernel.tile_sizes)) if d not in kernel.tile_dims)
-        node, part = wavefront.tile_and_skew(band, kernel.tile_sizes, implied, kernel.intra)
+        node, part = wavefront.tile_and_skew(band, kernel.tile_sizes, implied, kernel.intra,
+                                             kernel.sink_points)
         lift = lift.subtract_domain(part.domain()).union(part)
         ctx = node.get_ctx()
         depth = node.get_schedule_depth()

@@ -47,7 +47,7 @@ def tile_sizes(m: int, options: Options) -> tuple[int, ...]:
 
 
 def tile_and_skew(band: isl.ScheduleNode, tiles: tuple[int, ...], implied: int = 0,
-                  intra: str = SUM) -> tuple[isl.ScheduleNode, isl.UnionMap]:
+                  intra: str = SUM, sink: bool = True) -> tuple[isl.ScheduleNode, isl.UnionMap]:
     """Tile a permutable band and skew both levels into wavefronts.
 
     band [phi_0, ..., phi_m-1] becomes
@@ -67,6 +67,10 @@ def tile_and_skew(band: isl.ScheduleNode, tiles: tuple[int, ...], implied: int =
     of phi_0 (Di et al. 2012, Section III-B): s_0 wavefronts of up to s_1 ... s_m-1 points
     each, against s_0 + ... + s_m-1 - m + 1 wavefronts of the skewed sum, most of them short;
     with HYPERPLANE_BARRIERS a "barrier" mark precedes every statement but the first.
+
+    sink: whether the [P] band and the bands below it go into each child of a sequence
+    below them (_sink_points); the caller proves it legal (sinkable()). Without, the bands
+    stay above the sequence, in the band's order (legal as the band's old child was).
 
     Returns the [W] band node of the lifted schedule (at the position of `band`) and the lift
     of the band's statements: { S[x] -> S[x, T0, ..., Tm-1] }. Callers pass sizes through
@@ -96,6 +100,8 @@ def tile_and_skew(band: isl.ScheduleNode, tiles: tuple[int, ...], implied: int =
                 # runs on the block its coordinates name, cuda_target.py; atomic tile loops
                 # cost isl minutes on fdtd-2d.)
                 node = node.band_member_set_ast_loop_type(j, isl.ast_loop_type.atomic)
+    if not sink:
+        return node, lift
     return _sink_points(node, intra == HYPERPLANE_BARRIERS), lift
 
 
@@ -241,9 +247,12 @@ def _sink_points(w_band: isl.ScheduleNode, barriers: bool) -> isl.ScheduleNode:
 
     The points of one intra-tile wavefront are independent and a point runs on the same
     thread in every loop (cuda_target.py), so running statement by statement within a
-    wavefront keeps every dependence. isl then scans each statement's points alone: the union
-    of statements whose band rows are linearly dependent (fdtd-2d's ey[0][j], rows t, t + j, t)
-    with the others takes isl's AST generation minutes, each alone well under a second.
+    wavefront keeps every dependence that the sequence orders; the bands below [P] go along,
+    which is legal only when they order no dependence against the sequence (sinkable(): the
+    caller proves it, tile_and_skew's `sink`). isl then scans each statement's points alone:
+    the union of statements whose band rows are linearly dependent (fdtd-2d's ey[0][j], rows
+    t, t + j, t) with the others takes isl's AST generation minutes, each alone well under a
+    second.
 
     w_band: the [W] band; returns it. barriers: a "barrier" mark above every child's [P]
     band but the first child's.
@@ -273,6 +282,33 @@ def _sink_points(w_band: isl.ScheduleNode, barriers: bool) -> isl.ScheduleNode:
             sequence = sequence.child(k).child(0).insert_mark(
                 isl.Id(BARRIER_MARK, context=sequence.get_ctx())).parent().parent()
     return sequence.parent().parent().parent()
+
+
+def sinkable(band: isl.ScheduleNode, dep_map: isl.UnionMap) -> bool:
+    """Whether _sink_points may move the [P] band and the bands below it (the members split
+    off `band`, and the scheduler's inner bands down to the first sequence) into each child
+    of that sequence, once `band` is tiled and skewed.
+
+    Those bands order the instances with the same prefix and the same values of the band's
+    members (the same tile and point) before the sequence does; sunk, the sequence orders
+    them first. Legal exactly when no dependence between such instances goes from a later
+    child of the sequence to an earlier one: those the sunk bands carried (Pluto's band
+    [k] of S0 below the band [phi_0, phi_1] of S0[i, j, k] and S1[i], which orders
+    S1[i] before S0[i', j, k] at phi equal while the sequence puts S0 first; fuzz seed 57,
+    pluto-balanced). Within one child the order is the same either way. Below a set
+    (children in no order) no dependence may join two of its children.
+
+    # dep_map: { S[x] -> R[y] } over the statements of the scop
+    """
+    child = _below_bands(band.child(0))
+    if child.get_type() not in (isl.schedule_node_type.sequence, isl.schedule_node_type.set):
+        return True  # _sink_points leaves the bands in place
+    phi = band.band_get_partial_schedule_union_map()  # { S[x] -> [phi_0, ..., phi_m-1] }
+    same_point = legality.same_prefix(band, dep_map).intersect(phi.apply_range(phi.reverse()))
+    backward = earlier_children(child).reverse()  # { R[y] -> S[x] : S in an earlier child }
+    if child.get_type() == isl.schedule_node_type.set:  # its children in no order: both ways
+        backward = backward.union(backward.reverse())
+    return same_point.intersect(backward).is_empty()
 
 
 def _band_copy(band: isl.ScheduleNode
