@@ -332,7 +332,7 @@ def fallback_lines(scop: Scop, k: int, nest: RuntimeNest, code: NestCode,
                                                           private=nest.private)]
     lines += ["        }"]
     if auto:
-        lines += [f"        const double pc_fb_s = PC_NOW() - pc_fb_t0;",
+        lines += ["        const double pc_fb_s = PC_NOW() - pc_fb_t0;",
                   f"        if (pc_fb_ran >= {HOST_SAMPLE_MIN} && pc_fb_s > 0.0) {{",
                   f"          pc_{scop.name}_host_iter_s[{k}] = pc_fb_s / (double)pc_fb_ran;",
                   f"          pc_{scop.name}_host_measured[{k}] = 1;",
