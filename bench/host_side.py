@@ -1,7 +1,8 @@
 """The host side of the CUDA drop-in function (issue 15, item 6): the whole-function time of a few
 suite kernels at PolyBench LARGE sizes (device allocation, copies in and out, kernels, free, as
 PPCG was timed: polycuda/bench/ppcg.py, baselines.whole_function) under each host-side option
-(Options.host_buffers / host_copies / host_pin_min_kib / host_chunk_kib), all in the same run.
+(Options.host_buffers / host_copies / host_pin_min_kib / host_chunk_kib / host_overlap), all in
+the same run.
 
 Calls are interleaved (each repetition runs every configuration once, in a shuffled order) so
 that a drift of the machine shows in every configuration alike. Before timing, every
@@ -55,6 +56,8 @@ CONFIGS = {
                         "host_chunk_kib": 1024},
     "reuse+staged-16M": {"host_buffers": "reuse", "host_copies": "staged",
                          "host_chunk_kib": 16384},
+    "reuse+register+overlap": {"host_buffers": "reuse", "host_copies": "register",
+                               "host_overlap": True},
 }
 
 

@@ -169,7 +169,8 @@ def _options(args: argparse.Namespace, target: str | None = None) -> Options:
         changes.update(read_sizes_file(args.sizes))
     if args.no_tuned_sizes:
         changes["tuned_sizes"] = False
-    for name in ("host_buffers", "host_copies", "host_pin_min_kib", "host_chunk_kib"):
+    for name in ("host_buffers", "host_copies", "host_pin_min_kib", "host_chunk_kib",
+                 "host_overlap"):
         if getattr(args, name) is not None:
             changes[name] = getattr(args, name)
     if args.runtime_executor:
@@ -453,6 +454,11 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host-chunk", type=int, metavar="KIB", dest="host_chunk_kib",
                    help="--host-copies staged: KiB per chunk of the staging buffer (default "
                         "4096; the buffer holds two)")
+    p.add_argument("--host-overlap", action=argparse.BooleanOptionalAction, default=None,
+                   help="cuda host entry: copy each array in on a stream of its own, waited "
+                        "for by the first part of the driver that uses it, and each written "
+                        "array out after the last part that writes it, while later parts run "
+                        "(off by default)")
     p.add_argument("--runtime-executor", choices=RUNTIME_EXECUTORS,
                    help="cuda, loops with run-time dependences: one launch per level "
                         "(levels), one launch whose iterations wait on done-counters "

@@ -41,7 +41,8 @@ HOST_BUFFERS = ("per-call", "reuse")
 HOST_COPIES = ("pageable", "register", "staged")
 # The options of the host entry alone: they change no kernel (tune results, sub-regions of the
 # inspector/executor's entry ignore them).
-HOST_SIDE_FIELDS = ("host_buffers", "host_copies", "host_pin_min_kib", "host_chunk_kib")
+HOST_SIDE_FIELDS = ("host_buffers", "host_copies", "host_pin_min_kib", "host_chunk_kib",
+                    "host_overlap")
 # How the levels of a run-time nest run on cuda (codegen/inspector_cuda.py): one launch per
 # level (Anantpur & Govindarajan 2013, Algorithms 5-6, pipelined with the inspection), one
 # launch for all levels whose iterations wait on done-counters (codegen/executor_cuda.py), or
@@ -236,6 +237,11 @@ class Options:
     host_pin_min_kib: int = 1024
     # host_copies staged: KiB per chunk; the staging buffer holds two chunks.
     host_chunk_kib: int = 4096
+    # CUDA host entry: copies overlapped with the kernels where the dependences allow
+    # (codegen/host_driver.py, "overlap"): each array's copy in on a copy stream, waited for
+    # by the first top-level part of the driver that uses it; each written array's copy out
+    # started after the last part that writes it, while later parts run.
+    host_overlap: bool = False
     # RUNTIME_EXECUTORS: the executor of run-time nests (indirect subscripts) on cuda. "auto":
     # no inspector where the writes are affine and injective (SpTRSV 27x faster than the levels
     # on the H100, 2.1x faster than cuSPARSE; README), else the paper's levels.
@@ -298,6 +304,10 @@ class Options:
             raise InvalidConfigError(f"{self.host_pin_min_kib=} must be 0..2^30 (KiB)")
         if not 1 <= self.host_chunk_kib <= 1 << 20:
             raise InvalidConfigError(f"{self.host_chunk_kib=} must be 1..2^20 (KiB)")
+        if self.host_overlap and self.host_copies == "staged":
+            raise InvalidConfigError("host_overlap copies on a stream of their own; staged "
+                                     "copies go through the staging buffer in stream order: "
+                                     "use host_copies register or pageable with it")
         if self.runtime_executor not in RUNTIME_EXECUTORS:
             raise InvalidConfigError(
                 f"{self.runtime_executor=} is not one of {RUNTIME_EXECUTORS}")

@@ -58,7 +58,7 @@ REGION_SUFFIXES = (
     "", "_dev", "_release", "_fail", "_at_exit", "_state", "_dev_state", "_levels",
     "_iterations", "_executor", "_reused", "_widest", "_inspect_s", "_inspect_s_wall",
     "_execute_s", "_fallback_below", "_level_s", "_level_measured", "_host_iter_s",
-    "_host_measured", "_host_used_measured", "_chunk_steps")
+    "_host_measured", "_host_used_measured", "_chunk_steps", "_run", "_streams")
 
 # The identifiers of polycuda's own code in a generated file: the helpers (ir/c_expr.py,
 # cuda_host.py, c_target.py), the host side (host_driver.py), the warp sum, the emulator
@@ -66,7 +66,8 @@ REGION_SUFFIXES = (
 # run-time nests (inspector_cuda.py, executor_cuda.py, syncfree_affine.py)
 RUNTIME_IDENTIFIER = re.compile(
     r"pc_(floord|ceild|min|max|mod|elements|trip|elapsed"
-    r"|host_(state|guard|buffer|stage|pins|release)|stage_(in|out)|warp_sum(_emu)?|emu(_\w*)?"
+    r"|host_(state|guard|buffer|stage|pins|release|streams|copies)|stage_(in|out)"
+    r"|overlap(_wait|_out|_state|_release)?|warp_sum(_emu)?|emu(_\w*)?"
     r"|ref_(region|copy)_\w+"
     r"|(check|chunks|writer|reader|clear|exec|count|place|sync|mutex|affwarp|affsync)\d+"
     r"|differ\d+_\d+)")

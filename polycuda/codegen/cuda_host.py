@@ -53,6 +53,33 @@ class HostPrinter(AstPrinter):
     def user(self, node: isl.AstNode, indent: int) -> None:
         raise AssertionError("every statement must be under a kernel or serial mark")
 
+    def overlapped(self, root: isl.AstNode) -> tuple[str, ...]:
+        """Prints the driver of an overlapped call (HostSide.overlap) at indent 1: before each
+        top-level part (a child of the root block, or the root), a wait for the copy in of
+        each array argument that the part is the first to read or write; after it, the copy
+        out of each written array argument whose last writer it is. Returns the array
+        arguments in the order of their first use (the order of the copies in)."""
+        slots = {a.name: k for k, a in enumerate(a for a in self.scop.args
+                                                  if a.kind == "array")}
+        parts = ([root.block_get_children().get_at(k)
+                  for k in range(root.block_get_children().n_ast_node())]
+                 if root.get_type() == isl.ast_node_type.block else [root])
+        uses = [_arrays_under(self.scop, part) for part in parts]
+        last_writer = {a: k for k, (_, written) in enumerate(uses) for a in written}
+        first: list[str] = []
+        for k, (part, (used, written)) in enumerate(zip(parts, uses)):
+            for name in sorted(used - set(first), key=lambda a: slots.get(a, -1)):
+                if name in slots:
+                    first.append(name)
+                    self.emit(1, f"PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, {slots[name]}));"
+                                 f"  /* {name} copied in */")
+            self.node(part, 1)
+            for name in sorted(written, key=lambda a: slots.get(a, -1)):
+                if name in slots and last_writer[name] == k:
+                    self.emit(1, f"PC_CHECK((cudaError_t)pc_overlap_out(pc_ov, {slots[name]}));"
+                                 f"  /* {name} final: copied out */")
+        return tuple(first)
+
     def for_(self, node: isl.AstNode, indent: int) -> None:
         kernel = self._grid_synced(node)
         if kernel is not None:
@@ -287,6 +314,22 @@ class HostPrinter(AstPrinter):
         self.emit(indent, "}")
 
 
+def _arrays_under(scop: Scop, node: isl.AstNode) -> tuple[frozenset[str], frozenset[str]]:
+    """(the arrays that the statements under `node` read or write, those they write)."""
+    used: set[str] = set()
+    written: set[str] = set()
+
+    def visit(sub: isl.AstNode) -> bool:
+        if sub.get_type() == isl.ast_node_type.user:
+            stmt = scop.statement(sub.user_get_expr().get_op_arg(0).get_id().get_name())
+            used.update(stmt.arrays())
+            written.add(stmt.lhs.array)
+        return True
+
+    node.foreach_descendant_top_down(visit)
+    return frozenset(used), frozenset(written)
+
+
 def _loop_length(body: isl.AstNode) -> str | None:
     """The iterations of the loop that is the whole AST `body` (C text in the host's iterators
     and the parameters; ub - init + 1, negative when it runs none), else None."""
@@ -321,7 +364,20 @@ def _x_first(kernel: KernelMapping, host_iters: list[str]) -> tuple[tuple[str, .
 
 
 def _dev_entry(scop: Scop, host: HostPrinter, side: HostSide) -> list[str]:
-    lines = [f'extern "C" int {abi.entry_name(scop, "_dev")}({abi.arg_decls(scop)}) {{']
+    """pc_<name>_dev: the driver on device arrays. With side.overlap, the driver is
+    pc_<name>_run(..., const pc_overlap *pc_ov), which the host entry calls with its copies'
+    events, and pc_<name>_dev calls it with NULL (nothing to wait for or copy)."""
+    decls = abi.arg_decls(scop)
+    if side.overlap:
+        names = ", ".join(a.name for a in scop.args)
+        run = abi.entry_name(scop, "_run")
+        lines = [f"static int {run}({decls if scop.args else ''}"
+                 f"{', ' if scop.args else ''}const pc_overlap *pc_ov) {{"]
+        wrapper = [f'extern "C" int {abi.entry_name(scop, "_dev")}({decls}) {{',
+                   f"  return {run}({names}{', ' if names else ''}NULL);", "}"]
+    else:
+        lines = [f'extern "C" int {abi.entry_name(scop, "_dev")}({decls}) {{']
+        wrapper = []
     lines += host_driver.index_guard(scop)
     alloc, free = host_driver.device_locals(scop, side)
     lines += alloc
@@ -331,13 +387,15 @@ def _dev_entry(scop: Scop, host: HostPrinter, side: HostSide) -> list[str]:
     lines.append("  PC_CHECK(cudaDeviceSynchronize());")
     lines += free
     lines += ["  return 0;", "}"]
-    return lines
+    return lines + wrapper
 
 
-def host_entry(scop: Scop, side: HostSide | None = None) -> list[str]:
+def host_entry(scop: Scop, side: HostSide | None = None, first_used: tuple[str, ...] = ()
+               ) -> list[str]:
     """pc_<name>: copies host arrays to the device, runs pc_<name>_dev, copies results back
-    (codegen/host_driver.py; `side`: how, default the options' defaults)."""
-    return host_driver.host_entry(scop, side or HostSide())
+    (codegen/host_driver.py; `side`: how, default the options' defaults; first_used: the
+    order of the overlapped copies in, HostPrinter.overlapped)."""
+    return host_driver.host_entry(scop, side or HostSide(), first_used)
 
 
 def fail_function(scop: Scop) -> list[str]:
@@ -412,7 +470,11 @@ def generate(scop: Scop, ast: isl.AstNode, kernels: tuple[KernelMapping, ...],
     side = side or HostSide()
     host = HostPrinter(scop, {k.name: k for k in kernels}, final_conditions, private,
                        leaf_coordinates, host_loops)
-    host.node(ast, 1)
+    first_used: tuple[str, ...] = ()
+    if side.overlap:
+        first_used = host.overlapped(ast)
+    else:
+        host.node(ast, 1)
     host.setup[:0] = reduction_code.grid_setup(list(kernels))
     parts = [prelude()]
     if any(k.grid_sync for k in kernels) or host.fused:
@@ -424,7 +486,7 @@ def generate(scop: Scop, ast: isl.AstNode, kernels: tuple[KernelMapping, ...],
     if states := host_driver.states(scop, side):
         parts.append(states)
     parts.append("\n".join(_dev_entry(scop, host, side)) + "\n")
-    parts.append("\n".join(host_entry(scop, side)) + "\n")
+    parts.append("\n".join(host_entry(scop, side, first_used)) + "\n")
     if side.stateful:
         parts.append("\n".join(host_driver.release_function(scop, side)) + "\n")
     parts.append("\n".join(fail_function(scop)) + "\n")

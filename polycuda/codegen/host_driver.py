@@ -162,6 +162,74 @@ template <int N> static int pc_host_release(pc_host_state<N> *s) {
 """
 
 
+# Emitted after SUPPORT when Options.host_overlap is on (guarded the same way).
+OVERLAP_SUPPORT = r"""
+#ifndef PC_HOST_OVERLAP_DEFINED
+#define PC_HOST_OVERLAP_DEFINED
+/* polycuda host side, host_overlap: copies on a stream of their own, ordered with the kernels
+   (stream 0) by events. Used under the entry's mutex (pc_host_state.lock). */
+namespace {
+template <int N> struct pc_overlap_state {  /* N: device buffer slots */
+  cudaStream_t copy;  /* not synchronized with stream 0: only the events order them */
+  cudaEvent_t in[N], out[N];  /* per array argument: after its copy in; after its last
+                                 writer, before its copy out */
+};
+/* The copy stream and the events, made on the first call that needs them. */
+template <int N> static int pc_host_streams(pc_overlap_state<N> *s) {
+  if (!s->copy) PC_CHECK(cudaStreamCreateWithFlags(&s->copy, cudaStreamNonBlocking));
+  for (int k = 0; k < N; k++) {
+    if (!s->in[k]) PC_CHECK(cudaEventCreateWithFlags(&s->in[k], cudaEventDisableTiming));
+    if (!s->out[k]) PC_CHECK(cudaEventCreateWithFlags(&s->out[k], cudaEventDisableTiming));
+  }
+  return 0;
+}
+/* Destroys what `s` holds and forgets it (pc_<name>_release, exit). */
+template <int N> static void pc_overlap_release(pc_overlap_state<N> *s) {
+  if (s->copy) (void)cudaStreamDestroy(s->copy);
+  s->copy = NULL;
+  for (int k = 0; k < N; k++) {
+    if (s->in[k]) (void)cudaEventDestroy(s->in[k]);
+    if (s->out[k]) (void)cudaEventDestroy(s->out[k]);
+    s->in[k] = s->out[k] = NULL;
+  }
+}
+/* Waits for the copy stream at every return of the host entry (after an error too: no copy
+   may still read or write the user's arrays once they are unregistered and handed back). */
+struct pc_host_copies {
+  cudaStream_t s;
+  ~pc_host_copies() { if (s) (void)cudaStreamSynchronize(s); }
+};
+/* What the driver of an overlapped call needs: per array argument k, the event of its copy in
+   (in[k]), and for a copy out the event after its last writer (out[k]), the host and device
+   pointers and the bytes. NULL: the driver of pc_<name>_dev, nothing to wait for or copy. */
+struct pc_overlap {
+  cudaStream_t copy;
+  const cudaEvent_t *in, *out;
+  void *const *host, *const *dev;
+  const size_t *bytes;
+};
+/* Stream 0 (the kernels) waits for array k's copy in. */
+static int pc_overlap_wait(const pc_overlap *o, int k) {
+  if (o) PC_CHECK(cudaStreamWaitEvent(0, o->in[k], 0));
+  return 0;
+}
+/* Array k's copy out, started once the kernels before it in stream 0 (its last writer among
+   them) are done; it runs on the copy stream while later kernels run. Not after an error of
+   an earlier launch: the user's array is then left as it was. */
+static int pc_overlap_out(const pc_overlap *o, int k) {
+  if (!o) return 0;
+  PC_CHECK(cudaPeekAtLastError());
+  PC_CHECK(cudaEventRecord(o->out[k], 0));
+  PC_CHECK(cudaStreamWaitEvent(o->copy, o->out[k], 0));
+  PC_CHECK(cudaMemcpyAsync(o->host[k], o->dev[k], o->bytes[k], cudaMemcpyDeviceToHost,
+                           o->copy));
+  return 0;
+}
+}  // namespace
+#endif
+"""
+
+
 @dataclass(frozen=True)
 class HostSide:
     """How the host entry handles device memory and copies (from Options.host_*)."""
@@ -170,25 +238,27 @@ class HostSide:
     copies: str = "pageable"
     pin_min_bytes: int = 1024 << 10
     chunk_bytes: int = 4096 << 10
+    overlap: bool = False
 
     @staticmethod
     def of(options: Options | None) -> HostSide:
         if options is None:
             return HostSide()
         return HostSide(options.host_buffers == "reuse", options.host_copies,
-                        options.host_pin_min_kib << 10, options.host_chunk_kib << 10)
+                        options.host_pin_min_kib << 10, options.host_chunk_kib << 10,
+                        options.host_overlap)
 
     @property
     def stateful(self) -> bool:
         """Whether the entries keep state in the generated file (else today's code)."""
-        return self.reuse or self.copies != "pageable"
+        return self.reuse or self.copies != "pageable" or self.overlap
 
 
 def support(host: HostSide) -> str:
     """The C++ helpers of the stateful host side ("" when there is none)."""
     if not host.stateful:
         return ""
-    return SUPPORT
+    return SUPPORT + OVERLAP_SUPPORT if host.overlap else SUPPORT
 
 
 def _slots(scop: Scop) -> int:
@@ -198,6 +268,11 @@ def _slots(scop: Scop) -> int:
 
 def _state(scop: Scop, suffix: str = "") -> str:
     return f"{abi.entry_name(scop, suffix)}_state"
+
+
+def _streams(scop: Scop) -> str:
+    """The entry's pc_overlap_state (host_overlap)."""
+    return abi.entry_name(scop, "_streams")
 
 
 def _at_exit(scop: Scop, state: str) -> list[str]:
@@ -241,8 +316,10 @@ def states(scop: Scop, host: HostSide) -> str:
         return ""
     name = abi.entry_name(scop)
     state = f"static pc_host_state<{_slots(scop)}>"
+    streams = (f"static pc_overlap_state<{_slots(scop)}> {_streams(scop)} = {{}};\n"
+               if host.overlap else "")
     return (f"{state} {_state(scop)} = PC_HOST_STATE_INIT;\n"
-            f"{state} {_state(scop, '_dev')} = PC_HOST_STATE_INIT;\n"
+            f"{state} {_state(scop, '_dev')} = PC_HOST_STATE_INIT;\n{streams}"
             f'extern "C" int {name}_release(void);\n'
             f"static void {name}_at_exit(void) {{ (void){name}_release(); }}\n")
 
@@ -254,9 +331,12 @@ def release_function(scop: Scop, host: HostSide) -> list[str]:
     if not host.stateful:
         return []
     name = abi.entry_name(scop)
+    streams = [] if not host.overlap else [
+        f"  {{ pc_host_guard guard(&{_state(scop)}.lock); "
+        f"pc_overlap_release(&{_streams(scop)}); }}"]
     return [f'extern "C" int {name}_release(void) {{',
             f"  const int err = pc_host_release(&{_state(scop)});",
-            f"  const int dev = pc_host_release(&{_state(scop, '_dev')});",
+            f"  const int dev = pc_host_release(&{_state(scop, '_dev')});", *streams,
             "  return err ? err : dev;", "}"]
 
 
@@ -285,10 +365,12 @@ def index_guard(scop: Scop) -> list[str]:
     return lines
 
 
-def host_entry(scop: Scop, host: HostSide) -> list[str]:
+def host_entry(scop: Scop, host: HostSide, first_used: tuple[str, ...] = ()) -> list[str]:
     """pc_<name>: device buffers for the array arguments, copies in (every array: an element
     that the region does not write must come back unchanged), pc_<name>_dev, copies out of the
-    written arrays, buffers freed (per-call) or kept (reuse)."""
+    written arrays, buffers freed (per-call) or kept (reuse). With host.overlap, the copies in
+    go to the copy stream in the order `first_used` (array arguments, first needed first; the
+    others after them) and pc_<name>_run waits for them and starts the copies out."""
     if not host.stateful:
         return _plain_host_entry(scop)
     state = _state(scop)
@@ -312,11 +394,16 @@ def host_entry(scop: Scop, host: HostSide) -> list[str]:
                          f"{sizes[arg.name]}, (void **)&d_{arg.name}));")
         else:
             lines.append(f"  PC_CHECK(cudaMalloc((void **)&d_{arg.name}, {sizes[arg.name]}));")
-    if host.reuse or host.copies == "staged":
+    if host.reuse or host.copies == "staged" or host.overlap:
         lines += _at_exit(scop, state)
+    call_args = ", ".join(f"d_{a.name}" if a.kind == "array" else a.name for a in scop.args)
+    if host.overlap:
+        lines += _overlapped_call(scop, arrays, sizes, first_used, call_args)
+        if not host.reuse:
+            lines += [f"  cudaFree(d_{a.name});" for a in arrays]
+        return lines + ["  return err;", "}"]
     for arg in arrays:
         lines += _copy(host, state, f"d_{arg.name}", arg.name, sizes[arg.name], inward=True)
-    call_args = ", ".join(f"d_{a.name}" if a.kind == "array" else a.name for a in scop.args)
     lines.append(f"  err = {abi.entry_name(scop, '_dev')}({call_args});")
     for arg in arrays:
         if arg.name in written:
@@ -324,6 +411,34 @@ def host_entry(scop: Scop, host: HostSide) -> list[str]:
     if not host.reuse:
         lines += [f"  cudaFree(d_{a.name});" for a in arrays]
     return lines + ["  return err;", "}"]
+
+
+def _overlapped_call(scop: Scop, arrays: list, sizes: dict[str, str],
+                     first_used: tuple[str, ...], call_args: str) -> list[str]:
+    """The copies in on the entry's copy stream (its pc_overlap_state), each followed by its event, first needed
+    first; then pc_<name>_run with what it needs to wait for them and to copy out."""
+    slot = {a.name: k for k, a in enumerate(arrays)}
+    order = [n for n in first_used if n in slot] + [a.name for a in arrays
+                                                    if a.name not in first_used]
+    streams = _streams(scop)
+    lines = [f"  PC_CHECK((cudaError_t)pc_host_streams(&{streams}));",
+             f"  pc_host_copies pc_copies = {{{streams}.copy}};  /* waited for at every return */"]
+    for name in order:
+        lines += [f"  PC_CHECK(cudaMemcpyAsync(d_{name}, {name}, {sizes[name]}, "
+                  f"cudaMemcpyHostToDevice, {streams}.copy));",
+                  f"  PC_CHECK(cudaEventRecord({streams}.in[{slot[name]}], {streams}.copy));"]
+    run, lead = abi.entry_name(scop, "_run"), f"{call_args}, " if call_args else ""
+    if not arrays:
+        return lines + [f"  err = {run}({lead}NULL);"]
+    host_ptrs = ", ".join(f"(void *){a.name}" for a in arrays)
+    dev_ptrs = ", ".join(f"(void *)d_{a.name}" for a in arrays)
+    return lines + [
+        f"  void *const pc_host_ptrs[] = {{{host_ptrs}}};",
+        f"  void *const pc_dev_ptrs[] = {{{dev_ptrs}}};",
+        f"  const size_t pc_bytes[] = {{{', '.join(sizes[a.name] for a in arrays)}}};",
+        f"  const pc_overlap pc_ov = {{{streams}.copy, {streams}.in, {streams}.out, "
+        "pc_host_ptrs, pc_dev_ptrs, pc_bytes};",
+        f"  err = {run}({lead}&pc_ov);"]
 
 
 def _copy(host: HostSide, state: str, dst: str, src: str, size: str, inward: bool

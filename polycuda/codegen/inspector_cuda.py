@@ -23,6 +23,8 @@ smallest active iteration never moves, so each pass ends a level.
 
 from __future__ import annotations
 
+import dataclasses
+
 import re
 
 import islpy as isl
@@ -401,7 +403,9 @@ def generate(scop: Scop, parts: list[tuple[str, object]], ctx: isl.Context,
     ("nest", RuntimeNest), ("check", RuntimeNest) (the index checks alone, before a static
     part) or ("static", (sub_scop, its cuda source: generated with the default host side,
     whose host entry is dropped)); side: the host side of the entries."""
-    side = side or HostSide()
+    # no overlapped copies here: this driver (its own printer, below) has no waits for them;
+    # HostSide.overlap is cuda_host's (HostPrinter.overlapped)
+    side = dataclasses.replace(side or HostSide(), overlap=False)
     kernels, driver, cooperative = [], [], False
     affine = warp_sum = False  # a nest with the sync-free affine executor; one of its warp form
     nests = [p for kind, p in parts if kind == "nest"]

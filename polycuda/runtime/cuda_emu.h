@@ -89,9 +89,19 @@ enum cudaMemcpyKind {
   cudaMemcpyHostToHost = 0, cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2,
   cudaMemcpyDeviceToDevice = 3, cudaMemcpyDefault = 4,
 };
-struct CUstream_st { int unused; };
+// A stream made with cudaStreamNonBlocking defers its work (copies, event records) until
+// something waits for it (cudaStreamWaitEvent or cudaEventSynchronize on one of its events, a
+// synchronize) and then runs it in order, except a copy to the host, which runs at once with
+// the work queued before it: a copy in arrives as late as a GPU may deliver it, a copy out
+// reads the device as early as a GPU may, so a wait missing before either changes the results
+// (cuda_emu_api.h). Other streams run their work at once, in call order.
+struct CUevent_st;
+namespace pc_emu {
+struct StreamOp { CUevent_st *event; void *dst; const void *src; size_t bytes; };
+}
+struct CUstream_st { int unused; bool deferred; std::vector<pc_emu::StreamOp> pending; };
 typedef CUstream_st *cudaStream_t;
-struct CUevent_st { double when_ms; };
+struct CUevent_st { double when_ms; CUstream_st *pending_in; };
 typedef CUevent_st *cudaEvent_t;
 #define cudaEventDefault 0
 #define cudaEventDisableTiming 2

@@ -41,9 +41,38 @@ static inline cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes,
   memmove(dst, src, bytes);
   return cudaSuccess;
 }
+namespace pc_emu {
+// Runs the deferred work of stream `s` in order, up to and including the record of `upto`
+// (all of it when NULL). The copies were checked when they were queued.
+static inline void flush_stream(CUstream_st *s, CUevent_st *upto) {
+  size_t k = 0;
+  while (k < s->pending.size()) {
+    const StreamOp op = s->pending[k++];
+    if (op.event) {
+      op.event->when_ms = now_ms();
+      op.event->pending_in = nullptr;
+      if (op.event == upto) break;
+    } else {
+      memmove(op.dst, op.src, op.bytes);
+    }
+  }
+  s->pending.erase(s->pending.begin(), s->pending.begin() + (long)k);
+}
+}  // namespace pc_emu
 static inline cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes,
-                                          cudaMemcpyKind kind, cudaStream_t = nullptr) {
-  return cudaMemcpy(dst, src, bytes, kind);
+                                          cudaMemcpyKind kind, cudaStream_t s = nullptr) {
+  if (!s || !s->deferred) return cudaMemcpy(dst, src, bytes, kind);
+  if (pc_emu::tl_sticky_error) return (cudaError_t)pc_emu::tl_sticky_error;
+  if (bytes == 0) return cudaSuccess;
+  if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToHost)
+    return (cudaError_t)pc_emu::api_result(cudaErrorInvalidMemcpyDirection);
+  const bool in = kind == cudaMemcpyHostToDevice;
+  int err = pc_emu::check_side(dst, bytes, in, "cudaMemcpyAsync destination");
+  if (!err) err = pc_emu::check_side(src, bytes, !in, "cudaMemcpyAsync source");
+  if (err) return (cudaError_t)pc_emu::api_result(err);
+  s->pending.push_back({nullptr, dst, src, bytes});
+  if (!in) pc_emu::flush_stream(s, nullptr);  // a copy out: at once (see cuda_emu.h)
+  return cudaSuccess;
 }
 template <class T>
 static inline cudaError_t cudaMemcpyToSymbol(T &symbol, const void *src, size_t bytes,
@@ -134,10 +163,21 @@ static inline cudaError_t cudaHostUnregister(void *p) {
   if (pc_emu::unpin(p, false)) return cudaSuccess;
   return (cudaError_t)pc_emu::api_result(cudaErrorHostMemoryNotRegistered);
 }
+namespace pc_emu {
+// The deferred streams alive, for cudaDeviceSynchronize.
+static pthread_mutex_t g_streams_lock = PTHREAD_MUTEX_INITIALIZER;
+static std::vector<CUstream_st *> g_streams;
+}  // namespace pc_emu
 static inline cudaError_t cudaDeviceSynchronize() {
+  pthread_mutex_lock(&pc_emu::g_streams_lock);
+  for (CUstream_st *s : pc_emu::g_streams) pc_emu::flush_stream(s, nullptr);
+  pthread_mutex_unlock(&pc_emu::g_streams_lock);
   return (cudaError_t)pc_emu::tl_sticky_error;
 }
-static inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaDeviceSynchronize(); }
+static inline cudaError_t cudaStreamSynchronize(cudaStream_t s) {
+  if (s && s->deferred) pc_emu::flush_stream(s, nullptr);
+  return (cudaError_t)pc_emu::tl_sticky_error;
+}
 static inline cudaError_t cudaGetLastError() {
   int err = pc_emu::tl_sticky_error ? pc_emu::tl_sticky_error : pc_emu::tl_last_error;
   pc_emu::tl_last_error = 0;
@@ -167,30 +207,63 @@ static inline const char *cudaGetErrorString(cudaError_t err) {
 }
 static inline const char *cudaGetErrorName(cudaError_t err) { return cudaGetErrorString(err); }
 static inline cudaError_t cudaStreamCreate(cudaStream_t *s) {
-  *s = new CUstream_st{0};
+  *s = new CUstream_st{0, false, {}};
   return cudaSuccess;
 }
-static inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned) {
-  return cudaStreamCreate(s);
+static inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned flags) {
+  if (!(flags & cudaStreamNonBlocking)) return cudaStreamCreate(s);
+  *s = new CUstream_st{0, true, {}};
+  pthread_mutex_lock(&pc_emu::g_streams_lock);
+  pc_emu::g_streams.push_back(*s);
+  pthread_mutex_unlock(&pc_emu::g_streams_lock);
+  return cudaSuccess;
 }
-static inline cudaError_t cudaStreamDestroy(cudaStream_t s) { delete s; return cudaSuccess; }
+static inline cudaError_t cudaStreamDestroy(cudaStream_t s) {
+  if (s && s->deferred) {
+    pc_emu::flush_stream(s, nullptr);
+    pthread_mutex_lock(&pc_emu::g_streams_lock);
+    for (size_t k = 0; k < pc_emu::g_streams.size(); k++)
+      if (pc_emu::g_streams[k] == s) pc_emu::g_streams.erase(pc_emu::g_streams.begin() + (long)k);
+    pthread_mutex_unlock(&pc_emu::g_streams_lock);
+  }
+  delete s;
+  return cudaSuccess;
+}
 static inline cudaError_t cudaEventCreate(cudaEvent_t *e) {
-  *e = new CUevent_st{pc_emu::now_ms()};
+  *e = new CUevent_st{pc_emu::now_ms(), nullptr};
   return cudaSuccess;
 }
 static inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned) {
   return cudaEventCreate(e);
 }
-static inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t = nullptr) {
+static inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s = nullptr) {
+  if (s && s->deferred) {
+    e->pending_in = s;
+    s->pending.push_back({e, nullptr, nullptr, 0});
+    return cudaSuccess;
+  }
   e->when_ms = pc_emu::now_ms();
   return cudaSuccess;
 }
-static inline cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
+static inline cudaError_t cudaEventSynchronize(cudaEvent_t e) {
+  if (e->pending_in) pc_emu::flush_stream(e->pending_in, e);
+  return cudaSuccess;
+}
+// Stream `s` waits for the work before the last record of `e`: here, that work is run now
+// (every stream but a deferred one runs its work at once).
+static inline cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t e, unsigned = 0) {
+  if (e->pending_in) pc_emu::flush_stream(e->pending_in, e);
+  return cudaSuccess;
+}
 static inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) {
   *ms = (float)(b->when_ms - a->when_ms);
   return cudaSuccess;
 }
-static inline cudaError_t cudaEventDestroy(cudaEvent_t e) { delete e; return cudaSuccess; }
+static inline cudaError_t cudaEventDestroy(cudaEvent_t e) {
+  if (e->pending_in) pc_emu::flush_stream(e->pending_in, e);  // its record still queued
+  delete e;
+  return cudaSuccess;
+}
 static inline cudaError_t cudaGetDeviceCount(int *n) { *n = 1; return cudaSuccess; }
 static inline cudaError_t cudaGetDevice(int *d) { *d = 0; return cudaSuccess; }
 static inline cudaError_t cudaSetDevice(int d) {

@@ -186,7 +186,8 @@ int main(void)
 DROPIN_FLAGS = [["--host-buffers", "reuse"],
                 ["--host-buffers", "reuse", "--host-copies", "staged", "--host-pin-min", "0",
                  "--host-chunk", "4"],
-                ["--host-copies", "register", "--host-pin-min", "0"]]
+                ["--host-copies", "register", "--host-pin-min", "0"],
+                ["--host-buffers", "per-call", "--host-overlap"]]
 
 
 def _expected(tmp_path) -> str:

@@ -179,14 +179,16 @@ def test_openmp_file_of_several_regions_builds_and_gives_each_region_its_results
     assert run.stdout.strip() == "same", run.stdout
 
 
+@pytest.mark.parametrize("flags", [(), ("--host-overlap",)], ids=["default", "overlap"])
 def test_cuda_file_of_several_regions_builds_and_gives_each_region_its_results(
-        tmp_path, source_file):
+        tmp_path, source_file, flags):
     """The .cu of six regions: each region's own definitions in its namespace, kernel0 in
     several of them; built under the emulator with the rewritten host file and the driver."""
     from polycuda.runtime import device, emulate
 
     out = tmp_path / "several.cu"
-    assert main(["compile", str(source_file), "--target", "cuda", "-o", str(out)]) == 0
+    assert main(["compile", str(source_file), "--target", "cuda", "-o", str(out),
+                 *flags]) == 0
     text = out.read_text()
     for name in ("smooth", "rows", "twice", "twice_1", "move", "spmv"):
         assert f"namespace polycuda_region_{name} {{" in text
@@ -248,14 +250,17 @@ def _file_scope_identifiers(text: str) -> set[str]:
     return names
 
 
-@pytest.mark.parametrize("target, suffix", [("c", ".c"), ("openmp", ".c"), ("cuda", ".cu")])
+@pytest.mark.parametrize("target, suffix, flags", [
+    ("c", ".c", ()), ("openmp", ".c", ()), ("cuda", ".cu", ()),
+    ("cuda", ".cu", ("--host-overlap",))])
 def test_every_file_scope_identifier_is_in_the_clash_check(tmp_path, source_file, target,
-                                                           suffix):
+                                                           suffix, flags):
     """abi's lists (REGION_SUFFIXES, REGION_NUMBERED, RUNTIME_IDENTIFIER) are kept by hand:
     an identifier that generated code defines at file scope and none of them has would not be
     checked for clashes (check_region_names)."""
     out = tmp_path / f"several{suffix}"
-    assert main(["compile", str(source_file), "--target", target, "-o", str(out)]) == 0
+    assert main(["compile", str(source_file), "--target", target, "-o", str(out),
+                 *flags]) == 0
     text = out.read_text()
     host = out.with_name(out.stem + "_host.c")
     if host.exists():
