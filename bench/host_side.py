@@ -43,14 +43,15 @@ from polycuda.runtime import build, device, emulate  # noqa: E402
 
 KERNELS = ("gemver", "mvt", "atax", "bicg", "gesummv", "jacobi_2d")
 # configuration -> Options changes; "baseline" is the host side before 2026-11-25 (allocate and free
-# per call, pageable copies); the default is now reuse+register
-_BEFORE = {"host_buffers": "per-call", "host_copies": "pageable"}
+# per call, pageable copies); the default is now reuse+register+overlap
+_BEFORE = {"host_buffers": "per-call", "host_copies": "pageable", "host_overlap": False}
 CONFIGS = {
     "baseline": dict(_BEFORE),
     "reuse": {**_BEFORE, "host_buffers": "reuse"},
     "register": {**_BEFORE, "host_copies": "register"},
     "staged": {**_BEFORE, "host_copies": "staged"},
-    "reuse+register": {"host_buffers": "reuse", "host_copies": "register"},
+    "reuse+register": {"host_buffers": "reuse", "host_copies": "register",
+                       "host_overlap": False},
     "reuse+staged": {"host_buffers": "reuse", "host_copies": "staged"},
     "reuse+staged-1M": {"host_buffers": "reuse", "host_copies": "staged",
                         "host_chunk_kib": 1024},

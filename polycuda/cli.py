@@ -458,7 +458,7 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="cuda host entry: copy each array in on a stream of its own, waited "
                         "for by the first part of the driver that uses it, and each written "
                         "array out after the last part that writes it, while later parts run "
-                        "(off by default)")
+                        "(default on; not with --host-copies staged)")
     p.add_argument("--runtime-executor", choices=RUNTIME_EXECUTORS,
                    help="cuda, loops with run-time dependences: one launch per level "
                         "(levels), one launch whose iterations wait on done-counters "

@@ -17,7 +17,8 @@ SEQUENTIAL_LABEL = f"gcc {' '.join(REFERENCE_FLAGS)}, the original C, one thread
 WHOLE_FUNCTION_LABEL = ("whole function from host pointers (copies in and out, kernels; device "
                         "buffers allocated and freed per call, or kept from the previous call "
                         "under the default host_buffers=reuse; copies page-locked under the "
-                        "default host_copies=register)")
+                        "default host_copies=register and overlapped with the kernels under "
+                        "the default host_overlap)")
 
 
 def _ordered(scop: Scop) -> Callable[[Args], list[object]]:

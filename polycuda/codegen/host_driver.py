@@ -246,7 +246,7 @@ class HostSide:
             return HostSide()
         return HostSide(options.host_buffers == "reuse", options.host_copies,
                         options.host_pin_min_kib << 10, options.host_chunk_kib << 10,
-                        options.host_overlap)
+                        options.host_overlap and options.host_copies != "staged")
 
     @property
     def stateful(self) -> bool:

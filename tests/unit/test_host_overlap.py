@@ -16,7 +16,6 @@ import polycuda
 from kernels import suite
 from polycuda import Options
 from polycuda.cli import main
-from polycuda.errors import InvalidConfigError
 from polycuda.runtime import build, emulate, launch
 from polycuda.verify import random_arguments
 
@@ -116,9 +115,12 @@ def test_the_emulator_catches_a_wait_placed_wrong(broken):
     assert not np.allclose(args["F"], expected["F"], rtol=1e-12, equal_nan=False)
 
 
-def test_staged_copies_cannot_overlap():
-    with pytest.raises(InvalidConfigError, match="host_overlap"):
-        Options(host_overlap=True, host_copies="staged")
+def test_staged_copies_do_not_overlap():
+    # on by default; staged copies go through the staging buffer in stream order
+    source = polycuda.compile(str(suite.by_name("two_mm").c_path),
+                              options=Options(host_copies="staged")).generate("cuda").source
+    assert Options().host_overlap and "pc_stage_in(" in source
+    assert "pc_two_mm_run" not in source and "pc_overlap_wait(pc_ov" not in source
 
 
 def test_cli_host_overlap(tmp_path):

@@ -124,7 +124,7 @@ def test_runtime_nests_entry_reuses_buffers():
 
 
 def test_plain_host_side_generates_no_host_state():
-    plain = Options(host_buffers="per-call", host_copies="pageable")
+    plain = Options(host_buffers="per-call", host_copies="pageable", host_overlap=False)
     source = polycuda.compile(SMOOTH, options=plain).generate("cuda").source
     assert "pc_host_state" not in source and "pc_smooth_release" not in source
     assert Options().plain_host_side() == plain

@@ -235,7 +235,7 @@ def test_hidden_shapes_verify(shape, balanced):
 def test_cuda_code_has_one_launch_per_wavefront_and_a_barrier_per_intra_tile_wavefront():
     source = _kernel_program("sor_2d", "pluto", (2, 3, 4)).generate("cuda").source
     kernel = source[source.index("__global__"):source.index('extern "C"')]
-    host = source[source.index('extern "C" int pc_sor_2d_dev'):]
+    host = source[source.index('static int pc_sor_2d_run('):]
     assert kernel.count("__syncthreads();") == 1
     # tiles 3 x 4 points on 3 x 4 threads: thread (y, x) runs the points (y, x), a guard
     assert "pc_mod((int)blockIdx.x" in kernel and "= (int)threadIdx.x;" in kernel
@@ -313,7 +313,7 @@ def test_diagonal_or_in_place_wavefronts_stay_cyclic_over_threads(config, mode):
 def test_grid_sync_runs_every_wavefront_in_one_cooperative_launch():
     source = _kernel_program("sor_2d", "pluto", (2, 3, 4), "grid").generate("cuda").source
     kernel = source[source.index("__global__"):source.index('extern "C"')]
-    host = source[source.index('extern "C" int pc_sor_2d_dev'):
+    host = source[source.index('static int pc_sor_2d_run('):
                   source.index('extern "C" int pc_sor_2d(')]
     assert "#include <cooperative_groups.h>" in source
     # the loop over inter-tile wavefronts moved into the kernel: a grid barrier closes each

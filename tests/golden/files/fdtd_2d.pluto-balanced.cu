@@ -176,6 +176,70 @@ template <int N> static int pc_host_release(pc_host_state<N> *s) {
 }  // namespace
 #endif
 
+#ifndef PC_HOST_OVERLAP_DEFINED
+#define PC_HOST_OVERLAP_DEFINED
+/* polycuda host side, host_overlap: copies on a stream of their own, ordered with the kernels
+   (stream 0) by events. Used under the entry's mutex (pc_host_state.lock). */
+namespace {
+template <int N> struct pc_overlap_state {  /* N: device buffer slots */
+  cudaStream_t copy;  /* not synchronized with stream 0: only the events order them */
+  cudaEvent_t in[N], out[N];  /* per array argument: after its copy in; after its last
+                                 writer, before its copy out */
+};
+/* The copy stream and the events, made on the first call that needs them. */
+template <int N> static int pc_host_streams(pc_overlap_state<N> *s) {
+  if (!s->copy) PC_CHECK(cudaStreamCreateWithFlags(&s->copy, cudaStreamNonBlocking));
+  for (int k = 0; k < N; k++) {
+    if (!s->in[k]) PC_CHECK(cudaEventCreateWithFlags(&s->in[k], cudaEventDisableTiming));
+    if (!s->out[k]) PC_CHECK(cudaEventCreateWithFlags(&s->out[k], cudaEventDisableTiming));
+  }
+  return 0;
+}
+/* Destroys what `s` holds and forgets it (pc_<name>_release, exit). */
+template <int N> static void pc_overlap_release(pc_overlap_state<N> *s) {
+  if (s->copy) (void)cudaStreamDestroy(s->copy);
+  s->copy = NULL;
+  for (int k = 0; k < N; k++) {
+    if (s->in[k]) (void)cudaEventDestroy(s->in[k]);
+    if (s->out[k]) (void)cudaEventDestroy(s->out[k]);
+    s->in[k] = s->out[k] = NULL;
+  }
+}
+/* Waits for the copy stream at every return of the host entry (after an error too: no copy
+   may still read or write the user's arrays once they are unregistered and handed back). */
+struct pc_host_copies {
+  cudaStream_t s;
+  ~pc_host_copies() { if (s) (void)cudaStreamSynchronize(s); }
+};
+/* What the driver of an overlapped call needs: per array argument k, the event of its copy in
+   (in[k]), and for a copy out the event after its last writer (out[k]), the host and device
+   pointers and the bytes. NULL: the driver of pc_<name>_dev, nothing to wait for or copy. */
+struct pc_overlap {
+  cudaStream_t copy;
+  const cudaEvent_t *in, *out;
+  void *const *host, *const *dev;
+  const size_t *bytes;
+};
+/* Stream 0 (the kernels) waits for array k's copy in. */
+static int pc_overlap_wait(const pc_overlap *o, int k) {
+  if (o) PC_CHECK(cudaStreamWaitEvent(0, o->in[k], 0));
+  return 0;
+}
+/* Array k's copy out, started once the kernels before it in stream 0 (its last writer among
+   them) are done; it runs on the copy stream while later kernels run. Not after an error of
+   an earlier launch: the user's array is then left as it was. */
+static int pc_overlap_out(const pc_overlap *o, int k) {
+  if (!o) return 0;
+  PC_CHECK(cudaPeekAtLastError());
+  PC_CHECK(cudaEventRecord(o->out[k], 0));
+  PC_CHECK(cudaStreamWaitEvent(o->copy, o->out[k], 0));
+  PC_CHECK(cudaMemcpyAsync(o->host[k], o->dev[k], o->bytes[k], cudaMemcpyDeviceToHost,
+                           o->copy));
+  return 0;
+}
+}  // namespace
+#endif
+
 /* polycuda: the region's own definitions */
 
 __global__ void __launch_bounds__(256) kernel0(int T, int nx, int ny, double *ex, double *ey, double *hz, double *fict, int c0) {
@@ -392,10 +456,11 @@ __global__ void __launch_bounds__(256) kernel0_1(int T, int nx, int ny, double *
 
 static pc_host_state<4> pc_fdtd_2d_state = PC_HOST_STATE_INIT;
 static pc_host_state<4> pc_fdtd_2d_dev_state = PC_HOST_STATE_INIT;
+static pc_overlap_state<4> pc_fdtd_2d_streams = {};
 extern "C" int pc_fdtd_2d_release(void);
 static void pc_fdtd_2d_at_exit(void) { (void)pc_fdtd_2d_release(); }
 
-extern "C" int pc_fdtd_2d_dev(long long T, long long nx, long long ny, double *ex, double *ey, double *hz, double *fict) {
+static int pc_fdtd_2d_run(long long T, long long nx, long long ny, double *ex, double *ey, double *hz, double *fict, const pc_overlap *pc_ov) {
   if (pc_elements((long long)(nx), (long long)(ny)) > 2147483647LL) {
     fprintf(stderr, "polycuda: pc_fdtd_2d: array ex has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
     return (int)cudaErrorInvalidValue;
@@ -412,6 +477,10 @@ extern "C" int pc_fdtd_2d_dev(long long T, long long nx, long long ny, double *e
     fprintf(stderr, "polycuda: pc_fdtd_2d: array fict has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
     return (int)cudaErrorInvalidValue;
   }
+  PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 0));  /* ex copied in */
+  PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 1));  /* ey copied in */
+  PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 2));  /* hz copied in */
+  PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 3));  /* fict copied in */
   if ((T >= 1)) {
     for (long long c0 = 0; (c0 <= pc_floord((((9 * T) + ny) - 10), 32)); c0 += 1) {
       kernel0<<<dim3((unsigned)pc_min(pc_max(((((((nx >= 1) && ((8 * c0) >= ((T + nx) + 23))) && (((2 * T) + nx) >= ((8 * c0) + 3))) && ((ny + 6) >= (32 * c0))) && (((32 * c0) + 72) >= ((9 * T) + (4 * nx)))) ? c0 : ((((((nx >= 1) && (((8 * c0) + 2) >= ((2 * T) + nx))) && ((T + ny) >= ((32 * c0) + 2))) && ((ny + 6) >= (32 * c0))) && (((32 * c0) + 37) >= ((9 * T) + (4 * nx)))) ? ((((2 * T) + nx) + 5) / 8) : ((((((((nx >= 1) && ((nx + ny) >= 3)) && ((8 * c0) >= ((T + nx) + 23))) && (((2 * T) + nx) >= ((8 * c0) + 3))) && (((9 * T) + ny) >= ((32 * c0) + 67))) && ((32 * c0) >= (ny + 7))) && (((32 * c0) + 72) >= ((9 * T) + (4 * nx)))) ? (((ny + (4 * c0)) + 6) / 36) : ((((((((nx >= 1) && ((nx + ny) >= 3)) && (((2 * T) + nx) >= ((8 * c0) + 3))) && (((T + nx) + 22) >= (8 * c0))) && ((nx + 54) >= (8 * c0))) && (((9 * T) + ny) >= ((32 * c0) + 67))) && ((32 * c0) >= (ny + 7))) ? ((((ny + (4 * c0)) + 6) / 36) + 1) : ((((((nx >= 1) && (((8 * c0) + 2) >= ((2 * T) + nx))) && (((9 * T) + (4 * nx)) >= ((32 * c0) + 38))) && ((ny + 6) >= (32 * c0))) && (((32 * c0) + 72) >= ((9 * T) + (4 * nx)))) ? (((((T + nx) + (32 * c0)) + 22) / 40) + 1) : (((((nx >= 1) && ((8 * c0) >= (nx + 55))) && (((9 * T) + (4 * nx)) >= ((32 * c0) + 73))) && ((ny + 6) >= (32 * c0))) ? ((((nx + (64 * c0)) + 54) / 72) + 1) : (((((nx <= 0) && (((9 * T) + ny) >= ((32 * c0) + 67))) && ((32 * c0) >= (ny + 7))) && (((32 * c0) + 33) >= (9 * T))) ? (((-c0) + ((T + 3) / 4)) + (((ny + (4 * c0)) + 6) / 36)) : ((((((((nx >= 1) && ((nx + ny) >= 3)) && (((8 * c0) + 2) >= ((2 * T) + nx))) && (((32 * c0) + 1) >= (T + ny))) && (((32 * c0) + 37) >= ((9 * T) + (4 * nx)))) && (((32 * c0) + 66) >= ((9 * T) + ny))) && ((((9 * T) + (4 * nx)) + ny) >= (((4 * ((((2 * T) + nx) - 3) % 8)) + (32 * c0)) + 14))) ? ((((-c0) + ((((2 * T) + nx) + 5) / 8)) + (((T + ny) + 30) / 32)) - 1) : ((((((nx >= 1) && (((8 * c0) + 2) >= ((2 * T) + nx))) && (((9 * T) + ny) >= ((32 * c0) + 67))) && ((32 * c0) >= (ny + 7))) && (((32 * c0) + 37) >= ((9 * T) + (4 * nx)))) ? (((-c0) + ((((2 * T) + nx) + 5) / 8)) + (((ny + (4 * c0)) + 6) / 36)) : ((((((((nx >= 1) && ((nx + ny) >= 3)) && (((8 * c0) + 2) >= ((2 * T) + nx))) && (((9 * T) + (4 * nx)) >= ((32 * c0) + 38))) && (((32 * c0) + 66) >= ((9 * T) + ny))) && (((32 * c0) + 72) >= ((9 * T) + (4 * nx)))) && (((T + ny) - (32 * (((((-T) - nx) + (8 * c0)) + 57) / 40))) >= (-30))) ? (((-c0) + (((T + ny) + 30) / 32)) + ((((T + nx) + (32 * c0)) + 22) / 40)) : (((((8 * c0) >= (nx + 55)) && (((9 * T) + (4 * nx)) >= ((32 * c0) + 73))) && (((32 * c0) + 66) >= ((9 * T) + ny))) ? (((-c0) + (((T + ny) + 30) / 32)) + (((nx + (64 * c0)) + 54) / 72)) : ((((((((nx >= 1) && ((nx + ny) >= 3)) && (((8 * c0) + 2) >= ((2 * T) + nx))) && (((9 * T) + ny) >= ((32 * c0) + 67))) && (((9 * T) + (4 * nx)) >= ((32 * c0) + 38))) && ((32 * c0) >= (ny + 7))) && (((32 * c0) + 72) >= ((9 * T) + (4 * nx)))) ? ((((-c0) + (((ny + (4 * c0)) + 6) / 36)) + ((((T + nx) + (32 * c0)) + 22) / 40)) + 1) : (((((((nx >= 1) && ((nx + ny) >= 3)) && ((8 * c0) >= (nx + 55))) && (((9 * T) + (4 * nx)) >= ((32 * c0) + 73))) && (((9 * T) + ny) >= ((32 * c0) + 67))) && ((32 * c0) >= (ny + 7))) ? ((((-c0) + (((ny + (4 * c0)) + 6) / 36)) + (((nx + (64 * c0)) + 54) / 72)) + 1) : (((((((nx >= 1) && ((nx + ny) >= 3)) && (T >= ((4 * c0) + 5))) && ((nx + 54) >= (8 * c0))) && ((ny + 6) >= (32 * c0))) || ((((((((nx >= 1) && ((nx + ny) >= 3)) && (((4 * c0) + 4) >= T)) && (((2 * T) + nx) >= ((8 * c0) + 3))) && (((T + nx) + 22) >= (8 * c0))) && ((nx + 54) >= (8 * c0))) && ((T + ny) >= ((32 * c0) + 2))) && ((ny + 6) >= (32 * c0)))) ? (c0 + 1) : ((((((nx <= 0) && ((T + ny) >= ((32 * c0) + 2))) && ((ny + 6) >= (32 * c0))) && (((32 * c0) + 33) >= (9 * T))) || ((((T <= 3) && (nx == 1)) && (ny == 1)) && (c0 == 0))) ? ((T + 3) / 4) : (((((((((T + ny) >= 34) && ((4 * c0) >= T)) && ((8 * c0) >= ((T + nx) + 23))) && (((2 * T) + nx) >= ((8 * c0) + 3))) && (((32 * c0) + 66) >= ((9 * T) + ny))) && (((32 * c0) + 72) >= ((9 * T) + (4 * nx)))) || (((((((nx >= 1) && ((T + ny) >= 34)) && ((nx + ny) >= 3)) && (T >= ((4 * c0) + 1))) && ((8 * c0) >= ((T + nx) + 23))) && (((32 * c0) + 66) >= ((9 * T) + ny))) && (((32 * c0) + 72) >= ((9 * T) + (4 * nx))))) ? ((((T + ny) + 30) / 32) - 1) : (((((((nx >= 1) && ((nx + ny) >= 3)) && (T >= ((4 * c0) + 5))) && (((32 * c0) + 1) >= (T + ny))) && (((32 * c0) + 66) >= ((9 * T) + ny))) || ((((((((nx >= 1) && ((nx + ny) >= 3)) && (((4 * c0) + 4) >= T)) && (((2 * T) + nx) >= ((8 * c0) + 3))) && (((T + nx) + 22) >= (8 * c0))) && ((nx + 54) >= (8 * c0))) && (((32 * c0) + 1) >= (T + ny))) && (((32 * c0) + 66) >= ((9 * T) + ny)))) ? (((T + ny) + 30) / 32) : (((((nx <= 0) && ((9 * T) >= ((32 * c0) + 34))) && ((ny + 6) >= (32 * c0))) || ((((T >= 4) && (nx == 1)) && (ny == 1)) && (c0 == 0))) ? ((((8 * c0) + 6) / 9) + 1) : (((((((nx <= 0) && (((9 * T) + ny) >= ((32 * c0) + 67))) && ((9 * T) >= ((32 * c0) + 34))) && ((32 * c0) >= (ny + 7))) && (((4 * ((c0 + 11) % 9)) + ny) >= 2)) || (((((nx == 1) && (ny == 1)) && (c0 >= 1)) && ((9 * T) >= ((32 * c0) + 66))) && (((c0 + 2) % 9) >= 1))) ? ((((-c0) + (((8 * c0) + 6) / 9)) + (((ny + (4 * c0)) + 6) / 36)) + 1) : (((((((((nx <= 0) && (c0 <= 6)) && ((9 * T) >= ((32 * c0) + 34))) && (((32 * c0) + 1) >= (T + ny))) && (((32 * c0) + 66) >= ((9 * T) + ny))) || ((((((nx <= 0) && (c0 >= 7)) && ((9 * T) >= ((32 * c0) + 34))) && (((32 * c0) + 66) >= ((9 * T) + ny))) && (((T + ny) - (32 * ((c0 + 11) / 9))) >= (-30))) && ((nx + 70) >= (8 * ((c0 - 7) % 9))))) || (((((c0 >= 7) && ((9 * T) >= ((32 * c0) + 34))) && (((32 * c0) + 66) >= ((9 * T) + ny))) && (((T + ny) - (32 * ((c0 + 11) / 9))) >= (-30))) && ((c0 + (9 * pc_floord(((nx - (8 * c0)) - 18), 72))) <= (-12)))) || ((((((nx == 1) && (ny == 1)) && ((9 * T) >= ((32 * c0) + 34))) && ((32 * c0) >= T)) && (((32 * c0) + 65) >= (9 * T))) && (((c0 + 11) % 9) >= 1))) ? (((-c0) + (((T + ny) + 30) / 32)) + (((8 * c0) + 6) / 9)) : ((((-c0) + ((T + 3) / 4)) + (((T + ny) + 30) / 32)) - 1))))))))))))))))))))), 1LL), 2147483647LL), (unsigned)pc_min(pc_max(((((((nx >= 1) && ((((9 * T) + (4 * nx)) + ny) >= ((32 * c0) + 43))) && ((32 * c0) >= (((4 * nx) + ny) + 31))) && (((32 * c0) + 33) >= (9 * T))) || ((((((nx >= 1) && ((nx + ny) >= 3)) && (((32 * c0) + 9) >= (((5 * T) + (4 * nx)) + ny))) && (((32 * c0) + 33) >= (9 * T))) && (((32 * c0) + 42) >= (((9 * T) + (4 * nx)) + ny))) && ((T + (8 * (((((5 * T) + (4 * nx)) + ny) - 10) / 32))) >= ((8 * c0) + 1)))) ? (((-c0) + ((T + 7) / 8)) + (((((4 * nx) + ny) + (40 * c0)) + 30) / 72)) : ((((((((nx >= 1) && ((nx + ny) >= 3)) && ((((9 * T) + (4 * nx)) + ny) >= ((32 * c0) + 43))) && ((9 * T) >= ((32 * c0) + 34))) && ((32 * c0) >= (((4 * nx) + ny) + 31))) && (((4 * c0) - (9 * ((((((-4) * nx) - ny) + (32 * c0)) + 41) / 72))) >= (-3))) || (((((nx == 1) && (ny >= 2)) && ((9 * T) >= ((32 * c0) + 34))) && (((32 * c0) + 5) >= ((5 * T) + ny))) && (((32 * c0) + 38) >= ((9 * T) + ny)))) ? ((((-c0) + (((4 * c0) + 3) / 9)) + (((((4 * nx) + ny) + (40 * c0)) + 30) / 72)) + 1) : (((((((nx <= 0) && ((32 * c0) >= (ny + 7))) && ((T + ny) >= ((32 * c0) + 2))) && (((32 * c0) + 33) >= (9 * T))) || ((((nx <= 0) && (((32 * c0) + 1) >= (T + ny))) && (((32 * c0) + 33) >= (9 * T))) && ((T + (8 * ((((T + ny) + (32 * c0)) - 2) / 64))) >= ((8 * c0) + 1)))) || (((((nx == 1) && (ny == 1)) && ((32 * c0) >= T)) && (((32 * c0) + 33) >= (9 * T))) && ((T + (8 * (((T + (32 * c0)) - 1) / 64))) >= ((8 * c0) + 1)))) ? (((-c0) + ((T + 7) / 8)) + (((ny + (40 * c0)) + 6) / 72)) : ((((((((((31 * nx) + ny) <= 32) && ((9 * T) >= ((32 * c0) + 34))) && (((32 * c0) + 1) >= (T + ny))) && (((32 * c0) + 66) >= ((9 * T) + ny))) && (((T + ny) + (64 * (((4 * c0) + 3) / 9))) >= ((32 * c0) + 2))) || (((((nx <= 0) && (((9 * T) + ny) >= ((32 * c0) + 67))) && ((9 * T) >= ((32 * c0) + 34))) && ((32 * c0) >= (ny + 7))) && (((4 * c0) - (9 * ((((-ny) + (32 * c0)) + 65) / 72))) >= (-3)))) || (((((nx == 1) && (ny == 1)) && (c0 >= 1)) && ((9 * T) >= ((32 * c0) + 66))) && ((((4 * c0) + 8) % 9) >= 5))) ? ((((-c0) + (((4 * c0) + 3) / 9)) + (((ny + (40 * c0)) + 6) / 72)) + 1) : (((((((nx >= 1) && (ny >= ((32 * c0) + 66))) && (((32 * c0) + 33) >= (9 * T))) || ((((nx <= 0) && ((T + ny) >= ((32 * c0) + 2))) && ((ny + 6) >= (32 * c0))) && (((32 * c0) + 33) >= (9 * T)))) || ((((((nx >= 1) && ((nx + ny) >= 3)) && ((((5 * T) + (4 * nx)) + ny) >= ((32 * c0) + 10))) && ((((4 * nx) + ny) + 30) >= (32 * c0))) && (((32 * c0) + 33) >= (9 * T))) && (((32 * c0) + 65) >= ny))) || ((((T <= 3) && (nx == 1)) && (ny == 1)) && (c0 == 0))) ? ((T + 7) / 8) : ((((4 * c0) + 3) / 9) + 1)))))), 1LL), 65535LL)), dim3(32, 8)>>>((int)T, (int)nx, (int)ny, ex, ey, hz, fict, (int)c0);
@@ -420,9 +489,15 @@ extern "C" int pc_fdtd_2d_dev(long long T, long long nx, long long ny, double *e
   for (long long c0 = (pc_floord((((9 * T) + ny) - 10), 32) + 1); (c0 <= pc_floord(((((9 * T) + (4 * nx)) + ny) - 14), 32)); c0 += 1) {
     kernel0_1<<<dim3((unsigned)pc_min(pc_max(((((((nx >= 1) && ((8 * c0) >= ((T + nx) + 23))) && (((2 * T) + nx) >= ((8 * c0) + 3))) && ((ny + 6) >= (32 * c0))) && (((32 * c0) + 72) >= ((9 * T) + (4 * nx)))) ? c0 : ((((((nx >= 1) && (((8 * c0) + 2) >= ((2 * T) + nx))) && ((T + ny) >= ((32 * c0) + 2))) && ((ny + 6) >= (32 * c0))) && (((32 * c0) + 37) >= ((9 * T) + (4 * nx)))) ? ((((2 * T) + nx) + 5) / 8) : ((((((((nx >= 1) && ((nx + ny) >= 3)) && ((8 * c0) >= ((T + nx) + 23))) && (((2 * T) + nx) >= ((8 * c0) + 3))) && (((9 * T) + ny) >= ((32 * c0) + 67))) && ((32 * c0) >= (ny + 7))) && (((32 * c0) + 72) >= ((9 * T) + (4 * nx)))) ? (((ny + (4 * c0)) + 6) / 36) : ((((((((nx >= 1) && ((nx + ny) >= 3)) && (((2 * T) + nx) >= ((8 * c0) + 3))) && (((T + nx) + 22) >= (8 * c0))) && ((nx + 54) >= (8 * c0))) && (((9 * T) + ny) >= ((32 * c0) + 67))) && ((32 * c0) >= (ny + 7))) ? ((((ny + (4 * c0)) + 6) / 36) + 1) : ((((((nx >= 1) && (((8 * c0) + 2) >= ((2 * T) + nx))) && (((9 * T) + (4 * nx)) >= ((32 * c0) + 38))) && ((ny + 6) >= (32 * c0))) && (((32 * c0) + 72) >= ((9 * T) + (4 * nx)))) ? (((((T + nx) + (32 * c0)) + 22) / 40) + 1) : (((((nx >= 1) && ((8 * c0) >= (nx + 55))) && (((9 * T) + (4 * nx)) >= ((32 * c0) + 73))) && ((ny + 6) >= (32 * c0))) ? ((((nx + (64 * c0)) + 54) / 72) + 1) : (((((nx <= 0) && (((9 * T) + ny) >= ((32 * c0) + 67))) && ((32 * c0) >= (ny + 7))) && (((32 * c0) + 33) >= (9 * T))) ? (((-c0) + ((T + 3) / 4)) + (((ny + (4 * c0)) + 6) / 36)) : ((((((((nx >= 1) && ((nx + ny) >= 3)) && (((8 * c0) + 2) >= ((2 * T) + nx))) && (((32 * c0) + 1) >= (T + ny))) && (((32 * c0) + 37) >= ((9 * T) + (4 * nx)))) && (((32 * c0) + 66) >= ((9 * T) + ny))) && ((((9 * T) + (4 * nx)) + ny) >= (((4 * ((((2 * T) + nx) - 3) % 8)) + (32 * c0)) + 14))) ? ((((-c0) + ((((2 * T) + nx) + 5) / 8)) + (((T + ny) + 30) / 32)) - 1) : ((((((nx >= 1) && (((8 * c0) + 2) >= ((2 * T) + nx))) && (((9 * T) + ny) >= ((32 * c0) + 67))) && ((32 * c0) >= (ny + 7))) && (((32 * c0) + 37) >= ((9 * T) + (4 * nx)))) ? (((-c0) + ((((2 * T) + nx) + 5) / 8)) + (((ny + (4 * c0)) + 6) / 36)) : ((((((((nx >= 1) && ((nx + ny) >= 3)) && (((8 * c0) + 2) >= ((2 * T) + nx))) && (((9 * T) + (4 * nx)) >= ((32 * c0) + 38))) && (((32 * c0) + 66) >= ((9 * T) + ny))) && (((32 * c0) + 72) >= ((9 * T) + (4 * nx)))) && (((T + ny) - (32 * (((((-T) - nx) + (8 * c0)) + 57) / 40))) >= (-30))) ? (((-c0) + (((T + ny) + 30) / 32)) + ((((T + nx) + (32 * c0)) + 22) / 40)) : (((((8 * c0) >= (nx + 55)) && (((9 * T) + (4 * nx)) >= ((32 * c0) + 73))) && (((32 * c0) + 66) >= ((9 * T) + ny))) ? (((-c0) + (((T + ny) + 30) / 32)) + (((nx + (64 * c0)) + 54) / 72)) : ((((((((nx >= 1) && ((nx + ny) >= 3)) && (((8 * c0) + 2) >= ((2 * T) + nx))) && (((9 * T) + ny) >= ((32 * c0) + 67))) && (((9 * T) + (4 * nx)) >= ((32 * c0) + 38))) && ((32 * c0) >= (ny + 7))) && (((32 * c0) + 72) >= ((9 * T) + (4 * nx)))) ? ((((-c0) + (((ny + (4 * c0)) + 6) / 36)) + ((((T + nx) + (32 * c0)) + 22) / 40)) + 1) : (((((((nx >= 1) && ((nx + ny) >= 3)) && ((8 * c0) >= (nx + 55))) && (((9 * T) + (4 * nx)) >= ((32 * c0) + 73))) && (((9 * T) + ny) >= ((32 * c0) + 67))) && ((32 * c0) >= (ny + 7))) ? ((((-c0) + (((ny + (4 * c0)) + 6) / 36)) + (((nx + (64 * c0)) + 54) / 72)) + 1) : (((((((nx >= 1) && ((nx + ny) >= 3)) && (T >= ((4 * c0) + 5))) && ((nx + 54) >= (8 * c0))) && ((ny + 6) >= (32 * c0))) || ((((((((nx >= 1) && ((nx + ny) >= 3)) && (((4 * c0) + 4) >= T)) && (((2 * T) + nx) >= ((8 * c0) + 3))) && (((T + nx) + 22) >= (8 * c0))) && ((nx + 54) >= (8 * c0))) && ((T + ny) >= ((32 * c0) + 2))) && ((ny + 6) >= (32 * c0)))) ? (c0 + 1) : ((((((nx <= 0) && ((T + ny) >= ((32 * c0) + 2))) && ((ny + 6) >= (32 * c0))) && (((32 * c0) + 33) >= (9 * T))) || ((((T <= 3) && (nx == 1)) && (ny == 1)) && (c0 == 0))) ? ((T + 3) / 4) : (((((((((T + ny) >= 34) && ((4 * c0) >= T)) && ((8 * c0) >= ((T + nx) + 23))) && (((2 * T) + nx) >= ((8 * c0) + 3))) && (((32 * c0) + 66) >= ((9 * T) + ny))) && (((32 * c0) + 72) >= ((9 * T) + (4 * nx)))) || (((((((nx >= 1) && ((T + ny) >= 34)) && ((nx + ny) >= 3)) && (T >= ((4 * c0) + 1))) && ((8 * c0) >= ((T + nx) + 23))) && (((32 * c0) + 66) >= ((9 * T) + ny))) && (((32 * c0) + 72) >= ((9 * T) + (4 * nx))))) ? ((((T + ny) + 30) / 32) - 1) : (((((((nx >= 1) && ((nx + ny) >= 3)) && (T >= ((4 * c0) + 5))) && (((32 * c0) + 1) >= (T + ny))) && (((32 * c0) + 66) >= ((9 * T) + ny))) || ((((((((nx >= 1) && ((nx + ny) >= 3)) && (((4 * c0) + 4) >= T)) && (((2 * T) + nx) >= ((8 * c0) + 3))) && (((T + nx) + 22) >= (8 * c0))) && ((nx + 54) >= (8 * c0))) && (((32 * c0) + 1) >= (T + ny))) && (((32 * c0) + 66) >= ((9 * T) + ny)))) ? (((T + ny) + 30) / 32) : (((((nx <= 0) && ((9 * T) >= ((32 * c0) + 34))) && ((ny + 6) >= (32 * c0))) || ((((T >= 4) && (nx == 1)) && (ny == 1)) && (c0 == 0))) ? ((((8 * c0) + 6) / 9) + 1) : (((((((nx <= 0) && (((9 * T) + ny) >= ((32 * c0) + 67))) && ((9 * T) >= ((32 * c0) + 34))) && ((32 * c0) >= (ny + 7))) && (((4 * ((c0 + 11) % 9)) + ny) >= 2)) || (((((nx == 1) && (ny == 1)) && (c0 >= 1)) && ((9 * T) >= ((32 * c0) + 66))) && (((c0 + 2) % 9) >= 1))) ? ((((-c0) + (((8 * c0) + 6) / 9)) + (((ny + (4 * c0)) + 6) / 36)) + 1) : (((((((((nx <= 0) && (c0 <= 6)) && ((9 * T) >= ((32 * c0) + 34))) && (((32 * c0) + 1) >= (T + ny))) && (((32 * c0) + 66) >= ((9 * T) + ny))) || ((((((nx <= 0) && (c0 >= 7)) && ((9 * T) >= ((32 * c0) + 34))) && (((32 * c0) + 66) >= ((9 * T) + ny))) && (((T + ny) - (32 * ((c0 + 11) / 9))) >= (-30))) && ((nx + 70) >= (8 * ((c0 - 7) % 9))))) || (((((c0 >= 7) && ((9 * T) >= ((32 * c0) + 34))) && (((32 * c0) + 66) >= ((9 * T) + ny))) && (((T + ny) - (32 * ((c0 + 11) / 9))) >= (-30))) && ((c0 + (9 * pc_floord(((nx - (8 * c0)) - 18), 72))) <= (-12)))) || ((((((nx == 1) && (ny == 1)) && ((9 * T) >= ((32 * c0) + 34))) && ((32 * c0) >= T)) && (((32 * c0) + 65) >= (9 * T))) && (((c0 + 11) % 9) >= 1))) ? (((-c0) + (((T + ny) + 30) / 32)) + (((8 * c0) + 6) / 9)) : ((((-c0) + ((T + 3) / 4)) + (((T + ny) + 30) / 32)) - 1))))))))))))))))))))), 1LL), 2147483647LL), (unsigned)pc_min(pc_max(((((((nx >= 1) && ((((9 * T) + (4 * nx)) + ny) >= ((32 * c0) + 43))) && ((32 * c0) >= (((4 * nx) + ny) + 31))) && (((32 * c0) + 33) >= (9 * T))) || ((((((nx >= 1) && ((nx + ny) >= 3)) && (((32 * c0) + 9) >= (((5 * T) + (4 * nx)) + ny))) && (((32 * c0) + 33) >= (9 * T))) && (((32 * c0) + 42) >= (((9 * T) + (4 * nx)) + ny))) && ((T + (8 * (((((5 * T) + (4 * nx)) + ny) - 10) / 32))) >= ((8 * c0) + 1)))) ? (((-c0) + ((T + 7) / 8)) + (((((4 * nx) + ny) + (40 * c0)) + 30) / 72)) : ((((((((nx >= 1) && ((nx + ny) >= 3)) && ((((9 * T) + (4 * nx)) + ny) >= ((32 * c0) + 43))) && ((9 * T) >= ((32 * c0) + 34))) && ((32 * c0) >= (((4 * nx) + ny) + 31))) && (((4 * c0) - (9 * ((((((-4) * nx) - ny) + (32 * c0)) + 41) / 72))) >= (-3))) || (((((nx == 1) && (ny >= 2)) && ((9 * T) >= ((32 * c0) + 34))) && (((32 * c0) + 5) >= ((5 * T) + ny))) && (((32 * c0) + 38) >= ((9 * T) + ny)))) ? ((((-c0) + (((4 * c0) + 3) / 9)) + (((((4 * nx) + ny) + (40 * c0)) + 30) / 72)) + 1) : (((((((nx <= 0) && ((32 * c0) >= (ny + 7))) && ((T + ny) >= ((32 * c0) + 2))) && (((32 * c0) + 33) >= (9 * T))) || ((((nx <= 0) && (((32 * c0) + 1) >= (T + ny))) && (((32 * c0) + 33) >= (9 * T))) && ((T + (8 * ((((T + ny) + (32 * c0)) - 2) / 64))) >= ((8 * c0) + 1)))) || (((((nx == 1) && (ny == 1)) && ((32 * c0) >= T)) && (((32 * c0) + 33) >= (9 * T))) && ((T + (8 * (((T + (32 * c0)) - 1) / 64))) >= ((8 * c0) + 1)))) ? (((-c0) + ((T + 7) / 8)) + (((ny + (40 * c0)) + 6) / 72)) : ((((((((((31 * nx) + ny) <= 32) && ((9 * T) >= ((32 * c0) + 34))) && (((32 * c0) + 1) >= (T + ny))) && (((32 * c0) + 66) >= ((9 * T) + ny))) && (((T + ny) + (64 * (((4 * c0) + 3) / 9))) >= ((32 * c0) + 2))) || (((((nx <= 0) && (((9 * T) + ny) >= ((32 * c0) + 67))) && ((9 * T) >= ((32 * c0) + 34))) && ((32 * c0) >= (ny + 7))) && (((4 * c0) - (9 * ((((-ny) + (32 * c0)) + 65) / 72))) >= (-3)))) || (((((nx == 1) && (ny == 1)) && (c0 >= 1)) && ((9 * T) >= ((32 * c0) + 66))) && ((((4 * c0) + 8) % 9) >= 5))) ? ((((-c0) + (((4 * c0) + 3) / 9)) + (((ny + (40 * c0)) + 6) / 72)) + 1) : (((((((nx >= 1) && (ny >= ((32 * c0) + 66))) && (((32 * c0) + 33) >= (9 * T))) || ((((nx <= 0) && ((T + ny) >= ((32 * c0) + 2))) && ((ny + 6) >= (32 * c0))) && (((32 * c0) + 33) >= (9 * T)))) || ((((((nx >= 1) && ((nx + ny) >= 3)) && ((((5 * T) + (4 * nx)) + ny) >= ((32 * c0) + 10))) && ((((4 * nx) + ny) + 30) >= (32 * c0))) && (((32 * c0) + 33) >= (9 * T))) && (((32 * c0) + 65) >= ny))) || ((((T <= 3) && (nx == 1)) && (ny == 1)) && (c0 == 0))) ? ((T + 7) / 8) : ((((4 * c0) + 3) / 9) + 1)))))), 1LL), 65535LL)), dim3(32, 8)>>>((int)T, (int)nx, (int)ny, ex, ey, hz, fict, (int)c0);
   }
+  PC_CHECK((cudaError_t)pc_overlap_out(pc_ov, 0));  /* ex final: copied out */
+  PC_CHECK((cudaError_t)pc_overlap_out(pc_ov, 1));  /* ey final: copied out */
+  PC_CHECK((cudaError_t)pc_overlap_out(pc_ov, 2));  /* hz final: copied out */
   PC_CHECK(cudaGetLastError());
   PC_CHECK(cudaDeviceSynchronize());
   return 0;
+}
+extern "C" int pc_fdtd_2d_dev(long long T, long long nx, long long ny, double *ex, double *ey, double *hz, double *fict) {
+  return pc_fdtd_2d_run(T, nx, ny, ex, ey, hz, fict, NULL);
 }
 
 extern "C" int pc_fdtd_2d(long long T, long long nx, long long ny, double *ex, double *ey, double *hz, double *fict) {
@@ -465,20 +540,28 @@ extern "C" int pc_fdtd_2d(long long T, long long nx, long long ny, double *ex, d
     pc_fdtd_2d_state.at_exit = 1;
     atexit(pc_fdtd_2d_at_exit);
   }
-  PC_CHECK((cudaError_t)(cudaMemcpy(d_ex, ex, pc_bytes_ex, cudaMemcpyHostToDevice)));
-  PC_CHECK((cudaError_t)(cudaMemcpy(d_ey, ey, pc_bytes_ey, cudaMemcpyHostToDevice)));
-  PC_CHECK((cudaError_t)(cudaMemcpy(d_hz, hz, pc_bytes_hz, cudaMemcpyHostToDevice)));
-  PC_CHECK((cudaError_t)(cudaMemcpy(d_fict, fict, pc_bytes_fict, cudaMemcpyHostToDevice)));
-  err = pc_fdtd_2d_dev(T, nx, ny, d_ex, d_ey, d_hz, d_fict);
-  if (!err) err = (int)(cudaMemcpy(ex, d_ex, pc_bytes_ex, cudaMemcpyDeviceToHost));
-  if (!err) err = (int)(cudaMemcpy(ey, d_ey, pc_bytes_ey, cudaMemcpyDeviceToHost));
-  if (!err) err = (int)(cudaMemcpy(hz, d_hz, pc_bytes_hz, cudaMemcpyDeviceToHost));
+  PC_CHECK((cudaError_t)pc_host_streams(&pc_fdtd_2d_streams));
+  pc_host_copies pc_copies = {pc_fdtd_2d_streams.copy};  /* waited for at every return */
+  PC_CHECK(cudaMemcpyAsync(d_ex, ex, pc_bytes_ex, cudaMemcpyHostToDevice, pc_fdtd_2d_streams.copy));
+  PC_CHECK(cudaEventRecord(pc_fdtd_2d_streams.in[0], pc_fdtd_2d_streams.copy));
+  PC_CHECK(cudaMemcpyAsync(d_ey, ey, pc_bytes_ey, cudaMemcpyHostToDevice, pc_fdtd_2d_streams.copy));
+  PC_CHECK(cudaEventRecord(pc_fdtd_2d_streams.in[1], pc_fdtd_2d_streams.copy));
+  PC_CHECK(cudaMemcpyAsync(d_hz, hz, pc_bytes_hz, cudaMemcpyHostToDevice, pc_fdtd_2d_streams.copy));
+  PC_CHECK(cudaEventRecord(pc_fdtd_2d_streams.in[2], pc_fdtd_2d_streams.copy));
+  PC_CHECK(cudaMemcpyAsync(d_fict, fict, pc_bytes_fict, cudaMemcpyHostToDevice, pc_fdtd_2d_streams.copy));
+  PC_CHECK(cudaEventRecord(pc_fdtd_2d_streams.in[3], pc_fdtd_2d_streams.copy));
+  void *const pc_host_ptrs[] = {(void *)ex, (void *)ey, (void *)hz, (void *)fict};
+  void *const pc_dev_ptrs[] = {(void *)d_ex, (void *)d_ey, (void *)d_hz, (void *)d_fict};
+  const size_t pc_bytes[] = {pc_bytes_ex, pc_bytes_ey, pc_bytes_hz, pc_bytes_fict};
+  const pc_overlap pc_ov = {pc_fdtd_2d_streams.copy, pc_fdtd_2d_streams.in, pc_fdtd_2d_streams.out, pc_host_ptrs, pc_dev_ptrs, pc_bytes};
+  err = pc_fdtd_2d_run(T, nx, ny, d_ex, d_ey, d_hz, d_fict, &pc_ov);
   return err;
 }
 
 extern "C" int pc_fdtd_2d_release(void) {
   const int err = pc_host_release(&pc_fdtd_2d_state);
   const int dev = pc_host_release(&pc_fdtd_2d_dev_state);
+  { pc_host_guard guard(&pc_fdtd_2d_state.lock); pc_overlap_release(&pc_fdtd_2d_streams); }
   return err ? err : dev;
 }
 

@@ -176,6 +176,70 @@ template <int N> static int pc_host_release(pc_host_state<N> *s) {
 }  // namespace
 #endif
 
+#ifndef PC_HOST_OVERLAP_DEFINED
+#define PC_HOST_OVERLAP_DEFINED
+/* polycuda host side, host_overlap: copies on a stream of their own, ordered with the kernels
+   (stream 0) by events. Used under the entry's mutex (pc_host_state.lock). */
+namespace {
+template <int N> struct pc_overlap_state {  /* N: device buffer slots */
+  cudaStream_t copy;  /* not synchronized with stream 0: only the events order them */
+  cudaEvent_t in[N], out[N];  /* per array argument: after its copy in; after its last
+                                 writer, before its copy out */
+};
+/* The copy stream and the events, made on the first call that needs them. */
+template <int N> static int pc_host_streams(pc_overlap_state<N> *s) {
+  if (!s->copy) PC_CHECK(cudaStreamCreateWithFlags(&s->copy, cudaStreamNonBlocking));
+  for (int k = 0; k < N; k++) {
+    if (!s->in[k]) PC_CHECK(cudaEventCreateWithFlags(&s->in[k], cudaEventDisableTiming));
+    if (!s->out[k]) PC_CHECK(cudaEventCreateWithFlags(&s->out[k], cudaEventDisableTiming));
+  }
+  return 0;
+}
+/* Destroys what `s` holds and forgets it (pc_<name>_release, exit). */
+template <int N> static void pc_overlap_release(pc_overlap_state<N> *s) {
+  if (s->copy) (void)cudaStreamDestroy(s->copy);
+  s->copy = NULL;
+  for (int k = 0; k < N; k++) {
+    if (s->in[k]) (void)cudaEventDestroy(s->in[k]);
+    if (s->out[k]) (void)cudaEventDestroy(s->out[k]);
+    s->in[k] = s->out[k] = NULL;
+  }
+}
+/* Waits for the copy stream at every return of the host entry (after an error too: no copy
+   may still read or write the user's arrays once they are unregistered and handed back). */
+struct pc_host_copies {
+  cudaStream_t s;
+  ~pc_host_copies() { if (s) (void)cudaStreamSynchronize(s); }
+};
+/* What the driver of an overlapped call needs: per array argument k, the event of its copy in
+   (in[k]), and for a copy out the event after its last writer (out[k]), the host and device
+   pointers and the bytes. NULL: the driver of pc_<name>_dev, nothing to wait for or copy. */
+struct pc_overlap {
+  cudaStream_t copy;
+  const cudaEvent_t *in, *out;
+  void *const *host, *const *dev;
+  const size_t *bytes;
+};
+/* Stream 0 (the kernels) waits for array k's copy in. */
+static int pc_overlap_wait(const pc_overlap *o, int k) {
+  if (o) PC_CHECK(cudaStreamWaitEvent(0, o->in[k], 0));
+  return 0;
+}
+/* Array k's copy out, started once the kernels before it in stream 0 (its last writer among
+   them) are done; it runs on the copy stream while later kernels run. Not after an error of
+   an earlier launch: the user's array is then left as it was. */
+static int pc_overlap_out(const pc_overlap *o, int k) {
+  if (!o) return 0;
+  PC_CHECK(cudaPeekAtLastError());
+  PC_CHECK(cudaEventRecord(o->out[k], 0));
+  PC_CHECK(cudaStreamWaitEvent(o->copy, o->out[k], 0));
+  PC_CHECK(cudaMemcpyAsync(o->host[k], o->dev[k], o->bytes[k], cudaMemcpyDeviceToHost,
+                           o->copy));
+  return 0;
+}
+}  // namespace
+#endif
+
 /* polycuda: the region's own definitions */
 
 __global__ void __launch_bounds__(256) kernel0(int n, double alpha, double beta, double *A, double *u1, double *v1, double *u2, double *v2, double *w, double *x, double *y, double *z) {
@@ -252,10 +316,11 @@ __global__ void __launch_bounds__(256) kernel2(int n, double alpha, double beta,
 
 static pc_host_state<9> pc_gemver_state = PC_HOST_STATE_INIT;
 static pc_host_state<9> pc_gemver_dev_state = PC_HOST_STATE_INIT;
+static pc_overlap_state<9> pc_gemver_streams = {};
 extern "C" int pc_gemver_release(void);
 static void pc_gemver_at_exit(void) { (void)pc_gemver_release(); }
 
-extern "C" int pc_gemver_dev(long long n, double alpha, double beta, double *A, double *u1, double *v1, double *u2, double *v2, double *w, double *x, double *y, double *z) {
+static int pc_gemver_run(long long n, double alpha, double beta, double *A, double *u1, double *v1, double *u2, double *v2, double *w, double *x, double *y, double *z, const pc_overlap *pc_ov) {
   if (pc_elements((long long)(n), (long long)(n)) > 2147483647LL) {
     fprintf(stderr, "polycuda: pc_gemver: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
     return (int)cudaErrorInvalidValue;
@@ -296,12 +361,27 @@ extern "C" int pc_gemver_dev(long long n, double alpha, double beta, double *A, 
   PC_CHECK(cudaGetDevice(&pc_reduce_dev));
   PC_CHECK(cudaDeviceGetAttribute(&pc_reduce_sms, cudaDevAttrMultiProcessorCount, pc_reduce_dev));
   const long long pc_reduce_blocks = pc_max(1LL, pc_min(4LL * pc_reduce_sms, 1024LL));
+  PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 0));  /* A copied in */
+  PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 1));  /* u1 copied in */
+  PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 2));  /* v1 copied in */
+  PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 3));  /* u2 copied in */
+  PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 4));  /* v2 copied in */
+  PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 6));  /* x copied in */
+  PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 7));  /* y copied in */
   kernel0<<<dim3((unsigned)pc_min(pc_max(pc_ceild(n, 256LL), 1LL), 2147483647LL), (unsigned)pc_max(pc_min(pc_min(pc_ceild(pc_reduce_blocks, pc_max(pc_ceild(n, 256LL), 1LL)), pc_ceild(n, 32LL)), 65535LL), 1LL)), dim3(256)>>>((int)n, alpha, beta, A, u1, v1, u2, v2, w, x, y, z);
+  PC_CHECK((cudaError_t)pc_overlap_out(pc_ov, 0));  /* A final: copied out */
+  PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 8));  /* z copied in */
   kernel1<<<dim3((unsigned)pc_min(pc_max(((n + 255) / 256), 1LL), 2147483647LL)), dim3(256)>>>((int)n, alpha, beta, A, u1, v1, u2, v2, w, x, y, z);
+  PC_CHECK((cudaError_t)pc_overlap_out(pc_ov, 6));  /* x final: copied out */
+  PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 5));  /* w copied in */
   kernel2<<<dim3((unsigned)pc_min(pc_max(pc_ceild(n, 8LL), 1LL), 2147483647LL)), dim3(32, 8)>>>((int)n, alpha, beta, A, u1, v1, u2, v2, w, x, y, z);
+  PC_CHECK((cudaError_t)pc_overlap_out(pc_ov, 5));  /* w final: copied out */
   PC_CHECK(cudaGetLastError());
   PC_CHECK(cudaDeviceSynchronize());
   return 0;
+}
+extern "C" int pc_gemver_dev(long long n, double alpha, double beta, double *A, double *u1, double *v1, double *u2, double *v2, double *w, double *x, double *y, double *z) {
+  return pc_gemver_run(n, alpha, beta, A, u1, v1, u2, v2, w, x, y, z, NULL);
 }
 
 extern "C" int pc_gemver(long long n, double alpha, double beta, double *A, double *u1, double *v1, double *u2, double *v2, double *w, double *x, double *y, double *z) {
@@ -384,25 +464,38 @@ extern "C" int pc_gemver(long long n, double alpha, double beta, double *A, doub
     pc_gemver_state.at_exit = 1;
     atexit(pc_gemver_at_exit);
   }
-  PC_CHECK((cudaError_t)(cudaMemcpy(d_A, A, pc_bytes_A, cudaMemcpyHostToDevice)));
-  PC_CHECK((cudaError_t)(cudaMemcpy(d_u1, u1, pc_bytes_u1, cudaMemcpyHostToDevice)));
-  PC_CHECK((cudaError_t)(cudaMemcpy(d_v1, v1, pc_bytes_v1, cudaMemcpyHostToDevice)));
-  PC_CHECK((cudaError_t)(cudaMemcpy(d_u2, u2, pc_bytes_u2, cudaMemcpyHostToDevice)));
-  PC_CHECK((cudaError_t)(cudaMemcpy(d_v2, v2, pc_bytes_v2, cudaMemcpyHostToDevice)));
-  PC_CHECK((cudaError_t)(cudaMemcpy(d_w, w, pc_bytes_w, cudaMemcpyHostToDevice)));
-  PC_CHECK((cudaError_t)(cudaMemcpy(d_x, x, pc_bytes_x, cudaMemcpyHostToDevice)));
-  PC_CHECK((cudaError_t)(cudaMemcpy(d_y, y, pc_bytes_y, cudaMemcpyHostToDevice)));
-  PC_CHECK((cudaError_t)(cudaMemcpy(d_z, z, pc_bytes_z, cudaMemcpyHostToDevice)));
-  err = pc_gemver_dev(n, alpha, beta, d_A, d_u1, d_v1, d_u2, d_v2, d_w, d_x, d_y, d_z);
-  if (!err) err = (int)(cudaMemcpy(A, d_A, pc_bytes_A, cudaMemcpyDeviceToHost));
-  if (!err) err = (int)(cudaMemcpy(w, d_w, pc_bytes_w, cudaMemcpyDeviceToHost));
-  if (!err) err = (int)(cudaMemcpy(x, d_x, pc_bytes_x, cudaMemcpyDeviceToHost));
+  PC_CHECK((cudaError_t)pc_host_streams(&pc_gemver_streams));
+  pc_host_copies pc_copies = {pc_gemver_streams.copy};  /* waited for at every return */
+  PC_CHECK(cudaMemcpyAsync(d_A, A, pc_bytes_A, cudaMemcpyHostToDevice, pc_gemver_streams.copy));
+  PC_CHECK(cudaEventRecord(pc_gemver_streams.in[0], pc_gemver_streams.copy));
+  PC_CHECK(cudaMemcpyAsync(d_u1, u1, pc_bytes_u1, cudaMemcpyHostToDevice, pc_gemver_streams.copy));
+  PC_CHECK(cudaEventRecord(pc_gemver_streams.in[1], pc_gemver_streams.copy));
+  PC_CHECK(cudaMemcpyAsync(d_v1, v1, pc_bytes_v1, cudaMemcpyHostToDevice, pc_gemver_streams.copy));
+  PC_CHECK(cudaEventRecord(pc_gemver_streams.in[2], pc_gemver_streams.copy));
+  PC_CHECK(cudaMemcpyAsync(d_u2, u2, pc_bytes_u2, cudaMemcpyHostToDevice, pc_gemver_streams.copy));
+  PC_CHECK(cudaEventRecord(pc_gemver_streams.in[3], pc_gemver_streams.copy));
+  PC_CHECK(cudaMemcpyAsync(d_v2, v2, pc_bytes_v2, cudaMemcpyHostToDevice, pc_gemver_streams.copy));
+  PC_CHECK(cudaEventRecord(pc_gemver_streams.in[4], pc_gemver_streams.copy));
+  PC_CHECK(cudaMemcpyAsync(d_x, x, pc_bytes_x, cudaMemcpyHostToDevice, pc_gemver_streams.copy));
+  PC_CHECK(cudaEventRecord(pc_gemver_streams.in[6], pc_gemver_streams.copy));
+  PC_CHECK(cudaMemcpyAsync(d_y, y, pc_bytes_y, cudaMemcpyHostToDevice, pc_gemver_streams.copy));
+  PC_CHECK(cudaEventRecord(pc_gemver_streams.in[7], pc_gemver_streams.copy));
+  PC_CHECK(cudaMemcpyAsync(d_z, z, pc_bytes_z, cudaMemcpyHostToDevice, pc_gemver_streams.copy));
+  PC_CHECK(cudaEventRecord(pc_gemver_streams.in[8], pc_gemver_streams.copy));
+  PC_CHECK(cudaMemcpyAsync(d_w, w, pc_bytes_w, cudaMemcpyHostToDevice, pc_gemver_streams.copy));
+  PC_CHECK(cudaEventRecord(pc_gemver_streams.in[5], pc_gemver_streams.copy));
+  void *const pc_host_ptrs[] = {(void *)A, (void *)u1, (void *)v1, (void *)u2, (void *)v2, (void *)w, (void *)x, (void *)y, (void *)z};
+  void *const pc_dev_ptrs[] = {(void *)d_A, (void *)d_u1, (void *)d_v1, (void *)d_u2, (void *)d_v2, (void *)d_w, (void *)d_x, (void *)d_y, (void *)d_z};
+  const size_t pc_bytes[] = {pc_bytes_A, pc_bytes_u1, pc_bytes_v1, pc_bytes_u2, pc_bytes_v2, pc_bytes_w, pc_bytes_x, pc_bytes_y, pc_bytes_z};
+  const pc_overlap pc_ov = {pc_gemver_streams.copy, pc_gemver_streams.in, pc_gemver_streams.out, pc_host_ptrs, pc_dev_ptrs, pc_bytes};
+  err = pc_gemver_run(n, alpha, beta, d_A, d_u1, d_v1, d_u2, d_v2, d_w, d_x, d_y, d_z, &pc_ov);
   return err;
 }
 
 extern "C" int pc_gemver_release(void) {
   const int err = pc_host_release(&pc_gemver_state);
   const int dev = pc_host_release(&pc_gemver_dev_state);
+  { pc_host_guard guard(&pc_gemver_state.lock); pc_overlap_release(&pc_gemver_streams); }
   return err ? err : dev;
 }
 

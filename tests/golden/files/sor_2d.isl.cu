@@ -178,6 +178,70 @@ template <int N> static int pc_host_release(pc_host_state<N> *s) {
 }  // namespace
 #endif
 
+#ifndef PC_HOST_OVERLAP_DEFINED
+#define PC_HOST_OVERLAP_DEFINED
+/* polycuda host side, host_overlap: copies on a stream of their own, ordered with the kernels
+   (stream 0) by events. Used under the entry's mutex (pc_host_state.lock). */
+namespace {
+template <int N> struct pc_overlap_state {  /* N: device buffer slots */
+  cudaStream_t copy;  /* not synchronized with stream 0: only the events order them */
+  cudaEvent_t in[N], out[N];  /* per array argument: after its copy in; after its last
+                                 writer, before its copy out */
+};
+/* The copy stream and the events, made on the first call that needs them. */
+template <int N> static int pc_host_streams(pc_overlap_state<N> *s) {
+  if (!s->copy) PC_CHECK(cudaStreamCreateWithFlags(&s->copy, cudaStreamNonBlocking));
+  for (int k = 0; k < N; k++) {
+    if (!s->in[k]) PC_CHECK(cudaEventCreateWithFlags(&s->in[k], cudaEventDisableTiming));
+    if (!s->out[k]) PC_CHECK(cudaEventCreateWithFlags(&s->out[k], cudaEventDisableTiming));
+  }
+  return 0;
+}
+/* Destroys what `s` holds and forgets it (pc_<name>_release, exit). */
+template <int N> static void pc_overlap_release(pc_overlap_state<N> *s) {
+  if (s->copy) (void)cudaStreamDestroy(s->copy);
+  s->copy = NULL;
+  for (int k = 0; k < N; k++) {
+    if (s->in[k]) (void)cudaEventDestroy(s->in[k]);
+    if (s->out[k]) (void)cudaEventDestroy(s->out[k]);
+    s->in[k] = s->out[k] = NULL;
+  }
+}
+/* Waits for the copy stream at every return of the host entry (after an error too: no copy
+   may still read or write the user's arrays once they are unregistered and handed back). */
+struct pc_host_copies {
+  cudaStream_t s;
+  ~pc_host_copies() { if (s) (void)cudaStreamSynchronize(s); }
+};
+/* What the driver of an overlapped call needs: per array argument k, the event of its copy in
+   (in[k]), and for a copy out the event after its last writer (out[k]), the host and device
+   pointers and the bytes. NULL: the driver of pc_<name>_dev, nothing to wait for or copy. */
+struct pc_overlap {
+  cudaStream_t copy;
+  const cudaEvent_t *in, *out;
+  void *const *host, *const *dev;
+  const size_t *bytes;
+};
+/* Stream 0 (the kernels) waits for array k's copy in. */
+static int pc_overlap_wait(const pc_overlap *o, int k) {
+  if (o) PC_CHECK(cudaStreamWaitEvent(0, o->in[k], 0));
+  return 0;
+}
+/* Array k's copy out, started once the kernels before it in stream 0 (its last writer among
+   them) are done; it runs on the copy stream while later kernels run. Not after an error of
+   an earlier launch: the user's array is then left as it was. */
+static int pc_overlap_out(const pc_overlap *o, int k) {
+  if (!o) return 0;
+  PC_CHECK(cudaPeekAtLastError());
+  PC_CHECK(cudaEventRecord(o->out[k], 0));
+  PC_CHECK(cudaStreamWaitEvent(o->copy, o->out[k], 0));
+  PC_CHECK(cudaMemcpyAsync(o->host[k], o->dev[k], o->bytes[k], cudaMemcpyDeviceToHost,
+                           o->copy));
+  return 0;
+}
+}  // namespace
+#endif
+
 /* polycuda: the region's own definitions */
 
 __global__ void __launch_bounds__(256) kernel0_loop(int T, int n, double omega, double *A) {
@@ -235,14 +299,16 @@ __global__ void __launch_bounds__(256) kernel0(int T, int n, double omega, doubl
 
 static pc_host_state<1> pc_sor_2d_state = PC_HOST_STATE_INIT;
 static pc_host_state<1> pc_sor_2d_dev_state = PC_HOST_STATE_INIT;
+static pc_overlap_state<1> pc_sor_2d_streams = {};
 extern "C" int pc_sor_2d_release(void);
 static void pc_sor_2d_at_exit(void) { (void)pc_sor_2d_release(); }
 
-extern "C" int pc_sor_2d_dev(long long T, long long n, double omega, double *A) {
+static int pc_sor_2d_run(long long T, long long n, double omega, double *A, const pc_overlap *pc_ov) {
   if (pc_elements((long long)(n), (long long)(n)) > 2147483647LL) {
     fprintf(stderr, "polycuda: pc_sor_2d: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
     return (int)cudaErrorInvalidValue;
   }
+  PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 0));  /* A copied in */
   {  /* kernel0: one cooperative launch when it runs 128 iterations or more */
     int pc_dev = 0, pc_sms = 0, pc_per_sm = 0;
     PC_CHECK(cudaGetDevice(&pc_dev));
@@ -268,9 +334,13 @@ extern "C" int pc_sor_2d_dev(long long T, long long n, double omega, double *A) 
       }
     }
   }
+  PC_CHECK((cudaError_t)pc_overlap_out(pc_ov, 0));  /* A final: copied out */
   PC_CHECK(cudaGetLastError());
   PC_CHECK(cudaDeviceSynchronize());
   return 0;
+}
+extern "C" int pc_sor_2d_dev(long long T, long long n, double omega, double *A) {
+  return pc_sor_2d_run(T, n, omega, A, NULL);
 }
 
 extern "C" int pc_sor_2d(long long T, long long n, double omega, double *A) {
@@ -289,15 +359,22 @@ extern "C" int pc_sor_2d(long long T, long long n, double omega, double *A) {
     pc_sor_2d_state.at_exit = 1;
     atexit(pc_sor_2d_at_exit);
   }
-  PC_CHECK((cudaError_t)(cudaMemcpy(d_A, A, pc_bytes_A, cudaMemcpyHostToDevice)));
-  err = pc_sor_2d_dev(T, n, omega, d_A);
-  if (!err) err = (int)(cudaMemcpy(A, d_A, pc_bytes_A, cudaMemcpyDeviceToHost));
+  PC_CHECK((cudaError_t)pc_host_streams(&pc_sor_2d_streams));
+  pc_host_copies pc_copies = {pc_sor_2d_streams.copy};  /* waited for at every return */
+  PC_CHECK(cudaMemcpyAsync(d_A, A, pc_bytes_A, cudaMemcpyHostToDevice, pc_sor_2d_streams.copy));
+  PC_CHECK(cudaEventRecord(pc_sor_2d_streams.in[0], pc_sor_2d_streams.copy));
+  void *const pc_host_ptrs[] = {(void *)A};
+  void *const pc_dev_ptrs[] = {(void *)d_A};
+  const size_t pc_bytes[] = {pc_bytes_A};
+  const pc_overlap pc_ov = {pc_sor_2d_streams.copy, pc_sor_2d_streams.in, pc_sor_2d_streams.out, pc_host_ptrs, pc_dev_ptrs, pc_bytes};
+  err = pc_sor_2d_run(T, n, omega, d_A, &pc_ov);
   return err;
 }
 
 extern "C" int pc_sor_2d_release(void) {
   const int err = pc_host_release(&pc_sor_2d_state);
   const int dev = pc_host_release(&pc_sor_2d_dev_state);
+  { pc_host_guard guard(&pc_sor_2d_state.lock); pc_overlap_release(&pc_sor_2d_streams); }
   return err ? err : dev;
 }
 
