@@ -24,7 +24,7 @@ from polycuda.gpu.staging import resident_blocks
 from polycuda.ir.c_expr import C_HELPERS
 from polycuda.ir.scop import Scop
 from polycuda.codegen.cuda_target import (MAX_GRID, KernelParam, KernelPrinter, ReductionPrinter,
-                                          kernel_params, read_and_written)
+                                          accessed_arrays, kernel_params, read_and_written)
 
 
 class HostPrinter(AstPrinter):
@@ -59,24 +59,24 @@ class HostPrinter(AstPrinter):
         each array argument that the part is the first to read or write; after it, the copy
         out of each written array argument whose last writer it is. Returns the array
         arguments in the order of their first use (the order of the copies in)."""
-        slots = {a.name: k for k, a in enumerate(a for a in self.scop.args
-                                                  if a.kind == "array")}
+        arrays = [arg.name for arg in self.scop.args if arg.kind == "array"]
         parts = ([root.block_get_children().get_at(k)
                   for k in range(root.block_get_children().n_ast_node())]
                  if root.get_type() == isl.ast_node_type.block else [root])
-        uses = [_arrays_under(self.scop, part) for part in parts]
-        last_writer = {a: k for k, (_, written) in enumerate(uses) for a in written}
+        accessed = [accessed_arrays(self.scop, part) for part in parts]
+        last_writer = {a: k for k, (_, written) in enumerate(accessed) for a in written}
         first: list[str] = []
-        for k, (part, (used, written)) in enumerate(zip(parts, uses)):
-            for name in sorted(used - set(first), key=lambda a: slots.get(a, -1)):
-                if name in slots:
+        for k, (part, (read, written)) in enumerate(zip(parts, accessed)):
+            used = read | written
+            for slot, name in enumerate(arrays):
+                if name in used and name not in first:
                     first.append(name)
-                    self.emit(1, f"PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, {slots[name]}));"
+                    self.emit(1, f"PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, {slot}));"
                                  f"  /* {name} copied in */")
             self.node(part, 1)
-            for name in sorted(written, key=lambda a: slots.get(a, -1)):
-                if name in slots and last_writer[name] == k:
-                    self.emit(1, f"PC_CHECK((cudaError_t)pc_overlap_out(pc_ov, {slots[name]}));"
+            for slot, name in enumerate(arrays):
+                if last_writer.get(name) == k:
+                    self.emit(1, f"PC_CHECK((cudaError_t)pc_overlap_out(pc_ov, {slot}));"
                                  f"  /* {name} final: copied out */")
         return tuple(first)
 
@@ -312,22 +312,6 @@ class HostPrinter(AstPrinter):
         for line in lines:
             self.emit(indent + 1, line)
         self.emit(indent, "}")
-
-
-def _arrays_under(scop: Scop, node: isl.AstNode) -> tuple[frozenset[str], frozenset[str]]:
-    """(the arrays that the statements under `node` read or write, those they write)."""
-    used: set[str] = set()
-    written: set[str] = set()
-
-    def visit(sub: isl.AstNode) -> bool:
-        if sub.get_type() == isl.ast_node_type.user:
-            stmt = scop.statement(sub.user_get_expr().get_op_arg(0).get_id().get_name())
-            used.update(stmt.arrays())
-            written.add(stmt.lhs.array)
-        return True
-
-    node.foreach_descendant_top_down(visit)
-    return frozenset(used), frozenset(written)
 
 
 def _loop_length(body: isl.AstNode) -> str | None:

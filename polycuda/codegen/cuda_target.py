@@ -118,19 +118,25 @@ def read_and_written(scop: Scop, body: isl.AstNode) -> frozenset[str]:
     compute-sanitizer's memcheck, racecheck and initcheck found nothing). Dropping it from y2
     alone did not help: imgIn's had to go too. Kernels that only read some arrays and only
     write others keep it (their reads may take the read-only path)."""
+    reads, writes = accessed_arrays(scop, body)
+    return reads & writes
+
+
+def accessed_arrays(scop: Scop, node: isl.AstNode) -> tuple[frozenset[str], frozenset[str]]:
+    """(the arrays that the statements under `node` read, those they write)."""
     reads: set[str] = set()
     writes: set[str] = set()
 
-    def visit(node: isl.AstNode) -> bool:
-        if node.get_type() == isl.ast_node_type.user:
-            call = node.user_get_expr()
+    def visit(sub: isl.AstNode) -> bool:
+        if sub.get_type() == isl.ast_node_type.user:
+            call = sub.user_get_expr()
             stmt = scop.statement(call.get_op_arg(0).get_id().get_name())
             writes.add(stmt.lhs.array)
             reads.update(ref.array for ref in stmt.read_refs())
         return True
 
-    body.foreach_descendant_top_down(visit)
-    return frozenset(reads & writes)
+    node.foreach_descendant_top_down(visit)
+    return frozenset(reads), frozenset(writes)
 
 
 class KernelPrinter(AstPrinter):
