@@ -42,8 +42,12 @@ static inline cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes,
   return cudaSuccess;
 }
 namespace pc_emu {
+// The deferred streams alive (cudaDeviceSynchronize runs their work), and the lock of every
+// deferred stream's queue: entries of two regions may run in two threads at once.
+static pthread_mutex_t g_streams_lock = PTHREAD_MUTEX_INITIALIZER;
+static std::vector<CUstream_st *> g_streams;
 // Runs the deferred work of stream `s` in order, up to and including the record of `upto`
-// (all of it when NULL). The copies were checked when they were queued.
+// (all of it when NULL). The copies were checked when they were queued. Under g_streams_lock.
 static inline void flush_stream(CUstream_st *s, CUevent_st *upto) {
   size_t k = 0;
   while (k < s->pending.size()) {
@@ -58,6 +62,13 @@ static inline void flush_stream(CUstream_st *s, CUevent_st *upto) {
   }
   s->pending.erase(s->pending.begin(), s->pending.begin() + (long)k);
 }
+// flush_stream under the lock; for the event's stream when `upto` is still queued there.
+static inline void flush_locked(CUstream_st *s, CUevent_st *upto) {
+  pthread_mutex_lock(&g_streams_lock);
+  if (!s && upto) s = upto->pending_in;
+  if (s) flush_stream(s, upto);
+  pthread_mutex_unlock(&g_streams_lock);
+}
 }  // namespace pc_emu
 static inline cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes,
                                           cudaMemcpyKind kind, cudaStream_t s = nullptr) {
@@ -70,8 +81,10 @@ static inline cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t byt
   int err = pc_emu::check_side(dst, bytes, in, "cudaMemcpyAsync destination");
   if (!err) err = pc_emu::check_side(src, bytes, !in, "cudaMemcpyAsync source");
   if (err) return (cudaError_t)pc_emu::api_result(err);
+  pthread_mutex_lock(&pc_emu::g_streams_lock);
   s->pending.push_back({nullptr, dst, src, bytes});
   if (!in) pc_emu::flush_stream(s, nullptr);  // a copy out: at once (see cuda_emu.h)
+  pthread_mutex_unlock(&pc_emu::g_streams_lock);
   return cudaSuccess;
 }
 template <class T>
@@ -163,11 +176,6 @@ static inline cudaError_t cudaHostUnregister(void *p) {
   if (pc_emu::unpin(p, false)) return cudaSuccess;
   return (cudaError_t)pc_emu::api_result(cudaErrorHostMemoryNotRegistered);
 }
-namespace pc_emu {
-// The deferred streams alive, for cudaDeviceSynchronize.
-static pthread_mutex_t g_streams_lock = PTHREAD_MUTEX_INITIALIZER;
-static std::vector<CUstream_st *> g_streams;
-}  // namespace pc_emu
 static inline cudaError_t cudaDeviceSynchronize() {
   pthread_mutex_lock(&pc_emu::g_streams_lock);
   for (CUstream_st *s : pc_emu::g_streams) pc_emu::flush_stream(s, nullptr);
@@ -175,7 +183,7 @@ static inline cudaError_t cudaDeviceSynchronize() {
   return (cudaError_t)pc_emu::tl_sticky_error;
 }
 static inline cudaError_t cudaStreamSynchronize(cudaStream_t s) {
-  if (s && s->deferred) pc_emu::flush_stream(s, nullptr);
+  if (s && s->deferred) pc_emu::flush_locked(s, nullptr);
   return (cudaError_t)pc_emu::tl_sticky_error;
 }
 static inline cudaError_t cudaGetLastError() {
@@ -220,8 +228,8 @@ static inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned fl
 }
 static inline cudaError_t cudaStreamDestroy(cudaStream_t s) {
   if (s && s->deferred) {
-    pc_emu::flush_stream(s, nullptr);
     pthread_mutex_lock(&pc_emu::g_streams_lock);
+    pc_emu::flush_stream(s, nullptr);
     for (size_t k = 0; k < pc_emu::g_streams.size(); k++)
       if (pc_emu::g_streams[k] == s) pc_emu::g_streams.erase(pc_emu::g_streams.begin() + (long)k);
     pthread_mutex_unlock(&pc_emu::g_streams_lock);
@@ -238,21 +246,25 @@ static inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned) {
 }
 static inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s = nullptr) {
   if (s && s->deferred) {
+    pthread_mutex_lock(&pc_emu::g_streams_lock);
+    if (e->pending_in) pc_emu::flush_stream(e->pending_in, e);  // recorded again: one place
     e->pending_in = s;
     s->pending.push_back({e, nullptr, nullptr, 0});
+    pthread_mutex_unlock(&pc_emu::g_streams_lock);
     return cudaSuccess;
   }
+  pc_emu::flush_locked(nullptr, e);  // an earlier record still queued: done before this one
   e->when_ms = pc_emu::now_ms();
   return cudaSuccess;
 }
 static inline cudaError_t cudaEventSynchronize(cudaEvent_t e) {
-  if (e->pending_in) pc_emu::flush_stream(e->pending_in, e);
+  pc_emu::flush_locked(nullptr, e);
   return cudaSuccess;
 }
 // Stream `s` waits for the work before the last record of `e`: here, that work is run now
 // (every stream but a deferred one runs its work at once).
 static inline cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t e, unsigned = 0) {
-  if (e->pending_in) pc_emu::flush_stream(e->pending_in, e);
+  pc_emu::flush_locked(nullptr, e);
   return cudaSuccess;
 }
 static inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) {
@@ -260,7 +272,7 @@ static inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEve
   return cudaSuccess;
 }
 static inline cudaError_t cudaEventDestroy(cudaEvent_t e) {
-  if (e->pending_in) pc_emu::flush_stream(e->pending_in, e);  // its record still queued
+  pc_emu::flush_locked(nullptr, e);  // its record still queued
   delete e;
   return cudaSuccess;
 }

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import threading
 
 import numpy as np
 import pytest
@@ -92,6 +93,37 @@ def test_the_device_entry_runs_the_driver_without_copies():
                                device_entry=True)
     for name in ("E", "F", "G"):
         np.testing.assert_allclose(args[name], expected[name], rtol=1e-12)
+
+
+def test_calls_from_several_threads_are_right():
+    """Each call's copies and waits under the entry's mutex; the emulator's queues under their
+    lock (cudaDeviceSynchronize in one thread runs every deferred stream's work)."""
+    kernel = suite.by_name("three_mm")
+    prog = polycuda.compile(str(kernel.c_path), options=Options(host_overlap=True))
+    entry = prog.kernel("emulate")
+    calls = []
+    for seed in range(4):
+        args = random_arguments(prog.scop, kernel.small, seed=seed)
+        expected = {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in args.items()}
+        prog._reference(expected)
+        calls.append((args, expected))
+    errors: list[BaseException] = []
+
+    def work(args: dict) -> None:
+        try:
+            entry(**args)
+        except BaseException as err:  # noqa: BLE001 (reported by the assert below)
+            errors.append(err)
+
+    threads = [threading.Thread(target=work, args=(args,)) for args, _ in calls]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    for args, expected in calls:
+        for name in ("E", "F", "G"):
+            np.testing.assert_allclose(args[name], expected[name], rtol=1e-12)
 
 
 @pytest.mark.parametrize("broken", ["no wait", "copy out early"])
