@@ -244,7 +244,7 @@ class Options:
     # copies (they go through the staging buffer in stream order): ignored there. Default on:
     # measured on the H100 (bench/host_side.py, 2026-11-25, PolyBench LARGE, 14 kernels, the
     # whole function against reuse+register), 0.83 (3mm), 0.86 (correlation), 0.90
-    # (covariance), 0.91 (2mm) of the time, 0.96-1.01 on the others (one part to overlap).
+    # (covariance), 0.91 (2mm) of the time, 0.96-1.01 on the 10 others.
     host_overlap: bool = True
     # RUNTIME_EXECUTORS: the executor of run-time nests (indirect subscripts) on cuda. "auto":
     # no inspector where the writes are affine and injective (SpTRSV 27x faster than the levels
