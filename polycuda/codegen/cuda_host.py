@@ -353,12 +353,12 @@ def _dev_entry(scop: Scop, host: HostPrinter, side: HostSide) -> list[str]:
     events, and pc_<name>_dev calls it with NULL (nothing to wait for or copy)."""
     decls = abi.arg_decls(scop)
     if side.overlap:
-        names = ", ".join(a.name for a in scop.args)
         run = abi.entry_name(scop, "_run")
-        lines = [f"static int {run}({decls if scop.args else ''}"
-                 f"{', ' if scop.args else ''}const pc_overlap *pc_ov) {{"]
+        params = ", ".join([abi.arg_decl(a) for a in scop.args] + ["const pc_overlap *pc_ov"])
+        names = ", ".join([a.name for a in scop.args] + ["NULL"])
+        lines = [f"static int {run}({params}) {{"]
         wrapper = [f'extern "C" int {abi.entry_name(scop, "_dev")}({decls}) {{',
-                   f"  return {run}({names}{', ' if names else ''}NULL);", "}"]
+                   f"  return {run}({names});", "}"]
     else:
         lines = [f'extern "C" int {abi.entry_name(scop, "_dev")}({decls}) {{']
         wrapper = []

@@ -396,7 +396,7 @@ def host_entry(scop: Scop, host: HostSide, first_used: tuple[str, ...] = ()) -> 
             lines.append(f"  PC_CHECK(cudaMalloc((void **)&d_{arg.name}, {sizes[arg.name]}));")
     if host.reuse or host.copies == "staged" or host.overlap:
         lines += _at_exit(scop, state)
-    call_args = ", ".join(f"d_{a.name}" if a.kind == "array" else a.name for a in scop.args)
+    call_args = [f"d_{a.name}" if a.kind == "array" else a.name for a in scop.args]
     if host.overlap:
         lines += _overlapped_call(scop, arrays, sizes, first_used, call_args)
         if not host.reuse:
@@ -404,7 +404,7 @@ def host_entry(scop: Scop, host: HostSide, first_used: tuple[str, ...] = ()) -> 
         return lines + ["  return err;", "}"]
     for arg in arrays:
         lines += _copy(host, state, f"d_{arg.name}", arg.name, sizes[arg.name], inward=True)
-    lines.append(f"  err = {abi.entry_name(scop, '_dev')}({call_args});")
+    lines.append(f"  err = {abi.entry_name(scop, '_dev')}({', '.join(call_args)});")
     for arg in arrays:
         if arg.name in written:
             lines += _copy(host, state, arg.name, f"d_{arg.name}", sizes[arg.name], inward=False)
@@ -414,9 +414,10 @@ def host_entry(scop: Scop, host: HostSide, first_used: tuple[str, ...] = ()) -> 
 
 
 def _overlapped_call(scop: Scop, arrays: list, sizes: dict[str, str],
-                     first_used: tuple[str, ...], call_args: str) -> list[str]:
-    """The copies in on the entry's copy stream (its pc_overlap_state), each followed by its event, first needed
-    first; then pc_<name>_run with what it needs to wait for them and to copy out."""
+                     first_used: tuple[str, ...], call_args: list[str]) -> list[str]:
+    """The copies in on the entry's copy stream (its pc_overlap_state), each followed by its
+    event, first needed first; then pc_<name>_run with what it needs to wait for them and to
+    copy out (`call_args`: the arguments before that)."""
     slot = {a.name: k for k, a in enumerate(arrays)}
     order = [n for n in first_used if n in slot] + [a.name for a in arrays
                                                     if a.name not in first_used]
@@ -427,9 +428,9 @@ def _overlapped_call(scop: Scop, arrays: list, sizes: dict[str, str],
         lines += [f"  PC_CHECK(cudaMemcpyAsync(d_{name}, {name}, {sizes[name]}, "
                   f"cudaMemcpyHostToDevice, {streams}.copy));",
                   f"  PC_CHECK(cudaEventRecord({streams}.in[{slot[name]}], {streams}.copy));"]
-    run, lead = abi.entry_name(scop, "_run"), f"{call_args}, " if call_args else ""
+    run = abi.entry_name(scop, "_run")
     if not arrays:
-        return lines + [f"  err = {run}({lead}NULL);"]
+        return lines + [f"  err = {run}({', '.join(call_args + ['NULL'])});"]
     host_ptrs = ", ".join(f"(void *){a.name}" for a in arrays)
     dev_ptrs = ", ".join(f"(void *)d_{a.name}" for a in arrays)
     return lines + [
@@ -438,7 +439,7 @@ def _overlapped_call(scop: Scop, arrays: list, sizes: dict[str, str],
         f"  const size_t pc_bytes[] = {{{', '.join(sizes[a.name] for a in arrays)}}};",
         f"  const pc_overlap pc_ov = {{{streams}.copy, {streams}.in, {streams}.out, "
         "pc_host_ptrs, pc_dev_ptrs, pc_bytes};",
-        f"  err = {run}({lead}&pc_ov);"]
+        f"  err = {run}({', '.join(call_args + ['&pc_ov'])});"]
 
 
 def _copy(host: HostSide, state: str, dst: str, src: str, size: str, inward: bool

@@ -24,7 +24,6 @@ smallest active iteration never moves, so each pass ends a level.
 from __future__ import annotations
 
 import dataclasses
-
 import re
 
 import islpy as isl
