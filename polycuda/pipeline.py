@@ -109,7 +109,13 @@ def schedule_scop(scop: Scop, options: Options, ctx: isl.Context,
 # loop of each nest, and no measurement shows Pluto's fused nests faster there. isl's with
 # distributed SCCs last: it wins only where fusion costs parallelism (trmm: the copy of B fused
 # into the product's nest left one parallel loop; distributed, the product has two).
-AUTO_SCHEDULERS = {"cuda": ("isl", "pluto", "isl-distributed")}
+# Superposition (Shirako et al. 2017) last: it wins only where its fewer parametric loops
+# outside blocks and threads show, jacobi_2d_alt (Figure 1: isl's and Pluto's schedules put
+# the independent rows on threads and run t and j inside each of 1300 threads; superposition
+# runs t on the host, i and j on blocks and threads: 7.66 ms against 374.5 on the H100 at 500
+# steps of 1300^2), and adi (fewer repeated launches; 1016 against 1022 ms), in the suite
+# (bench/results/2026-11-26-nvidia-h100-80gb-hbm3-sup-auto.json); everywhere else it ties.
+AUTO_SCHEDULERS = {"cuda": ("isl", "pluto", "isl-distributed", "superposition")}
 # Each candidate after the first gets at most this share of Options.schedule_budget_s: a
 # scheduler that needs longer (Pluto on adi) is given up for the first one's schedule, so that
 # the default compile stays near the first scheduler's time.
@@ -165,6 +171,17 @@ def choose_schedule(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl
                   f"run in sequence by threads, summed over statements / kernel launches "
                   f"repeated by host loops at parameters {cost.LAUNCH_PARAMETER}; ties: "
                   f"{names[0]})")
+
+
+# The note that ends a requested scheduler's choice when its fallback chain gave up a step
+# (Choice.reason: "<scheduler> (requested); <step> given up (...); used: <step>").
+USED_NOTE = "used: "
+
+
+def fell_back(generated: Generated) -> bool:
+    """Whether the requested scheduler of `generated` was given up for a later step of its
+    fallback chain (the code is that step's, not the scheduler's)."""
+    return f"; {USED_NOTE}" in generated.choice
 
 
 def _later_candidate(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl.UnionMap,
@@ -344,7 +361,7 @@ def _schedule_and_map(scop: Scop, options: Options, ctx: isl.Context, dep_map: i
         try:
             mapped = _map_checked(scop, schedule, options, ctx, dep_map, timer)
             if notes:
-                notes.append(f"used: {name}")
+                notes.append(f"{USED_NOTE}{name}")
             return schedule, mapped
         except IllegalScheduleError as err:
             if name == fallback.ORIGINAL_ORDER:

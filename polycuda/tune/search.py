@@ -770,17 +770,24 @@ def _tune_schedulers(prog, values: dict[str, int], sizes: dict[str, int], top_k:
 
     Why: auto picks its scheduler by a static cost (gpu.cost) at the default sizes; on the
     H100 fdtd-2d's isl-distributed schedule measured 0.61x the time of the Pluto wavefront
-    that auto picks. A candidate that fails (no layout, no schedule) is skipped and said."""
+    that auto picks. A candidate that fails (no layout, no schedule), or after the first one
+    falls back to another scheduler's schedule (superposition on SOR), is skipped and said."""
     from polycuda import pipeline
 
     _, on_gpu = occupancy.current_device()
     if measure is None and not on_gpu:
         raise InvalidConfigError("choosing the scheduler measures each candidate: no GPU")
     found: dict[str, TuneResult] = {}
-    for name in pipeline.AUTO_SCHEDULERS["cuda"]:
+    for order, name in enumerate(pipeline.AUTO_SCHEDULERS["cuda"]):
         sub = prog.with_options(scheduler=name)
         progress and progress(f"scheduler {name}")
         try:
+            if order and pipeline.fell_back(sub.generate("cuda")):
+                # auto never uses a later candidate's fallback (pipeline._later_candidate):
+                # its code is an earlier candidate's, measured already
+                progress and progress(f"scheduler {name} left out: it falls back "
+                                      f"({sub.generate('cuda').choice[:160]})")
+                continue
             found[name] = _tune_layouts(sub, values, sizes, top_k, budget_s,
                                         measure or measure_on_gpu(sub, values), progress,
                                         refit, local_rounds, probe_count)

@@ -270,10 +270,13 @@ def test_tune_chooses_the_scheduler_by_measuring_each_candidate(capsys, tmp_path
 
     result = search.tune(prog, {"T": 64, "n": 2048}, top_k=2, measure=measure,
                          schedulers=True)
-    assert set(seen) == set(pipeline.AUTO_SCHEDULERS["cuda"]) and "auto" not in seen
+    # superposition finds no forall loop in SOR and falls back to isl's schedule: not
+    # measured again under its name
+    assert set(seen) == set(pipeline.AUTO_SCHEDULERS["cuda"]) - {"superposition"}
     assert result.scheduler == "isl-distributed" and result.measured_s_of_choice() == 0.5
     assert result.candidates == {"isl": 1.0, "pluto": 1.0, "isl-distributed": 0.5}
-    assert "keeping isl-distributed" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "keeping isl-distributed" in err and "scheduler superposition left out" in err
     assert search.TuneResult.from_json(result.to_json()) == result
     # compile and run of the auto program then take the scheduler and its sizes
     again = polycuda.compile("kernels/c/sor_1d.c", options=Options(target="cuda"))
