@@ -62,6 +62,7 @@ CONFIG_OPTIONS: Mapping[str, Mapping[str, Any]] = {
     # fused_loops.MIN_TRIPS iterations on), with each scheduler; or never
     "grid-loops": {"host_loops": "grid"},
     "launch-loops": {"host_loops": "launches"},
+    "isl-launches": {"scheduler": "isl", "host_loops": "launches"},
     "isl-grid": {"scheduler": "isl", "host_loops": "grid"},
     "sup-grid": {"scheduler": "superposition", "host_loops": "grid"},
     # Options() as it is: what `polycuda compile` does without flags, whatever that becomes
@@ -85,6 +86,7 @@ CONFIG_LABELS: Mapping[str, str] = {
              "(Di et al. 'intra+inter')",
     "grid-loops": "default options, host loops of kernel launches in one cooperative launch",
     "launch-loops": "default options, host loops of kernel launches launched per iteration",
+    "isl-launches": "isl scheduler, host loops of kernel launches launched per iteration",
     "isl-grid": "isl scheduler, host loops of kernel launches in one cooperative launch",
     "sup-grid": "superposition, host loops of kernel launches in one cooperative launch",
     "red-1block": "reduction loops summed by one block of 256 threads",

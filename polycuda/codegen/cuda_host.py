@@ -18,7 +18,8 @@ from polycuda.codegen.printer import AstPrinter, for_parts, mark_parts, simple_u
 from polycuda.codegen.private_code import PrivateTables
 from polycuda.codegen.test_main import main_source
 from polycuda.gpu.column_reduction import COLUMN_THREADS
-from polycuda.gpu.mapping import CHAIN, COLUMNS, DUAL, REDUCTION_THREADS, KernelMapping
+from polycuda.gpu.mapping import (ATOMIC, CHAIN, COLUMNS, DUAL, ONE_BLOCK, REDUCTION_THREADS,
+                                  KernelMapping)
 from polycuda.gpu.row_reduction import ROW_LANES, ROWS_PER_BLOCK
 from polycuda.gpu.staging import resident_blocks
 from polycuda.ir.c_expr import C_HELPERS
@@ -186,16 +187,27 @@ class HostPrinter(AstPrinter):
             [*head, f"__global__ void{bound} {name}({decl}) {{"] + printer.lines + ["}"]))
         return name, params
 
-    def _section(self, mark: isl.AstNode, scope: list[str]) -> fused_loops.Section | None:
+    def _section(self, mark: isl.AstNode, scope: list[str], one_block: bool = False
+                 ) -> fused_loops.Section | None:
         """The kernel of `mark` as a section of a fused loop's kernel, or None where it must
-        keep its launch (fused_loops' module docstring)."""
+        keep its launch (fused_loops' module docstring). With `one_block`, for the kernel of
+        one block: a reduction whose blocks combine by atomics (or that has one block) may be
+        a section too, its tree's barriers kept (fused_loops.one_block_fusable)."""
         kernel = self.kernels[mark_parts(mark)[1]]
+        body = mark.mark_get_node()
+        if one_block and kernel.reduction and kernel.reduction_combine in (ATOMIC, ONE_BLOCK):
+            reduction = ReductionPrinter(self.scop, kernel, frozenset(scope))
+            reduction.node(body, 0)
+            reduction.lines_around(kernel.name)
+            return fused_loops.Section(
+                kernel.name, (reduction_code.blocks(kernel, _loop_length(body)),),
+                (REDUCTION_THREADS,), tuple(reduction.lines))
         if (kernel.reduction or kernel.row_statements or kernel.wavefront
                 or kernel.reduction_combine in (COLUMNS, DUAL, CHAIN)):
             return None
         printer = KernelPrinter(self.scop, kernel, frozenset(scope), self.final_conditions,
                                 self.private, self.leaf_coordinates)
-        printer.node(mark.mark_get_node(), 0)
+        printer.node(body, 0)
         if printer.declared or printer.shared_declared or not fused_loops.fusable(printer.lines):
             return None
         counts, threads = ((), ()) if kernel.serial else _x_first(kernel, scope)
@@ -213,7 +225,7 @@ class HostPrinter(AstPrinter):
         scope = [*self.host_iters, for_parts(node)[0]]
         sections = [self._section(mark, scope) for mark in marks]
         if any(s is None for s in sections):
-            return False
+            return self._one_block(node, marks, scope, indent)
         chosen = [s for s in sections if s is not None]
         if self.host_loops == "auto" and any(len(s.counts) > fused_loops.AUTO_DIMS
                                              for s in chosen):
@@ -237,6 +249,44 @@ class HostPrinter(AstPrinter):
         for line in fused_loops.launch_lines(name, node, chosen,
                                              [(p.ctype, p.arg) for p in params],
                                              fused_loops.MIN_TRIPS if auto else None):
+            self.emit(indent + 1, line)
+        if auto:
+            self.host_iters.append(for_parts(node)[0])
+            super().for_(node, indent + 2)
+            self.host_iters.pop()
+            self.emit(indent + 1, "}")
+        self.emit(indent, "}")
+        return True
+
+    def _one_block(self, node: isl.AstNode, marks: list[isl.AstNode], scope: list[str],
+                   indent: int) -> bool:
+        """Host loop `node`, whose kernels `marks` the grid cannot run as sections, in one
+        launch of one block (fused_loops' module docstring: Shirako et al.'s Figure 3), when
+        every kernel may run there; with Options.host_loops "auto", only when it runs
+        fused_loops.MIN_TRIPS iterations or more, of at most fused_loops.BLOCK_MAX_BLOCKS
+        blocks per section, else its launches. False, and nothing printed, when it may not."""
+        sections = [self._section(mark, scope, one_block=True) for mark in marks]
+        chosen = [s for s in sections if s is not None]
+        if len(chosen) < len(sections) or not fused_loops.one_block_fusable(chosen):
+            return False
+        base = f"{chosen[0].name}_block"
+        copies = self.copies.get(base, 0)
+        self.copies[base] = copies + 1
+        name = base if copies == 0 else f"{base}_{copies}"
+        params = kernel_params(self.scop, list(self.host_iters),
+                               restrict=not read_and_written(self.scop, node))
+        decl = ", ".join(p.decl for p in params)
+        self.kernel_sources.append(fused_loops.kernel_source(name, decl, node, chosen,
+                                                             one_block=True))
+        self.fused.append(name)
+        self.shared[name] = 0
+        auto = self.host_loops == "auto"
+        when = (f" when it runs {fused_loops.MIN_TRIPS} iterations or more, of at most "
+                f"{fused_loops.BLOCK_MAX_BLOCKS} blocks per kernel" if auto else "")
+        kernels = "+".join(s.name for s in chosen)
+        self.emit(indent, f"{{  /* {kernels}: one block{when} */")
+        for line in fused_loops.one_block_launch_lines(
+                name, node, chosen, ", ".join(p.arg for p in params), auto):
             self.emit(indent + 1, line)
         if auto:
             self.host_iters.append(for_parts(node)[0])

@@ -25,6 +25,16 @@ A kernel's tile and point loops are grid- and block-stride loops that are correc
 threads never meet at a barrier or a warp shuffle are fused (a skipped thread would be missing
 there), and none with shared memory; reduction, row/column/dual reduction and wavefront
 kernels keep their launches, and a loop that holds one of them stays on the host.
+
+One block (Shirako et al. 2017, Figure 3: a sequential loop inside the kernel, block-level
+barriers between its parallel loops). A loop that the grid cannot run because a section meets
+at a barrier (a reduction's tree in shared memory: durbin, whose k loop launched 7 kernels per
+iteration) runs in one block instead: every section with the block's own threads (so no thread
+skips a barrier), each grid-stride loop over a grid of one block, and __syncthreads() after
+each section, which orders the sections' global writes within the block as a kernel boundary
+does. One block has one SM: with Options.host_loops "auto" it runs only when the loop has at
+least MIN_TRIPS iterations and no section would have launched more than BLOCK_MAX_BLOCKS
+blocks in any of them (the host walks the loop first, as for the grid); else the launches.
 """
 
 from __future__ import annotations
@@ -54,6 +64,10 @@ MIN_TRIPS = 128
 # (120^3, 500 steps) ran 16.1 ms fused against 14.5 launched (ppcg-hostloops-7432e50.json),
 # 256^3 1-4% slower; every 1-D and 2-D loop measured ran as fast or faster fused.
 AUTO_DIMS = 2
+# Options.host_loops "auto" runs a loop in one block only when no section of it would have
+# launched more blocks than this in any iteration: each grid-stride section then takes at most
+# this many turns of the one block, against a launch (a few microseconds) each.
+BLOCK_MAX_BLOCKS = 8
 # What a thread that skips a section must not miss
 _COLLECTIVE = ("__syncthreads", "__shfl", "__syncwarp", ".sync()")
 
@@ -93,6 +107,13 @@ def fusable(lines: list[str]) -> bool:
     return not any(token in line for line in lines for token in _COLLECTIVE)
 
 
+def one_block_fusable(sections: list[Section]) -> bool:
+    """Whether `sections` may run in one block: every section with a barrier or a warp
+    collective has the block's threads (none of them skips it)."""
+    threads = block_threads(sections)
+    return all(fusable(list(s.lines)) or math.prod(s.threads) == threads for s in sections)
+
+
 def block_threads(sections: list[Section]) -> int:
     """Threads of the fused kernel's 1-D blocks: the most of any section."""
     return max(math.prod(s.threads) for s in sections)
@@ -102,11 +123,12 @@ def _clamped(count: str, limit: str) -> str:
     return f"pc_min(pc_max((long long)({count}), 1LL), (long long)({limit}))"
 
 
-def section_lines(section: Section, indent: str) -> list[str]:
-    """The section's code in the fused kernel, then the grid-wide barrier (pc_grid)."""
+def section_lines(section: Section, indent: str, one_block: bool = False) -> list[str]:
+    """The section's code in the fused kernel, then the grid-wide barrier (pc_grid); with
+    `one_block`, on a grid of one block, then __syncthreads()."""
     body = "\n".join(section.lines)
     used = set(_BUILTIN.findall(body))
-    n = len(section.counts)
+    n = 0 if one_block else len(section.counts)
     out = [f"{indent}{{  /* {section.name} */"]
     inner = indent + "  "
     grid = []  # the section's gridDim per axis
@@ -116,8 +138,9 @@ def section_lines(section: Section, indent: str) -> list[str]:
         out.append(f"{inner}const unsigned {name} = (unsigned)"
                    f"{_clamped(section.counts[axis], room)};")
         grid.append(name)
-    runs = " * ".join(grid) if grid else "1u"
-    out.append(f"{inner}if (blockIdx.x < {runs} && threadIdx.x < {math.prod(section.threads)}u) {{")
+    threads = f"threadIdx.x < {math.prod(section.threads)}u"
+    out.append(f"{inner}if ({threads}) {{" if one_block else
+               f"{inner}if (blockIdx.x < {' * '.join(grid) or '1u'} && {threads}) {{")
     values = {}
     for axis in range(3):
         a = _AXES[axis]
@@ -136,21 +159,23 @@ def section_lines(section: Section, indent: str) -> list[str]:
     out += [f"{inner}  {line}" for line in body.split("\n")]
     out.append(f"{inner}}}")
     out.append(f"{indent}}}")
-    out.append(f"{indent}pc_grid.sync();")
+    out.append(f"{indent}{'__syncthreads()' if one_block else 'pc_grid.sync()'};")
     return out
 
 
-def kernel_source(name: str, decl: str, loop: isl.AstNode, sections: list[Section]) -> str:
+def kernel_source(name: str, decl: str, loop: isl.AstNode, sections: list[Section],
+                  one_block: bool = False) -> str:
     """The fused kernel: the loop, each iteration its sections in order, a grid-wide barrier
-    after each."""
+    after each; with `one_block`, for a grid of one block, a block barrier after each."""
     it, init, cond, inc = for_parts(loop)
     threads = block_threads(sections)
-    lines = [f"__global__ void __launch_bounds__({threads}) {name}({decl}) {{",
-             "  cooperative_groups::grid_group pc_grid = cooperative_groups::this_grid();",
-             "  const unsigned pc_blocks = gridDim.x;",
-             f"  for (int {it} = {init}; {cond}; {it} += {inc}) {{"]
+    lines = [f"__global__ void __launch_bounds__({threads}) {name}({decl}) {{"]
+    if not one_block:
+        lines += ["  cooperative_groups::grid_group pc_grid = cooperative_groups::this_grid();",
+                  "  const unsigned pc_blocks = gridDim.x;"]
+    lines.append(f"  for (int {it} = {init}; {cond}; {it} += {inc}) {{")
     for section in sections:
-        lines += section_lines(section, "    ")
+        lines += section_lines(section, "    ", one_block)
     lines += ["  }", "}"]
     return "\n".join(lines)
 
@@ -181,6 +206,28 @@ def launch_lines(name: str, loop: isl.AstNode, sections: list[Section],
     return lines + [f"if (pc_trips >= {min_trips} && pc_cap >= 1) {{",
                     *[f"  {x}" for x in launch],
                     "} else {"]
+
+
+def one_block_launch_lines(name: str, loop: isl.AstNode, sections: list[Section],
+                           args: str, auto: bool) -> list[str]:
+    """The host's launch of the one-block kernel `name`; args: its arguments. With `auto`,
+    only when the loop runs at least MIN_TRIPS iterations and no section would have launched
+    more than BLOCK_MAX_BLOCKS blocks in any of them (the host walks the loop's iterations):
+    the lines then end inside `else {`, where the caller prints the loop's launches, and
+    closes it."""
+    launch = f"{name}<<<dim3(1), dim3({block_threads(sections)})>>>({args});"
+    if not auto:
+        return [launch]
+    it, init, cond, inc = for_parts(loop)
+    most = f"{BLOCK_MAX_BLOCKS + 1}LL"
+    lines = ["long long pc_g = 1, pc_trips = 0;",
+             f"for (long long {it} = {init}; {cond}; {it} += {inc}) {{",
+             "  pc_trips += 1;"]
+    for section in sections:
+        product = " * ".join(_clamped(c, most) for c in section.counts) or "1LL"
+        lines.append(f"  pc_g = pc_max(pc_g, {product});")
+    return lines + ["}", f"if (pc_trips >= {MIN_TRIPS} && pc_g <= {BLOCK_MAX_BLOCKS}) {{",
+                    f"  {launch}", "} else {"]
 
 
 def resident_cap(name: str, threads: str, shared: int, required: bool = True) -> list[str]:
@@ -216,12 +263,15 @@ def cooperative_launch(name: str, grid: str, block: str, params: list[tuple[str,
 
 def note(source: str) -> str:
     """For `show passes`: the host loops of generated CUDA `source` that run in one
-    cooperative launch (their kernels, and when), or ""."""
-    found = re.findall(r"/\* (\S+): one cooperative launch( when it runs \d+ iterations or "
-                       r"more)? \*/", source)
-    if not found:
-        return ""
-    when = f" (from {MIN_TRIPS} iterations on)" if any(w for _, w in found) else ""
-    return "; host loops in one cooperative launch" + when + ": " + \
-        ", ".join(kernels for kernels, _ in found)
+    cooperative launch or in one block (their kernels, and when), or ""."""
+    out = ""
+    for how in ("one cooperative launch", "one block"):
+        found = re.findall(rf"/\* (\S+): {how}( when it runs \d+ iterations or more[^*]*)? "
+                           r"\*/", source)
+        if found:
+            width = f", of at most {BLOCK_MAX_BLOCKS} blocks per kernel" if how == "one block" \
+                else ""
+            when = f" (from {MIN_TRIPS} iterations on{width})" if any(w for _, w in found) else ""
+            out += f"; host loops in {how}{when}: " + ", ".join(k for k, _ in found)
+    return out
 

@@ -166,10 +166,15 @@ def grid(kernel: KernelMapping, length: str | None) -> str:
     iterators and the parameters; None: not known, then CAP): a block per REDUCTION_THREADS *
     REDUCTION_ITERATIONS iterations, at least one, at most CAP. Any grid is correct (the loop
     is grid-stride); a block without iterations adds nothing."""
+    count = blocks(kernel, length)
+    return "dim3(1)" if count == "1" else f"dim3((unsigned){count})"
+
+
+def blocks(kernel: KernelMapping, length: str | None) -> str:
+    """The block count of grid() (C text, long long)."""
     if not many_blocks(kernel):
-        return "dim3(1)"
+        return "1"
     if length is None:
-        return f"dim3((unsigned){CAP})"
+        return CAP
     per_block = REDUCTION_THREADS * REDUCTION_ITERATIONS
-    return (f"dim3((unsigned)pc_min(pc_max(pc_ceild({length}, {per_block}LL), 1LL), "
-            f"{CAP}))")
+    return f"pc_min(pc_max(pc_ceild({length}, {per_block}LL), 1LL), {CAP})"

@@ -433,6 +433,7 @@ def test_config_names_map_to_options():
         "no-producer": Options(producer_fusion=False),
         "grid-loops": Options(host_loops="grid"),
         "launch-loops": Options(host_loops="launches"),
+        "isl-launches": Options(scheduler="isl", host_loops="launches"),
         "isl-grid": Options(scheduler="isl", host_loops="grid"),
         "sup-grid": Options(scheduler="superposition", host_loops="grid"),
         "default": Options(),

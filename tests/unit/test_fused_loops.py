@@ -84,11 +84,99 @@ def test_auto_chooses_at_run_time_by_the_loop_length():
     _emulated(prog, ({"n": 20}, {"n": fused_loops.MIN_TRIPS + 3}))
 
 
-def test_a_loop_with_a_reduction_kernel_keeps_its_launches():
-    # durbin's loop holds a many-block reduction (barriers, shared memory): not fused
+def test_a_loop_with_a_reduction_kernel_is_not_fused_on_the_grid():
+    # durbin's loop holds a many-block reduction (barriers, shared memory): no cooperative
+    # launch; one block runs it instead (below)
     prog, source = _source("durbin", scheduler="superposition", host_loops="grid")
     assert "cudaLaunchCooperativeKernel" not in source and "_loop(" not in source
+    assert re.search(r"kernel\d+_block<<<dim3\(1\), dim3\(256\)>>>", source)
     _emulated(prog, ({"n": 23},))
+
+
+def _emulated_outputs(prog, sizes: dict[str, int]) -> dict[str, object]:
+    """The arrays after the emulated entry ran on the verifier's random inputs (seed 0)."""
+    import numpy as np
+
+    from polycuda.verify import random_arguments
+
+    args = random_arguments(prog.scop, sizes)
+    prog.kernel("emulate")(**args)
+    return {k: v.copy() for k, v in args.items() if isinstance(v, np.ndarray)}
+
+
+# Shirako et al. 2017, Figure 3: the sequential loop inside one kernel, block barriers between
+# its parallel loops. durbin's k loop (7 kernels per iteration, one a tree reduction),
+# ludcmp's back substitution (a reduction and a one-thread kernel), gramschmidt's k loop
+# under isl (a norm, then a reduction and two 1-D kernels per iteration)
+@pytest.mark.parametrize("kernel,scheduler,sections,sizes", [
+    ("durbin", "auto", 7, {"n": 40}), ("ludcmp", "auto", 2, {"n": 30}),
+    ("gramschmidt", "isl", 4, {"m": 20, "n": 17})])
+def test_a_loop_with_a_reduction_runs_in_one_block(kernel, scheduler, sections, sizes):
+    prog, source = _source(kernel, scheduler=scheduler, host_loops="grid")
+    name = re.search(r"void __launch_bounds__\(256\) (kernel\d+_block)\(", source).group(1)
+    block = source[source.index(f"{name}("):]
+    block = block[:block.index("\n}\n")]
+    assert len(re.findall(r"/\* kernel\d+ \*/", block)) == sections
+    assert block.count("\n    __syncthreads();") == sections  # after each section
+    assert "pc_grid." not in block and "cooperative_groups" not in block
+    assert not re.search(r"(?<!pc_)(gridDim|blockIdx)\.x", block)  # a grid of one block
+    assert f"{name}<<<dim3(1), dim3(256)>>>" in source
+    # the same arithmetic in the same order as the launches: equal to the last bit
+    launched, _ = _source(kernel, scheduler=scheduler, host_loops="launches")
+    one, many = _emulated_outputs(prog, sizes), _emulated_outputs(launched, sizes)
+    assert one.keys() == many.keys()
+    for array in one:
+        assert (one[array] == many[array]).all(), array
+    _emulated(prog, (dict(suite.by_name(kernel).small),))
+
+
+def test_one_block_is_chosen_at_run_time_by_length_and_width():
+    prog, source = _source("durbin")  # host_loops "auto"
+    assert (f"if (pc_trips >= {fused_loops.MIN_TRIPS} && pc_g <= "
+            f"{fused_loops.BLOCK_MAX_BLOCKS}) {{") in source
+    entry = source[source.index("kernel1_block<<<"):]
+    assert "} else {" in entry and "kernel3<<<" in entry  # the launches otherwise
+    assert ("; host loops in one block (from 128 iterations on, of at most 8 blocks per "
+            "kernel): kernel1+kernel2+kernel3") in show("passes", (prog,))
+    # above MIN_TRIPS (one block: kernel5's grid of (n + 254) / 256 = 1) and below: both verify
+    # against the sequential program (durbin's recursion amplifies the reduction's rounding
+    # past the tolerance from n ~ 200 on random inputs, fused or not: not a larger n)
+    big = fused_loops.MIN_TRIPS + 5
+    launched, _ = _source("durbin", host_loops="launches")
+    one, many = _emulated_outputs(prog, {"n": big}), _emulated_outputs(launched, {"n": big})
+    assert all((one[a] == many[a]).all() for a in one)
+    _emulated(prog, ({"n": 20},))
+
+
+def test_a_missing_block_barrier_is_caught_by_the_emulator():
+    # the check can fail: without the barrier after kernel4's section (thread 0: alpha =
+    # -alpha / beta), kernel5's threads may read alpha before it is written (the emulator runs
+    # a block's threads in a shuffled order)
+    prog, source = _source("durbin", host_loops="grid")
+    barrier = source.index("__syncthreads();", source.index("/* kernel4 */"))
+    broken = source[:barrier] + source[barrier + len("__syncthreads();"):]
+    from polycuda.runtime import emulate, launch
+    from polycuda.verify import random_arguments
+
+    run = launch.load(emulate.build_emulated(broken), prog.scop, "emulate")
+    args = random_arguments(prog.scop, {"n": 40})
+    run(**args)
+    expected = _emulated_outputs(prog, {"n": 40})
+    assert any(not (args[a] == expected[a]).all() for a in expected)
+
+
+def test_a_reduction_combined_by_a_pass_keeps_its_launches():
+    # the partial-array pass (file-scope partials, the last block combines) is not a section
+    _, source = _source("durbin", host_loops="grid", reduction_combine="pass")
+    assert "_block(" not in source and "kernel3<<<" in source
+
+
+def test_one_block_needs_every_barrier_section_at_the_block_threads():
+    tree = fused_loops.Section("r", ("1",), (256,), ("__syncthreads();",))
+    wide = fused_loops.Section("w", ("n",), (1024,), ("x[threadIdx.x] = 0;",))
+    serial = fused_loops.Section("s", (), (), ("y[0] = 1;",))
+    assert fused_loops.one_block_fusable([tree, serial])
+    assert not fused_loops.one_block_fusable([tree, wide])  # 768 threads would skip the tree
 
 
 def test_a_loop_that_isl_splits_gets_a_kernel_per_copy():
@@ -148,3 +236,31 @@ def test_fused_loops_verify_on_the_gpu(kernel, scheduler):
         assert "cudaLaunchCooperativeKernel" in source
         (result,) = prog.verify(one, targets=("cuda",))
         assert result.ok, result
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("kernel,scheduler", [("durbin", "auto"), ("ludcmp", "auto"),
+                                              ("gramschmidt", "isl"),
+                                              ("durbin", "superposition")])
+def test_one_block_loops_verify_on_the_gpu(kernel, scheduler):
+    # forced at the suite's small sizes, against the sequential program; at a length above
+    # MIN_TRIPS under auto (one block at run time), against the launches, to the last bit
+    # (the same operations in the same order; not against the sequential program there, as
+    # for lu and ludcmp above)
+    prog, source = _source(kernel, scheduler=scheduler, host_loops="grid")
+    assert "_block<<<dim3(1)" in source
+    (result,) = prog.verify(dict(suite.by_name(kernel).small), targets=("cuda",))
+    assert result.ok, result
+    sizes = {k: fused_loops.MIN_TRIPS + 9 for k in suite.by_name(kernel).small}
+    auto, _ = _source(kernel, scheduler=scheduler)
+    launched, _ = _source(kernel, scheduler=scheduler, host_loops="launches")
+    import numpy as np
+
+    from polycuda.verify import random_arguments
+
+    outputs = []
+    for one in (auto, launched):
+        args = random_arguments(one.scop, sizes)
+        one.kernel("cuda")(**args)
+        outputs.append({k: v for k, v in args.items() if isinstance(v, np.ndarray)})
+    assert all((outputs[0][a] == outputs[1][a]).all() for a in outputs[0])
