@@ -210,6 +210,8 @@ class HostPrinter(AstPrinter):
         printer.node(body, 0)
         if printer.declared or printer.shared_declared or not fused_loops.fusable(printer.lines):
             return None
+        if one_block and not kernel.serial and not fused_loops.grid_strided_only(printer.lines):
+            return None
         counts, threads = ((), ()) if kernel.serial else _x_first(kernel, scope)
         return fused_loops.Section(kernel.name, counts, threads, tuple(printer.lines))
 

@@ -32,9 +32,11 @@ at a barrier (a reduction's tree in shared memory: durbin, whose k loop launched
 iteration) runs in one block instead: every section with the block's own threads (so no thread
 skips a barrier), each grid-stride loop over a grid of one block, and __syncthreads() after
 each section, which orders the sections' global writes within the block as a kernel boundary
-does. One block has one SM: with Options.host_loops "auto" it runs only when the loop has at
-least MIN_TRIPS iterations and no section would have launched more than BLOCK_MAX_BLOCKS
-blocks in any of them (the host walks the loop first, as for the grid); else the launches.
+does. One block has one SM: its parallel kernels may join only when their threads run no loop
+of their own (grid_strided_only), and with Options.host_loops "auto" it runs only when the loop
+has at least MIN_TRIPS iterations and no section would have launched more than
+BLOCK_MAX_BLOCKS blocks in any of them (the host walks the loop first, as for the grid); else
+the launches.
 """
 
 from __future__ import annotations
@@ -105,6 +107,15 @@ def fusable(lines: list[str]) -> bool:
     """Whether a kernel body (printed lines) may run as a section: no barrier or warp
     collective, which threads skipping the section would miss."""
     return not any(token in line for line in lines for token in _COLLECTIVE)
+
+
+def grid_strided_only(lines: list[str]) -> bool:
+    """Whether every loop of a kernel body (printed lines) is a grid-stride loop over its
+    blocks: its threads run no loop of their own. In one block, such a kernel costs a turn
+    per block of its grid; one whose threads loop (gramschmidt's update under isl, over m)
+    costs those loops once per block too, one block after another: 2.0x slower than its
+    launches on the H100 (bench/results/2026-11-26-nvidia-h100-80gb-hbm3-one-block.json)."""
+    return all("gridDim" in line for line in lines if line.lstrip().startswith("for ("))
 
 
 def one_block_fusable(sections: list[Section]) -> bool:

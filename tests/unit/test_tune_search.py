@@ -554,14 +554,23 @@ def test_local_search_starts_from_no_default_table_and_keeps_the_fastest(tmp_pat
     assert result.tile_sizes == () and result.local["rounds"] == 1  # no neighbour faster
 
 
-def test_local_search_starts_from_the_default_tables_given_explicitly(no_probes, tmp_path):
+def test_local_search_starts_from_the_default_tables_given_explicitly(no_probes, tmp_path,
+                                                                     monkeypatch):
     prog = polycuda.compile("kernels/c/heat_2d.c", options=Options(target="cuda"))
     sizes = {"T": 32, "n": 512}
     models, cal, props = _models(prog, sizes)
     explicit = search.defaults_layout(models, cal, props)
     default = (models[0].default_tiles, models[0].default_block)
     assert (explicit.tiles, explicit.block) == default
-    ranked, _ = search.rank(models, cal, props)
+    ranked, excluded = search.rank(models, cal, props)
+    real_rank = search.rank
+
+    def rank(*args, **kwargs):  # tune's own ranking of these kernels: this one (2.5 s each)
+        if args[:3] == (models, cal, props):
+            return list(ranked), excluded.copy()
+        return real_rank(*args, **kwargs)
+
+    monkeypatch.setattr(search, "rank", rank)
     top = {(r.tiles, r.block) for r in ranked[:3]}
     target = next(r for r in search.neighbours(models, explicit, cal, props)
                   if (r.tiles, r.block) not in top)
