@@ -140,7 +140,7 @@ def test_adi_under_pluto_falls_back_within_its_budget_and_verifies():
     prog = polycuda.compile(str(C_INPUTS / "adi.c"), options=opts)
     start = time.perf_counter()
     with pytest.warns(PolycudaWarning, match="pluto scheduler given up .*wall-clock budget"):
-        prog.generate("c")
+        prog.generate("c", shuffle_parallel=True)  # verify's c build: compiled once
     assert time.perf_counter() - start < 60  # not a timing assert: a hang guard
     _verified(prog, {"tsteps": 2, "n": 7})
 
