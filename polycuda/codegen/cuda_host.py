@@ -232,33 +232,7 @@ class HostPrinter(AstPrinter):
         if self.host_loops == "auto" and any(len(s.counts) > fused_loops.AUTO_DIMS
                                              for s in chosen):
             return False
-        # isl may split a host loop: each copy is a fused kernel of its own (kernel0_loop,
-        # kernel0_loop_1, ...)
-        base = f"{chosen[0].name}_loop"
-        copies = self.copies.get(base, 0)
-        self.copies[base] = copies + 1
-        name = base if copies == 0 else f"{base}_{copies}"
-        params = kernel_params(self.scop, list(self.host_iters),
-                               restrict=not read_and_written(self.scop, node))
-        decl = ", ".join(p.decl for p in params)
-        self.kernel_sources.append(fused_loops.kernel_source(name, decl, node, chosen))
-        self.fused.append(name)
-        self.shared[name] = 0
-        auto = self.host_loops == "auto"
-        when = f" when it runs {fused_loops.MIN_TRIPS} iterations or more" if auto else ""
-        kernels = "+".join(s.name for s in chosen)
-        self.emit(indent, f"{{  /* {kernels}: one cooperative launch{when} */")
-        for line in fused_loops.launch_lines(name, node, chosen,
-                                             [(p.ctype, p.arg) for p in params],
-                                             fused_loops.MIN_TRIPS if auto else None):
-            self.emit(indent + 1, line)
-        if auto:
-            self.host_iters.append(for_parts(node)[0])
-            super().for_(node, indent + 2)
-            self.host_iters.pop()
-            self.emit(indent + 1, "}")
-        self.emit(indent, "}")
-        return True
+        return self._emit_fused(node, chosen, indent, one_block=False)
 
     def _one_block(self, node: isl.AstNode, marks: list[isl.AstNode], scope: list[str],
                    indent: int) -> bool:
@@ -271,7 +245,16 @@ class HostPrinter(AstPrinter):
         chosen = [s for s in sections if s is not None]
         if len(chosen) < len(sections) or not fused_loops.one_block_fusable(chosen):
             return False
-        base = f"{chosen[0].name}_block"
+        return self._emit_fused(node, chosen, indent, one_block=True)
+
+    def _emit_fused(self, node: isl.AstNode, chosen: list[fused_loops.Section], indent: int,
+                    one_block: bool) -> bool:
+        """The fused kernel of host loop `node` (its `chosen` sections) and its launch: one
+        cooperative launch, or with `one_block` a launch of one block; with Options.host_loops
+        "auto", under the run-time condition of fused_loops, else the loop's launches."""
+        # isl may split a host loop: each copy is a fused kernel of its own (kernel0_loop,
+        # kernel0_loop_1, ...)
+        base = f"{chosen[0].name}_{'block' if one_block else 'loop'}"
         copies = self.copies.get(base, 0)
         self.copies[base] = copies + 1
         name = base if copies == 0 else f"{base}_{copies}"
@@ -279,16 +262,24 @@ class HostPrinter(AstPrinter):
                                restrict=not read_and_written(self.scop, node))
         decl = ", ".join(p.decl for p in params)
         self.kernel_sources.append(fused_loops.kernel_source(name, decl, node, chosen,
-                                                             one_block=True))
+                                                             one_block))
         self.fused.append(name)
         self.shared[name] = 0
         auto = self.host_loops == "auto"
-        when = (f" when it runs {fused_loops.MIN_TRIPS} iterations or more, of at most "
-                f"{fused_loops.BLOCK_MAX_BLOCKS} blocks per kernel" if auto else "")
+        when = f" when it runs {fused_loops.MIN_TRIPS} iterations or more" if auto else ""
+        if one_block:
+            when += f", of at most {fused_loops.BLOCK_MAX_BLOCKS} blocks per kernel" if auto \
+                else ""
+            lines = fused_loops.one_block_launch_lines(
+                name, node, chosen, ", ".join(p.arg for p in params), auto)
+        else:
+            lines = fused_loops.launch_lines(name, node, chosen,
+                                             [(p.ctype, p.arg) for p in params],
+                                             fused_loops.MIN_TRIPS if auto else None)
         kernels = "+".join(s.name for s in chosen)
-        self.emit(indent, f"{{  /* {kernels}: one block{when} */")
-        for line in fused_loops.one_block_launch_lines(
-                name, node, chosen, ", ".join(p.arg for p in params), auto):
+        how = "one block" if one_block else "one cooperative launch"
+        self.emit(indent, f"{{  /* {kernels}: {how}{when} */")
+        for line in lines:
             self.emit(indent + 1, line)
         if auto:
             self.host_iters.append(for_parts(node)[0])
