@@ -413,23 +413,17 @@ def total_time(problem: Problem, layout: Layout, cal: Calibration, blocks_per_sm
 
     DOALL kernels (extension): one wavefront of every tile, no sigma_blk, the whole run
     `problem.launches` times (a host loop around the kernel).
-    Wavefront kernels add lam * latency_term (our extension; 0 when cal.lam is 0).
+    Wavefront kernels add lam * latency_term (our extension; 0 when cal.lam is 0). The sum
+    of total_terms() weighed by the calibration: one formula for the estimate and the fit.
 
     Raises:
         InvalidConfigError: blocks_per_sm < 1 (the block cannot be resident: Table 1's B = 0).
     """
-    if blocks_per_sm < 1:
-        raise InvalidConfigError(f"{layout} has no resident block per SM ({blocks_per_sm=})")
-    t_tile = tile_time(cal, problem, layout, warp, n_mem)
+    a, b, c, lat, d = total_terms(problem, layout, cal, blocks_per_sm, sms, warp, n_mem)
+    total = cal.alpha * a + cal.beta * b + cal.gamma * c + cal.lam * lat + d
     counts = tile_counts(problem, layout.tiles)
-    work = wavefronts_work(problem, layout.tiles, blocks_per_sm, sms)
-    if problem.kind == "doall":
-        total = problem.launches * (work * t_tile + cal.sigma_ker)
-    else:
-        total = problem.launches * (work * t_tile + len(counts.tiles) * cal.blk(blocks_per_sm)
-                                    + cal.sigma_ker)
-        total += cal.lam * latency_term(problem, layout, blocks_per_sm, sms)
-    return Estimate(total, t_tile, len(counts.tiles), sum(counts.tiles), blocks_per_sm)
+    return Estimate(total, tile_time(cal, problem, layout, warp, n_mem), len(counts.tiles),
+                    sum(counts.tiles), blocks_per_sm)
 
 
 def latency_term(problem: Problem, layout: Layout, blocks_per_sm: int, sms: int) -> float:
@@ -464,10 +458,9 @@ def total_terms(problem: Problem, layout: Layout, cal: Calibration, blocks_per_s
                 sms: int, warp: int = 32, n_mem: int | None = None
                 ) -> tuple[float, float, float, float, float]:
     """T_total = alpha a + beta b + gamma c + lam l + d (eq. (9) with our latency term): (a,
-    b, c, l, d), d with the sigmas of `cal`, from one tile_terms(): the values total_time()
-    gives with alpha, beta, gamma set to one and the others to zero, computed in the same
-    order, so they are equal to the last bit (the refit's re-ranking, tune/search.py, costs
-    one evaluation per layout, not five).
+    b, c, l, d), d with the sigmas of `cal`, from one tile_terms() (total_time() weighs them
+    by alpha, beta, gamma and lam; the refit's re-ranking, tune/search.py, costs one
+    evaluation per layout, not five).
 
     Raises:
         InvalidConfigError: blocks_per_sm < 1 (as total_time).
