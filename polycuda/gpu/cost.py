@@ -138,8 +138,9 @@ def _visit(node: isl.ScheduleNode, kernels: dict[str, KernelMapping], skip: int,
             # a fused producer (gpu/producer_fusion.py) runs one instance per iteration of
             # the reduction's chunk loop, in the iteration that reads its element: that loop
             # is the reduction's, counted once as in the column kernel without the producer
-            return Cost(below.serial, below.depth,
-                        below.in_thread - _producer_loops(node.child(0).child(0), kernel))
+            chunks = node.child(0).child(0)
+            return Cost(below.serial, below.depth, below.in_thread - _thread_loops(
+                chunks, ((chunks, 0),), kernel.producer_statements))
         return below
     if kind == _N.band:
         loops = sum(_parametric(node, k) for k in range(skip, node.band_n_member()))
@@ -155,22 +156,17 @@ def _visit(node: isl.ScheduleNode, kernels: dict[str, KernelMapping], skip: int,
                 sum(c.in_thread for c in children))
 
 
-def _producer_loops(chunks: isl.ScheduleNode, kernel: KernelMapping) -> int:
-    """The parametric chunk loops that _thread_loops counted for the fused producers of the
-    column kernel `kernel` (its chunk band `chunks`)."""
-    return sum(_parametric(chunks, 0, isl.UnionSet.from_set(own))
-               for own in isl_build.sets_of(chunks.get_domain())
-               if own.get_tuple_name() in kernel.producer_statements)
-
-
-def _thread_loops(leaf: isl.ScheduleNode, members: tuple[tuple[isl.ScheduleNode, int], ...]
-                  ) -> int:
-    """Over the statements at `leaf`: the sum of the members of `members` of parametric
-    length for that statement (a fused statement at a fixed value of a member runs no loop)."""
+def _thread_loops(leaf: isl.ScheduleNode, members: tuple[tuple[isl.ScheduleNode, int], ...],
+                  only: tuple[str, ...] | None = None) -> int:
+    """Over the statements at `leaf` (those named in `only`, when given): the sum of the
+    members of `members` of parametric length for that statement (a fused statement at a
+    fixed value of a member runs no loop). With `only` a column kernel's fused producers and
+    `members` its chunk band: the chunk loops counted for them, which are the reduction's."""
     if not members:
         return 0
     return sum(_parametric(band, k, isl.UnionSet.from_set(own))
-               for own in isl_build.sets_of(leaf.get_domain()) for band, k in members)
+               for own in isl_build.sets_of(leaf.get_domain())
+               if only is None or own.get_tuple_name() in only for band, k in members)
 
 
 def _parametric(band: isl.ScheduleNode, member: int, domain: isl.UnionSet | None = None
