@@ -80,9 +80,14 @@ def test_reduction_statements_are_updates_that_do_not_read_their_array():
 def test_each_reduction_loop_is_one_block_not_one_thread():
     one = Options(reduction_blocks=1)
     source = polycuda.compile(NORMS, filename="norms.c", options=one).generate("cuda").source
-    assert source.count("dim3(1), dim3(256)") == 1 and "dim3(1), dim3(1)" not in source
+    # the reduction's launch; from 128 iterations of k on, the loop in one block of 256
+    # threads instead (codegen/fused_loops.py), the same tree as a section
+    assert source.count("kernel1<<<dim3(1), dim3(256)>>>") == 1
+    assert "kernel1_block<<<dim3(1), dim3(256)>>>" in source and "dim3(1), dim3(1)" not in source
     source = polycuda.compile(CHAINS, filename="chains.c", options=one).generate("cuda").source
-    assert source.count("dim3(1), dim3(256)") == 2 and "atomic" not in source
+    assert len(re.findall(r"kernel\d+<<<dim3\(1\), dim3\(256\)>>>", source)) == 2
+    assert len(re.findall(r"kernel\d+_block<<<dim3\(1\), dim3\(256\)>>>", source)) == 2
+    assert "atomic" not in source
     assert "pc_part[threadIdx.x] = pc_part[threadIdx.x] * pc_part[threadIdx.x + pc_s];" in source
     assert "int pc_acc = (int)0;" in source and "*pc_cell += pc_part[0];" in source
     off = polycuda.compile(CHAINS, filename="chains.c",
