@@ -51,7 +51,8 @@ def column_statement(band: isl.ScheduleNode, reductions: dict[str, reductions_.U
     name = row_reduction._reduction_loop(inner, reductions, accesses)
     if name is None or reductions[name].op not in ("+=", "-="):
         return None
-    if not _parametric(inner) or not row_reduction.coalesces_along(band, name, accesses):
+    if not _parametric(inner) or not row_reduction.coalesces_along(band, name, accesses,
+                                                                    inner):
         return None
     return name
 

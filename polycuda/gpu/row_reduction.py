@@ -117,22 +117,30 @@ def _reduction_loop(loop: isl.ScheduleNode, reductions: dict[str, reductions_.Up
     return names[0]
 
 
-def coalesces_along(loop: isl.ScheduleNode, name: str, accesses: staging.Accesses) -> bool:
-    """Whether consecutive iterations of the reduction loop `loop` (one row: the same outer
-    loops) read consecutive elements in every read of the statement's highest-rank arrays
-    other than the array it updates (the dominant accesses, Shirako et al. 2017, Section 5.2:
-    coalesced when the innermost subscript varies with the thread loop at stride 1).
+def coalesces_along(loop: isl.ScheduleNode, name: str, accesses: staging.Accesses,
+                    inner: isl.ScheduleNode | None = None) -> bool:
+    """Whether consecutive iterations of the loop `loop` (one row: the same outer loops, and
+    the same iteration of the 1-member band `inner` below it when given: a column's
+    reduction loop) read consecutive elements in every read of the statement's highest-rank
+    arrays other than the array it updates that is not the same element in both (the
+    dominant accesses, Shirako et al. 2017, Section 5.2: coalesced when the innermost
+    subscript varies with the thread loop at stride 1; an element every thread reads is one
+    broadcast load), and at least one such read varies.
 
-    # step: { S[x] -> S[x'] : prefix(x') = prefix(x), r(x') = r(x) + 1 }
+    # step: { S[x] -> S[x'] : prefix(x') = prefix(x), r(x') = r(x) + 1, inner(x') = inner(x) }
     # pair: { A[a] -> A[a'] } the elements read by two consecutive iterations
     """
     domain = loop.get_domain()
     sched = loop.get_prefix_schedule_union_map().flat_range_product(
-        loop.band_get_partial_schedule_union_map()).intersect_domain(domain)
-    sched_map = isl.Map.from_union_map(sched)
+        loop.band_get_partial_schedule_union_map())
+    if inner is not None:
+        sched = sched.flat_range_product(inner.band_get_partial_schedule_union_map())
+    sched_map = isl.Map.from_union_map(sched.intersect_domain(domain))
     m = sched_map.dim(isl.dim_type.out)
     names = [f"s{k}" for k in range(m)]
-    shift = isl.Map(f"{{ [{', '.join(names)}] -> [{', '.join(names[:-1] + [names[-1] + ' + 1'])}] }}",
+    at = m - 1 if inner is None else m - 2  # the position of `loop`'s member
+    moved = [f"{v} + 1" if k == at else v for k, v in enumerate(names)]
+    shift = isl.Map(f"{{ [{', '.join(names)}] -> [{', '.join(moved)}] }}",
                     context=loop.get_ctx())
     shift = shift.align_params(sched_map.get_space())
     step = sched_map.apply_range(shift).apply_range(sched_map.reverse())
@@ -145,18 +153,31 @@ def coalesces_along(loop: isl.ScheduleNode, name: str, accesses: staging.Accesse
     rank = max(r.dim(isl.dim_type.out) for r in reads)
     if rank == 0:
         return False
+    strided = 0
     for read in (r for r in reads if r.dim(isl.dim_type.out) == rank):
         step_a = read.reverse().apply_range(step).apply_range(read)  # { A[a] -> A[a'] }
-        deltas = step_a.deltas().project_out(isl.dim_type.set, 0, rank - 1)
-        if deltas.is_empty():
+        moves = step_a.deltas()
+        if moves.is_empty():
             return False
+        if moves.is_subset(_zero(moves)):
+            continue  # the same element in every iteration: one broadcast load per warp
+        deltas = moves.project_out(isl.dim_type.set, 0, rank - 1)
         low, high = deltas.dim_min(0), deltas.dim_max(0)
         if not (low.is_cst() and high.is_cst()):
             return False
         values = {_constant(low), _constant(high)}
         if values not in ({1}, {-1}):
             return False
-    return True
+        strided += 1
+    return strided > 0
+
+
+def _zero(deltas: isl.Set) -> isl.Set:
+    """The set of `deltas`' space whose every coordinate is 0."""
+    zero = isl.Set.universe(deltas.get_space())
+    for k in range(deltas.dim(isl.dim_type.set)):
+        zero = zero.fix_val(isl.dim_type.set, k, 0)
+    return zero
 
 
 def _constant(pw_aff: isl.PwAff) -> int:

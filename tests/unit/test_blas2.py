@@ -115,6 +115,25 @@ def test_the_chunks_fill_the_gpu_by_its_sm_count():
             in source)
 
 
+def test_a_read_that_every_column_shares_is_one_broadcast_load():
+    # gramschmidt's R[k][j] += Q[i][k] * A[i][j]: Q[i][k] is the same element for every column
+    # j (a broadcast load per warp), A[i][j] coalesces along j: split into column chunks, where
+    # each thread had walked all of m (5 blocks for n = 1200)
+    shared = COLUMN.replace("DATA_TYPE", "double").replace("OP", "+=").replace(
+        "x[m]", "X[m][n]").replace("x[i]", "X[i][0]")
+    prog = polycuda.compile(shared, options=Options(target="cuda"))
+    assert _mapped(prog) == [(COLUMNS, "S0")]
+    for sizes in SIZES[:2]:
+        assert all(r.ok for r in prog.verify(sizes, targets=("emulate", "c")))
+    # a read that moves along j in its outer subscript (stride n) is not coalesced
+    strided = shared.replace("X[i][0]", "X[j][i]").replace("X[m][n]", "X[n][m]")
+    assert COLUMNS not in [how for how, _ in _mapped(polycuda.compile(
+        strided, options=Options(target="cuda")))]
+    gram = polycuda.compile("kernels/c/gramschmidt.c",
+                            options=Options(target="cuda", tuned_sizes=False))
+    assert f"reduction (+=), kernel5: {COLUMNS}" in show("schedule", (gram,))
+
+
 def test_show_schedule_says_the_columns_run_on_threads():
     assert f"reduction (+=), kernel0: {COLUMNS}" in show("schedule", (_column(),))
 
