@@ -10,10 +10,17 @@ from polycuda.ir.scop import Scop
 
 
 def new_context() -> isl.Context:
-    """A private isl context with the scheduler options PPCG uses (outer loops parallel)."""
+    """A private isl context with the scheduler options PPCG uses (outer loops parallel), and
+    AST loops whose iterators are the schedule's values: isl's AST build otherwise divides a
+    loop of constant stride by it (ast_build_scale_strides), and the CUDA printer, which maps
+    a point loop's value to threadIdx and private registers to the thread that owns them,
+    then ran some instances on other threads than the schedule says (fuzz seed 63056: 2 * (j
+    mod 128) printed as j in one AST copy, so a register of thread 2j missed the updates of
+    element j made there by thread j: a wrong result)."""
     ctx = isl.Context()
     ctx.set_schedule_outer_coincidence(1)
     ctx.set_schedule_maximize_band_depth(1)
+    ctx.set_ast_build_scale_strides(0)
     return ctx
 
 

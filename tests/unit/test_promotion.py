@@ -321,3 +321,42 @@ def test_no_store_of_a_register_whose_statement_never_ran():
                               guarded.ctypes.data_as(ctypes.c_void_p)) == 0
     assert (guarded[n - 7:] == 7.0).all(), guarded  # nothing written past B
     assert _emulated_ok(prog, {"n": 9, "m": 4}) and _emulated_ok(prog, {"n": 12, "m": 4})
+
+
+# Fuzz seed 63056, reduced: S2's point loop is 2 * (j mod 128) (after S0 and S1 at i + 6 and
+# 2i + 6); isl's AST build divided that loop by its stride in one copy of the kernel body,
+# which then ran element j's updates on thread j while thread 2j held A[j - 2][n - j - 1] in
+# its register: A came out unchanged there. The AST iterators now keep the schedule's values.
+STRIDED = """
+void fuzz(int n, double alpha, double A[6][6], int B[7][9][7], int C[4][6])
+{
+  int i, j;
+#pragma scop
+  for (i = 2; i <= n - 2; i++) {
+    B[i][n - i - 2][i] = (1) / 1;
+  }
+  for (i = n - 1; i >= 0; i--) {
+    for (j = 2; j <= i; j++) {
+      if (n >= 2 * i + 1) {
+        B[i][2 * i - 1][i + 1] = (B[2 * i][j + 1][2 * i] + 2) / 2;
+      } else {
+        A[j - 2][n - j - 1] = 0.5 * A[j - 2][n - j - 1] + 0.25 * B[n - i - 1][i + 1][j - 2]
+                              + 0.3 * C[i - 4][j - 2] + alpha;
+      }
+    }
+  }
+#pragma endscop
+}
+"""
+
+
+def test_a_register_follows_a_point_loop_of_stride_two():
+    from polycuda.schedule import isl_scheduler
+
+    assert isl_scheduler.new_context().get_ast_build_scale_strides() == 0
+    prog = polycuda.compile(STRIDED, filename="strided.c",
+                            options=Options(target="cuda", scheduler="isl"))
+    source = prog.generate("cuda").source
+    assert "pc_c0" in source  # A's element is promoted, the case that went wrong
+    (result,) = prog.verify({"n": 8}, targets=("emulate",))
+    assert result.ok, result
