@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import polycuda
-from polycuda import cli
+from polycuda import cli, pipeline
 from polycuda.options import Options
 
 KERNELS = Path(__file__).resolve().parents[2] / "kernels" / "c"
@@ -44,7 +44,8 @@ def test_gemm_steps_in_order_with_their_notes():
 
 def test_auto_lists_each_candidates_mapping_then_the_choice():
     names = [name for name, _ in _steps("gemm")]
-    assert names.count("mapping") == 3  # isl, pluto, isl-distributed
+    # isl, pluto, isl-distributed, superposition (pipeline.AUTO_SCHEDULERS)
+    assert names.count("mapping") == len(pipeline.AUTO_SCHEDULERS["cuda"]) == 4
     assert names.index("scheduler choice") > max(k for k, n in enumerate(names) if n == "mapping")
 
 
