@@ -116,6 +116,11 @@ def schedule_scop(scop: Scop, options: Options, ctx: isl.Context,
 # steps of 1300^2), and adi (fewer repeated launches; 1016 against 1022 ms), in the suite
 # (bench/results/2026-11-26-nvidia-h100-80gb-hbm3-sup-auto.json); everywhere else it ties.
 AUTO_SCHEDULERS = {"cuda": ("isl", "pluto", "isl-distributed", "superposition")}
+# A later candidate mapped only when the least cost so far has no parametric loop in a
+# one-thread kernel and at least this many on the longest path outside blocks and threads:
+# superposition won only there in the suite (jacobi_2d_alt, adi: 2) and tied elsewhere, where
+# its scheduling cost up to 0.4 s of a 2-core machine's compile (three_mm 1.64 -> 2.07 s).
+AUTO_MIN_DEPTH = {"superposition": 2}
 # Each candidate after the first gets at most this share of Options.schedule_budget_s: a
 # scheduler that needs longer (Pluto on adi) is given up for the first one's schedule, so that
 # the default compile stays near the first scheduler's time.
@@ -153,6 +158,12 @@ def choose_schedule(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl
             schedule, mapped = _schedule_and_map(scop, options.replace(scheduler=name), ctx,
                                                  dep_map, timer)
         else:  # a later one: its own scheduler only, on a share of the budget, or skipped
+            least = min(f[0] for f in found)
+            if least.serial == 0 and least.depth < AUTO_MIN_DEPTH.get(name, 0):
+                skipped.append(f"{name} skipped (the least cost so far, {least}, has fewer "
+                               f"than {AUTO_MIN_DEPTH[name]} parametric loops on the longest "
+                               f"path)")
+                continue
             later = _later_candidate(scop, options.replace(scheduler=name), ctx, dep_map,
                                      timer)
             if isinstance(later, str):

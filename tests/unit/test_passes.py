@@ -44,8 +44,9 @@ def test_gemm_steps_in_order_with_their_notes():
 
 def test_auto_lists_each_candidates_mapping_then_the_choice():
     names = [name for name, _ in _steps("gemm")]
-    # isl, pluto, isl-distributed, superposition (pipeline.AUTO_SCHEDULERS)
-    assert names.count("mapping") == len(pipeline.AUTO_SCHEDULERS["cuda"]) == 4
+    # isl, pluto, isl-distributed; not superposition: gemm's least cost has one parametric
+    # loop on the longest path (pipeline.AUTO_MIN_DEPTH)
+    assert names.count("mapping") == len(pipeline.AUTO_SCHEDULERS["cuda"]) - 1 == 3
     assert names.index("scheduler choice") > max(k for k, n in enumerate(names) if n == "mapping")
 
 
