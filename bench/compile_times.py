@@ -1,12 +1,13 @@
 """Compile time of every suite kernel: frontend, and frontend-to-source per scheduler/target;
 scheduling alone (the scheduler and its legality check, dependences given) per scheduler.
 
-Usage: python3 bench/compile_times.py [OUT.json]   (run from the repository root)
+Usage: python3 bench/compile_times.py [OUT.json] [--config NAME ...]   (from the repository root)
 nvcc/gcc are excluded: this is polycuda's own time, measured on the machine it runs on.
 """
 
 from __future__ import annotations
 
+import argparse
 import datetime
 import json
 import os
@@ -26,8 +27,9 @@ from polycuda.frontend import c as cfront
 from polycuda.options import Options
 from polycuda.pipeline import compile_scop, schedule_scop, transform_scop
 
-# "default-cuda": the compiler's defaults (scheduler auto: isl, pluto and isl-distributed
-# each scheduled and mapped, the least cost kept); reports before 2026-11-25 call it "isl-cuda"
+# "default-cuda": the compiler's defaults (scheduler auto: isl, pluto, isl-distributed and,
+# since 2026-11-26, superposition each scheduled and mapped, the least cost kept); reports
+# before 2026-11-25 call it "isl-cuda"
 CONFIGS = {"default-cuda": Options(target="cuda"),
            "pluto-cuda": Options(target="cuda", scheduler="pluto"),
            "pluto-balanced-cuda": Options(target="cuda", scheduler="pluto",
@@ -69,12 +71,12 @@ def _parse(source: str):
             cfront.parse_source(source, filename="random.c"))
 
 
-def measure() -> dict:
+def measure(configs: dict[str, Options]) -> dict:
     rows = {}
     for label, source, function in _inputs():
         scop = next(s for s in _parse(source) if function in (None, s.name))
         row = {"frontend_s": _median_time(lambda p=source: _parse(p))}
-        for name, options in CONFIGS.items():
+        for name, options in configs.items():
             try:
                 with warnings.catch_warnings(record=True) as caught:
                     warnings.simplefilter("always", PolycudaWarning)
@@ -92,10 +94,16 @@ def measure() -> dict:
 
 
 def main() -> None:
-    rows = measure()
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", nargs="?", help="JSON report (default: print the slowest only)")
+    parser.add_argument("--config", action="append", choices=sorted(CONFIGS),
+                        help="measure only these configurations (repeatable; default: all)")
+    args = parser.parse_args()
+    configs = {name: CONFIGS[name] for name in (args.config or CONFIGS)}
+    rows = measure(configs)
     slowest = {}
-    keys = ["frontend_s"] + [n + "_s" for n in CONFIGS] + [
-        n.removesuffix("-cuda") + "-schedule_s" for n in CONFIGS]
+    keys = ["frontend_s"] + [n + "_s" for n in configs] + [
+        n.removesuffix("-cuda") + "-schedule_s" for n in configs]
     for key in keys:
         values = [(r[key], k) for k, r in rows.items() if r.get(key) is not None]
         slowest[key] = max(values)
@@ -108,10 +116,9 @@ def main() -> None:
                       "*-schedule_s = the scheduler and its legality check alone",
               "kernels": rows, "slowest": {k: {"seconds": v[0], "kernel": v[1]}
                                            for k, v in slowest.items()}}
-    out = sys.argv[1] if len(sys.argv) > 1 else None
     text = json.dumps(result, indent=1)
-    if out:
-        with open(out, "w") as f:
+    if args.out:
+        with open(args.out, "w") as f:
             f.write(text + "\n")
     print(json.dumps(result["slowest"], indent=1))
 
