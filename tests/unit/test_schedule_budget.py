@@ -37,9 +37,9 @@ void parity(int n, double A[2 * n + 1])
 """
 
 
-def _verified(prog, sizes):
-    results = prog.verify(sizes, targets=TARGETS)
-    assert [r.target for r in results] == list(TARGETS) and all(r.ok for r in results)
+def _verified(prog, sizes, targets=TARGETS):
+    results = prog.verify(sizes, targets=targets)
+    assert [r.target for r in results] == list(targets) and all(r.ok for r in results)
 
 
 # -- budget.run_bounded ---------------------------------------------------------------------
@@ -168,7 +168,11 @@ def test_random_20_statement_5_deep_region_compiles_and_verifies():
     with pytest.warns(PolycudaWarning, match="isl scheduler given up"):
         # the options verify builds c with (parallel loops shuffled): compiled once, not twice
         prog.generate("c", shuffle_parallel=True)
-    _verified(prog, {"n": 3})
+    # not openmp: c and openmp take the same fallback, which runs the statements in order (no
+    # parallel loop): openmp's code is c's plus headers, a second compile (2.6 s) of the same
+    # check; c shuffles any parallel loop a later fallback would have. OpenMP's own code is
+    # verified in test_openmp_regions.py and tests/e2e.
+    _verified(prog, {"n": 3}, targets=("c", "emulate"))
 
 
 # -- item 10: progress ----------------------------------------------------------------------
