@@ -15,9 +15,9 @@ from polycuda.bench import command as bench_command
 from polycuda.errors import (InvalidConfigError, PolycudaError, PolycudaWarning, SourceLoc,
                              UserError)
 from polycuda.options import (AUX_FRACTIONS, HOST_BUFFERS, HOST_COPIES, HOST_LOOPS,
-                              INTRA_WAVEFRONTS, MAX_REDUCTION_BLOCKS, REDUCTION_COMBINES,
-                              RUNTIME_CHUNKINGS, RUNTIME_EXECUTORS, SCHEDULERS, WAVEFRONT_SYNCS,
-                              Options)
+                              HOST_SIDE_FIELDS, INTRA_WAVEFRONTS, MAX_REDUCTION_BLOCKS,
+                              REDUCTION_COMBINES, RUNTIME_CHUNKINGS, RUNTIME_EXECUTORS,
+                              SCHEDULERS, SERIAL_REGIONS, WAVEFRONT_SYNCS, Options)
 from polycuda.program import Program
 
 VERIFY_TARGETS = ("c", "openmp", "cuda", "emulate")
@@ -169,8 +169,7 @@ def _options(args: argparse.Namespace, target: str | None = None) -> Options:
         changes.update(read_sizes_file(args.sizes))
     if args.no_tuned_sizes:
         changes["tuned_sizes"] = False
-    for name in ("host_buffers", "host_copies", "host_pin_min_kib", "host_chunk_kib",
-                 "host_overlap"):
+    for name in HOST_SIDE_FIELDS:
         if getattr(args, name) is not None:
             changes[name] = getattr(args, name)
     if args.runtime_executor:
@@ -459,6 +458,10 @@ def _common(p: argparse.ArgumentParser) -> None:
                         "for by the first part of the driver that uses it, and each written "
                         "array out after the last part that writes it, while later parts run "
                         "(default on; not with --host-copies staged)")
+    p.add_argument("--serial-region", choices=SERIAL_REGIONS,
+                   help="cuda host entry, a region in which no loop is parallel: run it on the "
+                        "CPU on the host arrays (cpu, default: no copies) or in one-thread "
+                        "kernels on the GPU (gpu); pc_<name>_dev always runs the kernels")
     p.add_argument("--runtime-executor", choices=RUNTIME_EXECUTORS,
                    help="cuda, loops with run-time dependences: one launch per level "
                         "(levels), one launch whose iterations wait on done-counters "

@@ -42,7 +42,10 @@ HOST_COPIES = ("pageable", "register", "staged")
 # The options of the host entry alone: they change no kernel (tune results, sub-regions of the
 # inspector/executor's entry ignore them).
 HOST_SIDE_FIELDS = ("host_buffers", "host_copies", "host_pin_min_kib", "host_chunk_kib",
-                    "host_overlap")
+                    "host_overlap", "serial_region")
+# Where the CUDA host entry runs a region with no parallel loop (every kernel one thread):
+# on the CPU, on the host arrays, or on the GPU in one-thread kernels after the copies in.
+SERIAL_REGIONS = ("cpu", "gpu")
 # How the levels of a run-time nest run on cuda (codegen/inspector_cuda.py): one launch per
 # level (Anantpur & Govindarajan 2013, Algorithms 5-6, pipelined with the inspection), one
 # launch for all levels whose iterations wait on done-counters (codegen/executor_cuda.py), or
@@ -246,6 +249,11 @@ class Options:
     # whole function against reuse+register), 0.83 (3mm), 0.86 (correlation), 0.90
     # (covariance), 0.91 (2mm) of the time, 0.96-1.01 on the 10 others.
     host_overlap: bool = True
+    # SERIAL_REGIONS: a region in which no loop is parallel (cuda_host.serial_region) runs, in
+    # the host entry pc_<name>, on the CPU ("cpu", default) or in one-thread kernels ("gpu");
+    # pc_<name>_dev (device arrays) always runs the kernels. The default is measured on the
+    # H100 (bench/serial_region.py; README "Serial regions").
+    serial_region: str = "cpu"
     # RUNTIME_EXECUTORS: the executor of run-time nests (indirect subscripts) on cuda. "auto":
     # no inspector where the writes are affine and injective (SpTRSV 27x faster than the levels
     # on the H100, 2.1x faster than cuSPARSE; README), else the paper's levels.
@@ -284,6 +292,8 @@ class Options:
             raise InvalidConfigError("balanced_wavefront needs scheduler='pluto'")
         if self.wavefront_sync not in WAVEFRONT_SYNCS:
             raise InvalidConfigError(f"{self.wavefront_sync=} is not one of {WAVEFRONT_SYNCS}")
+        if self.serial_region not in SERIAL_REGIONS:
+            raise InvalidConfigError(f"{self.serial_region=} is not one of {SERIAL_REGIONS}")
         if self.host_loops not in HOST_LOOPS:
             raise InvalidConfigError(f"{self.host_loops=} is not one of {HOST_LOOPS}")
         if self.intra_wavefront not in INTRA_WAVEFRONTS:

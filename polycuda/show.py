@@ -8,6 +8,7 @@ import json
 import islpy as isl
 
 from polycuda.analysis import affine_writers, dependences, indirect
+from polycuda.codegen import abi, cuda_host
 from polycuda.errors import PolycudaError
 from polycuda.gpu import mapping
 from polycuda.ir.scop import Scop
@@ -71,9 +72,21 @@ def schedule_of(prog: Program) -> dict:
             stmt["reduction"] = {"row": len(stmt["hyperplanes"]) - 1, "op": kernel.reduction,
                                  "kernel": kernel.name, "run": kernel.reduction_combine}
     out = {"scheduler": choice.scheduler, "choice": choice.reason, **scheduled}
+    if options.target == "cuda" and cuda_host.serial_region(choice.mapped.kernels):
+        out["serial_region"] = _serial_region(prog.scop, options)
     if choice.scheduler == "superposition" and choice.reason == "superposition (requested)":
         out["kernels"] = _superposition_kernels(scop, options, ctx, dep_map, choice)
     return out
+
+
+def _serial_region(scop: Scop, options: Options) -> str:
+    """Where the CUDA entries run a region in which no loop is parallel (Options.serial_region)."""
+    entry, dev = abi.entry_name(scop), abi.entry_name(scop, "_dev")
+    if options.serial_region == "cpu":
+        return (f"no loop is parallel: {entry} runs the region on the CPU, on the host arrays "
+                f"(no copies); {dev} runs it in one-thread kernels on the device arrays")
+    return (f"no loop is parallel: {entry} and {dev} run the region in one-thread kernels "
+            "(--serial-region gpu)")
 
 
 def passes_of(prog: Program) -> list[dict]:
@@ -143,6 +156,8 @@ def _schedule_text(prog: Program) -> str:
         if dual:
             lines.append(f"    {dual['kernel']}: {dual['run']} (one cell per matrix "
                          f"{dual['cells']}, with {dual['with']})")
+    if "serial_region" in scheduled:
+        lines.append(f"  {scheduled['serial_region']}")
     kernels = scheduled.get("kernels", [])
     for k in kernels if isinstance(kernels, list) else ():
         if not k["threads"]:

@@ -22,6 +22,7 @@ from polycuda.gpu.mapping import (ATOMIC, CHAIN, COLUMNS, DUAL, ONE_BLOCK, REDUC
                                   KernelMapping)
 from polycuda.gpu.row_reduction import ROW_LANES, ROWS_PER_BLOCK
 from polycuda.gpu.staging import resident_blocks
+from polycuda.codegen.c_target import array_elements
 from polycuda.ir.c_expr import C_HELPERS
 from polycuda.ir.scop import Scop
 from polycuda.codegen.cuda_target import (MAX_GRID, KernelParam, KernelPrinter, ReductionPrinter,
@@ -357,6 +358,58 @@ class HostPrinter(AstPrinter):
         self.emit(indent, "}")
 
 
+def serial_region(kernels: tuple[KernelMapping, ...] | list[KernelMapping]) -> bool:
+    """Whether no loop of the region runs in parallel: it has kernels and every one is a
+    one-thread kernel (no DOALL, wavefront or reduction kernel; gpu/mapping._serial)."""
+    return bool(kernels) and all(k.serial and not k.reduction for k in kernels)
+
+
+class CpuPrinter(HostPrinter):
+    """The host entry of a serial region (serial_region, HostSide.serial_cpu): the host loops,
+    and in place of each launch its one-thread kernel's body, printed by the kernel's own
+    printer: the region runs on the CPU in the schedule's order, on the host arrays, with no
+    copy and no launch (issue 15, item 1: one thread of the GPU runs a dependent chain of
+    loads many times slower than a CPU core, and the copies come on top)."""
+
+    def __init__(self, scop: Scop, kernels: dict[str, KernelMapping],
+                 final_conditions: dict[str, str] | None,
+                 private: PrivateTables | None,
+                 leaf_coordinates: dict[str, dict[str, str]] | None):
+        super().__init__(scop, kernels, final_conditions, private, leaf_coordinates,
+                         host_loops="launches")
+
+    def mark(self, node: isl.AstNode, indent: int) -> None:
+        kernel = self.kernels[mark_parts(node)[1]]
+        printer = KernelPrinter(self.scop, kernel, frozenset(self.host_iters),
+                                self.final_conditions, self.private, self.leaf_coordinates)
+        printer.node(node.mark_get_node(), indent)
+        if printer.declared:  # a one-thread kernel stages nothing in shared memory
+            raise AssertionError(f"{kernel.name}: a one-thread kernel with staged arrays")
+        self.lines += printer.lines
+
+
+def _cpu_entry(scop: Scop, ast: isl.AstNode, printer: CpuPrinter) -> list[str]:
+    """pc_<name> of a serial region: the index guard, the region's local arrays (malloc),
+    CpuPrinter's loops, the locals freed; 0, or cudaErrorMemoryAllocation when a local array
+    cannot be allocated (nothing has run then)."""
+    printer.node(ast, 1)
+    locals_ = [a for a in scop.arrays if a.local]
+    lines = [f'extern "C" int {abi.entry_name(scop)}({abi.arg_decls(scop)}) {{',
+             *host_driver.index_guard(scop),
+             f"  /* polycuda: no loop of this region is parallel: it runs here on the CPU, on "
+             f"the host arrays (no copy, no launch); {abi.entry_name(scop, '_dev')} runs it in "
+             "one-thread kernels */"]
+    freed: list[str] = []
+    for arr in locals_:
+        ctype = abi.C_TYPES[arr.dtype]
+        lines += [f"  {ctype} *{arr.name} = ({ctype} *)malloc({array_elements(arr)} * "
+                  f"sizeof({ctype}));",
+                  f"  if (!{arr.name}) {{{''.join(f' {f}' for f in freed)} "
+                  "return (int)cudaErrorMemoryAllocation; }"]
+        freed.insert(0, f"free({arr.name});")
+    return lines + printer.lines + [f"  {f}" for f in freed] + ["  return 0;", "}"]
+
+
 def _loop_length(body: isl.AstNode) -> str | None:
     """The iterations of the loop that is the whole AST `body` (C text in the host's iterators
     and the parameters; ub - init + 1, negative when it runs none), else None."""
@@ -513,7 +566,11 @@ def generate(scop: Scop, ast: isl.AstNode, kernels: tuple[KernelMapping, ...],
     if states := host_driver.states(scop, side):
         parts.append(states)
     parts.append("\n".join(_dev_entry(scop, host, side)) + "\n")
-    parts.append("\n".join(host_entry(scop, side, first_used)) + "\n")
+    if side.serial_cpu and serial_region(kernels):
+        cpu = CpuPrinter(scop, host.kernels, final_conditions, private, leaf_coordinates)
+        parts.append("\n".join(_cpu_entry(scop, ast, cpu)) + "\n")
+    else:
+        parts.append("\n".join(host_entry(scop, side, first_used)) + "\n")
     if side.stateful:
         parts.append("\n".join(host_driver.release_function(scop, side)) + "\n")
     parts.append("\n".join(fail_function(scop)) + "\n")

@@ -239,6 +239,8 @@ class HostSide:
     pin_min_bytes: int = 1024 << 10
     chunk_bytes: int = 4096 << 10
     overlap: bool = False
+    # A region with no parallel loop runs on the CPU in the host entry (Options.serial_region)
+    serial_cpu: bool = True
 
     @staticmethod
     def of(options: Options | None) -> HostSide:
@@ -246,7 +248,8 @@ class HostSide:
             return HostSide()
         return HostSide(options.host_buffers == "reuse", options.host_copies,
                         options.host_pin_min_kib << 10, options.host_chunk_kib << 10,
-                        options.host_overlap and options.host_copies != "staged")
+                        options.host_overlap and options.host_copies != "staged",
+                        options.serial_region == "cpu")
 
     @property
     def stateful(self) -> bool:
