@@ -1,9 +1,8 @@
 """Where a CUDA region with no parallel loop should run (issue 15, item 1; Options.serial_region):
 the whole drop-in function pc_<name> on host arrays with the region on the CPU ("cpu", the
 default) against the region in one-thread kernels after the copies in ("gpu"), same run,
-interleaved; and pc_<name>_dev on device arrays (the one-thread kernels alone) against what
-running it on the CPU would cost there (its copies out and back in, measured, plus the CPU's
-time), which decides whether the device entry should keep its kernels.
+interleaved; and pc_<name>_dev on device arrays under both (the one-thread kernels against
+the generated rule's choice: the kernels, or the CPU on copies of the arrays).
 
 Every program is verified against the sequential program at small sizes under both settings
 first, and at the timed sizes the two settings' results must agree.
@@ -149,36 +148,40 @@ def measure(name: str, target: str, small: bool, repeats: int) -> dict:
     section["host_entry_gpu_over_cpu"] = (section["host_entry"]["gpu"]["median_s"]
                                           / section["host_entry"]["cpu"]["median_s"])
     if target == "cuda":
-        section["device_entry"] = _device_entry(libs["gpu"], args, written, repeats,
-                                                section["host_entry"]["cpu"]["median_s"])
+        section["device_entry"] = _device_entry(libs, args, repeats)
     return section
 
 
-def _device_entry(lib, args: dict, written: set[str], repeats: int, cpu_s: float) -> dict:
-    """pc_<name>_dev on CuPy arrays (the one-thread kernels) against the CPU alternative
-    there: every array copied out, the CPU's time (the host entry's under "cpu"), the written
-    arrays copied back in."""
+def _device_entry(libs: dict, args: dict, repeats: int) -> dict:
+    """pc_<name>_dev on CuPy arrays under each setting, interleaved: "gpu" runs the one-thread
+    kernels; "cpu" applies the generated rule (kernels, or the CPU on copies of the arrays).
+    The results of both must agree."""
     import cupy as cp
 
-    dev = {k: cp.asarray(v) if isinstance(v, np.ndarray) else v for k, v in args.items()}
-    lib(**dev)  # warm-up
-    kernels, copies = [], []
+    def fresh() -> dict:
+        return {k: cp.asarray(v) if isinstance(v, np.ndarray) else v for k, v in args.items()}
+
+    outs = {}
+    for setting in SETTINGS:  # warm-up, compared
+        dev = fresh()
+        libs[setting](**dev)
+        outs[setting] = {k: cp.asnumpy(v) for k, v in dev.items() if isinstance(v, cp.ndarray)}
+    for k, v in outs["gpu"].items():
+        if not np.allclose(v, outs["cpu"][k], rtol=1e-9, atol=1e-12):
+            raise SystemExit(f"device entry: {k} differs between the settings")
+    times: dict[str, list[float]] = {s: [] for s in SETTINGS}
+    order = list(SETTINGS)
+    rng = random.Random(1)
     for _ in range(repeats):
-        kernels.append(_timed(lambda: lib(**dev)))
-        cp.cuda.Device().synchronize()
-
-        def round_trip() -> None:
-            host = {k: cp.asnumpy(v) for k, v in dev.items() if isinstance(v, cp.ndarray)}
-            for k in written:
-                dev[k].set(host[k])
+        rng.shuffle(order)
+        for setting in order:
+            dev = fresh()
             cp.cuda.Device().synchronize()
-
-        copies.append(_timed(round_trip))
-    kernel_s, copy_s = statistics.median(kernels), statistics.median(copies)
-    return {"kernels_times_s": kernels, "kernels_median_s": kernel_s,
-            "copies_times_s": copies, "copies_median_s": copy_s,
-            "cpu_alternative_s": copy_s + cpu_s,
-            "kernels_over_cpu_alternative": kernel_s / (copy_s + cpu_s)}
+            times[setting].append(_timed(lambda: libs[setting](**dev)))
+    out = {s: {"times_s": t, "median_s": statistics.median(t), "min_s": min(t),
+               "max_s": max(t)} for s, t in times.items()}
+    out["gpu_over_cpu"] = out["gpu"]["median_s"] / out["cpu"]["median_s"]
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -200,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     date = datetime.date.today().isoformat()
     result = {"what": "serial regions: whole drop-in function from host arrays with the region "
                       "on the CPU or in one-thread kernels (perf_counter, interleaved); the "
-                      "device entry's kernels against copies out and in plus the CPU's time",
+                      "device entry on CuPy arrays: the kernels (gpu) against the rule (cpu)",
               "date": date, "gpu": gpu.name if gpu else None, "target": args.target,
               "repeats": args.repeats, "commit": environment.git_commit(), "programs": {}}
     for name in names:
@@ -215,9 +218,11 @@ def main(argv: list[str] | None = None) -> int:
               f"gpu/cpu {section['host_entry_gpu_over_cpu']:.2f}", flush=True)
         if "device_entry" in section:
             d = section["device_entry"]
-            print(f"  pc_{name}_dev: kernels {d['kernels_median_s'] * 1e3:.3f} ms, copies "
-                  f"{d['copies_median_s'] * 1e3:.3f} ms + cpu: "
-                  f"{d['kernels_over_cpu_alternative']:.2f}", flush=True)
+            print(f"  pc_{name}_dev: rule (cpu) {d['cpu']['median_s'] * 1e3:.3f} ms "
+                  f"[{d['cpu']['min_s'] * 1e3:.3f}, {d['cpu']['max_s'] * 1e3:.3f}], kernels "
+                  f"(gpu) {d['gpu']['median_s'] * 1e3:.3f} ms "
+                  f"[{d['gpu']['min_s'] * 1e3:.3f}, {d['gpu']['max_s'] * 1e3:.3f}]: "
+                  f"gpu/cpu {d['gpu_over_cpu']:.2f}", flush=True)
     slug = environment.slug(gpu.name) if gpu else "cpu-emulate"
     out = Path(args.out) if args.out else (Path(__file__).parent / "results"
                                            / f"{date}-{slug}-serial-region.json")

@@ -459,9 +459,10 @@ def _common(p: argparse.ArgumentParser) -> None:
                         "array out after the last part that writes it, while later parts run "
                         "(default on; not with --host-copies staged)")
     p.add_argument("--serial-region", choices=SERIAL_REGIONS,
-                   help="cuda host entry, a region in which no loop is parallel: run it on the "
-                        "CPU on the host arrays (cpu, default: no copies) or in one-thread "
-                        "kernels on the GPU (gpu); pc_<name>_dev always runs the kernels")
+                   help="cuda, a region in which no loop is parallel: pc_<name> runs it on the "
+                        "CPU on the host arrays and pc_<name>_dev in one-thread kernels or, "
+                        "when predicted faster, on the CPU after copying the arrays out (cpu, "
+                        "default); or both entries in one-thread kernels (gpu)")
     p.add_argument("--runtime-executor", choices=RUNTIME_EXECUTORS,
                    help="cuda, loops with run-time dependences: one launch per level "
                         "(levels), one launch whose iterations wait on done-counters "

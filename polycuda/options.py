@@ -43,8 +43,8 @@ HOST_COPIES = ("pageable", "register", "staged")
 # inspector/executor's entry ignore them).
 HOST_SIDE_FIELDS = ("host_buffers", "host_copies", "host_pin_min_kib", "host_chunk_kib",
                     "host_overlap", "serial_region")
-# Where the CUDA host entry runs a region with no parallel loop (every kernel one thread):
-# on the CPU, on the host arrays, or on the GPU in one-thread kernels after the copies in.
+# Where the CUDA entries run a region with no parallel loop (every kernel one thread): on the
+# CPU (the host entry on the host arrays; the device entry by a rule), or in one-thread kernels.
 SERIAL_REGIONS = ("cpu", "gpu")
 # How the levels of a run-time nest run on cuda (codegen/inspector_cuda.py): one launch per
 # level (Anantpur & Govindarajan 2013, Algorithms 5-6, pipelined with the inspection), one
@@ -250,9 +250,11 @@ class Options:
     # (covariance), 0.91 (2mm) of the time, 0.96-1.01 on the 10 others.
     host_overlap: bool = True
     # SERIAL_REGIONS: a region in which no loop is parallel (cuda_host.serial_region) runs, in
-    # the host entry pc_<name>, on the CPU ("cpu", default) or in one-thread kernels ("gpu");
-    # pc_<name>_dev (device arrays) always runs the kernels. The default is measured on the
-    # H100 (bench/serial_region.py; README "Serial regions").
+    # the host entry pc_<name>, on the CPU ("cpu", default) or in one-thread kernels ("gpu").
+    # With "cpu", pc_<name>_dev (device arrays) runs the kernels, or the CPU on copies of the
+    # arrays when a rule predicts that faster (cuda_host.SERIAL_GPU_NS). Measured on the H100
+    # (bench/serial_region.py, 2026-11-26): the CPU took 1/72-1/11 of the kernels' time with
+    # copies in the host entry.
     serial_region: str = "cpu"
     # RUNTIME_EXECUTORS: the executor of run-time nests (indirect subscripts) on cuda. "auto":
     # no inspector where the writes are affine and injective (SpTRSV 27x faster than the levels
@@ -343,12 +345,14 @@ class Options:
 
     def plain_host_side(self) -> Options:
         """These options with the host entry's (HOST_SIDE_FIELDS) plain: buffers per call,
-        pageable copies (no host helpers in the generated file: the inspector/executor's static
-        sub-regions, whose host entries are dropped; one tune cache key for every host side)."""
+        pageable copies, a serial region's entries in its kernels (no host helpers in the
+        generated file: the inspector/executor's static sub-regions, whose host entries are
+        dropped and whose device entries run between its kernels; one tune cache key for every
+        host side)."""
         default = Options()
         plain = {name: getattr(default, name) for name in HOST_SIDE_FIELDS}
         return self.replace(**{**plain, "host_buffers": "per-call", "host_copies": "pageable",
-                               "host_overlap": False})
+                               "host_overlap": False, "serial_region": "gpu"})
 
     def to_text(self) -> str:
         """Only the fields that differ from the defaults, as sorted JSON."""

@@ -80,11 +80,16 @@ def schedule_of(prog: Program) -> dict:
 
 
 def _serial_region(scop: Scop, options: Options) -> str:
-    """Where the CUDA entries run a region in which no loop is parallel (Options.serial_region)."""
+    """Where the CUDA entries run a region in which no loop is parallel (Options.serial_region;
+    cuda_host._serial_functions)."""
     entry, dev = abi.entry_name(scop), abi.entry_name(scop, "_dev")
     if options.serial_region == "cpu":
         return (f"no loop is parallel: {entry} runs the region on the CPU, on the host arrays "
-                f"(no copies); {dev} runs it in one-thread kernels on the device arrays")
+                f"(no copies); {dev} on device arrays runs it in one-thread kernels, or on the "
+                "CPU after copying the arrays out when its statement instances x "
+                f"{cuda_host.SERIAL_GPU_NS * (1 - cuda_host.SERIAL_CPU_SHARE):g} ns exceed the "
+                f"bytes copied out and back x {cuda_host.ROUND_TRIP_NS_PER_BYTE:g} ns "
+                "(decided at run time)")
     return (f"no loop is parallel: {entry} and {dev} run the region in one-thread kernels "
             "(--serial-region gpu)")
 

@@ -23,6 +23,8 @@ from polycuda.gpu.mapping import (ATOMIC, CHAIN, COLUMNS, DUAL, ONE_BLOCK, REDUC
 from polycuda.gpu.row_reduction import ROW_LANES, ROWS_PER_BLOCK
 from polycuda.gpu.staging import resident_blocks
 from polycuda.codegen.c_target import array_elements
+from polycuda.gpu.extents import extents
+from polycuda.ir import isl_build
 from polycuda.ir.c_expr import C_HELPERS
 from polycuda.ir.scop import Scop
 from polycuda.codegen.cuda_target import (MAX_GRID, KernelParam, KernelPrinter, ReductionPrinter,
@@ -388,26 +390,94 @@ class CpuPrinter(HostPrinter):
         self.lines += printer.lines
 
 
-def _cpu_entry(scop: Scop, ast: isl.AstNode, printer: CpuPrinter) -> list[str]:
-    """pc_<name> of a serial region: the index guard, the region's local arrays (malloc),
-    CpuPrinter's loops, the locals freed; 0, or cudaErrorMemoryAllocation when a local array
-    cannot be allocated (nothing has run then)."""
+# A serial region's pc_<name>_dev (device arrays) runs its one-thread kernels, or copies the
+# arrays the region accesses to the host, runs it there and copies the written ones back,
+# whichever this rule predicts faster: the CPU when instances x SERIAL_GPU_NS x (1 -
+# SERIAL_CPU_SHARE) > bytes copied x ROUND_TRIP_NS_PER_BYTE. Measured on the H100
+# (bench/serial_region.py at d54e02c, bench/results/2026-11-26-nvidia-h100-80gb-hbm3-serial-
+# region-calibration.json): one GPU thread took 33-158 ns per statement instance (chain_2d,
+# math_chain), the CPU 10.6-44x less; copying device arrays out and back took 0.09-0.23 ns per
+# byte. The constants lean to the kernels: the least GPU time (rounded down), the largest CPU
+# share and copy time (rounded up). Instances are counted over each statement's bounding box
+# (an upper bound: a triangle counts as its square).
+SERIAL_GPU_NS = 30.0
+SERIAL_CPU_SHARE = 0.1
+ROUND_TRIP_NS_PER_BYTE = 0.25
+
+
+def _instances_bound(scop: Scop) -> str:
+    """C text (double, in the parameters) of the statement instances of `scop` counted over each
+    statement's bounding box."""
+    ctx = isl.Context()
+    context = isl_build.context_set(scop, ctx)
+    terms = []
+    for stmt in scop.statements:
+        domain = isl_build.domain_set(stmt, ctx).intersect_params(context)
+        factors = [f"(double)pc_max(0LL, (long long)({e}))" for e in extents(domain)]
+        terms.append(" * ".join(factors) or "1.0")
+    return " + ".join(f"({t})" for t in terms) or "0.0"
+
+
+def _accessed_args(scop: Scop) -> tuple[list, set[str]]:
+    """The array arguments that the region reads or writes, and the names of those it writes."""
+    accessed = {s.lhs.array for s in scop.statements}
+    accessed |= {r.array for s in scop.statements for r in s.read_refs()}
+    written = set(scop.written_arrays())
+    return [a for a in scop.args if a.kind == "array" and a.name in accessed], written
+
+
+def _serial_functions(scop: Scop, ast: isl.AstNode, printer: CpuPrinter) -> list[str]:
+    """The entries of a serial region after pc_<name>_gpu (its kernels' driver on device
+    arrays): pc_<name>_cpu (static: the region on host arrays, its local arrays from malloc;
+    0, or cudaErrorMemoryAllocation when a local array cannot be allocated, nothing run);
+    pc_<name>_dev (the rule above: pc_<name>_cpu on host copies of the accessed arrays, or
+    pc_<name>_gpu); pc_<name> (pc_<name>_cpu on the caller's arrays)."""
     printer.node(ast, 1)
-    locals_ = [a for a in scop.arrays if a.local]
-    lines = [f'extern "C" int {abi.entry_name(scop)}({abi.arg_decls(scop)}) {{',
-             *host_driver.index_guard(scop),
-             f"  /* polycuda: no loop of this region is parallel: it runs here on the CPU, on "
-             f"the host arrays (no copy, no launch); {abi.entry_name(scop, '_dev')} runs it in "
-             "one-thread kernels */"]
+    decls, names = abi.arg_decls(scop), ", ".join(a.name for a in scop.args)
+    cpu, gpu = abi.entry_name(scop, "_cpu"), abi.entry_name(scop, "_gpu")
+    lines = [f"static int {cpu}({decls}) {{"]
     freed: list[str] = []
-    for arr in locals_:
+    for arr in [a for a in scop.arrays if a.local]:
         ctype = abi.C_TYPES[arr.dtype]
         lines += [f"  {ctype} *{arr.name} = ({ctype} *)malloc({array_elements(arr)} * "
                   f"sizeof({ctype}));",
                   f"  if (!{arr.name}) {{{''.join(f' {f}' for f in freed)} "
                   "return (int)cudaErrorMemoryAllocation; }"]
         freed.insert(0, f"free({arr.name});")
-    return lines + printer.lines + [f"  {f}" for f in freed] + ["  return 0;", "}"]
+    lines += printer.lines + [f"  {f}" for f in freed] + ["  return 0;", "}"]
+    accessed, written = _accessed_args(scop)
+    sizes = [f"{array_elements(scop.array(a.name))} * sizeof({abi.C_TYPES[a.dtype]})"
+             for a in accessed]
+    copied = [f"pc_bytes_{a.name}" for a in accessed] + [
+        f"pc_bytes_{a.name}" for a in accessed if a.name in written]
+    host_args = ", ".join(f"h_{a.name}" if a in accessed else "NULL" if a.kind == "array"
+                          else a.name for a in scop.args)
+    lines += [f'extern "C" int {abi.entry_name(scop, "_dev")}({decls}) {{',
+              *host_driver.index_guard(scop),
+              *[f"  const size_t pc_bytes_{a.name} = {size};" for a, size in zip(accessed, sizes)],
+              f"  const double pc_instances = {_instances_bound(scop)};",
+              f"  const double pc_copied = (double)({' + '.join(copied) or '0'});",
+              "  /* no loop of the region is parallel: its kernels run in one thread; the CPU "
+              "runs it when that is predicted faster, copies included (cuda_host.SERIAL_GPU_NS) */",
+              f"  if (pc_instances * {SERIAL_GPU_NS * (1 - SERIAL_CPU_SHARE):g} > pc_copied * "
+              f"{ROUND_TRIP_NS_PER_BYTE:g}) {{",
+              "    int err = 0;"]
+    for a in accessed:
+        ctype = abi.C_TYPES[a.dtype]
+        lines += [f"    {ctype} *h_{a.name} = ({ctype} *)malloc(pc_bytes_{a.name});",
+                  f"    if (!h_{a.name}) err = (int)cudaErrorMemoryAllocation;"]
+    lines += [f"    if (!err) err = (int)cudaMemcpy(h_{a.name}, {a.name}, pc_bytes_{a.name}, "
+              "cudaMemcpyDeviceToHost);" for a in accessed]
+    lines.append(f"    if (!err) err = {cpu}({host_args});")
+    lines += [f"    if (!err) err = (int)cudaMemcpy({a.name}, h_{a.name}, pc_bytes_{a.name}, "
+              "cudaMemcpyHostToDevice);" for a in accessed if a.name in written]
+    lines += [f"    free(h_{a.name});" for a in accessed]
+    lines += ["    return err;", "  }", f"  return {gpu}({names});", "}"]
+    return lines + [f'extern "C" int {abi.entry_name(scop)}({decls}) {{',
+                    *host_driver.index_guard(scop),
+                    "  /* no loop of this region is parallel: the CPU runs it on the host "
+                    "arrays (no copy, no launch) */",
+                    f"  return {cpu}({names});", "}"]
 
 
 def _loop_length(body: isl.AstNode) -> str | None:
@@ -443,20 +513,22 @@ def _x_first(kernel: KernelMapping, host_iters: list[str]) -> tuple[tuple[str, .
             tuple(kernel.block_sizes[n - 1 - axis] for axis in range(n)))
 
 
-def _dev_entry(scop: Scop, host: HostPrinter, side: HostSide) -> list[str]:
+def _dev_entry(scop: Scop, host: HostPrinter, side: HostSide,
+               head: str = "") -> list[str]:
     """pc_<name>_dev: the driver on device arrays. With side.overlap, the driver is
     pc_<name>_run(..., const pc_overlap *pc_ov), which the host entry calls with its copies'
-    events, and pc_<name>_dev calls it with NULL (nothing to wait for or copy)."""
+    events, and pc_<name>_dev calls it with NULL (nothing to wait for or copy). `head`: the
+    driver's declaration before its parameters instead (a serial region's pc_<name>_gpu)."""
     decls = abi.arg_decls(scop)
+    head = head or f'extern "C" int {abi.entry_name(scop, "_dev")}'
     if side.overlap:
         run = abi.entry_name(scop, "_run")
         params = ", ".join([abi.arg_decl(a) for a in scop.args] + ["const pc_overlap *pc_ov"])
         names = ", ".join([a.name for a in scop.args] + ["NULL"])
         lines = [f"static int {run}({params}) {{"]
-        wrapper = [f'extern "C" int {abi.entry_name(scop, "_dev")}({decls}) {{',
-                   f"  return {run}({names});", "}"]
+        wrapper = [f"{head}({decls}) {{", f"  return {run}({names});", "}"]
     else:
-        lines = [f'extern "C" int {abi.entry_name(scop, "_dev")}({decls}) {{']
+        lines = [f"{head}({decls}) {{"]
         wrapper = []
     lines += host_driver.index_guard(scop)
     alloc, free = host_driver.device_locals(scop, side)
@@ -565,11 +637,13 @@ def generate(scop: Scop, ast: isl.AstNode, kernels: tuple[KernelMapping, ...],
     parts += [src + "\n" for src in host.kernel_sources]
     if states := host_driver.states(scop, side):
         parts.append(states)
-    parts.append("\n".join(_dev_entry(scop, host, side)) + "\n")
     if side.serial_cpu and serial_region(kernels):
+        parts.append("\n".join(_dev_entry(scop, host, side,
+                                          f"static int {abi.entry_name(scop, '_gpu')}")) + "\n")
         cpu = CpuPrinter(scop, host.kernels, final_conditions, private, leaf_coordinates)
-        parts.append("\n".join(_cpu_entry(scop, ast, cpu)) + "\n")
+        parts.append("\n".join(_serial_functions(scop, ast, cpu)) + "\n")
     else:
+        parts.append("\n".join(_dev_entry(scop, host, side)) + "\n")
         parts.append("\n".join(host_entry(scop, side, first_used)) + "\n")
     if side.stateful:
         parts.append("\n".join(host_driver.release_function(scop, side)) + "\n")

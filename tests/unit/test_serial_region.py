@@ -6,7 +6,6 @@ the emulator's device arrays, which are host memory)."""
 
 from __future__ import annotations
 
-import ctypes
 import re
 
 import numpy as np
@@ -15,9 +14,11 @@ import pytest
 import polycuda
 from kernels import suite
 from polycuda.cli import main
+from polycuda.codegen import cuda_host
 from polycuda.errors import InvalidConfigError
 from polycuda.options import Options
-from polycuda.runtime import emulate
+from polycuda.runtime import emulate, launch
+from polycuda.verify import random_arguments
 
 # Two recurrences along i, one through a scalar the region declares (a local of the region),
 # and a 2-D sweep in which each element reads its left neighbour's new value and the previous
@@ -37,12 +38,27 @@ void serial(int n, int m, double x[n], double b[n], double A[n][m]) {
 }
 """
 SIZES = {"n": 37, "m": 23}
+# A short chain over long arrays: pc_short_dev keeps its kernel for small k (the copies of x
+# and b would cost more than the chain) and takes the CPU for large k.
+SHORT = """
+void short_chain(int n, int k, double x[n], double b[n]) {
+#pragma scop
+  for (int i = 1; i < k; i++)
+    x[i] = x[i - 1] * 0.5 + b[i];
+#pragma endscop
+}
+"""
+
+
+def _function(source: str, head: str) -> str:
+    """The text of the function of `source` whose definition starts with `head`."""
+    start = source.index(head)
+    return source[start:source.index("\n}\n", start) + 3]
 
 
 def _entry(source: str, name: str) -> str:
     """The text of the extern "C" function `name` in a generated .cu."""
-    start = source.index(f'extern "C" int {name}(')
-    return source[start:source.index("\n}\n", start) + 3]
+    return _function(source, f'extern "C" int {name}(')
 
 
 def _program(**options: object) -> polycuda.Program:
@@ -60,33 +76,57 @@ def _reference(x: np.ndarray, b: np.ndarray, a: np.ndarray) -> None:
             a[i, j] = 0.5 * a[i, j - 1] + 0.4 * a[i - 1, -1] + 0.1 * x[i]
 
 
-def test_the_host_entry_runs_a_serial_region_on_the_cpu_and_the_device_entry_in_kernels():
+def test_the_host_entry_runs_a_serial_region_on_the_cpu_and_the_device_entry_by_a_rule():
     source = _program().generate("cuda").source
     host = _entry(source, "pc_serial")
-    assert "<<<" not in host and "cudaMemcpy" not in host and "pc_serial_dev(" not in host
-    assert "malloc(" in host and "free(s)" in host  # the region's local scalar
-    assert "for (int c1" in host  # the kernels' loops, printed in place
-    launches = re.findall(r"kernel\w*<<<dim3\(1\), dim3\(1\)>>>", source)
-    assert launches and all(k not in host for k in launches)  # pc_serial_dev launches them
+    assert "<<<" not in host and "cudaMemcpy" not in host and "return pc_serial_cpu(" in host
+    cpu = _function(source, "static int pc_serial_cpu(")
+    assert "malloc(" in cpu and "free(s)" in cpu  # the region's local scalar
+    assert "for (int c1" in cpu and "<<<" not in cpu  # the kernels' loops, printed in place
+    dev = _entry(source, "pc_serial_dev")
+    assert "pc_serial_cpu(n, m, h_x, h_b, h_A)" in dev and "return pc_serial_gpu(" in dev
+    gpu = _function(source, "static int pc_serial_gpu(")
+    assert "return pc_serial_run(" in gpu  # the driver of the kernels (host_overlap)
+    run = _function(source, "static int pc_serial_run(")
+    assert re.search(r"kernel\w*<<<dim3\(1\), dim3\(1\)>>>", run)
 
 
-def test_both_entries_compute_the_sequential_result():
+def _emulated(prog: polycuda.Program, sizes: dict, device_entry: bool, seed: int = 3
+              ) -> tuple[dict, dict]:
+    """(the arrays after the emulated entry, after the sequential program), same random inputs.
+    device_entry: pc_<name>_dev, the arrays registered as the emulator's device memory."""
+    gen = prog.generate("emulate")
+    kernel = launch.load(emulate.build_emulated(prog.generate("cuda").source, seed=seed),
+                         prog.scop, "emulate", transformed=gen.scop, device_entry=device_entry)
+    args = random_arguments(prog.scop, sizes, seed=seed)
+    expected = {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in args.items()}
+    prog._reference(expected)
+    kernel(**args)
+    return args, expected
+
+
+@pytest.mark.parametrize("device_entry", [False, True])
+def test_both_entries_compute_the_sequential_result(device_entry):
     prog = _program()
     assert all(r.ok for r in prog.verify(SIZES, targets=("emulate",)))
-    lib = ctypes.CDLL(str(emulate.build_emulated(prog.generate("cuda").source, seed=3)))
-    rng = np.random.default_rng(11)
-    n, m = SIZES["n"], SIZES["m"]
-    inputs = (rng.uniform(0.5, 1.5, n), rng.uniform(0.5, 1.5, n), rng.uniform(0.5, 1.5, (n, m)))
-    expected = [a.copy() for a in inputs]
-    _reference(*expected)
-    for entry in ("pc_serial", "pc_serial_dev"):
-        arrays = [a.copy() for a in inputs]
-        fn = getattr(lib, entry)
-        fn.restype = ctypes.c_int
-        assert fn(ctypes.c_longlong(n), ctypes.c_longlong(m),
-                  *[a.ctypes.data_as(ctypes.c_void_p) for a in arrays]) == 0, entry
-        for got, want in zip(arrays, expected):
-            np.testing.assert_allclose(got, want, rtol=1e-12, err_msg=entry)
+    got, want = _emulated(prog, SIZES, device_entry)
+    for name in ("x", "b", "A"):
+        np.testing.assert_allclose(got[name], want[name], rtol=1e-12)
+    x, b, a = (want[k].copy() for k in ("x", "b", "A"))  # the reference is the region
+    _reference(x, b, a)
+    np.testing.assert_allclose(want["A"], a, rtol=1e-12)
+
+
+@pytest.mark.parametrize("k, on_cpu", [(6, False), (4000, True)])
+def test_the_device_entry_is_right_on_either_side_of_its_rule(k, on_cpu):
+    n = 4096
+    # the generated rule (cuda_host._serial_functions): the CPU when the instances' predicted
+    # GPU time exceeds the copies' (x, b out; x back)
+    gpu_ns = (k - 1) * cuda_host.SERIAL_GPU_NS * (1 - cuda_host.SERIAL_CPU_SHARE)
+    assert (gpu_ns > 3 * n * 8 * cuda_host.ROUND_TRIP_NS_PER_BYTE) == on_cpu
+    prog = polycuda.compile(SHORT, filename="short.c", options=Options(target="cuda"))
+    got, want = _emulated(prog, {"n": n, "k": k}, device_entry=True, seed=k)
+    np.testing.assert_allclose(got["x"], want["x"], rtol=1e-12)
 
 
 def test_serial_region_gpu_keeps_the_copies_and_the_kernels():
@@ -122,20 +162,25 @@ def test_a_bad_serial_region_value_is_refused():
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("setting", ["cpu", "gpu"])
-def test_on_the_gpu_both_entries_compute_the_sequential_result(setting):
+@pytest.mark.parametrize("source, sizes", [(SERIAL, {"n": 301, "m": 67}),
+                                           (SHORT, {"n": 4096, "k": 6}),
+                                           (SHORT, {"n": 4096, "k": 4000})])
+def test_on_the_gpu_both_entries_compute_the_sequential_result(setting, source, sizes):
+    """pc_<name> on host arrays and pc_<name>_dev on CuPy arrays (SHORT at k = 6: its
+    kernel; at k = 4000 and SERIAL: the CPU on copies) against the sequential program."""
     cupy = pytest.importorskip("cupy")
-    prog = _program(serial_region=setting)
-    assert all(r.ok for r in prog.verify({"n": 301, "m": 67}, targets=("cuda",)))
+    prog = polycuda.compile(source, filename="serial.c",
+                            options=Options(target="cuda", serial_region=setting))
+    assert all(r.ok for r in prog.verify(sizes, targets=("cuda",)))
     kernel = prog.kernel("cuda")
-    rng = np.random.default_rng(5)
-    n, m = 301, 67
-    inputs = (rng.uniform(0.5, 1.5, n), rng.uniform(0.5, 1.5, n), rng.uniform(0.5, 1.5, (n, m)))
-    expected = [a.copy() for a in inputs]
-    _reference(*expected)
-    host = [a.copy() for a in inputs]
-    kernel(n, m, *host)  # pc_serial
-    device = [cupy.asarray(a) for a in inputs]
-    kernel(n, m, *device)  # pc_serial_dev: the one-thread kernels
-    for got_host, got_device, want in zip(host, device, expected):
-        np.testing.assert_allclose(got_host, want, rtol=1e-12)
-        np.testing.assert_allclose(cupy.asnumpy(got_device), want, rtol=1e-12)
+    args = random_arguments(prog.scop, sizes, seed=7)
+    expected = {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in args.items()}
+    prog._reference(expected)
+    host = {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in args.items()}
+    kernel(**host)  # pc_<name>
+    device = {k: cupy.asarray(v) if isinstance(v, np.ndarray) else v for k, v in args.items()}
+    kernel(**device)  # pc_<name>_dev
+    for name, want in expected.items():
+        if isinstance(want, np.ndarray):
+            np.testing.assert_allclose(host[name], want, rtol=1e-12)
+            np.testing.assert_allclose(cupy.asnumpy(device[name]), want, rtol=1e-12)
