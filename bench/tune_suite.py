@@ -78,11 +78,13 @@ class Timer:
         return [cupy.asarray(a) if isinstance(a, np.ndarray) else a for a in host]
 
     def seconds(self, prog, args: list, tiles: tuple, block: tuple, best: float,
-                scheduler: str | None = None) -> float:
+                scheduler: str | None = None, registers: tuple = (), sequential: int = 0
+                ) -> float:
         from polycuda.runtime import launch
 
         kernel = prog.kernel(self.target, tile_sizes=tiles, block_sizes=block,
-                             scheduler=scheduler or prog.options.scheduler, tuned_sizes=False)
+                             scheduler=scheduler or prog.options.scheduler, tuned_sizes=False,
+                             register_tiles=registers, sequential_tile=sequential)
         first = launch.time_calls(kernel, args, repeats=1, warmup=0)[0]
         if first > SLOW_FACTOR * best:
             return first
@@ -162,8 +164,10 @@ def run_entry(spec: dict, args, timer: Timer, pool, deadline: float, log) -> dic
     data = timer.arguments(kernel, sizes, spec["dtype"])
     best = [math.inf]
 
-    def measure(tiles: tuple, block: tuple, scheduler: str | None = None) -> float:
-        seconds = timer.seconds(prog, data, tiles, block, best[0], scheduler)
+    def measure(tiles: tuple, block: tuple, scheduler: str | None = None,
+                registers: tuple = (), sequential: int = 0) -> float:
+        seconds = timer.seconds(prog, data, tiles, block, best[0], scheduler, registers,
+                                sequential)
         best[0] = min(best[0], seconds)
         return seconds
 
@@ -187,12 +191,15 @@ def _tuned(prog, sizes: dict, args, measure, log) -> dict:
     with tempfile.TemporaryDirectory() as cache:
         result = search.tune(prog, sizes, top_k=args.top_k, budget_s=args.rank_budget,
                              measure=lambda o: measure(o.tile_sizes, o.block_sizes,
-                                                       o.scheduler),
+                                                       o.scheduler, o.register_tiles,
+                                                       o.sequential_tile),
                              schedulers=args.schedulers,
                              cache=Path(cache), use_cache=False,
                              progress=lambda m: log(f"  tune: {m}"))
     seconds = result.measured_s_of_choice()
     return {"tiles": list(result.tile_sizes), "block": list(result.block_sizes),
+            "register_tiles": list(result.register_tiles),
+            "sequential_tile": result.sequential_tile, "registers": result.registers,
             "scheduler": result.scheduler or prog.options.scheduler,
             "scheduler_candidates_ms": {k: v * 1e3 if v is not None else None
                                         for k, v in result.candidates.items()},
@@ -201,6 +208,7 @@ def _tuned(prog, sizes: dict, args, measure, log) -> dict:
             "tune_s": time.perf_counter() - start, "refit": result.refit,
             "local": result.local,
             "top": [{"tiles": list(r.tiles), "block": list(r.block),
+                     "register_tiles": list(r.registers), "sequential_tile": r.sequential,
                      "model_ms": r.model_s * 1e3 if math.isfinite(r.model_s) else None,
                      "ms": r.measured_s * 1e3 if r.measured_s is not None else None}
                     for r in result.top]}
@@ -252,7 +260,9 @@ def _verify(prog, kernel: suite.Kernel, entry: dict, target: str) -> dict:
             continue
         one = prog.with_options(tile_sizes=tuple(pick["tiles"]),
                                 block_sizes=tuple(pick["block"]), tuned_sizes=False,
-                                scheduler=pick.get("scheduler", prog.options.scheduler))
+                                scheduler=pick.get("scheduler", prog.options.scheduler),
+                                register_tiles=tuple(pick.get("register_tiles", ())),
+                                sequential_tile=pick.get("sequential_tile", 0))
         try:
             one.verify(sizes=dict(kernel.small), targets=(target,))
             out[name] = "ok"

@@ -185,18 +185,20 @@ def _options(args: argparse.Namespace, target: str | None = None) -> Options:
     return base.replace(**changes)
 
 
-SIZES_FILE_KEYS = ("tile_sizes", "block_sizes", "scheduler")
+SIZES_FILE_KEYS = ("tile_sizes", "block_sizes", "register_tiles", "sequential_tile",
+                   "scheduler")
 
 
 def read_sizes_file(path: str) -> dict[str, object]:
-    """tile_sizes, block_sizes (and scheduler, from `tune --schedulers`) written by
-    `polycuda tune --dump-sizes`; anything else in the file is a UserError."""
+    """tile_sizes, block_sizes (register_tiles and sequential_tile where tune chose them;
+    scheduler, from `tune --schedulers`) written by `polycuda tune --dump-sizes`; anything
+    else in the file is a UserError."""
     sizes = read_options_file(path)
     data = json.loads(Path(path).read_text(encoding="utf-8"))
     other = sorted(set(data) - set(SIZES_FILE_KEYS))
     if other:
-        raise UserError(f"sizes file '{path}' may hold only tile_sizes, block_sizes and "
-                        f"scheduler (as written by --dump-sizes), not {other}",
+        raise UserError(f"sizes file '{path}' may hold only {', '.join(SIZES_FILE_KEYS)} "
+                        f"(as written by --dump-sizes), not {other}",
                         SourceLoc(path, 1))
     return {k: getattr(sizes, k) for k in SIZES_FILE_KEYS if k in data}
 
@@ -256,9 +258,11 @@ def _say_tuned(programs: tuple[Program, ...], target: str | None) -> None:
                 prog.options.tile_sizes, prog.options.block_sizes, prog.options.scheduler):
             scheduler = (f"scheduler={used.scheduler} "
                          if used.scheduler != prog.options.scheduler else "")
+            registers = (f" register_tiles={used.register_tiles} sequential_tile="
+                         f"{used.sequential_tile}" if used.register_tiles else "")
             print(f"polycuda: {prog.name}: tuned sizes {scheduler}tile_sizes={used.tile_sizes} "
-                  f"block_sizes={used.block_sizes} (from `polycuda tune`; --no-tuned-sizes "
-                  "ignores them)", file=sys.stderr)
+                  f"block_sizes={used.block_sizes}{registers} (from `polycuda tune`; "
+                  "--no-tuned-sizes ignores them)", file=sys.stderr)
 
 
 def _check_writable(path: str | None) -> None:
@@ -336,15 +340,19 @@ def cmd_tune(args: argparse.Namespace) -> int:
                          refit=not args.no_refit,
                          local_rounds=0 if args.no_local_search else search.LOCAL_ROUNDS)
     scheduler = f"scheduler {result.scheduler} " if result.scheduler else ""
+    registers = (f" register_tiles {','.join(map(str, result.register_tiles))} sequential_tile "
+                 f"{result.sequential_tile}" if result.register_tiles else "")
     print(f"{prog.name}: {scheduler}tile_sizes {','.join(map(str, result.tile_sizes))} block_sizes "
-          f"{','.join(map(str, result.block_sizes))}  ({result.evaluated} layouts ranked by "
+          f"{','.join(map(str, result.block_sizes))}{registers}  ({result.evaluated} layouts ranked by "
           f"the model, calibration {result.calibration}; "
           f"{'top ' + str(len(result.top)) + ' measured' if result.measured else 'not measured: no GPU'})")
-    print(f"  {'tiles':>16s} {'block':>10s} {'model ms':>10s} {'measured ms':>12s}")
+    print(f"  {'tiles':>16s} {'block':>10s} {'registers':>10s} {'model ms':>10s} "
+          f"{'measured ms':>12s}")
     for r in result.top:
         shown = f"{r.measured_s * 1e3:12.3f}" if r.measured_s is not None else f"{'-':>12s}"
+        regs = f"{','.join(map(str, r.registers))}/k{r.sequential}" if r.registers else "-"
         print(f"  {','.join(map(str, r.tiles)):>16s} {','.join(map(str, r.block)):>10s} "
-              f"{r.model_s * 1e3:10.3f} {shown}")
+              f"{regs:>10s} {r.model_s * 1e3:10.3f} {shown}")
     if args.dump_sizes:
         try:
             Path(args.dump_sizes).write_text(result.sizes_text() + "\n")

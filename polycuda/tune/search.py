@@ -91,6 +91,19 @@ REFITS = 2
 LOCAL_ROUNDS = 3
 LOCAL_GAIN = 0.02
 LOCAL_BUDGET_S = 120.0
+# The register search (register_search), after the local search, where the default kernels
+# are register-tiled (the gemm-like default layout): at most REGISTER_ROUNDS rounds of
+# neighbours of the fastest; blocks of REGISTER_THREADS threads, at most REGISTER_POINTS
+# points per thread (their accumulators are registers), tiles up to MAX_TILE, sequential
+# tiles in REGISTER_SEQUENTIAL. Why: the layout search gives tiles and blocks only, and given
+# sizes drop the default's register tiles (gemm 4096^3 on the H100: 14.99 ms with them, 31.05
+# ms with the same tiles and block given, ...-tune-suite-probes-c.json), so the tuner could
+# only keep or lose them.
+REGISTER_ROUNDS = 2
+REGISTER_THREADS = (64, 1024)
+REGISTER_POINTS = 32
+REGISTER_SEQUENTIAL = (8, 64)
+MAX_TILE = 256
 PROGRESS_S = 2.0
 
 
@@ -102,6 +115,18 @@ class Ranked:
     block: tuple[int, ...]
     model_s: float
     measured_s: float | None = None
+    # register tiles (points per thread) and the sequential tile given with the sizes
+    # (register_search; () and 0: none given, the defaults of the sizes)
+    registers: tuple[int, ...] = ()
+    sequential: int = 0
+
+    def key(self) -> tuple:
+        return (self.tiles, self.block, self.registers, self.sequential)
+
+    def options(self, options: Options) -> Options:
+        """`options` with this layout's sizes."""
+        return options.replace(tile_sizes=self.tiles, block_sizes=self.block,
+                               register_tiles=self.registers, sequential_tile=self.sequential)
 
 
 @dataclass(frozen=True)
@@ -129,16 +154,28 @@ class TuneResult:
     # empty unless the local search ran (local_search): its "rounds", the layouts it
     # "measured", and the layout it "started" from and "ended" at ([tiles, block])
     local: dict = dataclasses.field(default_factory=dict)
+    # the register tiles and sequential tile chosen with the sizes (register_search; () and
+    # 0: none), and that search's summary ("rounds", "measured", "started", "ended": [tiles,
+    # block, register tiles, sequential tile]; empty when it did not run)
+    register_tiles: tuple[int, ...] = ()
+    sequential_tile: int = 0
+    registers: dict = dataclasses.field(default_factory=dict)
+
+    def choice(self) -> tuple:
+        return (self.tile_sizes, self.block_sizes, self.register_tiles, self.sequential_tile)
 
     def measured_s_of_choice(self) -> float | None:
         """The measured time of the chosen layout (None when nothing was measured)."""
-        return next((r.measured_s for r in self.top
-                     if (r.tiles, r.block) == (self.tile_sizes, self.block_sizes)), None)
+        return next((r.measured_s for r in self.top if r.key() == self.choice()), None)
 
     def apply(self, options: Options) -> Options:
         """`options` with the tuned sizes, and the tuned scheduler where it is "auto"."""
         changes: dict[str, object] = {"tile_sizes": self.tile_sizes,
                                       "block_sizes": self.block_sizes}
+        if self.register_tiles:
+            changes["register_tiles"] = self.register_tiles
+        if self.sequential_tile:
+            changes["sequential_tile"] = self.sequential_tile
         if self.scheduler and options.scheduler == "auto":
             changes["scheduler"] = self.scheduler
         return options.replace(**changes)
@@ -148,6 +185,10 @@ class TuneResult:
         and the scheduler when tune chose it."""
         data: dict[str, object] = {"block_sizes": list(self.block_sizes),
                                    "tile_sizes": list(self.tile_sizes)}
+        if self.register_tiles:
+            data["register_tiles"] = list(self.register_tiles)
+        if self.sequential_tile:
+            data["sequential_tile"] = self.sequential_tile
         if self.scheduler:
             data["scheduler"] = self.scheduler
         return json.dumps(data, sort_keys=True)
@@ -161,9 +202,11 @@ class TuneResult:
     def from_json(text: str) -> TuneResult:
         data = json.loads(text)
         data["top"] = tuple(Ranked(tuple(r["tiles"]), tuple(r["block"]), r["model_s"],
-                                   r["measured_s"]) for r in data["top"])
+                                   r["measured_s"], tuple(r.get("registers", ())),
+                                   r.get("sequential", 0)) for r in data["top"])
         data["tile_sizes"] = tuple(data["tile_sizes"])
         data["block_sizes"] = tuple(data["block_sizes"])
+        data["register_tiles"] = tuple(data.get("register_tiles", ()))
         return TuneResult(**data)
 
 
@@ -548,11 +591,16 @@ def _tune_layouts(prog, values: dict[str, int], sizes: dict[str, int], top_k: in
         found, local = local_search(models, top, options, measure, cal, props, local_rounds,
                                     progress=progress)
         top = top + found
+    registers: dict = {}
+    if measure is not None and local_rounds > 0:
+        found, registers = register_search(prog, gen, top, options, measure, progress=progress)
+        top = top + found
     best = min(top, key=lambda r: r.measured_s if r.measured_s is not None else r.model_s)
     return TuneResult(best.tiles, best.block, cal.gpu,
                       "measured" if cal.measured else calibrate.ESTIMATED, len(ranked),
                       dict(excluded), tuple(top), measure is not None, 0.0, refit=refitted,
-                      local=local)
+                      local=local, register_tiles=best.registers,
+                      sequential_tile=best.sequential, registers=registers)
 
 
 def probes(models: tuple[KernelModel, ...], ranked: list[Ranked], top: list[Ranked],
@@ -742,6 +790,113 @@ def local_search(models: tuple[KernelModel, ...], measured: list[Ranked], option
                    "ended": [list(best.tiles), list(best.block)]}
 
 
+def register_start(prog, gen, options: Options) -> Ranked | None:
+    """The default tables of `gen` (the default compile of `prog`) as one layout given
+    explicitly with its register tiles and sequential tile, when its kernels are register-
+    tiled (the gemm-like default layout, gpu/shared_promotion.gemm_like) and the explicit sizes
+    rebuild exactly the default code; else None."""
+    tiled = [k for k in gen.kernels if k.register_tiles]
+    if not tiled:
+        return None
+    first = tiled[0]
+    start = Ranked(first.tile_sizes, first.block_sizes, math.inf, None, first.register_tiles,
+                   first.sequential_tiles[0] if first.sequential_tiles else 0)
+    try:
+        again = prog.generate("cuda", **_sizes(start.options(options)))
+    except PolycudaError:
+        return None
+    return start if again.source == gen.source else None
+
+
+def _sizes(options: Options) -> dict[str, object]:
+    return {"tile_sizes": options.tile_sizes, "block_sizes": options.block_sizes,
+            "register_tiles": options.register_tiles,
+            "sequential_tile": options.sequential_tile, "tuned_sizes": False}
+
+
+def register_neighbours(layout: Ranked) -> list[Ranked]:
+    """The layouts next to a register-tiled `layout` (register_search): each register tile
+    halved or doubled (the tiles kept), each tile size halved or doubled (the register tiles
+    kept), the sequential tile halved or doubled; the block is the tiles over the register
+    tiles. Left out: a register tile that does not divide its tile, blocks outside
+    REGISTER_THREADS, more than REGISTER_POINTS points per thread, tiles over MAX_TILE, a
+    sequential tile outside REGISTER_SEQUENTIAL."""
+    out: dict[tuple, Ranked] = {}
+    n = len(layout.tiles)
+
+    def add(tiles: tuple[int, ...], regs: tuple[int, ...], seq: int) -> None:
+        if any(r < 1 or t % r or t > MAX_TILE for t, r in zip(tiles, regs)):
+            return
+        block = tuple(t // r for t, r in zip(tiles, regs))
+        if not (REGISTER_THREADS[0] <= math.prod(block) <= REGISTER_THREADS[1]):
+            return
+        if math.prod(regs) > REGISTER_POINTS or not (
+                REGISTER_SEQUENTIAL[0] <= seq <= REGISTER_SEQUENTIAL[1]):
+            return
+        r = Ranked(tiles, block, math.inf, None, regs, seq)
+        if r.key() != layout.key():
+            out.setdefault(r.key(), r)
+
+    for d in range(n):
+        for f in (2, 0.5):
+            regs = layout.registers[:d] + (int(layout.registers[d] * f),) + layout.registers[d + 1:]
+            add(layout.tiles, regs, layout.sequential)
+            tiles = layout.tiles[:d] + (int(layout.tiles[d] * f),) + layout.tiles[d + 1:]
+            add(tiles, layout.registers, layout.sequential)
+    for f in (2, 0.5):
+        add(layout.tiles, layout.registers, int(layout.sequential * f))
+    return list(out.values())
+
+
+def register_search(prog, gen, measured: list[Ranked], options: Options,
+                    measure: Callable[[Options], float], rounds: int = REGISTER_ROUNDS,
+                    budget_s: float = LOCAL_BUDGET_S,
+                    progress: Callable[[str], None] | None = None
+                    ) -> tuple[list[Ranked], dict]:
+    """Measured search over register tiles, tile sizes and the sequential tile of a region
+    whose default kernels are register-tiled (Baskaran et al. 2008: register tiling and unroll
+    factors searched empirically; the model of this package does not see registers), from the
+    default layout given explicitly (register_start; its time is the default tables' measured
+    time, same code), in rounds of register_neighbours while a round finds one LOCAL_GAIN
+    faster. Returns the layouts measured and a summary for TuneResult.registers; nothing when
+    the region has no register-tiled kernel, the default tables were not measured, or the
+    explicit start does not rebuild them."""
+    default = next((r for r in measured if not r.tiles and r.measured_s is not None), None)
+    start = register_start(prog, gen, options) if default is not None else None
+    if start is None:
+        return [], {}
+    best = first = dataclasses.replace(start, measured_s=default.measured_s)
+    seen = {best.key()}
+    found: list[Ranked] = []
+    began = time.perf_counter()
+    done = 0
+    while done < rounds:
+        near = [r for r in register_neighbours(best) if r.key() not in seen]
+        if not near:
+            break
+        done += 1
+        seen |= {r.key() for r in near}
+        progress and progress(f"registers: round {done} around tiles={best.tiles} "
+                              f"registers={best.registers} sequential tile={best.sequential} "
+                              f"{best.measured_s * 1e3:.3f} ms: {len(near)} neighbours")
+        ran = [r for r in _measured(near, options, measure, progress) if r.measured_s is not None]
+        found += ran
+        faster = min(ran, key=lambda r: r.measured_s, default=None)
+        if faster is None or faster.measured_s > best.measured_s * (1 - LOCAL_GAIN):
+            break
+        best = faster
+        if time.perf_counter() - began > budget_s:
+            progress and progress(f"registers: budget of {budget_s:.0f} s spent after "
+                                  f"{done} rounds")
+            break
+
+    def shown(r: Ranked) -> list:
+        return [list(r.tiles), list(r.block), list(r.registers), r.sequential]
+
+    return found, {"rounds": done, "measured": len(found), "started": shown(first),
+                   "ended": shown(best)}
+
+
 def defaults_layout(models: tuple[KernelModel, ...], cal: Calibration,
                     props: occupancy.DeviceProps) -> Ranked | None:
     """The default tables as one layout of the search (the primary kernel's default tiles
@@ -811,8 +966,7 @@ def _measured(top: list[Ranked], options: Options, measure: Callable[[Options], 
     for k, r in enumerate(top, 1):
         why = ""
         try:
-            seconds: float | None = measure(options.replace(tile_sizes=r.tiles,
-                                                            block_sizes=r.block))
+            seconds: float | None = measure(r.options(options))
         except PolycudaError as err:  # InvalidConfigError, LaunchError: skip the layout
             LOG.info("layout %s %s failed: %s", r.tiles, r.block, err)
             seconds = None
@@ -820,8 +974,11 @@ def _measured(top: list[Ranked], options: Options, measure: Callable[[Options], 
         out.append(dataclasses.replace(r, measured_s=seconds))
         if progress:
             shown = f"{seconds * 1e3:.3f} ms" if seconds is not None else f"failed ({why})"
-            progress(f"measured {k}/{len(top)} tiles={r.tiles} block={r.block}: {shown} "
-                     f"(model {r.model_s * 1e3:.3f} ms)")
+            extra = (f" registers={r.registers} sequential tile={r.sequential}"
+                     if r.registers else "")
+            model_ms = f"model {r.model_s * 1e3:.3f} ms" if math.isfinite(r.model_s) else "no model"
+            progress(f"measured {k}/{len(top)} tiles={r.tiles} block={r.block}{extra}: {shown} "
+                     f"({model_ms})")
     ok = [r for r in out if r.measured_s is not None]
     return ok or out
 
@@ -845,7 +1002,8 @@ def measure_on_gpu(prog, values: dict[str, int], repeats: int = 3
         # tuned_sizes off: the defaults () are the default tables, not an earlier tune's
         kernel = prog.kernel("cuda", tile_sizes=options.tile_sizes,
                              block_sizes=options.block_sizes, scheduler=options.scheduler,
-                             tuned_sizes=False)
+                             register_tiles=options.register_tiles,
+                             sequential_tile=options.sequential_tile, tuned_sizes=False)
         times = launch.time_calls(kernel, args, repeats=repeats, warmup=1)
         return sorted(times)[len(times) // 2]
 

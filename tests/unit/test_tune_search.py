@@ -161,7 +161,7 @@ def test_cli_tune_errors(tmp_path, capsys):
     bad = tmp_path / "bad.json"
     bad.write_text('{"tile_sizes": [8, 8], "target": "c"}')
     _fails(capsys, ["compile", "kernels/c/sor_1d.c", "--sizes", str(bad)],
-           "may hold only tile_sizes, block_sizes and scheduler")
+           "may hold only tile_sizes, block_sizes, register_tiles, sequential_tile, scheduler")
     _fails(capsys, ["tune", "kernels/c/sor_1d.c", "--budget", "0"], "must be > 0", code=2)
     _fails(capsys, ["tune", "kernels/c/sor_1d.c", "--top-k", "0"], "must be >= 1", code=2)
     _fails(capsys, ["tune", "kernels/c/sor_1d.c", "--size", "X=3"], "not integer parameters")
@@ -614,3 +614,65 @@ def test_cli_tune_flags_reach_tune(flag, key, on, off, monkeypatch, capsys):
     assert main(argv) == 0 and seen[key] == on and type(seen[key]) is type(on)
     assert main(argv + [flag]) == 0 and seen[key] == off and type(seen[key]) is type(off)
     capsys.readouterr()
+
+
+def test_register_neighbours_keep_the_constraints():
+    start = search.Ranked((64, 64), (16, 32), math.inf, None, (4, 2), 32)
+    near = search.register_neighbours(start)
+    keys = {r.key() for r in near}
+    assert ((64, 64), (16, 16), (4, 4), 32) in keys  # a register tile doubled
+    assert ((64, 64), (32, 32), (2, 2), 32) in keys  # halved
+    assert ((128, 64), (32, 32), (4, 2), 32) in keys  # a tile doubled, same registers
+    assert ((64, 64), (16, 32), (4, 2), 16) in keys  # the sequential tile halved
+    for r in near:
+        assert all(t % g == 0 for t, g in zip(r.tiles, r.registers))
+        assert r.block == tuple(t // g for t, g in zip(r.tiles, r.registers))
+        assert 64 <= math.prod(r.block) <= 1024 and math.prod(r.registers) <= 32
+        assert 8 <= r.sequential <= 64 and max(r.tiles) <= 256
+    # 64 x 64 tiles at 4 x 2 points: 512 threads; doubling both tiles would need 2048
+    assert ((128, 128), (32, 64), (4, 2), 32) not in keys
+
+
+def test_tune_searches_register_tiles_of_a_gemm_like_kernel(no_probes, tmp_path, capsys):
+    prog = polycuda.compile("kernels/c/gemm.c", options=Options(target="cuda"))
+    sizes = {"ni": 256, "nj": 256, "nk": 256}
+    calls = []
+
+    def measure(opts: Options) -> float:  # 4 x 4 points per thread, k tiles of 16: fastest
+        calls.append((opts.tile_sizes, opts.block_sizes, opts.register_tiles,
+                      opts.sequential_tile))
+        if opts.register_tiles == (4, 4):
+            return 0.4 if opts.sequential_tile == 16 else 0.6
+        return 0.7 if opts.tile_sizes == () else 1.0
+
+    result = search.tune(prog, sizes, top_k=2, budget_s=5, measure=measure, cache=tmp_path,
+                         progress=None)
+    assert (result.register_tiles, result.sequential_tile) == ((4, 4), 16)
+    assert result.tile_sizes == (64, 64) and result.block_sizes == (16, 16)
+    assert result.registers["started"] == [[64, 64], [16, 32], [4, 2], 32]
+    assert result.registers["ended"] == [[64, 64], [16, 16], [4, 4], 16]
+    assert len(calls) == len(set(calls))  # nothing measured twice (the start is the default's)
+    assert search.TuneResult.from_json(result.to_json()) == result
+    tuned = result.apply(Options(target="cuda"))
+    (kernel,) = prog.generate("cuda", **{k: getattr(tuned, k) for k in (
+        "tile_sizes", "block_sizes", "register_tiles", "sequential_tile")}).kernels
+    assert kernel.register_tiles == (4, 4) and kernel.sequential_tiles == (16,)
+    assert json.loads(result.sizes_text())["register_tiles"] == [4, 4]
+    # the tuned layout computes what the program computes
+    one = prog.with_options(tuned_sizes=False, tile_sizes=tuned.tile_sizes,
+                            block_sizes=tuned.block_sizes, register_tiles=tuned.register_tiles,
+                            sequential_tile=tuned.sequential_tile)
+    assert all(r.ok for r in one.verify({"ni": 70, "nj": 67, "nk": 19}, targets=("emulate",)))
+
+
+def test_no_register_search_without_register_tiled_kernels(no_probes, tmp_path):
+    prog = polycuda.compile("kernels/c/sor_1d.c", options=Options(target="cuda"))
+    calls = []
+
+    def measure(opts: Options) -> float:
+        calls.append(opts.register_tiles)
+        return 1.0
+
+    result = search.tune(prog, {"T": 64, "n": 2048}, top_k=2, measure=measure, cache=tmp_path,
+                         progress=None)
+    assert result.registers == {} and result.register_tiles == () and not any(calls)

@@ -25,7 +25,8 @@ def tune_suite():
     del sys.modules["tune_suite"]
 
 
-def fake_seconds(self, prog, args, tiles, block, best, scheduler=None):
+def fake_seconds(self, prog, args, tiles, block, best, scheduler=None, registers=(),
+                 sequential=0):
     """A made-up time: the defaults 5 ms, else fastest at a first tile size of 32."""
     if not tiles:
         return 5e-3
