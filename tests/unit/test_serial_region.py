@@ -164,7 +164,8 @@ def test_a_bad_serial_region_value_is_refused():
 @pytest.mark.parametrize("setting", ["cpu", "gpu"])
 @pytest.mark.parametrize("source, sizes", [(SERIAL, {"n": 301, "m": 67}),
                                            (SHORT, {"n": 4096, "k": 6}),
-                                           (SHORT, {"n": 4096, "k": 4000})])
+                                           (SHORT, {"n": 4096, "k": 4000})],
+                         ids=["serial", "short-k6", "short-k4000"])
 def test_on_the_gpu_both_entries_compute_the_sequential_result(setting, source, sizes):
     """pc_<name> on host arrays and pc_<name>_dev on CuPy arrays (SHORT at k = 6: its
     kernel; at k = 4000 and SERIAL: the CPU on copies) against the sequential program."""
