@@ -125,26 +125,9 @@ def measure(name: str, target: str, small: bool, repeats: int) -> dict:
     scop = progs["cpu"].scop
     sizes = dict(PROGRAMS[name][1] if small else PROGRAMS[name][2])
     args = _inputs(scop, sizes)
-    written = set(scop.written_arrays()) & {a.name for a in scop.args}
-    results = {}
-    for setting in SETTINGS:  # a warm-up call each; the results must agree
-        out = _fresh(args)
-        libs[setting](**out)
-        results[setting] = {k: out[k] for k in written if k in out}
-    for k, v in results["gpu"].items():
-        if not np.allclose(v, results["cpu"][k], rtol=1e-9, atol=1e-12):
-            raise SystemExit(f"{name}: {k} differs between the settings")
-    times: dict[str, list[float]] = {s: [] for s in SETTINGS}
-    order = list(SETTINGS)
-    rng = random.Random(0)
-    for _ in range(repeats):
-        rng.shuffle(order)
-        for setting in order:
-            fresh = _fresh(args)
-            times[setting].append(_timed(lambda: libs[setting](**fresh)))
-    section = {"sizes": sizes, "host_entry": {
-        s: {"times_s": t, "median_s": statistics.median(t), "min_s": min(t), "max_s": max(t)}
-        for s, t in times.items()}}
+    stats = _interleaved(libs, lambda: _fresh(args), lambda out: out, repeats, 0,
+                         f"{name}: pc_{name}")
+    section = {"sizes": sizes, "host_entry": stats}
     section["host_entry_gpu_over_cpu"] = (section["host_entry"]["gpu"]["median_s"]
                                           / section["host_entry"]["cpu"]["median_s"])
     if target == "cuda":
@@ -161,27 +144,38 @@ def _device_entry(libs: dict, args: dict, repeats: int) -> dict:
     def fresh() -> dict:
         return {k: cp.asarray(v) if isinstance(v, np.ndarray) else v for k, v in args.items()}
 
+    out = _interleaved(libs, fresh, lambda dev: {k: cp.asnumpy(v) for k, v in dev.items()
+                                               if isinstance(v, cp.ndarray)},
+                       repeats, 1, "device entry", cp.cuda.Device().synchronize)
+    out["gpu_over_cpu"] = out["gpu"]["median_s"] / out["cpu"]["median_s"]
+    return out
+
+
+def _interleaved(libs: dict, fresh, arrays, repeats: int, seed: int, what: str,
+                 before=lambda: None) -> dict:
+    """Each setting's entry (libs) on fresh(): a warm-up call each, whose arrays (arrays(out))
+    must agree between the settings; then `repeats` calls each, interleaved in a shuffled
+    order (`before` runs outside the timed call). Per setting: the times, median, min, max."""
     outs = {}
-    for setting in SETTINGS:  # warm-up, compared
-        dev = fresh()
-        libs[setting](**dev)
-        outs[setting] = {k: cp.asnumpy(v) for k, v in dev.items() if isinstance(v, cp.ndarray)}
+    for setting in SETTINGS:
+        out = fresh()
+        libs[setting](**out)
+        outs[setting] = arrays(out)
     for k, v in outs["gpu"].items():
-        if not np.allclose(v, outs["cpu"][k], rtol=1e-9, atol=1e-12):
-            raise SystemExit(f"device entry: {k} differs between the settings")
+        if isinstance(v, np.ndarray) and not np.allclose(v, outs["cpu"][k], rtol=1e-9,
+                                                         atol=1e-12):
+            raise SystemExit(f"{what}: {k} differs between the settings")
     times: dict[str, list[float]] = {s: [] for s in SETTINGS}
     order = list(SETTINGS)
-    rng = random.Random(1)
+    rng = random.Random(seed)
     for _ in range(repeats):
         rng.shuffle(order)
         for setting in order:
-            dev = fresh()
-            cp.cuda.Device().synchronize()
-            times[setting].append(_timed(lambda: libs[setting](**dev)))
-    out = {s: {"times_s": t, "median_s": statistics.median(t), "min_s": min(t),
-               "max_s": max(t)} for s, t in times.items()}
-    out["gpu_over_cpu"] = out["gpu"]["median_s"] / out["cpu"]["median_s"]
-    return out
+            out = fresh()
+            before()
+            times[setting].append(_timed(lambda: libs[setting](**out)))
+    return {s: {"times_s": t, "median_s": statistics.median(t), "min_s": min(t),
+                "max_s": max(t)} for s, t in times.items()}
 
 
 def main(argv: list[str] | None = None) -> int:

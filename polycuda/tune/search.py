@@ -751,13 +751,13 @@ def local_search(models: tuple[KernelModel, ...], measured: list[Ranked], option
     fastest, the search starts from their sizes given explicitly (defaults_layout, measured
     first) when they can be given so, else from the fastest layout with tiles; nothing
     when there is none."""
-    seen = {(r.tiles, r.block) for r in measured}
+    seen = {r.key() for r in measured}
     found: list[Ranked] = []
     fastest = min((r for r in measured if r.measured_s is not None),
                   key=lambda r: r.measured_s, default=None)
     explicit = defaults_layout(models, cal, props) if fastest and not fastest.tiles else None
-    if explicit is not None and (explicit.tiles, explicit.block) not in seen:
-        seen.add((explicit.tiles, explicit.block))
+    if explicit is not None and explicit.key() not in seen:
+        seen.add(explicit.key())
         found = [r for r in _measured([explicit], options, measure, progress)
                  if r.measured_s is not None]
     pool = [r for r in measured + found if r.measured_s is not None and r.tiles
@@ -766,17 +766,37 @@ def local_search(models: tuple[KernelModel, ...], measured: list[Ranked], option
         pool = [r for r in measured if r.measured_s is not None and r.tiles]
     if not pool:
         return found, {}
-    best = start = min(pool, key=lambda r: r.measured_s)
+    start = min(pool, key=lambda r: r.measured_s)
+    ran, best, done = _rounds(start, seen,
+                              lambda r: neighbours(models, r, cal, props), options, measure,
+                              rounds, budget_s, progress, "", "local search")
+    found += ran
+    return found, {"rounds": done, "measured": len(found),
+                   "started": [list(start.tiles), list(start.block)],
+                   "ended": [list(best.tiles), list(best.block)]}
+
+
+def _rounds(best: Ranked, seen: set[tuple], near_of: Callable[[Ranked], list[Ranked]],
+            options: Options, measure: Callable[[Options], float], rounds: int,
+            budget_s: float, progress: Callable[[str], None] | None, label: str, name: str
+            ) -> tuple[list[Ranked], Ranked, int]:
+    """Rounds of measurement from the measured layout `best` (local_search, register_search):
+    each measures the layouts near_of(best) not in `seen` (Ranked.key; updated); the next
+    starts from the fastest of a round when it is LOCAL_GAIN faster, else the search stops; at
+    most `rounds`, and none starts after `budget_s` seconds. Returns the layouts measured, the
+    fastest and the rounds run."""
+    found: list[Ranked] = []
     began = time.perf_counter()
     done = 0
     while done < rounds:
-        near = [r for r in neighbours(models, best, cal, props)
-                if (r.tiles, r.block) not in seen]
+        near = [r for r in near_of(best) if r.key() not in seen]
         if not near:
             break
         done += 1
-        seen |= {(r.tiles, r.block) for r in near}
-        progress and progress(f"round {done} around tiles={best.tiles} block={best.block} "
+        seen |= {r.key() for r in near}
+        extra = (f" registers={best.registers} sequential tile={best.sequential}"
+                 if best.registers else f" block={best.block}")
+        progress and progress(f"{label}round {done} around tiles={best.tiles}{extra} "
                               f"{best.measured_s * 1e3:.3f} ms: {len(near)} neighbours")
         ran = [r for r in _measured(near, options, measure, progress) if r.measured_s is not None]
         found += ran
@@ -785,12 +805,10 @@ def local_search(models: tuple[KernelModel, ...], measured: list[Ranked], option
             break
         best = faster
         if time.perf_counter() - began > budget_s:
-            progress and progress(f"local search: budget of {budget_s:.0f} s spent after "
-                                  f"{done} rounds")
+            progress and progress(f"{name}: budget of {budget_s:.0f} s spent after {done} "
+                                  "rounds")
             break
-    return found, {"rounds": done, "measured": len(found),
-                   "started": [list(start.tiles), list(start.block)],
-                   "ended": [list(best.tiles), list(best.block)]}
+    return found, best, done
 
 
 def register_start(prog, gen, options: Options) -> Ranked | None:
@@ -868,30 +886,9 @@ def register_search(prog, gen, measured: list[Ranked], options: Options,
     start = register_start(prog, gen, options) if default is not None else None
     if start is None:
         return [], {}
-    best = first = dataclasses.replace(start, measured_s=default.measured_s)
-    seen = {best.key()}
-    found: list[Ranked] = []
-    began = time.perf_counter()
-    done = 0
-    while done < rounds:
-        near = [r for r in register_neighbours(best) if r.key() not in seen]
-        if not near:
-            break
-        done += 1
-        seen |= {r.key() for r in near}
-        progress and progress(f"registers: round {done} around tiles={best.tiles} "
-                              f"registers={best.registers} sequential tile={best.sequential} "
-                              f"{best.measured_s * 1e3:.3f} ms: {len(near)} neighbours")
-        ran = [r for r in _measured(near, options, measure, progress) if r.measured_s is not None]
-        found += ran
-        faster = min(ran, key=lambda r: r.measured_s, default=None)
-        if faster is None or faster.measured_s > best.measured_s * (1 - LOCAL_GAIN):
-            break
-        best = faster
-        if time.perf_counter() - began > budget_s:
-            progress and progress(f"registers: budget of {budget_s:.0f} s spent after "
-                                  f"{done} rounds")
-            break
+    first = dataclasses.replace(start, measured_s=default.measured_s)
+    found, best, done = _rounds(first, {first.key()}, register_neighbours, options, measure,
+                                rounds, budget_s, progress, "registers: ", "registers")
 
     def shown(r: Ranked) -> list:
         return [list(r.tiles), list(r.block), list(r.registers), r.sequential]

@@ -7,6 +7,7 @@ the emulator's device arrays, which are host memory)."""
 from __future__ import annotations
 
 import re
+import shutil
 
 import numpy as np
 import pytest
@@ -17,7 +18,7 @@ from polycuda.cli import main
 from polycuda.codegen import cuda_host
 from polycuda.errors import InvalidConfigError
 from polycuda.options import Options
-from polycuda.runtime import emulate, launch
+from polycuda.runtime import build, emulate, launch
 from polycuda.verify import random_arguments
 
 # Two recurrences along i, one through a scalar the region declares (a local of the region),
@@ -158,6 +159,11 @@ def test_show_schedule_says_where_the_region_runs(tmp_path, capsys):
 def test_a_bad_serial_region_value_is_refused():
     with pytest.raises(InvalidConfigError, match="serial_region"):
         Options(serial_region="host")
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not found: CUDA not compiled")
+def test_nvcc_builds_the_serial_entries():
+    build.compile_only(_program().generate("cuda").source, "cuda")
 
 
 @pytest.mark.gpu
