@@ -446,15 +446,13 @@ def _serial_functions(scop: Scop, ast: isl.AstNode, printer: CpuPrinter) -> list
         freed.insert(0, f"free({arr.name});")
     lines += printer.lines + [f"  {f}" for f in freed] + ["  return 0;", "}"]
     accessed, written = _accessed_args(scop)
-    sizes = [f"{array_elements(scop.array(a.name))} * sizeof({abi.C_TYPES[a.dtype]})"
-             for a in accessed]
     copied = [f"pc_bytes_{a.name}" for a in accessed] + [
         f"pc_bytes_{a.name}" for a in accessed if a.name in written]
     host_args = ", ".join(f"h_{a.name}" if a in accessed else "NULL" if a.kind == "array"
                           else a.name for a in scop.args)
     lines += [f'extern "C" int {abi.entry_name(scop, "_dev")}({decls}) {{',
               *host_driver.index_guard(scop),
-              *[f"  const size_t pc_bytes_{a.name} = {size};" for a, size in zip(accessed, sizes)],
+              *host_driver.byte_sizes(scop, accessed),
               f"  const double pc_instances = {_instances_bound(scop)};",
               f"  const double pc_copied = (double)({' + '.join(copied) or '0'});",
               "  /* no loop of the region is parallel: its kernels run in one thread; the CPU "

@@ -368,6 +368,12 @@ def index_guard(scop: Scop) -> list[str]:
     return lines
 
 
+def byte_sizes(scop: Scop, arrays: list) -> list[str]:
+    """Entry lines `const size_t pc_bytes_<array> = ...;`: the bytes of each array argument."""
+    return [f"  const size_t pc_bytes_{a.name} = {array_elements(scop.array(a.name))} * "
+            f"sizeof({abi.C_TYPES[a.dtype]});" for a in arrays]
+
+
 def host_entry(scop: Scop, host: HostSide, first_used: tuple[str, ...] = ()) -> list[str]:
     """pc_<name>: device buffers for the array arguments, copies in (every array: an element
     that the region does not write must come back unchanged), pc_<name>_dev, copies out of the
@@ -383,8 +389,7 @@ def host_entry(scop: Scop, host: HostSide, first_used: tuple[str, ...] = ()) -> 
              *index_guard(scop),
              f"  pc_host_guard pc_guard(&{state}.lock);", "  int err = 0;"]
     sizes = {a.name: f"pc_bytes_{a.name}" for a in arrays}
-    lines += [f"  const size_t pc_bytes_{a.name} = {array_elements(scop.array(a.name))} * "
-              f"sizeof({abi.C_TYPES[a.dtype]});" for a in arrays]
+    lines += byte_sizes(scop, arrays)
     if host.copies == "register":
         lines.append(f"  pc_host_pins<{_slots(scop)}> pc_pins;  /* unregisters at every return */")
         lines += [f"  pc_pins.pin({a.name}, {sizes[a.name]}, {host.pin_min_bytes});"

@@ -830,6 +830,8 @@ def register_start(prog, gen, options: Options) -> Ranked | None:
 
 
 def _sizes(options: Options) -> dict[str, object]:
+    """The option changes that build `options`' layout alone (tuned_sizes off: no sizes given
+    are the default tables, not an earlier tune's)."""
     return {"tile_sizes": options.tile_sizes, "block_sizes": options.block_sizes,
             "register_tiles": options.register_tiles,
             "sequential_tile": options.sequential_tile, "tuned_sizes": False}
@@ -999,11 +1001,7 @@ def measure_on_gpu(prog, values: dict[str, int], repeats: int = 3
             for v in (host[a.name] for a in prog.scop.args)]
 
     def run(options: Options) -> float:
-        # tuned_sizes off: the defaults () are the default tables, not an earlier tune's
-        kernel = prog.kernel("cuda", tile_sizes=options.tile_sizes,
-                             block_sizes=options.block_sizes, scheduler=options.scheduler,
-                             register_tiles=options.register_tiles,
-                             sequential_tile=options.sequential_tile, tuned_sizes=False)
+        kernel = prog.kernel("cuda", scheduler=options.scheduler, **_sizes(options))
         times = launch.time_calls(kernel, args, repeats=repeats, warmup=1)
         return sorted(times)[len(times) // 2]
 
