@@ -217,6 +217,14 @@ class Options:
     # last entries apply to the innermost, as tile_sizes), unrolled and jammed into the thread's
     # innermost code (gpu/register_tiling.py); each must divide its tile size. () or 1s: off.
     register_tiles: tuple[int, ...] = ()
+    # CUDA, scheduler "auto", no size given: where the candidate of least cost and the next one
+    # differ in kernel launches alone, and which of them launches fewer depends on the
+    # parameters (gpu.cost.launch_bounds compared at sample values: 1-D Jacobi, one launch per
+    # time step under isl, one per wavefront of tiles under Pluto), both are compiled into one
+    # file and each call of the entries runs the one whose launch bound is lower at its
+    # parameters (pipeline.runtime_choice; on the H100 at n = 2^24 x 100 steps Pluto's
+    # wavefronts took 1,965 ms, isl's steps 19.5 ms). False: the least cost's alone.
+    runtime_choice: bool = True
     # Wall-clock seconds of each bounded solver call: the requested scheduler and the false-
     # dependence elimination get all of it, each fallback scheduler a quarter, the AST build
     # twice (schedule/fallback.py, pipeline.py). When one runs out, a simpler schedule is used

@@ -135,6 +135,9 @@ class Choice:
     schedule: isl.Schedule
     mapped: mapping.MappedSchedule
     reason: str
+    # auto: the candidate of least launches among those whose cost differs from the chosen
+    # one's in launches alone, (scheduler, schedule, mapping); None if there is none
+    runner_up: tuple[str, isl.Schedule, mapping.MappedSchedule] | None = None
 
 
 def choose_schedule(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl.UnionMap,
@@ -176,12 +179,15 @@ def choose_schedule(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl
         return Choice(best[2], best[3], best[4], f"auto: {best[2]} (the only candidate on "
                       f"target {options.target})")
     compared = ", ".join([f"{f[2]} {f[0]}" for f in found] + skipped)
+    others = [f for f in found if f[0] != best[0] and
+              dataclasses.replace(f[0], launches=0) == dataclasses.replace(best[0], launches=0)]
+    second = min(others, key=lambda f: (f[0], f[1]), default=None)
     return Choice(best[2], best[3], best[4],
                   f"auto: {best[2]}, the least cost of {compared} (loops of parametric length "
                   f"in one-thread kernels / on the longest path outside blocks and threads / "
                   f"run in sequence by threads, summed over statements / kernel launches "
                   f"repeated by host loops at parameters {cost.LAUNCH_PARAMETER}; ties: "
-                  f"{names[0]})")
+                  f"{names[0]})", second and (second[2], second[3], second[4]))
 
 
 # The note that ends a requested scheduler's choice when its fallback chain gave up a step
@@ -277,9 +283,10 @@ def compile_scop(scop: Scop, options: Options) -> Generated:
 
 
 def _static_generated(scop: Scop, options: Options, start: float,
-                      timer: progress.PassTimer) -> Generated:
+                      timer: progress.PassTimer, variants: bool = True) -> Generated:
     """The static path of compile_scop on the transformed Scop: dependences, schedule,
-    mapping, AST, printer."""
+    mapping, AST, printer; with `variants`, the runner-up's code too where the entries choose
+    at run time (runtime_choice)."""
     ctx = isl_scheduler.new_context()
     # analysis.dependences: flow (value-based), anti, output
     with timer.step("dependences") as step:
@@ -291,9 +298,32 @@ def _static_generated(scop: Scop, options: Options, start: float,
     # one of least structural cost, gpu/cost.py)
     choice = choose_schedule(scop, options, ctx, dep_map, timer)
     timer.record("scheduler choice", 0.0, choice.reason)
+    promoted = _promotions(scop, options, ctx, choice.mapped, timer)
+    # codegen: isl AST (bounded, else the original order's), then the target's printer
+    source, mapped = _bounded_source(scop, options, ctx, dep_map, promoted, timer)
+    reason = choice.reason
+    # the runner-up's code beside it, chosen per call by the launch bounds (runtime_choice)
+    if (variants and mapped is promoted
+            and (both := runtime_choice(scop, options, ctx, choice)) is not None):
+        with timer.step("run-time choice") as step:
+            other = _runner_up_source(scop, options, ctx, choice)
+            if other is None:
+                step.note = (f"{both.schedulers[1]}'s code not built (its AST build ran out of "
+                             f"its budget): {choice.scheduler}'s alone")
+            else:
+                source = cuda_host.join_variants(scop, (source, other), both)
+                reason = f"{reason}; {both.note()}"
+                step.note = both.note()
+    return Generated(scop, options, source, str(choice.schedule), mapped.kernels,
+                     time.perf_counter() - start, reason, tuple(timer.steps))
+
+
+def _promotions(scop: Scop, options: Options, ctx: isl.Context, mapped: mapping.MappedSchedule,
+                timer: progress.PassTimer) -> mapping.MappedSchedule:
+    """The promotion steps of a legal mapping, each timed and noted on `timer`."""
     # gpu.carry, gpu.promotion (CUDA): elements that one thread reuses held in registers
     with timer.step("register promotion") as step:
-        mapped = _promoted(scop, options, ctx, choice.mapped)
+        mapped = _promoted(scop, options, ctx, mapped)
         step.note = notes.private_note(mapped, options)
     # gpu.shared_promotion (CUDA, Options.shared_promotion): a block's reused tiles in shared
     # memory (the arrays held in registers excluded)
@@ -301,10 +331,63 @@ def _static_generated(scop: Scop, options: Options, start: float,
         if options.target == "cuda" and options.shared_promotion:
             mapped = shared_promotion.promote_shared(mapped, scop, _accesses(scop, ctx), options)
         step.note = notes.shared_note(mapped, options)
-    # codegen: isl AST (bounded, else the original order's), then the target's printer
-    source, mapped = _bounded_source(scop, options, ctx, dep_map, mapped, timer)
-    return Generated(scop, options, source, str(choice.schedule), mapped.kernels,
-                     time.perf_counter() - start, choice.reason, tuple(timer.steps))
+    return mapped
+
+
+# Options.runtime_choice: the parameter values at which the rule of gpu.cost.LAUNCH_NS is
+# evaluated at compile time: every parameter at gpu.cost.LAUNCH_PARAMETER (where the choice
+# was made), and each parameter alone at LARGE with the others at SMALL (1-D Jacobi: T = 64, n = 2^22: Pluto's 65,543 launches against
+# isl's 128, 5.4e8 instances). The runner-up is compiled too where the rule picks it at one.
+RUNTIME_CHOICE_LARGE = 1 << 22
+RUNTIME_CHOICE_SMALL = 64
+
+
+def runtime_choice(scop: Scop, options: Options, ctx: isl.Context, choice: Choice
+                   ) -> cost.RuntimeChoice | None:
+    """The run-time choice between the chosen schedule and its runner-up
+    (Options.runtime_choice), or None: not CUDA with scheduler auto and no size given, no
+    runner-up, or the rule picks it at no sample (RUNTIME_CHOICE_LARGE)."""
+    given = (options.tile_sizes or options.block_sizes or options.register_tiles
+             or options.sequential_tile)
+    if (options.target != "cuda" or options.scheduler != "auto" or not options.runtime_choice
+            or given or choice.runner_up is None):
+        return None
+    params = [a.name for a in scop.args if a.kind == "param"]
+    context = isl_build.context_set(scop, ctx)
+    launches = (cost.launch_bounds(choice.mapped, context),
+                cost.launch_bounds(choice.runner_up[2], context))
+    instances = cost.instance_bounds([isl_build.domain_set(s, ctx).intersect_params(context)
+                                      for s in scop.statements])
+    samples = [dict.fromkeys(params, cost.LAUNCH_PARAMETER)] + [
+        {q: RUNTIME_CHOICE_LARGE if q == p else RUNTIME_CHOICE_SMALL for q in params}
+        for p in params]
+    for values in samples:
+        counts = [cost.bound_at(b, values) for b in (*launches, instances)]
+        if None not in counts and cost.picks_runner_up((counts[0], counts[1]), counts[2]):
+            texts = [cost.bound_c(b, context.params()) for b in (*launches, instances)]
+            return cost.RuntimeChoice((choice.scheduler, choice.runner_up[0]),
+                                 (texts[0], texts[1]), texts[2], values)
+    return None
+
+
+def _runner_up_source(scop: Scop, options: Options, ctx: isl.Context, choice: Choice
+                      ) -> str | None:
+    """The code of the runner-up's mapping (its promotions, AST and printer, as the chosen
+    one's), or None when its AST build runs out of its budget (no fallback: the chosen
+    schedule's code is there)."""
+    assert choice.runner_up is not None
+    timer = progress.PassTimer(f"{scop.name} ({choice.runner_up[0]})")
+    mapped = _promotions(scop, options, ctx, choice.runner_up[2], timer)
+
+    def build() -> str:
+        budget.bounded_context(ctx)
+        return _source(scop, options, ctx, mapped)[0]
+
+    try:
+        return budget.run_bounded(build, options.schedule_budget_s * AST_BUDGET_SHARE,
+                                  "the AST build")
+    except budget.SolverGaveUp:
+        return None
 
 
 def _promoted(scop: Scop, options: Options, ctx: isl.Context, mapped: mapping.MappedSchedule
@@ -465,7 +548,7 @@ def _runtime_generated(scop: Scop, options: Options, start: float) -> Generated:
         host = options.plain_host_side()
         timer = progress.PassTimer(sub.name)
         generated = _static_generated(transform_scop(sub, host, timer), host,
-                                      time.perf_counter(), timer)
+                                      time.perf_counter(), timer, variants=False)
         kernels.extend(generated.kernels)
         steps_of_parts.extend(dataclasses.replace(step, name=f"{sub.name}: {step.name}")
                               for step in generated.steps)

@@ -13,7 +13,8 @@ from polycuda.errors import PolycudaError
 from polycuda.gpu import mapping
 from polycuda.ir.scop import Scop
 from polycuda.options import Options
-from polycuda.pipeline import Choice, choose_schedule, dependence_map, transform_scop
+from polycuda.pipeline import (Choice, choose_schedule, dependence_map, runtime_choice,
+                               transform_scop)
 from polycuda.program import Program
 from polycuda.schedule import budget, isl_scheduler, report, superposition
 
@@ -74,6 +75,13 @@ def schedule_of(prog: Program) -> dict:
     out = {"scheduler": choice.scheduler, "choice": choice.reason, **scheduled}
     if options.target == "cuda" and cuda_host.serial_region(choice.mapped.kernels):
         out["serial_region"] = _serial_region(prog.scop, options)
+    both = None if indirect.runtime_nests(scop, options.allow_reassociation) or \
+        indirect.checked_nests(scop) else runtime_choice(scop, options, ctx, choice)
+    if both is not None:  # Options.runtime_choice: the runner-up's code too, chosen per call
+        out["runtime_choice"] = {"variants": list(both.schedulers),
+                                 "launch_bounds": list(both.launches),
+                                 "instance_bound": both.instances, "rule": both.condition(),
+                                 "example": both.example, "note": both.note()}
     if choice.scheduler == "superposition" and choice.reason == "superposition (requested)":
         out["kernels"] = _superposition_kernels(scop, options, ctx, dep_map, choice)
     return out
@@ -163,6 +171,13 @@ def _schedule_text(prog: Program) -> str:
                          f"{dual['cells']}, with {dual['with']})")
     if "serial_region" in scheduled:
         lines.append(f"  {scheduled['serial_region']}")
+    if "runtime_choice" in scheduled:
+        both = scheduled["runtime_choice"]
+        bounds = "; ".join(f"{name}'s launches (pc_launches{k}): {bound}" for k, (name, bound)
+                           in enumerate(zip(both["variants"], both["launch_bounds"])))
+        lines.append(f"  {both['note']}")
+        lines.append(f"    rule: {both['rule']}; {bounds}; instances (pc_instances): "
+                     f"{both['instance_bound']}")
     kernels = scheduled.get("kernels", [])
     for k in kernels if isinstance(kernels, list) else ():
         if not k["threads"]:

@@ -7,6 +7,7 @@ cuda_target's printers), the host-pointer entry, the failure report and the whol
 from __future__ import annotations
 
 import math
+import re
 
 import islpy as isl
 
@@ -23,7 +24,7 @@ from polycuda.gpu.mapping import (ATOMIC, CHAIN, COLUMNS, DUAL, ONE_BLOCK, REDUC
 from polycuda.gpu.row_reduction import ROW_LANES, ROWS_PER_BLOCK
 from polycuda.gpu.staging import resident_blocks
 from polycuda.codegen.c_target import array_elements
-from polycuda.gpu.extents import extents
+from polycuda.gpu import cost
 from polycuda.ir import isl_build
 from polycuda.ir.c_expr import C_HELPERS
 from polycuda.ir.scop import Scop
@@ -410,12 +411,9 @@ def _instances_bound(scop: Scop) -> str:
     statement's bounding box."""
     ctx = isl.Context()
     context = isl_build.context_set(scop, ctx)
-    terms = []
-    for stmt in scop.statements:
-        domain = isl_build.domain_set(stmt, ctx).intersect_params(context)
-        factors = [f"(double)pc_max(0LL, (long long)({e}))" for e in extents(domain)]
-        terms.append(" * ".join(factors) or "1.0")
-    return " + ".join(f"({t})" for t in terms) or "0.0"
+    return cost.bound_c(cost.instance_bounds(
+        [isl_build.domain_set(s, ctx).intersect_params(context) for s in scop.statements]),
+        context.params())
 
 
 def _accessed_args(scop: Scop) -> tuple[list, set[str]]:
@@ -605,6 +603,54 @@ def join(sources: list[str], scops: list[Scop]) -> str:
         mains.append(main.replace("int main(", f"using {space}::{abi.entry_name(scop)};\n"
                                   "int main(", 1))
     return "\n".join(shared + own + mains[:1])
+
+
+def join_variants(scop: Scop, sources: tuple[str, str], both: cost.RuntimeChoice) -> str:
+    """One .cu of two schedules' generated sources of one region (pipeline.runtime_choice):
+    the shared parts once; each source's own definitions in namespace polycuda_variant_<k>,
+    its extern "C" entries made static there; then the region's entries, each calling
+    variant 1 where `both.condition()` holds at its parameters, else variant 0, and
+    pc_<name>_fail; the first source's main."""
+    entry = abi.entry_name(scop)
+    heads, owns, mains = [], [], []
+    for k, source in enumerate(sources):
+        head, rest = source.split(abi.OWN_BEGIN + "\n", 1)
+        body, main = rest.split(abi.OWN_END + "\n", 1)
+        if head not in heads:
+            heads.append(head)
+        body = body.replace("\n".join(fail_function(scop)) + "\n", "")  # once, below
+        body = re.sub(rf'\bextern "C" (int|void) ({re.escape(entry)}\w*)\(', r"static \1 \2(",
+                      body)
+        owns.append(f"namespace polycuda_variant_{k} {{\n{body}}}  "
+                    f"// namespace polycuda_variant_{k}\n")
+        mains.append(main)
+    params = [a for a in scop.args if a.kind == "param"]
+    pick = abi.entry_name(scop, "_variant")
+    lines = [f"/* polycuda: this region's code under two schedules, {both.schedulers[0]}'s "
+             f"(variant 0) and {both.schedulers[1]}'s",
+             "   (variant 1), chosen per call by bounds of their kernel launches and of the",
+             "   statement instances at its parameters (gpu.cost.LAUNCH_NS) */",
+             f"static int {pick}({', '.join(abi.arg_decl(a) for a in params) or 'void'}) {{",
+             f"  const double pc_launches0 = {both.launches[0]};",
+             f"  const double pc_launches1 = {both.launches[1]};",
+             f"  const double pc_instances = {both.instances};",
+             f"  return ({both.condition()}) ? 1 : 0;", "}"]
+    chosen = f"{pick}({', '.join(a.name for a in params)})"
+    names = ", ".join(a.name for a in scop.args)
+    for suffix in ("", "_dev"):
+        called = abi.entry_name(scop, suffix)
+        lines += [f'extern "C" int {called}({abi.arg_decls(scop)}) {{',
+                  f"  return {chosen} ? polycuda_variant_1::{called}({names})",
+                  f"      : polycuda_variant_0::{called}({names});", "}"]
+    release = abi.entry_name(scop, "_release")
+    if f"static int {release}(void) {{" in owns[0]:
+        lines += [f'extern "C" int {release}(void) {{',
+                  f"  const int err = polycuda_variant_0::{release}();",
+                  f"  const int other = polycuda_variant_1::{release}();",
+                  "  return err ? err : other;", "}"]
+    lines += fail_function(scop)
+    own = "".join(owns) + "\n".join(lines) + "\n"
+    return "".join(heads) + abi.OWN_BEGIN + "\n" + own + abi.OWN_END + "\n" + mains[0]
 
 
 def generate(scop: Scop, ast: isl.AstNode, kernels: tuple[KernelMapping, ...],

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
+from polycuda.gpu import extents
 from polycuda.gpu.mapping import (CHAIN, DUAL, KERNEL_MARK, REDUCE_MARK, ROWS, SERIAL_MARK,
                                   KernelMapping, MappedSchedule)
 from polycuda.ir import isl_build
@@ -79,10 +80,76 @@ def cost(mapped: MappedSchedule) -> Cost:
 def launches(mapped: MappedSchedule) -> int:
     """Repeated kernel launches of the mapped schedule with every parameter
     LAUNCH_PARAMETER: per kernel (or serial, reduce) mark, the distinct values of the host
-    loops around it, less the mark's first launch.
+    loops around it, less the mark's first launch."""
+    total = 0
+    for steps in _host_steps(mapped):
+        for k in range(steps.dim(isl.dim_type.param)):
+            steps = steps.fix_val(isl.dim_type.param, k,
+                                  isl.Val.int_from_si(steps.get_ctx(), LAUNCH_PARAMETER))
+        total += steps.count_val().to_python() - 1 if steps.dim(isl.dim_type.set) else 0
+    return total
 
-    # host: { S[x] -> [prefix] } at the mark; its range at the parameter values is counted
-    """
+
+# A bound: a sum of products of extents (isl PwAffs in the parameters), the product of a
+# bounding box's extents bounding the points in it (bound_at evaluates it, bound_c prints it).
+Bound = tuple[tuple[isl.PwAff, ...], ...]
+
+
+def launch_bounds(mapped: MappedSchedule, context: isl.Set) -> Bound:
+    """An upper bound of the kernel launches of the mapped schedule, in the parameters: per
+    kernel (or serial, reduce) mark, the extents of the bounding box of its host loops' values
+    (each loop's range alone, rationally relaxed: gpu.extents.relaxed_extent_pw_affs), whose
+    product bounds their distinct values; a mark outside every host loop, the empty product:
+    one launch. Cheap to evaluate at any parameter values, at run time too, where `launches`
+    counts points at one value."""
+    bounds = []
+    for steps in _host_steps(mapped):
+        steps = steps.intersect_params(context.align_params(steps.get_space()))
+        if not steps.is_empty():
+            bounds.append(extents.relaxed_extent_pw_affs(steps))
+    return tuple(bounds)
+
+
+def instance_bounds(domains: list[isl.Set]) -> Bound:
+    """An upper bound of the statement instances of the given domains (each a statement's,
+    within the context): the extents of each one's bounding box."""
+    return tuple(tuple(extents.extent_pw_aff(d, k) for k in range(d.dim(isl.dim_type.set)))
+                 for d in domains if not d.is_empty())
+
+
+def bound_at(bound: Bound, values: dict[str, int]) -> float | None:
+    """A bound (launch_bounds, instance_bounds) at the given parameter values; None where
+    they are outside the domain of one of its extents (the context)."""
+    total = 0.0
+    for factors in bound:
+        product = 1.0
+        for factor in factors:
+            space = factor.get_domain_space()
+            names = [space.get_dim_name(isl.dim_type.param, k)
+                     for k in range(space.dim(isl.dim_type.param))]
+            if any(n not in values for n in names):
+                return None
+            fixed = " and ".join(f"{n} = {values[n]}" for n in names) or "0 = 0"
+            point = isl.Set(f"[{', '.join(names)}] -> {{ : {fixed} }}",
+                            context=factor.get_ctx()).sample_point()
+            value = factor.eval(point)
+            if value.is_nan():
+                return None
+            product *= max(0.0, float(value.to_python()))
+        total += product
+    return total
+
+
+def bound_c(bound: Bound, params: isl.Set) -> str:
+    """C text (double, in the parameters) of a bound (launch_bounds, instance_bounds)."""
+    terms = [" * ".join(f"(double)pc_max(0LL, (long long)({extents.pw_aff_to_c(f, params)}))"
+                        for f in factors) or "1.0" for factors in bound]
+    return " + ".join(f"({t})" for t in terms) or "0.0"
+
+
+def _host_steps(mapped: MappedSchedule) -> list[isl.Set]:
+    """Per kernel (or serial, reduce) mark reached by some statement instance: the values of
+    the host loops around it, { [prefix] } in the parameters."""
     marks: list[isl.ScheduleNode] = []
 
     def visit(node: isl.ScheduleNode) -> bool:
@@ -93,18 +160,13 @@ def launches(mapped: MappedSchedule) -> int:
         return True
 
     mapped.schedule.get_root().foreach_descendant_top_down(visit)
-    total = 0
+    found = []
     for mark in marks:
         host = mark.get_prefix_schedule_union_map().intersect_domain(mark.get_domain())
         steps = host.range()
-        if steps.is_empty():
-            continue
-        steps = isl.Set.from_union_set(steps)
-        for k in range(steps.dim(isl.dim_type.param)):
-            steps = steps.fix_val(isl.dim_type.param, k,
-                                  isl.Val.int_from_si(steps.get_ctx(), LAUNCH_PARAMETER))
-        total += steps.count_val().to_python() - 1 if steps.dim(isl.dim_type.set) else 0
-    return total
+        if not steps.is_empty():
+            found.append(isl.Set.from_union_set(steps))
+    return found
 
 
 def _visit(node: isl.ScheduleNode, kernels: dict[str, KernelMapping], skip: int,
@@ -189,3 +251,44 @@ def _parametric(band: isl.ScheduleNode, member: int, domain: isl.UnionSet | None
     spread = runs.reverse().apply_range(runs).deltas()
     long = isl.UnionSet(f"{{ [d] : d >= {PARAMETRIC_TRIPS} }}", context=band.get_ctx())
     return not spread.intersect(long.align_params(spread.get_space())).is_empty()
+
+
+# Options.runtime_choice (pipeline.runtime_choice): a call runs the runner-up's code (variant
+# 1) where it launches fewer kernels and the chosen schedule's launches alone would take longer
+# than all the region's statement instances at the GPU's streaming rate (too many launches for
+# their work): launches x LAUNCH_NS > instances x INSTANCE_NS, each count a bound
+# (launch_bounds, instance_bounds). Elsewhere the work dominates and the chosen schedule's
+# locality stands (2-D Jacobi at 4096^2 x 100: Pluto's 684 launches against 3.4e9 instances).
+# MEASURED
+LAUNCH_NS = 2000.0
+INSTANCE_NS = 0.01
+
+
+@dataclass(frozen=True)
+class RuntimeChoice:
+    """Two schedules of one region in one file (Options.runtime_choice): variant 0, the
+    chosen one, and variant 1, the runner-up; each call of the entries runs variant 1 where
+    the rule of LAUNCH_NS picks it at its parameters."""
+
+    schedulers: tuple[str, str]
+    # C text (double, in the parameters): each variant's launch bound, the instance bound
+    launches: tuple[str, str]
+    instances: str
+    example: dict[str, int]  # parameter values at which the rule picks variant 1
+
+    def note(self) -> str:
+        at = ", ".join(f"{k} = {v}" for k, v in self.example.items())
+        return (f"at run time: {self.schedulers[1]}'s code where it launches fewer kernels and "
+                f"{self.schedulers[0]}'s launches x {LAUNCH_NS:g} ns exceed the "
+                f"statement instances x {INSTANCE_NS:g} ns (e.g. at {at})")
+
+    def condition(self) -> str:
+        """C condition, in the parameters, under which a call runs variant 1."""
+        return (f"pc_launches1 < pc_launches0 && pc_launches0 * {LAUNCH_NS!r} > "
+                f"pc_instances * {INSTANCE_NS!r}")
+
+
+def picks_runner_up(launches: tuple[float, float], instances: float) -> bool:
+    """The rule of LAUNCH_NS on counts (RuntimeChoice.condition in Python)."""
+    return (launches[1] < launches[0]
+            and launches[0] * LAUNCH_NS > instances * INSTANCE_NS)

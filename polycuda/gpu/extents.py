@@ -48,13 +48,23 @@ def per_wavefront_extents(node: isl.ScheduleNode, context: isl.Set, w_name: str
 def relaxed_extents(tiles: isl.Set) -> tuple[str, ...]:
     """Upper bounds of the extent of each dimension: each alone, rationally relaxed."""
     counts: list[str] = []
+    for one in _relaxed_dimensions(tiles):
+        counts += extents(one)
+    return tuple(counts)
+
+
+def relaxed_extent_pw_affs(tiles: isl.Set) -> tuple[isl.PwAff, ...]:
+    """relaxed_extents of a non-empty set as isl PwAffs in its parameters (to evaluate at
+    parameter values, or print as C with pw_aff_to_c)."""
+    return tuple(extent_pw_aff(one, 0) for one in _relaxed_dimensions(tiles))
+
+
+def _relaxed_dimensions(tiles: isl.Set) -> list[isl.Set]:
+    """Each dimension of `tiles` alone (the others projected out), rationally relaxed."""
     m = tiles.dim(isl.dim_type.set)
     tiles = tiles.remove_divs()  # the rational relaxation: a superset
-    for k in range(m):
-        one = tiles.project_out(isl.dim_type.set, k + 1, m - k - 1).project_out(
-            isl.dim_type.set, 0, k)
-        counts += extents(one.remove_divs().coalesce())
-    return tuple(counts)
+    return [tiles.project_out(isl.dim_type.set, k + 1, m - k - 1).project_out(
+        isl.dim_type.set, 0, k).remove_divs().coalesce() for k in range(m)]
 
 
 def band_extents(node: isl.ScheduleNode, context: isl.Set) -> tuple[str, ...]:
@@ -84,12 +94,14 @@ def extents(tile_set: isl.Set) -> tuple[str, ...]:
     for an empty set: no instance reaches the band)."""
     if tile_set.is_empty():
         return ("0",) * tile_set.dim(isl.dim_type.set)
-    counts = []
-    for k in range(tile_set.dim(isl.dim_type.set)):
-        extent = tile_set.dim_max(k).sub(tile_set.dim_min(k)).add_constant_val(
-            isl.Val.one(tile_set.get_ctx()))
-        counts.append(pw_aff_to_c(extent.coalesce(), tile_set.params()))
-    return tuple(counts)
+    return tuple(pw_aff_to_c(extent_pw_aff(tile_set, k), tile_set.params())
+                 for k in range(tile_set.dim(isl.dim_type.set)))
+
+
+def extent_pw_aff(tile_set: isl.Set, k: int) -> isl.PwAff:
+    """max - min + 1 of dimension k of a non-empty set, in its parameters."""
+    return tile_set.dim_max(k).sub(tile_set.dim_min(k)).add_constant_val(
+        isl.Val.one(tile_set.get_ctx())).coalesce()
 
 
 def pw_aff_to_c(pw_aff: isl.PwAff, params: isl.Set) -> str:

@@ -1,0 +1,193 @@
+"""The run-time choice between two schedules of one region (Options.runtime_choice; issue 15,
+item 5): the default file, holding the chosen schedule and the runner-up (gpu.cost.LAUNCH_NS
+decides per call), against each schedule compiled alone, same run, interleaved, on the device
+entry pc_<name>_dev (CuPy arrays: kernels and launches, no copies); and the two constants of
+the rule: the time of one launch of an empty kernel from a host loop (LAUNCH_NS), and per
+statement instance, the fastest time measured here (INSTANCE_NS).
+
+Each program and setting is verified against the sequential program at small sizes on the
+GPU first; at each timed size, the three settings' results from the same inputs must agree.
+
+Usage (from the repository root, on a GPU):
+    python3 bench/runtime_choice.py [--cases jacobi_1d,fdtd_2d] [--repeats 5] [--out F]
+Writes JSON (default bench/results/<date>-<gpu>-runtime-choice.json).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import datetime
+import json
+import random
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import polycuda  # noqa: E402
+from kernels import suite  # noqa: E402
+from polycuda.bench import environment, timing  # noqa: E402
+from polycuda.options import Options  # noqa: E402
+from polycuda.runtime import build, device  # noqa: E402
+
+# kernel -> sizes timed; "bench" is the suite's, "large" PolyBench's LARGE mapped onto ours
+CASES = {
+    "jacobi_1d": ({"T": 100, "n": 1 << 24}, {"T": 20, "n": 1 << 22}, {"T": 500, "n": 2000},
+                  {"T": 1000, "n": 1 << 16}, {"T": 10000, "n": 4096}),
+    "fdtd_2d": ({"T": 100, "nx": 4096, "ny": 4096}, {"T": 500, "nx": 1000, "ny": 1200},
+                {"T": 64, "nx": 1 << 18, "ny": 64}),
+    # not joined (the rule keeps Pluto's wavefronts at every sample): is isl's slower here?
+    "jacobi_2d": ({"T": 100, "n": 4096}, {"T": 500, "n": 1300}),
+    "heat_2d": ({"T": 100, "n": 4096},),
+}
+SMALL = {"jacobi_1d": ({"T": 3, "n": 900}, {"T": 30, "n": 40}),
+         "fdtd_2d": ({"T": 3, "nx": 20, "ny": 17}, {"T": 2, "nx": 300, "ny": 5}),
+         "jacobi_2d": ({"T": 3, "n": 14},), "heat_2d": ({"T": 3, "n": 14},)}
+LAUNCH_PROBE = r"""
+#include <cuda_runtime.h>
+__global__ void pc_empty(int *x) { if (x != 0 && threadIdx.x == 1024) x[0] = 1; }
+extern "C" double pc_launch_ns(int count, int blocks, int threads) {
+  cudaEvent_t a, b;
+  cudaEventCreate(&a); cudaEventCreate(&b);
+  pc_empty<<<blocks, threads>>>(0);
+  cudaDeviceSynchronize();
+  cudaEventRecord(a);
+  for (int k = 0; k < count; k++) pc_empty<<<blocks, threads>>>(0);
+  cudaEventRecord(b);
+  cudaEventSynchronize(b);
+  float ms = 0.0f;
+  cudaEventElapsedTime(&ms, a, b);
+  cudaEventDestroy(a); cudaEventDestroy(b);
+  return cudaGetLastError() == cudaSuccess ? ms * 1e6 / count : -1.0;
+}
+"""
+
+
+def launch_ns(repeats: int) -> dict:
+    """ns per launch of an empty kernel in a host loop of 20,000 (one block of 64 threads,
+    and 132 blocks of 256), `repeats` times each."""
+    lib = ctypes.CDLL(str(build.build_shared(LAUNCH_PROBE, "cuda")))
+    lib.pc_launch_ns.restype = ctypes.c_double
+    lib.pc_launch_ns.argtypes = [ctypes.c_int] * 3
+    out = {}
+    for blocks, threads in ((1, 64), (132, 256)):
+        samples = [lib.pc_launch_ns(20000, blocks, threads) for _ in range(repeats)]
+        out[f"{blocks}x{threads}"] = timing.spread(samples)
+    return out
+
+
+def _programs(name: str) -> dict:
+    """Setting -> Program: "default" (the runner-up too, where the rule may pick it), and
+    each of the two schedulers alone."""
+    kernel = suite.by_name(name)
+    base = Options(target="cuda", tuned_sizes=False)
+    auto = polycuda.compile(str(kernel.c_path), function=kernel.function, options=base)
+    gen = auto.generate()
+    first = gen.choice.split("auto: ", 1)[1].split(",", 1)[0]
+    second = gen.choice.split("at run time: ", 1)[1].split("'s", 1)[0] \
+        if "at run time: " in gen.choice else ("isl" if first != "isl" else "pluto")
+    progs = {"default": auto}
+    for scheduler in (first, second):
+        progs[scheduler] = polycuda.compile(str(kernel.c_path), function=kernel.function,
+                                            options=base.replace(scheduler=scheduler))
+    return progs
+
+
+def _inputs(prog, sizes: dict, seed: int = 0) -> dict:
+    kernel = suite.by_name(prog.name)
+    args = suite.random_args(kernel, sizes, np.random.default_rng(seed))
+    return {a.name: v for a, v in zip(suite.c_args(kernel), args)}
+
+
+def measure(name: str, repeats: int) -> dict:
+    import cupy as cp
+
+    progs = _programs(name)
+    for setting, prog in progs.items():
+        for sizes in SMALL[name]:
+            bad = [r for r in prog.verify(dict(sizes), targets=("cuda",),
+                                          raise_on_mismatch=False) if not r.ok]
+            if bad:
+                raise SystemExit(f"{name}/{setting} at {sizes}: wrong result: {bad[0].message}")
+    libs = {s: p.kernel("cuda") for s, p in progs.items()}
+    section = {"settings": list(progs), "choice": progs["default"].generate().choice,
+               "joined": "polycuda_variant_1" in progs["default"].generate().source,
+               "sizes": []}
+    for sizes in CASES[name]:
+        host = _inputs(progs["default"], sizes)
+        results = {}
+        for setting, lib in libs.items():  # one run each from the same inputs: must agree
+            dev = {k: cp.asarray(v) if isinstance(v, np.ndarray) else v for k, v in host.items()}
+            lib(**dev)
+            cp.cuda.Device().synchronize()
+            results[setting] = {k: cp.asnumpy(v) for k, v in dev.items()
+                                if isinstance(v, cp.ndarray)}
+        for setting in progs:
+            for k, v in results[setting].items():
+                if not np.allclose(v, results["default"][k], rtol=1e-9, atol=1e-12,
+                                   equal_nan=True):
+                    raise SystemExit(f"{name} at {sizes}: {k} differs between {setting} and "
+                                     "the default")
+        dev = {k: cp.asarray(v) if isinstance(v, np.ndarray) else v for k, v in host.items()}
+        times: dict[str, list[float]] = {s: [] for s in progs}
+        order = list(progs)
+        rng = random.Random(0)
+        for _ in range(repeats):
+            rng.shuffle(order)
+            for setting in order:
+                cp.cuda.Device().synchronize()
+                start = time.perf_counter()
+                libs[setting](**dev)
+                cp.cuda.Device().synchronize()
+                times[setting].append(time.perf_counter() - start)
+        entry = {"sizes": sizes, **{s: timing.spread(t) for s, t in times.items()}}
+        best = min((s for s in progs if s != "default"), key=lambda s: entry[s]["median_s"])
+        entry["fastest_alone"] = best
+        entry["default_over_fastest"] = entry["default"]["median_s"] / entry[best]["median_s"]
+        section["sizes"].append(entry)
+        print(f"  {sizes}: " + ", ".join(f"{s} {entry[s]['median_s'] * 1e3:.3f} ms"
+                                         for s in progs)
+              + f"; default/fastest {entry['default_over_fastest']:.3f}", flush=True)
+    return section
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--cases", default=",".join(CASES))
+    p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--out", help="JSON file (default bench/results/<date>-<gpu>-runtime-choice"
+                                 ".json)")
+    args = p.parse_args(argv)
+    names = args.cases.split(",")
+    unknown = [n for n in names if n not in CASES]
+    if unknown:
+        p.error(f"unknown cases {unknown}: choose from {list(CASES)}")
+    gpu = device.gpu_info()
+    if gpu is None:
+        p.error("no GPU found")
+    date = datetime.date.today().isoformat()
+    result = {"what": "device entry pc_<name>_dev on CuPy arrays (perf_counter around the "
+                      "call and a device synchronize; interleaved, shuffled): the default file "
+                      "(runner-up joined where the rule may pick it) against each scheduler "
+                      "alone; ns per launch of an empty kernel in a host loop (CUDA events)",
+              "date": date, "gpu": gpu.name, "repeats": args.repeats,
+              "commit": environment.git_commit(), "launch_ns": launch_ns(args.repeats),
+              "cases": {}}
+    print(f"launch: {result['launch_ns']}", flush=True)
+    for name in names:
+        print(f"{name} ...", flush=True)
+        result["cases"][name] = measure(name, args.repeats)
+    out = Path(args.out) if args.out else (Path(__file__).parent / "results" /
+                                           f"{date}-{environment.slug(gpu.name)}-runtime-choice"
+                                           ".json")
+    out.write_text(json.dumps(result, indent=1) + "\n")
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,163 @@
+"""Two schedules of one region in one CUDA file, chosen per call (Options.runtime_choice,
+pipeline.runtime_choice; issue 15, item 5): where the auto scheduler's least-cost candidate and
+the runner-up differ in kernel launches alone and which launches fewer depends on the sizes
+(1-D Jacobi: Pluto launches one kernel per wavefront of tiles, (6T + n) / 64 of them; isl two
+per time step), both are compiled and the entries run the one of fewer launches by a bound
+evaluated at the call's parameters. Checked against the sequential program on random inputs
+on both sides of the rule (the emulator), the bounds' C text against isl's evaluation."""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import shutil
+
+import pytest
+
+import polycuda
+from kernels import suite
+from polycuda.cli import main
+from polycuda.gpu import cost
+from polycuda.ir.c_expr import C_HELPERS
+from polycuda.options import Options
+from polycuda.ir import isl_build
+from polycuda.pipeline import (RUNTIME_CHOICE_LARGE, RUNTIME_CHOICE_SMALL, choose_schedule,
+                               compile_scop, dependence_map, runtime_choice, transform_scop)
+from polycuda.runtime import build
+from polycuda.schedule import isl_scheduler
+
+
+def _program(name: str, **options) -> polycuda.Program:
+    kernel = suite.by_name(name)
+    return polycuda.compile(str(kernel.c_path), function=kernel.function,
+                            options=Options(target="cuda", **options))
+
+
+def _choices(name: str, **options):
+    """(scop, choice, RuntimeChoice or None, launch bounds of both candidates) of a kernel."""
+    prog = _program(name, **options)
+    opts = prog.options
+    scop = transform_scop(prog.scop, opts)
+    ctx = isl_scheduler.new_context()
+    choice = choose_schedule(scop, opts, ctx, dependence_map(scop, ctx))
+    both = runtime_choice(scop, opts, ctx, choice)
+    context = isl_build.context_set(scop, ctx)
+    bounds = (cost.launch_bounds(choice.mapped, context),
+              cost.launch_bounds(choice.runner_up[2], context) if choice.runner_up else ())
+    return prog, choice, both, bounds
+
+
+def test_jacobi_1d_has_both_schedules_and_the_entries_choose_by_launch_bounds():
+    prog, choice, both, _ = _choices("jacobi_1d")
+    assert choice.scheduler == "pluto" and choice.runner_up[0] == "isl"
+    assert both is not None and both.schedulers == ("pluto", "isl")
+    # the runner-up is lower where the time steps are few and the array long
+    assert both.example == {"T": RUNTIME_CHOICE_SMALL, "n": RUNTIME_CHOICE_LARGE}
+    gen = prog.generate()
+    source = gen.source
+    assert "namespace polycuda_variant_0 {" in source and "namespace polycuda_variant_1 {" in source
+    assert source.count('extern "C" int pc_jacobi_1d(') == 1
+    assert source.count('extern "C" int pc_jacobi_1d_dev(') == 1
+    assert source.count('extern "C" void pc_jacobi_1d_fail(') == 1
+    assert "static int pc_jacobi_1d_variant(long long T, long long n)" in source
+    assert "at run time: isl's code" in gen.choice
+    assert [s.name for s in gen.steps].count("run-time choice") == 1
+    assert "pc_launches0 * 2000.0 > pc_instances * 0.01" in source
+
+
+# T = 3, n = 900: Pluto's 15 launches x 2 us against 5,388 instances x 0.01 ns: isl's 6
+# launches; T = 30, n = 40: Pluto's 4 launches against isl's 60
+SIDES = ({"T": 3, "n": 900}, {"T": 30, "n": 40})
+
+
+@pytest.mark.parametrize("sizes", [*SIDES, {"T": 1, "n": 3}])
+def test_jacobi_1d_verifies_on_both_sides_of_the_rule(sizes):
+    results = _program("jacobi_1d").verify(sizes, targets=("emulate",))
+    assert results and all(r.ok for r in results), [r.message for r in results]
+
+
+def _rule(prog, bounds, sizes) -> bool:
+    """Whether the rule picks the runner-up at `sizes`, on isl's evaluation of the bounds."""
+    ctx = isl_scheduler.new_context()
+    context = isl_build.context_set(prog.scop, ctx)
+    instances = cost.instance_bounds([isl_build.domain_set(s, ctx).intersect_params(context)
+                                      for s in prog.scop.statements])
+    counts = [cost.bound_at(b, sizes) for b in (*bounds, instances)]
+    return cost.picks_runner_up((counts[0], counts[1]), counts[2])
+
+
+def test_the_sizes_of_the_tests_run_each_variant():
+    prog, _, _, bounds = _choices("jacobi_1d")
+    assert [_rule(prog, bounds, s) for s in SIDES] == [True, False]
+
+
+def test_the_generated_rule_agrees_with_isl_and_the_bounds_bound_the_exact_count():
+    prog, choice, _, bounds = _choices("jacobi_1d")
+    source = prog.generate().source
+    head = "static int pc_jacobi_1d_variant("
+    function = source[source.index(head):source.index("\n}\n", source.index(head)) + 3]
+    lib = ctypes.CDLL(str(build.build_shared(C_HELPERS + function.replace("static ", "", 1),
+                                             "c")))
+    lib.pc_jacobi_1d_variant.argtypes = [ctypes.c_longlong, ctypes.c_longlong]
+    picked = set()
+    for t in (1, 3, 30, 100, 500):
+        for n in (3, 40, 900, 2000, 1 << 16, 1 << 24):
+            sizes = {"T": t, "n": n}
+            picked.add(_rule(prog, bounds, sizes))
+            assert lib.pc_jacobi_1d_variant(t, n) == int(_rule(prog, bounds, sizes)), sizes
+    assert picked == {True, False}
+    # bounds: at the parameters of the compile-time count, at least the exact launches
+    at = dict.fromkeys(("T", "n"), cost.LAUNCH_PARAMETER)
+    assert cost.bound_at(bounds[0], at) >= cost.launches(choice.mapped) + 1
+    assert cost.bound_at(bounds[1], at) >= cost.launches(choice.runner_up[2]) + 1
+
+
+def test_no_second_schedule_where_the_rule_never_picks_the_runner_up():
+    # lu: Pluto's wavefronts of tiles launch fewer kernels than isl's k loop at every size;
+    # 2-D Jacobi: Pluto's wavefronts carry enough work at every sample
+    for name in ("lu", "jacobi_2d"):
+        prog, choice, both, _ = _choices(name)
+        assert choice.runner_up is not None and both is None
+        assert "polycuda_variant_" not in prog.generate().source
+
+
+def test_off_with_the_option_with_given_sizes_and_with_a_requested_scheduler():
+    for options in ({"runtime_choice": False}, {"tile_sizes": (16, 32)},
+                    {"scheduler": "pluto"}):
+        prog, _, both, _ = _choices("jacobi_1d", **options)
+        assert both is None, options
+        assert "polycuda_variant_" not in prog.generate().source, options
+
+
+def test_show_schedule_reports_the_run_time_choice(capsys):
+    path = str(suite.by_name("jacobi_1d").c_path)
+    assert main(["show", "schedule", path, "--target", "cuda", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["runtime_choice"]["variants"] == ["pluto", "isl"]
+    assert out["runtime_choice"]["example"] == {"T": 64, "n": 1 << 22}
+    assert len(out["runtime_choice"]["launch_bounds"]) == 2
+    assert main(["show", "schedule", path, "--target", "cuda"]) == 0
+    text = capsys.readouterr().out
+    assert "at run time: isl's code where it launches fewer kernels" in text
+    assert "rule: pc_launches1 < pc_launches0 && " in text
+    assert main(["show", "schedule", str(suite.by_name("gemm").c_path), "--target", "cuda",
+                 "--json"]) == 0
+    assert "runtime_choice" not in json.loads(capsys.readouterr().out)
+
+
+def test_the_generated_code_is_the_same_on_every_compile():
+    prog = _program("jacobi_1d")
+    scop = transform_scop(prog.scop, prog.options)
+    assert compile_scop(scop, prog.options).source == compile_scop(scop, prog.options).source
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
+def test_nvcc_builds_the_file_with_both_schedules():
+    build.compile_only(_program("jacobi_1d").generate().source, "cuda")
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("sizes", [{"T": 3, "n": 9000}, {"T": 300, "n": 400}])
+def test_both_variants_verify_on_the_gpu(sizes):
+    results = _program("jacobi_1d").verify(sizes, targets=("cuda",))
+    assert results and all(r.ok for r in results), [r.message for r in results]
