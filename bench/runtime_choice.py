@@ -34,7 +34,10 @@ from polycuda.bench import environment, timing  # noqa: E402
 from polycuda.options import Options  # noqa: E402
 from polycuda.runtime import build, device  # noqa: E402
 
-# kernel -> sizes timed; "bench" is the suite's, "large" PolyBench's LARGE mapped onto ours
+# kernel -> sizes timed: the suite's bench sizes, PolyBench's LARGE mapped onto ours, and
+# sizes on both sides of the rule. The rule's constants were set from the first run of these
+# (bench/results/2026-11-26-...-runtime-choice.json); HELD_OUT's sizes were added after, to
+# check the rule where it was not fitted (two of them near its boundary).
 CASES = {
     "jacobi_1d": ({"T": 100, "n": 1 << 24}, {"T": 20, "n": 1 << 22}, {"T": 500, "n": 2000},
                   {"T": 1000, "n": 1 << 16}, {"T": 10000, "n": 4096}),
@@ -43,6 +46,10 @@ CASES = {
     # not joined (the rule keeps Pluto's wavefronts at every sample): is isl's slower here?
     "jacobi_2d": ({"T": 100, "n": 4096}, {"T": 500, "n": 1300}),
     "heat_2d": ({"T": 100, "n": 4096},),
+}
+HELD_OUT = {
+    "jacobi_1d": ({"T": 200, "n": 1 << 18}, {"T": 2000, "n": 1 << 14}, {"T": 3000, "n": 1 << 17}),
+    "fdtd_2d": ({"T": 200, "nx": 1 << 16, "ny": 128}, {"T": 100, "nx": 1 << 18, "ny": 32}),
 }
 SMALL = {"jacobi_1d": ({"T": 3, "n": 900}, {"T": 30, "n": 40}),
          "fdtd_2d": ({"T": 3, "nx": 20, "ny": 17}, {"T": 2, "nx": 300, "ny": 5}),
@@ -76,7 +83,8 @@ def launch_ns(repeats: int) -> dict:
     out = {}
     for blocks, threads in ((1, 64), (132, 256)):
         samples = [lib.pc_launch_ns(20000, blocks, threads) for _ in range(repeats)]
-        out[f"{blocks}x{threads}"] = timing.spread(samples)
+        out[f"{blocks}x{threads}"] = {k.replace("_s", "_ns"): v
+                                      for k, v in timing.spread(samples).items()}
     return out
 
 
@@ -117,7 +125,7 @@ def measure(name: str, repeats: int) -> dict:
     section = {"settings": list(progs), "choice": progs["default"].generate().choice,
                "joined": "polycuda_variant_1" in progs["default"].generate().source,
                "sizes": []}
-    for sizes in CASES[name]:
+    for sizes in CASES[name] + HELD_OUT.get(name, ()):
         host = _inputs(progs["default"], sizes)
         results = {}
         for setting, lib in libs.items():  # one run each from the same inputs: must agree
@@ -144,7 +152,8 @@ def measure(name: str, repeats: int) -> dict:
                 libs[setting](**dev)
                 cp.cuda.Device().synchronize()
                 times[setting].append(time.perf_counter() - start)
-        entry = {"sizes": sizes, **{s: timing.spread(t) for s, t in times.items()}}
+        entry = {"sizes": sizes, "held_out": sizes in HELD_OUT.get(name, ()),
+                 **{s: timing.spread(t) for s, t in times.items()}}
         best = min((s for s in progs if s != "default"), key=lambda s: entry[s]["median_s"])
         entry["fastest_alone"] = best
         entry["default_over_fastest"] = entry["default"]["median_s"] / entry[best]["median_s"]

@@ -336,8 +336,10 @@ def _promotions(scop: Scop, options: Options, ctx: isl.Context, mapped: mapping.
 
 # Options.runtime_choice: the parameter values at which the rule of gpu.cost.LAUNCH_NS is
 # evaluated at compile time: every parameter at gpu.cost.LAUNCH_PARAMETER (where the choice
-# was made), and each parameter alone at LARGE with the others at SMALL (1-D Jacobi: T = 64, n = 2^22: Pluto's 65,543 launches against
-# isl's 128, 5.4e8 instances). The runner-up is compiled too where the rule picks it at one.
+# was made), and each parameter alone at LARGE with the others at SMALL (1-D Jacobi at T = 64,
+# n = 2^22: Pluto's 65,543 wavefront launches x 6 us = 393 ms against isl's 128 launches x
+# 2 us + 5.4e8 instances x 0.01 ns = 5.6 ms). The runner-up is compiled too where the rule
+# picks it at one of them; each call then decides at its own parameters.
 RUNTIME_CHOICE_LARGE = 1 << 22
 RUNTIME_CHOICE_SMALL = 64
 
@@ -354,8 +356,8 @@ def runtime_choice(scop: Scop, options: Options, ctx: isl.Context, choice: Choic
         return None
     params = [a.name for a in scop.args if a.kind == "param"]
     context = isl_build.context_set(scop, ctx)
-    launches = (cost.launch_bounds(choice.mapped, context),
-                cost.launch_bounds(choice.runner_up[2], context))
+    launches = (cost.launch_times(choice.mapped, context),
+                cost.launch_times(choice.runner_up[2], context))
     instances = cost.instance_bounds([isl_build.domain_set(s, ctx).intersect_params(context)
                                       for s in scop.statements])
     samples = [dict.fromkeys(params, cost.LAUNCH_PARAMETER)] + [

@@ -79,7 +79,7 @@ def schedule_of(prog: Program) -> dict:
         indirect.checked_nests(scop) else runtime_choice(scop, options, ctx, choice)
     if both is not None:  # Options.runtime_choice: the runner-up's code too, chosen per call
         out["runtime_choice"] = {"variants": list(both.schedulers),
-                                 "launch_bounds": list(both.launches),
+                                 "launch_ns": list(both.launch_ns),
                                  "instance_bound": both.instances, "rule": both.condition(),
                                  "example": both.example, "note": both.note()}
     if choice.scheduler == "superposition" and choice.reason == "superposition (requested)":
@@ -173,8 +173,8 @@ def _schedule_text(prog: Program) -> str:
         lines.append(f"  {scheduled['serial_region']}")
     if "runtime_choice" in scheduled:
         both = scheduled["runtime_choice"]
-        bounds = "; ".join(f"{name}'s launches (pc_launches{k}): {bound}" for k, (name, bound)
-                           in enumerate(zip(both["variants"], both["launch_bounds"])))
+        bounds = "; ".join(f"{name}'s launches (pc_launch_ns{k}): {bound}" for k, (name, bound)
+                           in enumerate(zip(both["variants"], both["launch_ns"])))
         lines.append(f"  {both['note']}")
         lines.append(f"    rule: {both['rule']}; {bounds}; instances (pc_instances): "
                      f"{both['instance_bound']}")

@@ -628,11 +628,11 @@ def join_variants(scop: Scop, sources: tuple[str, str], both: cost.RuntimeChoice
     pick = abi.entry_name(scop, "_variant")
     lines = [f"/* polycuda: this region's code under two schedules, {both.schedulers[0]}'s "
              f"(variant 0) and {both.schedulers[1]}'s",
-             "   (variant 1), chosen per call by bounds of their kernel launches and of the",
-             "   statement instances at its parameters (gpu.cost.LAUNCH_NS) */",
+             "   (variant 1), chosen per call by bounds of their launches' time (ns) and of",
+             "   the statement instances at its parameters (gpu.cost.LAUNCH_NS) */",
              f"static int {pick}({', '.join(abi.arg_decl(a) for a in params) or 'void'}) {{",
-             f"  const double pc_launches0 = {both.launches[0]};",
-             f"  const double pc_launches1 = {both.launches[1]};",
+             f"  const double pc_launch_ns0 = {both.launch_ns[0]};",
+             f"  const double pc_launch_ns1 = {both.launch_ns[1]};",
              f"  const double pc_instances = {both.instances};",
              f"  return ({both.condition()}) ? 1 : 0;", "}"]
     chosen = f"{pick}({', '.join(a.name for a in params)})"

@@ -82,7 +82,7 @@ def launches(mapped: MappedSchedule) -> int:
     LAUNCH_PARAMETER: per kernel (or serial, reduce) mark, the distinct values of the host
     loops around it, less the mark's first launch."""
     total = 0
-    for steps in _host_steps(mapped):
+    for _, steps in _host_steps(mapped):
         for k in range(steps.dim(isl.dim_type.param)):
             steps = steps.fix_val(isl.dim_type.param, k,
                                   isl.Val.int_from_si(steps.get_ctx(), LAUNCH_PARAMETER))
@@ -90,39 +90,44 @@ def launches(mapped: MappedSchedule) -> int:
     return total
 
 
-# A bound: a sum of products of extents (isl PwAffs in the parameters), the product of a
-# bounding box's extents bounding the points in it (bound_at evaluates it, bound_c prints it).
-Bound = tuple[tuple[isl.PwAff, ...], ...]
+# A bound: a sum of weighted products of extents (isl PwAffs in the parameters), the product
+# of a bounding box's extents bounding the points in it (bound_at evaluates it, bound_c
+# prints it as C).
+Bound = tuple[tuple[float, tuple[isl.PwAff, ...]], ...]
 
 
-def launch_bounds(mapped: MappedSchedule, context: isl.Set) -> Bound:
-    """An upper bound of the kernel launches of the mapped schedule, in the parameters: per
-    kernel (or serial, reduce) mark, the extents of the bounding box of its host loops' values
-    (each loop's range alone, rationally relaxed: gpu.extents.relaxed_extent_pw_affs), whose
-    product bounds their distinct values; a mark outside every host loop, the empty product:
-    one launch. Cheap to evaluate at any parameter values, at run time too, where `launches`
-    counts points at one value."""
+def launch_times(mapped: MappedSchedule, context: isl.Set) -> Bound:
+    """A bound of the time (ns) that the kernel launches of the mapped schedule take beyond
+    their work, in the parameters: per kernel (or serial, reduce) mark, WAVEFRONT_LAUNCH_NS
+    (a wavefront kernel's) or LAUNCH_NS times a bound of its launches: the extents of the
+    bounding box of its host loops' values (each loop's range alone, rationally relaxed:
+    gpu.extents.relaxed_extent_pw_affs), whose product bounds their distinct values; a mark
+    outside every host loop, the empty product: one launch. Cheap to evaluate at any
+    parameter values, at run time too, where `launches` counts points at one value."""
+    kernels = {k.name: k for k in mapped.kernels}
     bounds = []
-    for steps in _host_steps(mapped):
+    for name, steps in _host_steps(mapped):
         steps = steps.intersect_params(context.align_params(steps.get_space()))
         if not steps.is_empty():
-            bounds.append(extents.relaxed_extent_pw_affs(steps))
+            wavefront = name in kernels and kernels[name].wavefront
+            bounds.append((WAVEFRONT_LAUNCH_NS if wavefront else LAUNCH_NS,
+                           extents.relaxed_extent_pw_affs(steps)))
     return tuple(bounds)
 
 
 def instance_bounds(domains: list[isl.Set]) -> Bound:
     """An upper bound of the statement instances of the given domains (each a statement's,
     within the context): the extents of each one's bounding box."""
-    return tuple(tuple(extents.extent_pw_aff(d, k) for k in range(d.dim(isl.dim_type.set)))
+    return tuple((1.0, tuple(extents.extent_pw_aff(d, k) for k in range(d.dim(isl.dim_type.set))))
                  for d in domains if not d.is_empty())
 
 
 def bound_at(bound: Bound, values: dict[str, int]) -> float | None:
-    """A bound (launch_bounds, instance_bounds) at the given parameter values; None where
+    """A bound (launch_times, instance_bounds) at the given parameter values; None where
     they are outside the domain of one of its extents (the context)."""
     total = 0.0
-    for factors in bound:
-        product = 1.0
+    for weight, factors in bound:
+        product = weight
         for factor in factors:
             space = factor.get_domain_space()
             names = [space.get_dim_name(isl.dim_type.param, k)
@@ -141,15 +146,19 @@ def bound_at(bound: Bound, values: dict[str, int]) -> float | None:
 
 
 def bound_c(bound: Bound, params: isl.Set) -> str:
-    """C text (double, in the parameters) of a bound (launch_bounds, instance_bounds)."""
-    terms = [" * ".join(f"(double)pc_max(0LL, (long long)({extents.pw_aff_to_c(f, params)}))"
-                        for f in factors) or "1.0" for factors in bound]
+    """C text (double, in the parameters) of a bound (launch_times, instance_bounds)."""
+    terms = []
+    for weight, factors in bound:
+        parts = [f"{weight!r}"] if weight != 1.0 else []
+        parts += [f"(double)pc_max(0LL, (long long)({extents.pw_aff_to_c(f, params)}))"
+                  for f in factors]
+        terms.append(" * ".join(parts) or "1.0")
     return " + ".join(f"({t})" for t in terms) or "0.0"
 
 
-def _host_steps(mapped: MappedSchedule) -> list[isl.Set]:
-    """Per kernel (or serial, reduce) mark reached by some statement instance: the values of
-    the host loops around it, { [prefix] } in the parameters."""
+def _host_steps(mapped: MappedSchedule) -> list[tuple[str, isl.Set]]:
+    """Per kernel (or serial, reduce) mark reached by some statement instance: its kernel's
+    name and the values of the host loops around it, { [prefix] } in the parameters."""
     marks: list[isl.ScheduleNode] = []
 
     def visit(node: isl.ScheduleNode) -> bool:
@@ -165,7 +174,8 @@ def _host_steps(mapped: MappedSchedule) -> list[isl.Set]:
         host = mark.get_prefix_schedule_union_map().intersect_domain(mark.get_domain())
         steps = host.range()
         if not steps.is_empty():
-            found.append(isl.Set.from_union_set(steps))
+            name = mark.mark_get_id().get_name().partition(":")[2]
+            found.append((name, isl.Set.from_union_set(steps)))
     return found
 
 
@@ -254,13 +264,21 @@ def _parametric(band: isl.ScheduleNode, member: int, domain: isl.UnionSet | None
 
 
 # Options.runtime_choice (pipeline.runtime_choice): a call runs the runner-up's code (variant
-# 1) where it launches fewer kernels and the chosen schedule's launches alone would take longer
-# than all the region's statement instances at the GPU's streaming rate (too many launches for
-# their work): launches x LAUNCH_NS > instances x INSTANCE_NS, each count a bound
-# (launch_bounds, instance_bounds). Elsewhere the work dominates and the chosen schedule's
-# locality stands (2-D Jacobi at 4096^2 x 100: Pluto's 684 launches against 3.4e9 instances).
-# MEASURED
+# 1) where the chosen schedule's launches take longer than the runner-up's by more than all
+# the region's statement instances take at the GPU's streaming rate (the chosen schedule's
+# better locality, where it has it, saves at most that): launch time 0 > launch time 1 +
+# instances x INSTANCE_NS, each a bound (launch_times, instance_bounds). A launch costs
+# LAUNCH_NS, a wavefront kernel's WAVEFRONT_LAUNCH_NS: its tiles run the intra-tile wavefronts
+# one after the other, with a barrier between them, however few the tiles. Measured on the
+# H100 (bench/results/2026-11-26-nvidia-h100-80gb-hbm3-runtime-choice.json): an empty kernel
+# launched from a host loop 3.1-3.9 us; isl's 1-D Jacobi steps 1.44-1.77 us a launch where
+# the work is small (n <= 65,536), 6.3e-3 ns an instance where it is large (n = 2^24);
+# Pluto's wavefront launches 7.5-8.3 us each at every size. The constants lean to the chosen
+# schedule of the measured cases (Pluto's): its launches cheaper, the runner-up's dearer,
+# the work dearer than measured. Set from 11 cases of 1-D Jacobi, FDTD-2D, 2-D Jacobi and
+# Heat-2D (the rule then picks the faster schedule in all 11), checked on 5 held-out sizes.
 LAUNCH_NS = 2000.0
+WAVEFRONT_LAUNCH_NS = 6000.0
 INSTANCE_NS = 0.01
 
 
@@ -271,24 +289,22 @@ class RuntimeChoice:
     the rule of LAUNCH_NS picks it at its parameters."""
 
     schedulers: tuple[str, str]
-    # C text (double, in the parameters): each variant's launch bound, the instance bound
-    launches: tuple[str, str]
+    # C text (double, in the parameters): each variant's launch time bound (ns), the instances
+    launch_ns: tuple[str, str]
     instances: str
     example: dict[str, int]  # parameter values at which the rule picks variant 1
 
     def note(self) -> str:
         at = ", ".join(f"{k} = {v}" for k, v in self.example.items())
-        return (f"at run time: {self.schedulers[1]}'s code where it launches fewer kernels and "
-                f"{self.schedulers[0]}'s launches x {LAUNCH_NS:g} ns exceed the "
-                f"statement instances x {INSTANCE_NS:g} ns (e.g. at {at})")
+        return (f"at run time: {self.schedulers[1]}'s code where {self.schedulers[0]}'s "
+                f"launches take longer than its launches and the statement instances x "
+                f"{INSTANCE_NS:g} ns (e.g. at {at})")
 
     def condition(self) -> str:
         """C condition, in the parameters, under which a call runs variant 1."""
-        return (f"pc_launches1 < pc_launches0 && pc_launches0 * {LAUNCH_NS!r} > "
-                f"pc_instances * {INSTANCE_NS!r}")
+        return f"pc_launch_ns0 > pc_launch_ns1 + pc_instances * {INSTANCE_NS!r}"
 
 
-def picks_runner_up(launches: tuple[float, float], instances: float) -> bool:
-    """The rule of LAUNCH_NS on counts (RuntimeChoice.condition in Python)."""
-    return (launches[1] < launches[0]
-            and launches[0] * LAUNCH_NS > instances * INSTANCE_NS)
+def picks_runner_up(launch_ns: tuple[float, float], instances: float) -> bool:
+    """The rule of LAUNCH_NS on numbers (RuntimeChoice.condition in Python)."""
+    return launch_ns[0] > launch_ns[1] + instances * INSTANCE_NS

@@ -34,7 +34,7 @@ def _program(name: str, **options) -> polycuda.Program:
 
 
 def _choices(name: str, **options):
-    """(scop, choice, RuntimeChoice or None, launch bounds of both candidates) of a kernel."""
+    """(program, choice, RuntimeChoice or None, launch time bounds of both candidates)."""
     prog = _program(name, **options)
     opts = prog.options
     scop = transform_scop(prog.scop, opts)
@@ -42,8 +42,8 @@ def _choices(name: str, **options):
     choice = choose_schedule(scop, opts, ctx, dependence_map(scop, ctx))
     both = runtime_choice(scop, opts, ctx, choice)
     context = isl_build.context_set(scop, ctx)
-    bounds = (cost.launch_bounds(choice.mapped, context),
-              cost.launch_bounds(choice.runner_up[2], context) if choice.runner_up else ())
+    bounds = (cost.launch_times(choice.mapped, context),
+              cost.launch_times(choice.runner_up[2], context) if choice.runner_up else ())
     return prog, choice, both, bounds
 
 
@@ -62,11 +62,11 @@ def test_jacobi_1d_has_both_schedules_and_the_entries_choose_by_launch_bounds():
     assert "static int pc_jacobi_1d_variant(long long T, long long n)" in source
     assert "at run time: isl's code" in gen.choice
     assert [s.name for s in gen.steps].count("run-time choice") == 1
-    assert "pc_launches0 * 2000.0 > pc_instances * 0.01" in source
+    assert "return (pc_launch_ns0 > pc_launch_ns1 + pc_instances * 0.01) ? 1 : 0;" in source
 
 
-# T = 3, n = 900: Pluto's 15 launches x 2 us against 5,388 instances x 0.01 ns: isl's 6
-# launches; T = 30, n = 40: Pluto's 4 launches against isl's 60
+# T = 3, n = 900: Pluto's 15 wavefront launches x 6 us against isl's 6 x 2 us and 5,388
+# instances x 0.01 ns: isl's; T = 30, n = 40: Pluto's 4 x 6 us against isl's 60 x 2 us
 SIDES = ({"T": 3, "n": 900}, {"T": 30, "n": 40})
 
 
@@ -106,10 +106,14 @@ def test_the_generated_rule_agrees_with_isl_and_the_bounds_bound_the_exact_count
             picked.add(_rule(prog, bounds, sizes))
             assert lib.pc_jacobi_1d_variant(t, n) == int(_rule(prog, bounds, sizes)), sizes
     assert picked == {True, False}
-    # bounds: at the parameters of the compile-time count, at least the exact launches
+    # bounds: at the parameters of the compile-time count, at least the exact launches (each
+    # mark's first launch included)
     at = dict.fromkeys(("T", "n"), cost.LAUNCH_PARAMETER)
-    assert cost.bound_at(bounds[0], at) >= cost.launches(choice.mapped) + 1
-    assert cost.bound_at(bounds[1], at) >= cost.launches(choice.runner_up[2]) + 1
+    for bound, mapped in zip(bounds, (choice.mapped, choice.runner_up[2])):
+        assert cost.bound_at(tuple((1.0, f) for _, f in bound), at) >= cost.launches(
+            mapped) + len(bound)
+    assert {w for w, _ in bounds[0]} == {cost.WAVEFRONT_LAUNCH_NS}  # Pluto's wavefronts
+    assert {w for w, _ in bounds[1]} == {cost.LAUNCH_NS}  # isl's two kernels per step
 
 
 def test_no_second_schedule_where_the_rule_never_picks_the_runner_up():
@@ -135,11 +139,11 @@ def test_show_schedule_reports_the_run_time_choice(capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["runtime_choice"]["variants"] == ["pluto", "isl"]
     assert out["runtime_choice"]["example"] == {"T": 64, "n": 1 << 22}
-    assert len(out["runtime_choice"]["launch_bounds"]) == 2
+    assert len(out["runtime_choice"]["launch_ns"]) == 2
     assert main(["show", "schedule", path, "--target", "cuda"]) == 0
     text = capsys.readouterr().out
-    assert "at run time: isl's code where it launches fewer kernels" in text
-    assert "rule: pc_launches1 < pc_launches0 && " in text
+    assert "at run time: isl's code where pluto's launches take longer" in text
+    assert "rule: pc_launch_ns0 > pc_launch_ns1 + pc_instances * 0.01" in text
     assert main(["show", "schedule", str(suite.by_name("gemm").c_path), "--target", "cuda",
                  "--json"]) == 0
     assert "runtime_choice" not in json.loads(capsys.readouterr().out)
