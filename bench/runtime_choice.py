@@ -32,28 +32,38 @@ import polycuda  # noqa: E402
 from kernels import suite  # noqa: E402
 from polycuda.bench import environment, timing  # noqa: E402
 from polycuda.options import Options  # noqa: E402
+from polycuda.pipeline import (choose_schedule, dependence_map, runtime_choice,  # noqa: E402
+                               transform_scop)
 from polycuda.runtime import build, device  # noqa: E402
+from polycuda.schedule import isl_scheduler  # noqa: E402
 
 # kernel -> sizes timed: the suite's bench sizes, PolyBench's LARGE mapped onto ours, and
-# sizes on both sides of the rule. The rule's constants were set from the first run of these
-# (bench/results/2026-11-26-...-runtime-choice.json); HELD_OUT's sizes were added after, to
-# check the rule where it was not fitted (two of them near its boundary).
+# sizes on both sides of the rule. The rule's constants (gpu.cost.LAUNCH_NS) were set from
+# runs of these; HELD_OUT's sizes were added after, to check the rule where it was not
+# fitted (some of them near its boundary).
 CASES = {
     "jacobi_1d": ({"T": 100, "n": 1 << 24}, {"T": 20, "n": 1 << 22}, {"T": 500, "n": 2000},
-                  {"T": 1000, "n": 1 << 16}, {"T": 10000, "n": 4096}),
+                  {"T": 1000, "n": 1 << 16}, {"T": 10000, "n": 4096}, {"T": 200, "n": 1 << 18},
+                  {"T": 2000, "n": 1 << 14}, {"T": 3000, "n": 1 << 17}),
     "fdtd_2d": ({"T": 100, "nx": 4096, "ny": 4096}, {"T": 500, "nx": 1000, "ny": 1200},
-                {"T": 64, "nx": 1 << 18, "ny": 64}),
-    # not joined (the rule keeps Pluto's wavefronts at every sample): is isl's slower here?
+                {"T": 64, "nx": 1 << 18, "ny": 64}, {"T": 200, "nx": 1 << 16, "ny": 128},
+                {"T": 100, "nx": 1 << 18, "ny": 32}),
     "jacobi_2d": ({"T": 100, "n": 4096}, {"T": 500, "n": 1300}),
     "heat_2d": ({"T": 100, "n": 4096},),
 }
 HELD_OUT = {
-    "jacobi_1d": ({"T": 200, "n": 1 << 18}, {"T": 2000, "n": 1 << 14}, {"T": 3000, "n": 1 << 17}),
-    "fdtd_2d": ({"T": 200, "nx": 1 << 16, "ny": 128}, {"T": 100, "nx": 1 << 18, "ny": 32}),
+    "jacobi_1d": ({"T": 5000, "n": 1 << 16}, {"T": 400, "n": 1 << 20}, {"T": 1500, "n": 1 << 18},
+                  {"T": 4000, "n": 1 << 16}),
+    "fdtd_2d": ({"T": 300, "nx": 1 << 15, "ny": 256}, {"T": 100, "nx": 1 << 17, "ny": 128},
+                {"T": 50, "nx": 8192, "ny": 8192}),
+    "jacobi_2d": ({"T": 256, "n": 256}, {"T": 64, "n": 1024}, {"T": 1000, "n": 256},
+                  {"T": 2000, "n": 512}),
+    "heat_2d": ({"T": 256, "n": 256}, {"T": 5000, "n": 128}),
 }
 SMALL = {"jacobi_1d": ({"T": 3, "n": 900}, {"T": 30, "n": 40}),
          "fdtd_2d": ({"T": 3, "nx": 20, "ny": 17}, {"T": 2, "nx": 300, "ny": 5}),
-         "jacobi_2d": ({"T": 3, "n": 14},), "heat_2d": ({"T": 3, "n": 14},)}
+         "jacobi_2d": ({"T": 3, "n": 14}, {"T": 40, "n": 12}),
+         "heat_2d": ({"T": 3, "n": 14}, {"T": 40, "n": 12})}
 LAUNCH_PROBE = r"""
 #include <cuda_runtime.h>
 __global__ void pc_empty(int *x) { if (x != 0 && threadIdx.x == 1024) x[0] = 1; }
@@ -111,6 +121,15 @@ def _inputs(prog, sizes: dict, seed: int = 0) -> dict:
     return {a.name: v for a, v in zip(suite.c_args(kernel), args)}
 
 
+def _rule(prog):
+    """The default compile's run-time choice (pipeline.runtime_choice), or None."""
+    opts = prog.effective_options("cuda")
+    scop = transform_scop(prog.scop, opts)
+    ctx = isl_scheduler.new_context()
+    return runtime_choice(scop, opts, ctx, choose_schedule(scop, opts, ctx,
+                                                           dependence_map(scop, ctx)))
+
+
 def measure(name: str, repeats: int) -> dict:
     import cupy as cp
 
@@ -122,6 +141,7 @@ def measure(name: str, repeats: int) -> dict:
             if bad:
                 raise SystemExit(f"{name}/{setting} at {sizes}: wrong result: {bad[0].message}")
     libs = {s: p.kernel("cuda") for s, p in progs.items()}
+    both = _rule(progs["default"])
     section = {"settings": list(progs), "choice": progs["default"].generate().choice,
                "joined": "polycuda_variant_1" in progs["default"].generate().source,
                "sizes": []}
@@ -152,7 +172,9 @@ def measure(name: str, repeats: int) -> dict:
                 libs[setting](**dev)
                 cp.cuda.Device().synchronize()
                 times[setting].append(time.perf_counter() - start)
+        picks = both.picks(sizes) if both else None
         entry = {"sizes": sizes, "held_out": sizes in HELD_OUT.get(name, ()),
+                 "rule_picks": both and both.schedulers[int(bool(picks))],
                  **{s: timing.spread(t) for s, t in times.items()}}
         best = min((s for s in progs if s != "default"), key=lambda s: entry[s]["median_s"])
         entry["fastest_alone"] = best
@@ -160,7 +182,9 @@ def measure(name: str, repeats: int) -> dict:
         section["sizes"].append(entry)
         print(f"  {sizes}: " + ", ".join(f"{s} {entry[s]['median_s'] * 1e3:.3f} ms"
                                          for s in progs)
-              + f"; default/fastest {entry['default_over_fastest']:.3f}", flush=True)
+              + f"; rule: {entry['rule_picks']}; default/fastest "
+              f"{entry['default_over_fastest']:.3f}{' (held out)' if entry['held_out'] else ''}",
+              flush=True)
     return section
 
 

@@ -337,9 +337,9 @@ def _promotions(scop: Scop, options: Options, ctx: isl.Context, mapped: mapping.
 # Options.runtime_choice: the parameter values at which the rule of gpu.cost.LAUNCH_NS is
 # evaluated at compile time: every parameter at gpu.cost.LAUNCH_PARAMETER (where the choice
 # was made), and each parameter alone at LARGE with the others at SMALL (1-D Jacobi at T = 64,
-# n = 2^22: Pluto's 65,543 wavefront launches x 6 us = 393 ms against isl's 128 launches x
-# 2 us + 5.4e8 instances x 0.01 ns = 5.6 ms). The runner-up is compiled too where the rule
-# picks it at one of them; each call then decides at its own parameters.
+# n = 2^22: Pluto's 65,543 wavefront launches x 7 us = 459 ms against isl's 128 launches x
+# 2 us and 5.4e8 instances x 0.007 ns = 3.8 ms). The runner-up is compiled too where the
+# rule picks it at one of them; each call then decides at its own parameters.
 RUNTIME_CHOICE_LARGE = 1 << 22
 RUNTIME_CHOICE_SMALL = 64
 
@@ -363,12 +363,13 @@ def runtime_choice(scop: Scop, options: Options, ctx: isl.Context, choice: Choic
     samples = [dict.fromkeys(params, cost.LAUNCH_PARAMETER)] + [
         {q: RUNTIME_CHOICE_LARGE if q == p else RUNTIME_CHOICE_SMALL for q in params}
         for p in params]
+    bounds = (*launches, instances)
     for values in samples:
-        counts = [cost.bound_at(b, values) for b in (*launches, instances)]
+        counts = [cost.bound_at(b, values) for b in bounds]
         if None not in counts and cost.picks_runner_up((counts[0], counts[1]), counts[2]):
-            texts = [cost.bound_c(b, context.params()) for b in (*launches, instances)]
+            texts = [cost.bound_c(b, context.params()) for b in bounds]
             return cost.RuntimeChoice((choice.scheduler, choice.runner_up[0]),
-                                 (texts[0], texts[1]), texts[2], values)
+                                      (texts[0], texts[1]), texts[2], values, bounds)
     return None
 
 

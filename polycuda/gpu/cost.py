@@ -33,7 +33,7 @@ wavefront tiles leave one host loop over the wavefronts (depth 1).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import islpy as isl
 
@@ -263,23 +263,28 @@ def _parametric(band: isl.ScheduleNode, member: int, domain: isl.UnionSet | None
     return not spread.intersect(long.align_params(spread.get_space())).is_empty()
 
 
-# Options.runtime_choice (pipeline.runtime_choice): a call runs the runner-up's code (variant
-# 1) where the chosen schedule's launches take longer than the runner-up's by more than all
-# the region's statement instances take at the GPU's streaming rate (the chosen schedule's
-# better locality, where it has it, saves at most that): launch time 0 > launch time 1 +
-# instances x INSTANCE_NS, each a bound (launch_times, instance_bounds). A launch costs
-# LAUNCH_NS, a wavefront kernel's WAVEFRONT_LAUNCH_NS: its tiles run the intra-tile wavefronts
-# one after the other, with a barrier between them, however few the tiles. Measured on the
-# H100 (bench/results/2026-11-26-nvidia-h100-80gb-hbm3-runtime-choice.json): an empty kernel
-# launched from a host loop 3.1-3.9 us; isl's 1-D Jacobi steps 1.44-1.77 us a launch where
-# the work is small (n <= 65,536), 6.3e-3 ns an instance where it is large (n = 2^24);
-# Pluto's wavefront launches 7.5-8.3 us each at every size. The constants lean to the chosen
-# schedule of the measured cases (Pluto's): its launches cheaper, the runner-up's dearer,
-# the work dearer than measured. Set from 11 cases of 1-D Jacobi, FDTD-2D, 2-D Jacobi and
-# Heat-2D (the rule then picks the faster schedule in all 11), checked on 5 held-out sizes.
+# Options.runtime_choice (pipeline.runtime_choice): a region's time on the GPU is taken as the
+# longer of its launches' time and its work's: the host issues launches while earlier kernels
+# run, so plain launch costs hide behind long kernels; a wavefront kernel's tiles run their
+# intra-tile wavefronts one after the other, a barrier between them, however few the tiles.
+# A call runs the runner-up's code (variant 1) where that estimate is lower than the chosen
+# schedule's: where the chosen schedule's launch time exceeds both the runner-up's and the
+# work's (all statement instances at INSTANCE_NS); the work is taken as equal under both, so
+# that the chosen schedule keeps any locality advantage of its own. Launch times: LAUNCH_NS
+# a launch, WAVEFRONT_LAUNCH_NS a wavefront kernel's, each times a launch bound
+# (launch_times, instance_bounds). Measured on the H100 (bench/results/2026-11-26-nvidia-h100-
+# 80gb-hbm3-runtime-choice*.json): an empty kernel launched from a host loop 2.7-5.1 us; isl's
+# 1-D Jacobi steps 1.44-1.77 us a launch where their work is small; the DOALL runner-ups'
+# work 6.3e-3 (1-D Jacobi) and 7.0e-3 ns (FDTD-2D) an instance where it dominates; Pluto's
+# wavefront launches 7.5-8.3 us each (1-D Jacobi) at every size, 10 us (FDTD-2D). The
+# constants lean to the chosen schedule (Pluto's in the measured cases): its launches at the
+# least measured, the runner-up's above, the work at the most. Fitted on 16 sizes of 1-D
+# Jacobi, FDTD-2D, 2-D Jacobi and Heat-2D (a first rule, launches x 2 us against the work,
+# missed 2 of them by 1.44x and 1.78x; this one picks the faster schedule in all 16), then
+# checked on held-out sizes (bench/runtime_choice.py HELD_OUT).
 LAUNCH_NS = 2000.0
-WAVEFRONT_LAUNCH_NS = 6000.0
-INSTANCE_NS = 0.01
+WAVEFRONT_LAUNCH_NS = 7000.0
+INSTANCE_NS = 0.007
 
 
 @dataclass(frozen=True)
@@ -293,18 +298,29 @@ class RuntimeChoice:
     launch_ns: tuple[str, str]
     instances: str
     example: dict[str, int]  # parameter values at which the rule picks variant 1
+    # the same bounds in isl (launch_times of variants 0 and 1, instance_bounds)
+    bounds: tuple[Bound, Bound, Bound] = field(default=(), compare=False, repr=False)
+
+    def picks(self, values: dict[str, int]) -> bool | None:
+        """Whether a call at these parameter values runs variant 1 (None: outside the
+        context)."""
+        found = [bound_at(b, values) for b in self.bounds]
+        if None in found:
+            return None
+        return picks_runner_up((found[0], found[1]), found[2])
 
     def note(self) -> str:
         at = ", ".join(f"{k} = {v}" for k, v in self.example.items())
         return (f"at run time: {self.schedulers[1]}'s code where {self.schedulers[0]}'s "
-                f"launches take longer than its launches and the statement instances x "
+                f"launches take longer than its launches and than the statement instances x "
                 f"{INSTANCE_NS:g} ns (e.g. at {at})")
 
     def condition(self) -> str:
         """C condition, in the parameters, under which a call runs variant 1."""
-        return f"pc_launch_ns0 > pc_launch_ns1 + pc_instances * {INSTANCE_NS!r}"
+        return (f"pc_launch_ns0 > pc_launch_ns1 && pc_launch_ns0 > pc_instances * "
+                f"{INSTANCE_NS!r}")
 
 
 def picks_runner_up(launch_ns: tuple[float, float], instances: float) -> bool:
     """The rule of LAUNCH_NS on numbers (RuntimeChoice.condition in Python)."""
-    return launch_ns[0] > launch_ns[1] + instances * INSTANCE_NS
+    return launch_ns[0] > launch_ns[1] and launch_ns[0] > instances * INSTANCE_NS
