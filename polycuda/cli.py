@@ -157,6 +157,8 @@ def _options(args: argparse.Namespace, target: str | None = None) -> Options:
         changes["chain_reductions"] = False
     if args.no_producer_fusion:
         changes["producer_fusion"] = False
+    if args.no_runtime_choice:
+        changes["runtime_choice"] = False
     if args.wavefront_sync:
         changes["wavefront_sync"] = args.wavefront_sync
     if args.host_loops:
@@ -517,6 +519,10 @@ def _common(p: argparse.ArgumentParser) -> None:
                         "reads its result (atax's tmp[i] += A[i][j] * x[j], then y[j] += "
                         "A[i][j] * tmp[i]) as two kernels, each reading the matrix, instead of "
                         "one kernel that reads it once")
+    p.add_argument("--no-runtime-choice", action="store_true",
+                   help="CUDA, --scheduler auto: compile the least-cost schedule alone, not "
+                        "also the runner-up that differs in kernel launches alone, chosen per "
+                        "call by the launch and work bounds at its sizes (1-D Jacobi)")
     p.add_argument("--no-producer-fusion", action="store_true",
                    help="CUDA: run a DOALL statement that writes the elements a column-split "
                         "reduction right after it reads (gemver's A update, then x += A^T y) "

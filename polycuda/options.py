@@ -218,12 +218,14 @@ class Options:
     # innermost code (gpu/register_tiling.py); each must divide its tile size. () or 1s: off.
     register_tiles: tuple[int, ...] = ()
     # CUDA, scheduler "auto", no size given: where the candidate of least cost and the next one
-    # differ in kernel launches alone, and which of them launches fewer depends on the
-    # parameters (gpu.cost.launch_bounds compared at sample values: 1-D Jacobi, one launch per
-    # time step under isl, one per wavefront of tiles under Pluto), both are compiled into one
-    # file and each call of the entries runs the one whose launch bound is lower at its
-    # parameters (pipeline.runtime_choice; on the H100 at n = 2^24 x 100 steps Pluto's
-    # wavefronts took 1,965 ms, isl's steps 19.5 ms). False: the least cost's alone.
+    # differ in kernel launches alone, and which is faster depends on the parameters (1-D
+    # Jacobi: two launches per time step under isl, one per wavefront of tiles under Pluto,
+    # whose number grows with n), both are compiled into one file and each call of the entries
+    # runs the one that a rule on bounds of their launches' time and of the work picks at its
+    # parameters (gpu.cost.LAUNCH_NS, pipeline.runtime_choice). On the H100, 1-D Jacobi at
+    # n = 2^24 x 100 steps: 21.1 ms against Pluto's 1,941 ms alone; over 29 sizes of 4 stencils
+    # the default was within 2% of the faster schedule but once (8%) (bench/results/2026-11-26-
+    # nvidia-h100-80gb-hbm3-runtime-choice.json). False: the least cost's alone.
     runtime_choice: bool = True
     # Wall-clock seconds of each bounded solver call: the requested scheduler and the false-
     # dependence elimination get all of it, each fallback scheduler a quarter, the AST build

@@ -156,3 +156,13 @@ def test_nvcc_builds_the_file_with_both_schedules():
 def test_both_variants_verify_on_the_gpu(sizes):
     results = _program("jacobi_1d").verify(sizes, targets=("cuda",))
     assert results and all(r.ok for r in results), [r.message for r in results]
+
+
+def test_the_cli_flag_keeps_one_schedule(tmp_path):
+    out = tmp_path / "j.cu"
+    path = str(suite.by_name("jacobi_1d").c_path)
+    assert main(["compile", path, "--target", "cuda", "-o", str(out)]) == 0
+    assert "polycuda_variant_1" in out.read_text()
+    assert main(["compile", path, "--target", "cuda", "--no-runtime-choice", "-o",
+                 str(out)]) == 0
+    assert "polycuda_variant_" not in out.read_text()
