@@ -311,7 +311,8 @@ def _static_generated(scop: Scop, options: Options, start: float,
                 step.note = (f"{both.schedulers[1]}'s code not built (its AST build ran out of "
                              f"its budget): {choice.scheduler}'s alone")
             else:
-                source = cuda_host.join_variants(scop, (source, other), both)
+                source = cuda_host.join_variants(scop, (source, other), both,
+                                                 HostSide.of(options))
                 reason = f"{reason}; {both.note()}"
                 step.note = both.note()
     return Generated(scop, options, source, str(choice.schedule), mapped.kernels,

@@ -605,20 +605,28 @@ def join(sources: list[str], scops: list[Scop]) -> str:
     return "\n".join(shared + own + mains[:1])
 
 
-def join_variants(scop: Scop, sources: tuple[str, str], both: cost.RuntimeChoice) -> str:
+def join_variants(scop: Scop, sources: tuple[str, str], both: cost.RuntimeChoice,
+                  side: HostSide) -> str:
     """One .cu of two schedules' generated sources of one region (pipeline.runtime_choice):
-    the shared parts once; each source's own definitions in namespace polycuda_variant_<k>,
-    its extern "C" entries made static there; then the region's entries, each calling
-    variant 1 where `both.condition()` holds at its parameters, else variant 0, and
-    pc_<name>_fail; the first source's main."""
+    the shared parts once; the entries' states (host_driver.states: one set of kept buffers
+    and streams, whichever variant a call runs), then each source's own definitions in
+    namespace polycuda_variant_<k>, its extern "C" entries made static there; then the
+    region's entries, each calling variant 1 where `both.condition()` holds at its
+    parameters, else variant 0, pc_<name>_release (the shared states') and pc_<name>_fail;
+    the first source's main. `side`: the host side both sources were generated with."""
     entry = abi.entry_name(scop)
+    shared = [host_driver.states(scop, side),
+              "\n".join(host_driver.release_function(scop, side)),
+              "\n".join(fail_function(scop))]
     heads, owns, mains = [], [], []
     for k, source in enumerate(sources):
         head, rest = source.split(abi.OWN_BEGIN + "\n", 1)
         body, main = rest.split(abi.OWN_END + "\n", 1)
-        if head not in heads:
-            heads.append(head)
-        body = body.replace("\n".join(fail_function(scop)) + "\n", "")  # once, below
+        heads.append(head)
+        for text in shared:  # once, outside the namespaces
+            if text:
+                assert text in body, f"join_variants: {text.splitlines()[0]!r} not found"
+                body = body.replace(text, "", 1)
         body = re.sub(rf'\bextern "C" (int|void) ({re.escape(entry)}\w*)\(', r"static \1 \2(",
                       body)
         owns.append(f"namespace polycuda_variant_{k} {{\n{body}}}  "
@@ -642,15 +650,24 @@ def join_variants(scop: Scop, sources: tuple[str, str], both: cost.RuntimeChoice
         lines += [f'extern "C" int {called}({abi.arg_decls(scop)}) {{',
                   f"  return {chosen} ? polycuda_variant_1::{called}({names})",
                   f"      : polycuda_variant_0::{called}({names});", "}"]
-    release = abi.entry_name(scop, "_release")
-    if f"static int {release}(void) {{" in owns[0]:
-        lines += [f'extern "C" int {release}(void) {{',
-                  f"  const int err = polycuda_variant_0::{release}();",
-                  f"  const int other = polycuda_variant_1::{release}();",
-                  "  return err ? err : other;", "}"]
-    lines += fail_function(scop)
-    own = "".join(owns) + "\n".join(lines) + "\n"
-    return "".join(heads) + abi.OWN_BEGIN + "\n" + own + abi.OWN_END + "\n" + mains[0]
+    own = shared[0] + "".join(owns) + "\n".join(lines + [t for t in shared[1:] if t]) + "\n"
+    return _shared_head(heads) + abi.OWN_BEGIN + "\n" + own + abi.OWN_END + "\n" + mains[0]
+
+
+_COOPERATIVE_INCLUDE = "\n#include <cooperative_groups.h>\n"  # a part of its own (generate)
+
+
+def _shared_head(heads: list[str]) -> str:
+    """The shared part of one file from those of several sources of one region: the first's,
+    with cooperative groups included where another source needs them (the only difference
+    that one region's host sides allow); else all of them (each definition is guarded)."""
+    plain = {h.replace(_COOPERATIVE_INCLUDE, "") for h in heads}
+    if len(plain) != 1:
+        return "".join(dict.fromkeys(heads))
+    first = heads[0]
+    if any(_COOPERATIVE_INCLUDE in h for h in heads) and _COOPERATIVE_INCLUDE not in first:
+        first += _COOPERATIVE_INCLUDE
+    return first
 
 
 def generate(scop: Scop, ast: isl.AstNode, kernels: tuple[KernelMapping, ...],

@@ -23,7 +23,7 @@ from polycuda.options import Options
 from polycuda.ir import isl_build
 from polycuda.pipeline import (RUNTIME_CHOICE_LARGE, RUNTIME_CHOICE_SMALL, choose_schedule,
                                compile_scop, dependence_map, runtime_choice, transform_scop)
-from polycuda.runtime import build
+from polycuda.runtime import build, emulate
 from polycuda.schedule import isl_scheduler
 
 
@@ -166,3 +166,16 @@ def test_the_cli_flag_keeps_one_schedule(tmp_path):
     assert main(["compile", path, "--target", "cuda", "--no-runtime-choice", "-o",
                  str(out)]) == 0
     assert "polycuda_variant_" not in out.read_text()
+
+
+def test_both_variants_share_the_kept_buffers_and_one_release():
+    prog = _program("jacobi_1d")
+    source = prog.generate().source
+    assert source.count("static pc_host_state<2> pc_jacobi_1d_state") == 1
+    assert source.count('extern "C" int pc_jacobi_1d_release(void) {') == 1
+    for sizes in SIDES:  # a call of each variant, host arrays (the kept device buffers)
+        results = prog.verify(sizes, targets=("emulate",))
+        assert results and all(r.ok for r in results)
+    lib = prog.kernel("emulate").lib
+    assert emulate.live_allocations(lib) == 2  # A and B, once
+    assert lib.pc_jacobi_1d_release() == 0 and emulate.live_allocations(lib) == 0

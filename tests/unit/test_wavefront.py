@@ -347,7 +347,8 @@ def test_thread_x_takes_the_row_of_the_contiguous_subscript():
     # Pluto's (and isl's) band for fdtd-2d is [t, t + j, t + i]: thread x on its last row put
     # neighbouring threads ny elements apart in every access (H100, LARGE: 28.6 ms against
     # PPCG's 19.7). Moved last, t + j scans the contiguous subscript j on thread x.
-    prog = polycuda.compile("kernels/c/fdtd_2d.c", options=Options(target="cuda"))
+    prog = polycuda.compile("kernels/c/fdtd_2d.c", options=Options(target="cuda",
+                                                                   runtime_choice=False))
     gen = prog.generate("cuda")
     (kernel,) = [k for k in gen.kernels if k.wavefront]
     assert kernel.tile_sizes == (8, 8, 32) and kernel.tied_rows == ((0, 1),)
