@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import random
 import statistics
 import sys
 import time
@@ -36,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from kernels import suite  # noqa: E402
 from polycuda.api import compile as compile_c  # noqa: E402
-from polycuda.bench import environment  # noqa: E402
+from polycuda.bench import environment, scripts, timing  # noqa: E402
 from polycuda.bench.sizes import PPCG  # noqa: E402
 from polycuda.options import Options  # noqa: E402
 from polycuda.runtime import build, device, emulate  # noqa: E402
@@ -118,13 +117,7 @@ def measure_kernel(name: str, configs: list[str], target: str, small: bool, repe
         for k, v in outputs[config].items():
             if not np.allclose(v, outputs[configs[0]][k], rtol=1e-10, atol=1e-12):
                 raise SystemExit(f"{name}/{config}: {k} differs from {configs[0]}'s")
-    times: dict[str, list[float]] = {c: [] for c in configs}
-    order = list(configs)
-    rng = random.Random(0)
-    for _ in range(repeats):
-        rng.shuffle(order)
-        for config in order:
-            times[config].append(_call(libs[config], scop, _fresh(args)))
+    times = timing.interleaved(configs, lambda c: _call(libs[c], scop, _fresh(args)), repeats)
     for config in configs:  # the reused buffers go back before the next kernel's
         release = getattr(libs[config].lib, f"pc_{scop.name}_release", None)
         if release is not None and release() != 0:
@@ -146,10 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--small", action="store_true", help="the kernels' small sizes")
     p.add_argument("--out", help="JSON file (default bench/results/<date>-<gpu>-host-side.json)")
     args = p.parse_args(argv)
-    configs = args.configs.split(",")
-    unknown = [c for c in configs if c not in CONFIGS]
-    if unknown:
-        p.error(f"unknown configs {unknown}: choose from {list(CONFIGS)}")
+    configs = scripts.chosen_names(p, args.configs, CONFIGS)
     gpu = device.gpu_info()
     if args.target == "cuda" and gpu is None:
         p.error("no GPU found: use --target emulate --small to check the script on the CPU")

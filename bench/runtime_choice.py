@@ -19,7 +19,6 @@ import argparse
 import ctypes
 import datetime
 import json
-import random
 import sys
 import time
 from pathlib import Path
@@ -30,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import polycuda  # noqa: E402
 from kernels import suite  # noqa: E402
-from polycuda.bench import environment, timing  # noqa: E402
+from polycuda.bench import environment, scripts, timing  # noqa: E402
 from polycuda.options import Options  # noqa: E402
 from polycuda.pipeline import (choose_schedule, dependence_map, runtime_choice,  # noqa: E402
                                transform_scop)
@@ -161,17 +160,15 @@ def measure(name: str, repeats: int) -> dict:
                     raise SystemExit(f"{name} at {sizes}: {k} differs between {setting} and "
                                      "the default")
         dev = {k: cp.asarray(v) if isinstance(v, np.ndarray) else v for k, v in host.items()}
-        times: dict[str, list[float]] = {s: [] for s in progs}
-        order = list(progs)
-        rng = random.Random(0)
-        for _ in range(repeats):
-            rng.shuffle(order)
-            for setting in order:
-                cp.cuda.Device().synchronize()
-                start = time.perf_counter()
-                libs[setting](**dev)
-                cp.cuda.Device().synchronize()
-                times[setting].append(time.perf_counter() - start)
+
+        def run(setting: str) -> float:
+            cp.cuda.Device().synchronize()
+            start = time.perf_counter()
+            libs[setting](**dev)
+            cp.cuda.Device().synchronize()
+            return time.perf_counter() - start
+
+        times = timing.interleaved(list(progs), run, repeats)
         picks = both.picks(sizes) if both else None
         entry = {"sizes": sizes, "held_out": sizes in HELD_OUT.get(name, ()),
                  "rule_picks": both and both.schedulers[int(bool(picks))],
@@ -195,10 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", help="JSON file (default bench/results/<date>-<gpu>-runtime-choice"
                                  ".json)")
     args = p.parse_args(argv)
-    names = args.cases.split(",")
-    unknown = [n for n in names if n not in CASES]
-    if unknown:
-        p.error(f"unknown cases {unknown}: choose from {list(CASES)}")
+    names = scripts.chosen_names(p, args.cases, CASES)
     gpu = device.gpu_info()
     if gpu is None:
         p.error("no GPU found")

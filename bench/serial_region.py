@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import random
 import statistics
 import sys
 import time
@@ -30,7 +29,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from polycuda.api import compile as compile_c  # noqa: E402
-from polycuda.bench import environment  # noqa: E402
+from polycuda.bench import environment, scripts, timing  # noqa: E402
 from polycuda.codegen import cuda_host  # noqa: E402
 from polycuda.options import Options  # noqa: E402
 from polycuda.runtime import arrays, device  # noqa: E402
@@ -165,15 +164,12 @@ def _interleaved(libs: dict, fresh, arrays, repeats: int, seed: int, what: str,
         if isinstance(v, np.ndarray) and not np.allclose(v, outs["cpu"][k], rtol=1e-9,
                                                          atol=1e-12):
             raise SystemExit(f"{what}: {k} differs between the settings")
-    times: dict[str, list[float]] = {s: [] for s in SETTINGS}
-    order = list(SETTINGS)
-    rng = random.Random(seed)
-    for _ in range(repeats):
-        rng.shuffle(order)
-        for setting in order:
-            out = fresh()
-            before()
-            times[setting].append(_timed(lambda: libs[setting](**out)))
+    def run(setting: str) -> float:
+        out = fresh()
+        before()
+        return _timed(lambda: libs[setting](**out))
+
+    times = timing.interleaved(SETTINGS, run, repeats, seed)
     return {s: {"times_s": t, "median_s": statistics.median(t), "min_s": min(t),
                 "max_s": max(t)} for s, t in times.items()}
 
@@ -187,10 +183,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", help="JSON file (default bench/results/<date>-<gpu>-serial-region"
                                  ".json)")
     args = p.parse_args(argv)
-    names = args.programs.split(",")
-    unknown = [n for n in names if n not in PROGRAMS]
-    if unknown:
-        p.error(f"unknown programs {unknown}: choose from {list(PROGRAMS)}")
+    names = scripts.chosen_names(p, args.programs, PROGRAMS)
     gpu = device.gpu_info()
     if args.target == "cuda" and gpu is None:
         p.error("no GPU found: use --target emulate --small to check the script on the CPU")

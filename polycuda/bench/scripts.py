@@ -105,3 +105,12 @@ def write_report(path: str, report: dict, all_ok: bool) -> int:
         json.dump(report, f, indent=2)
     print(f"wrote {path}; all correct: {all_ok}")
     return 0 if all_ok else 1
+
+
+def chosen_names(parser, text: str, known) -> list[str]:
+    """The comma-separated names of `text`, each one of `known` (else parser.error)."""
+    names = text.split(",")
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        parser.error(f"unknown names {unknown}: choose from {list(known)}")
+    return names

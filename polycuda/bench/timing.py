@@ -4,6 +4,7 @@ the size ladder that predicts a run's time before it is made at full size."""
 from __future__ import annotations
 
 import math
+import random
 import statistics
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -45,6 +46,21 @@ def time_host(call: Callable[[], None], repeats: int) -> list[float]:
         start = time.perf_counter()
         call()
         times.append(time.perf_counter() - start)
+    return times
+
+
+def interleaved(settings: Sequence[str], run: Callable[[str], float], repeats: int,
+                seed: int = 0) -> dict[str, list[float]]:
+    """Seconds of `repeats` runs of each setting (run(setting) returns one run's seconds), the
+    settings in a new shuffled order each round (fixed seed): a drift of the machine falls on
+    every setting alike."""
+    times: dict[str, list[float]] = {s: [] for s in settings}
+    order = list(settings)
+    rng = random.Random(seed)
+    for _ in range(repeats):
+        rng.shuffle(order)
+        for setting in order:
+            times[setting].append(run(setting))
     return times
 
 
