@@ -223,7 +223,7 @@ class Options:
     # whose number grows with n), both are compiled into one file and each call of the entries
     # runs the one that a rule on bounds of their launches' time and of the work picks at its
     # parameters (gpu.cost.LAUNCH_NS, pipeline.runtime_choice). On the H100, 1-D Jacobi at
-    # n = 2^24 x 100 steps: 21.1 ms against Pluto's 1,941 ms alone; over 29 sizes of 4 stencils
+    # n = 2^24 x 100 steps: 21.3 ms against Pluto's 2,026 ms alone; over 29 sizes of 4 stencils
     # the default was within 2% of the faster schedule but once (8%) (bench/results/2026-11-26-
     # nvidia-h100-80gb-hbm3-runtime-choice.json). False: the least cost's alone.
     runtime_choice: bool = True
