@@ -344,8 +344,10 @@ def cmd_tune(args: argparse.Namespace) -> int:
     scheduler = f"scheduler {result.scheduler} " if result.scheduler else ""
     registers = (f" register_tiles {','.join(map(str, result.register_tiles))} sequential_tile "
                  f"{result.sequential_tile}" if result.register_tiles else "")
-    print(f"{prog.name}: {scheduler}tile_sizes {','.join(map(str, result.tile_sizes))} block_sizes "
-          f"{','.join(map(str, result.block_sizes))}{registers}  ({result.evaluated} layouts ranked by "
+    sizes = (f"tile_sizes {','.join(map(str, result.tile_sizes))} block_sizes "
+             f"{','.join(map(str, result.block_sizes))}" if result.tile_sizes or result.block_sizes
+             else "the default sizes")
+    print(f"{prog.name}: {scheduler}{sizes}{registers}  ({result.evaluated} layouts ranked by "
           f"the model, calibration {result.calibration}; "
           f"{'top ' + str(len(result.top)) + ' measured' if result.measured else 'not measured: no GPU'})")
     print(f"  {'tiles':>16s} {'block':>10s} {'registers':>10s} {'model ms':>10s} "

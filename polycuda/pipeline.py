@@ -201,6 +201,11 @@ def fell_back(generated: Generated) -> bool:
     return f"; {USED_NOTE}" in generated.choice
 
 
+def runs_two_schedules(generated: Generated) -> bool:
+    """Whether `generated` holds two schedules chosen per call (runtime_choice)."""
+    return f"; {cost.RUNTIME_NOTE}" in generated.choice
+
+
 def _later_candidate(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl.UnionMap,
                      timer: progress.PassTimer
                      ) -> tuple[isl.Schedule, mapping.MappedSchedule] | str:

@@ -285,6 +285,8 @@ def _parametric(band: isl.ScheduleNode, member: int, domain: isl.UnionSet | None
 # within 0.4%), and Heat-2D at T = 5000, n = 128 8% slower than isl's (Pluto's kept).
 LAUNCH_NS = 2000.0
 WAVEFRONT_LAUNCH_NS = 7000.0
+# How Generated.choice (and show schedule) begins the run-time choice's note
+RUNTIME_NOTE = "at run time: "
 INSTANCE_NS = 0.007
 
 
@@ -312,7 +314,7 @@ class RuntimeChoice:
 
     def note(self) -> str:
         at = ", ".join(f"{k} = {v}" for k, v in self.example.items())
-        return (f"at run time: {self.schedulers[1]}'s code where {self.schedulers[0]}'s "
+        return (f"{RUNTIME_NOTE}{self.schedulers[1]}'s code where {self.schedulers[0]}'s "
                 f"launches take longer than its launches and than the statement instances x "
                 f"{INSTANCE_NS:g} ns (e.g. at {at})")
 

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from polycuda import pipeline
 from polycuda.errors import InvalidConfigError, PolycudaError
 from polycuda.options import Options, fit_sizes
 from polycuda.tune import calibrate, model, occupancy
@@ -599,6 +600,14 @@ def _tune_layouts(prog, values: dict[str, int], sizes: dict[str, int], top_k: in
         found, registers = register_search(prog, gen, top, options, measure, progress=progress)
         top = top + found
     best = min(top, key=lambda r: r.measured_s if r.measured_s is not None else r.model_s)
+    if measure is None and pipeline.runs_two_schedules(gen):
+        # given sizes compile one schedule (pipeline.runtime_choice): unmeasured, the model's
+        # sizes for it could lose the other one's sizes where it is much faster (1-D Jacobi
+        # at 2^24: Pluto's wavefronts 95x slower than isl's steps)
+        progress and progress(f"{prog.name}: its default code holds two schedules chosen at "
+                              "run time, which given sizes would reduce to one: the defaults "
+                              "kept (on a GPU, tune measures them against the model's choice)")
+        best = Ranked((), (), math.inf)
     return TuneResult(best.tiles, best.block, cal.gpu,
                       "measured" if cal.measured else calibrate.ESTIMATED, len(ranked),
                       dict(excluded), tuple(top), measure is not None, 0.0, refit=refitted,

@@ -179,3 +179,17 @@ def test_both_variants_share_the_kept_buffers_and_one_release():
     lib = prog.kernel("emulate").lib
     assert emulate.live_allocations(lib) == 2  # A and B, once
     assert lib.pc_jacobi_1d_release() == 0 and emulate.live_allocations(lib) == 0
+
+
+def test_tune_without_a_gpu_keeps_both_schedules(tmp_path):
+    # the model's sizes alone would compile Pluto's code alone (given sizes: one schedule)
+    from polycuda.tune import search
+
+    said = []
+    result = search.tune(_program("jacobi_1d"), {"T": 100, "n": 1 << 24}, top_k=2,
+                         budget_s=20, cache=tmp_path, progress=said.append)
+    assert (result.tile_sizes, result.block_sizes) == ((), ())
+    assert any("two schedules chosen at run time" in line for line in said)
+    alone = search.tune(_program("jacobi_1d", runtime_choice=False), {"T": 100, "n": 1 << 24},
+                        top_k=2, budget_s=20, cache=tmp_path, progress=None)
+    assert alone.tile_sizes != ()
