@@ -424,12 +424,16 @@ def _accessed_args(scop: Scop) -> tuple[list, set[str]]:
     return [a for a in scop.args if a.kind == "array" and a.name in accessed], written
 
 
-def _serial_functions(scop: Scop, ast: isl.AstNode, printer: CpuPrinter) -> list[str]:
+def _serial_functions(scop: Scop, ast: isl.AstNode, printer: CpuPrinter,
+                      side: HostSide | None = None) -> list[str]:
     """The entries of a serial region after pc_<name>_gpu (its kernels' driver on device
     arrays): pc_<name>_cpu (static: the region on host arrays, its local arrays from malloc;
     0, or cudaErrorMemoryAllocation when a local array cannot be allocated, nothing run);
     pc_<name>_dev (the rule above: pc_<name>_cpu on host copies of the accessed arrays, or
-    pc_<name>_gpu); pc_<name> (pc_<name>_cpu on the caller's arrays)."""
+    pc_<name>_gpu); pc_<name> (pc_<name>_cpu on the caller's arrays). With buffers reused
+    across calls (`side`, Options.host_buffers), the host copies are page-locked buffers kept
+    across calls (_serial_kept), else malloc'ed per call."""
+    side = side or HostSide()
     printer.node(ast, 1)
     decls, names = abi.arg_decls(scop), ", ".join(a.name for a in scop.args)
     cpu, gpu = abi.entry_name(scop, "_cpu"), abi.entry_name(scop, "_gpu")
@@ -458,22 +462,67 @@ def _serial_functions(scop: Scop, ast: isl.AstNode, printer: CpuPrinter) -> list
               f"  if (pc_instances * {SERIAL_GPU_NS * (1 - SERIAL_CPU_SHARE):g} > pc_copied * "
               f"{ROUND_TRIP_NS_PER_BYTE:g}) {{",
               "    int err = 0;"]
-    for a in accessed:
-        ctype = abi.C_TYPES[a.dtype]
-        lines += [f"    {ctype} *h_{a.name} = ({ctype} *)malloc(pc_bytes_{a.name});",
-                  f"    if (!h_{a.name}) err = (int)cudaErrorMemoryAllocation;"]
+    if side.reuse:
+        lines += _serial_kept(scop, accessed)
+    else:
+        for a in accessed:
+            ctype = abi.C_TYPES[a.dtype]
+            lines += [f"    {ctype} *h_{a.name} = ({ctype} *)malloc(pc_bytes_{a.name});",
+                      f"    if (!h_{a.name}) err = (int)cudaErrorMemoryAllocation;"]
     lines += [f"    if (!err) err = (int)cudaMemcpy(h_{a.name}, {a.name}, pc_bytes_{a.name}, "
               "cudaMemcpyDeviceToHost);" for a in accessed]
     lines.append(f"    if (!err) err = {cpu}({host_args});")
     lines += [f"    if (!err) err = (int)cudaMemcpy({a.name}, h_{a.name}, pc_bytes_{a.name}, "
               "cudaMemcpyHostToDevice);" for a in accessed if a.name in written]
-    lines += [f"    free(h_{a.name});" for a in accessed]
+    if not side.reuse:
+        lines += [f"    free(h_{a.name});" for a in accessed]
     lines += ["    return err;", "  }", f"  return {gpu}({names});", "}"]
+    if side.reuse:
+        kept = abi.entry_name(scop, "_kept")
+        lines[:0] = [f"/* the device entry's page-locked host copies of the accessed arrays, kept "
+                     f"across calls (under {abi.entry_name(scop, '_dev_state')}.lock) */",
+                     f"static void *{kept}[{max(1, len(accessed))}];",
+                     f"static size_t {kept}_bytes[{max(1, len(accessed))}];"]
     return lines + [f'extern "C" int {abi.entry_name(scop)}({decls}) {{',
                     *host_driver.index_guard(scop),
                     "  /* no loop of this region is parallel: the CPU runs it on the host "
                     "arrays (no copy, no launch) */",
                     f"  return {cpu}({names});", "}"]
+
+
+# Measured on the H100 (bench/results/...-serial-region-kept.json): the device entry's CPU
+# path copied through fresh malloc'ed buffers, whose pages fault on every call (recurrence,
+# n = 2^22: 58.5 ms against a calibrated round trip of about 31 ms).
+def _serial_kept(scop: Scop, accessed: list) -> list[str]:
+    """Lines of a serial region's device entry (CPU path) that point h_<array> at its kept
+    page-locked copy: made, or remade larger, by cudaMallocHost when a call needs more (never
+    shrunk), under the device state's mutex; released by pc_<name>_release and at exit."""
+    kept, state = abi.entry_name(scop, "_kept"), abi.entry_name(scop, "_dev_state")
+    lines = [f"    pc_host_guard pc_guard(&{state}.lock);"]
+    for k, a in enumerate(accessed):
+        ctype = abi.C_TYPES[a.dtype]
+        lines += [f"    if (!err && {kept}_bytes[{k}] < pc_bytes_{a.name}) {{",
+                  f"      if ({kept}[{k}]) (void)cudaFreeHost({kept}[{k}]);",
+                  f"      {kept}[{k}] = NULL;",
+                  f"      {kept}_bytes[{k}] = 0;",
+                  f"      err = (int)cudaMallocHost(&{kept}[{k}], pc_bytes_{a.name} ? "
+                  f"pc_bytes_{a.name} : 1);",
+                  f"      if (!err) {kept}_bytes[{k}] = pc_bytes_{a.name};",
+                  "    }",
+                  f"    {ctype} *h_{a.name} = ({ctype} *){kept}[{k}];"]
+    lines += [f"  {line}" for line in host_driver.at_exit(scop, state)]
+    return lines
+
+
+def _serial_release(scop: Scop) -> list[str]:
+    """Lines of pc_<name>_release that give back a serial region's kept host copies."""
+    kept, state = abi.entry_name(scop, "_kept"), abi.entry_name(scop, "_dev_state")
+    return [f"  {{ pc_host_guard guard(&{state}.lock);",
+            f"    for (size_t k = 0; k < sizeof({kept}) / sizeof({kept}[0]); k++) {{",
+            f"      if ({kept}[k]) (void)cudaFreeHost({kept}[k]);",
+            f"      {kept}[k] = NULL;",
+            f"      {kept}_bytes[k] = 0;",
+            "    } }"]
 
 
 def _loop_length(body: isl.AstNode) -> str | None:
@@ -702,12 +751,14 @@ def generate(scop: Scop, ast: isl.AstNode, kernels: tuple[KernelMapping, ...],
         parts.append("\n".join(_dev_entry(scop, host, side,
                                           f"static int {abi.entry_name(scop, '_gpu')}")) + "\n")
         cpu = CpuPrinter(scop, host.kernels, final_conditions, private, leaf_coordinates)
-        parts.append("\n".join(_serial_functions(scop, ast, cpu)) + "\n")
+        parts.append("\n".join(_serial_functions(scop, ast, cpu, side)) + "\n")
+        kept = _serial_release(scop) if side.reuse else []
     else:
         parts.append("\n".join(_dev_entry(scop, host, side)) + "\n")
         parts.append("\n".join(host_entry(scop, side, first_used)) + "\n")
+        kept = []
     if side.stateful:
-        parts.append("\n".join(host_driver.release_function(scop, side)) + "\n")
+        parts.append("\n".join(host_driver.release_function(scop, side, kept)) + "\n")
     parts.append("\n".join(fail_function(scop)) + "\n")
     parts.append(abi.OWN_END + "\n")
     parts.append(main_source(scop))

@@ -278,7 +278,7 @@ def _streams(scop: Scop) -> str:
     return abi.entry_name(scop, "_streams")
 
 
-def _at_exit(scop: Scop, state: str) -> list[str]:
+def at_exit(scop: Scop, state: str) -> list[str]:
     """Once per state, after its first use: release it at exit (registered after the CUDA
     runtime started, so it runs before the runtime's own teardown; an error there is ignored)."""
     return [f"  if (!{state}.at_exit) {{",
@@ -310,7 +310,7 @@ def device_locals(scop: Scop, host: HostSide) -> tuple[list[str], list[str]]:
         alloc += [f"  {ctype} *{arr.name} = NULL;",
                   f"  PC_CHECK((cudaError_t)pc_host_buffer(&{state}, {k}, {array_elements(arr)} * "
                   f"sizeof({ctype}), (void **)&{arr.name}));"]
-    return alloc + _at_exit(scop, state), []
+    return alloc + at_exit(scop, state), []
 
 
 def states(scop: Scop, host: HostSide) -> str:
@@ -327,10 +327,11 @@ def states(scop: Scop, host: HostSide) -> str:
             f"static void {name}_at_exit(void) {{ (void){name}_release(); }}\n")
 
 
-def release_function(scop: Scop, host: HostSide) -> list[str]:
+def release_function(scop: Scop, host: HostSide, extra: list[str] | tuple = ()) -> list[str]:
     """`int pc_<name>_release(void)`: frees the buffers kept across calls (the next call makes
     them again); returns the first CUDA error of the frees, or 0. Call it before
-    cudaDeviceReset(): after a reset the kept pointers are stale."""
+    cudaDeviceReset(): after a reset the kept pointers are stale. `extra`: lines that give
+    back more kept state (a serial region's host copies, cuda_host._serial_release)."""
     if not host.stateful:
         return []
     name = abi.entry_name(scop)
@@ -339,7 +340,7 @@ def release_function(scop: Scop, host: HostSide) -> list[str]:
         f"pc_overlap_release(&{_streams(scop)}); }}"]
     return [f'extern "C" int {name}_release(void) {{',
             f"  const int err = pc_host_release(&{_state(scop)});",
-            f"  const int dev = pc_host_release(&{_state(scop, '_dev')});", *streams,
+            f"  const int dev = pc_host_release(&{_state(scop, '_dev')});", *streams, *extra,
             "  return err ? err : dev;", "}"]
 
 
@@ -403,7 +404,7 @@ def host_entry(scop: Scop, host: HostSide, first_used: tuple[str, ...] = ()) -> 
         else:
             lines.append(f"  PC_CHECK(cudaMalloc((void **)&d_{arg.name}, {sizes[arg.name]}));")
     if host.reuse or host.copies == "staged" or host.overlap:
-        lines += _at_exit(scop, state)
+        lines += at_exit(scop, state)
     call_args = [f"d_{a.name}" if a.kind == "array" else a.name for a in scop.args]
     if host.overlap:
         lines += _overlapped_call(scop, arrays, sizes, first_used, call_args)

@@ -130,6 +130,27 @@ def test_the_device_entry_is_right_on_either_side_of_its_rule(k, on_cpu):
     np.testing.assert_allclose(got["x"], want["x"], rtol=1e-12)
 
 
+@pytest.mark.parametrize("host_buffers", ["reuse", "per-call"])
+def test_the_device_entry_keeps_its_page_locked_copies_across_calls(host_buffers):
+    # k = 4000: the CPU side of the rule; its host copies of x and b are page-locked and kept
+    # (host_buffers "reuse", the default), or malloc'ed per call (no state kept)
+    prog = polycuda.compile(SHORT, filename="short.c",
+                            options=Options(target="cuda", host_buffers=host_buffers))
+    gen = prog.generate("cuda")
+    lib = launch.load(emulate.build_emulated(gen.source, seed=3), prog.scop, "emulate",
+                      transformed=gen.scop, device_entry=True)
+    for n in (4096, 5000, 4096):  # grown once, then reused
+        args = random_arguments(prog.scop, {"n": n, "k": 4000}, seed=n)
+        expected = {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in args.items()}
+        prog._reference(expected)
+        lib(**args)
+        np.testing.assert_allclose(args["x"], expected["x"], rtol=1e-12)
+    kept = host_buffers == "reuse"
+    assert emulate.pinned_ranges(lib.lib) == (2 if kept else 0)
+    if kept:
+        assert lib.lib.pc_short_chain_release() == 0 and emulate.pinned_ranges(lib.lib) == 0
+
+
 def test_serial_region_gpu_keeps_the_copies_and_the_kernels():
     prog = _program(serial_region="gpu")
     host = _entry(prog.generate("cuda").source, "pc_serial")
