@@ -82,10 +82,11 @@ void short_chain(int n, int k, double x[n], double b[n]) {
 SETTINGS = ("gpu", "cpu")
 
 
-def _program(name: str, setting: str):
+def _program(name: str, setting: str, host_buffers: str = "reuse"):
     source = PROGRAMS[name][0]
     return compile_c(source, filename=f"{name}.c",
-                     options=Options(serial_region=setting, tuned_sizes=False))
+                     options=Options(serial_region=setting, tuned_sizes=False,
+                                     host_buffers=host_buffers))
 
 
 def _inputs(scop, sizes: dict, seed: int = 0) -> dict:
@@ -110,8 +111,9 @@ def _timed(fn) -> float:
     return time.perf_counter() - start
 
 
-def measure(name: str, target: str, small: bool, repeats: int) -> dict:
-    progs = {s: _program(name, s) for s in SETTINGS}
+def measure(name: str, target: str, small: bool, repeats: int, host_buffers: str = "reuse"
+            ) -> dict:
+    progs = {s: _program(name, s, host_buffers) for s in SETTINGS}
     for setting, prog in progs.items():
         kernels = prog.generate("cuda").kernels
         if not cuda_host.serial_region(kernels):
@@ -180,6 +182,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--target", choices=("cuda", "emulate"), default="cuda")
     p.add_argument("--small", action="store_true", help="the programs' small sizes")
+    p.add_argument("--host-buffers", choices=("reuse", "per-call"), default="reuse",
+                   help="Options.host_buffers: per-call makes the device entry's CPU path copy "
+                        "through fresh malloc'ed buffers (as before bd330cc), reuse through kept "
+                        "page-locked ones")
     p.add_argument("--out", help="JSON file (default bench/results/<date>-<gpu>-serial-region"
                                  ".json)")
     args = p.parse_args(argv)
@@ -192,10 +198,11 @@ def main(argv: list[str] | None = None) -> int:
                       "on the CPU or in one-thread kernels (perf_counter, interleaved); the "
                       "device entry on CuPy arrays: the kernels (gpu) against the rule (cpu)",
               "date": date, "gpu": gpu.name if gpu else None, "target": args.target,
-              "repeats": args.repeats, "commit": environment.git_commit(), "programs": {}}
+              "repeats": args.repeats, "host_buffers": args.host_buffers,
+              "commit": environment.git_commit(), "programs": {}}
     for name in names:
         print(f"{name} ...", flush=True)
-        section = measure(name, args.target, args.small, args.repeats)
+        section = measure(name, args.target, args.small, args.repeats, args.host_buffers)
         result["programs"][name] = section
         host = section["host_entry"]
         print(f"  pc_{name}: cpu {host['cpu']['median_s'] * 1e3:.3f} ms "
