@@ -490,9 +490,10 @@ def _serial_functions(scop: Scop, ast: isl.AstNode, printer: CpuPrinter,
                     f"  return {cpu}({names});", "}"]
 
 
-# Measured on the H100 (bench/results/...-serial-region-kept.json): the device entry's CPU
-# path copied through fresh malloc'ed buffers, whose pages fault on every call (recurrence,
-# n = 2^22: 58.5 ms against a calibrated round trip of about 31 ms).
+# The device entry's CPU path copied through fresh malloc'ed buffers, whose pages fault on every
+# call. Kept page-locked ones, on the H100 (bench/results/2026-11-26-nvidia-h100-80gb-hbm3-
+# serial-region-kept.json, two alternating runs each): recurrence n = 2^22 60.6-64.8 -> 13.5
+# ms, chain_2d 2048^2 39.8-42.0 -> 16.3-16.6 ms, math_chain n = 2^21 50.8-60.0 -> 33.1-33.4 ms.
 def _serial_kept(scop: Scop, accessed: list) -> list[str]:
     """Lines of a serial region's device entry (CPU path) that point h_<array> at its kept
     page-locked copy: made, or remade larger, by cudaMallocHost when a call needs more (never
