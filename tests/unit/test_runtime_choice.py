@@ -12,6 +12,7 @@ import ctypes
 import json
 import shutil
 
+import numpy as np
 import pytest
 
 import polycuda
@@ -23,8 +24,9 @@ from polycuda.options import Options
 from polycuda.ir import isl_build
 from polycuda.pipeline import (RUNTIME_CHOICE_LARGE, RUNTIME_CHOICE_SMALL, choose_schedule,
                                compile_scop, dependence_map, runtime_choice, transform_scop)
-from polycuda.runtime import build, emulate
+from polycuda.runtime import build, emulate, launch
 from polycuda.schedule import isl_scheduler
+from polycuda.verify import random_arguments
 
 
 def _program(name: str, **options) -> polycuda.Program:
@@ -193,3 +195,55 @@ def test_tune_without_a_gpu_keeps_both_schedules(tmp_path):
     alone = search.tune(_program("jacobi_1d", runtime_choice=False), {"T": 100, "n": 1 << 24},
                         top_k=2, budget_s=20, cache=tmp_path, progress=None)
     assert alone.tile_sizes != ()
+
+
+TWO_REGIONS = """
+void jac(int T, int n, double A[n], double B[n]) {
+#pragma scop
+  for (int t = 0; t < T; t++) {
+    for (int i = 1; i < n - 1; i++)
+      B[i] = (A[i - 1] + A[i] + A[i + 1]) / 3.0;
+    for (int i = 1; i < n - 1; i++)
+      A[i] = (B[i - 1] + B[i] + B[i + 1]) / 3.0;
+  }
+#pragma endscop
+}
+void smooth(int T, int n, double A[n], double B[n]) {
+#pragma scop
+  for (int t = 0; t < T; t++) {
+    for (int i = 1; i < n - 1; i++)
+      B[i] = 0.25 * A[i - 1] + 0.5 * A[i] + 0.25 * A[i + 1];
+    for (int i = 1; i < n - 1; i++)
+      A[i] = 0.25 * B[i - 1] + 0.5 * B[i] + 0.25 * B[i + 1];
+  }
+#pragma endscop
+}
+"""
+
+
+def test_a_file_of_two_regions_each_with_two_schedules(tmp_path):
+    # each region's variants in its own namespace (cuda_host.join around join_variants): the
+    # whole file builds, and each region's entries compute its sequential result on both
+    # sides of the rule
+    src = tmp_path / "two.c"
+    src.write_text(TWO_REGIONS)
+    out = tmp_path / "two.cu"
+    assert main(["compile", str(src), "--target", "cuda", "-o", str(out)]) == 0
+    text = out.read_text()
+    for name in ("jac", "smooth"):
+        assert f"namespace polycuda_region_{name} {{" in text
+        assert text.count(f"static int pc_{name}_variant(") == 1
+    assert text.count("namespace polycuda_variant_1 {") == 2
+    if shutil.which("nvcc"):
+        build.compile_only(text, "cuda")
+    lib = emulate.build_emulated(text, seed=5)
+    for prog in polycuda.compile_all(str(src), options=Options(target="cuda")):
+        gen = prog.generate("cuda")
+        kernel = launch.load(lib, prog.scop, "emulate", transformed=gen.scop)
+        for sizes in SIDES:
+            args = random_arguments(prog.scop, sizes, seed=sizes["T"])
+            expected = {k: v.copy() if hasattr(v, "copy") else v for k, v in args.items()}
+            prog._reference(expected)
+            kernel(**args)
+            for name in ("A", "B"):
+                np.testing.assert_allclose(args[name], expected[name], rtol=1e-12)
