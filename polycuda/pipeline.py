@@ -281,10 +281,16 @@ def compile_scop(scop: Scop, options: Options) -> Generated:
     # analysis.indirect: nests with dependences known only at run time (A[idx[i]] written)
     # get the GPU inspector/executor, nests with other indirect subscripts or CSR loops a
     # check kernel before them (codegen/csr.py); the other statements the static path below
-    if options.target == "cuda" and (indirect.runtime_nests(scop, options.allow_reassociation)
-                                     or indirect.checked_nests(scop)):
+    if runs_inspector(scop, options):
         return _runtime_generated(scop, options, start)
     return _static_generated(scop, options, start, timer)
+
+
+def runs_inspector(scop: Scop, options: Options) -> bool:
+    """Whether compile_scop takes the run-time path for the (transformed) Scop: CUDA with nests
+    whose dependences are known only at run time, or with index checks (codegen/csr.py)."""
+    return options.target == "cuda" and bool(
+        indirect.runtime_nests(scop, options.allow_reassociation) or indirect.checked_nests(scop))
 
 
 def _static_generated(scop: Scop, options: Options, start: float,
@@ -364,8 +370,7 @@ def runtime_choice(scop: Scop, options: Options, ctx: isl.Context, choice: Choic
     context = isl_build.context_set(scop, ctx)
     launches = (cost.launch_times(choice.mapped, context),
                 cost.launch_times(choice.runner_up[2], context))
-    instances = cost.instance_bounds([isl_build.domain_set(s, ctx).intersect_params(context)
-                                      for s in scop.statements])
+    instances = cost.instance_bounds(scop, ctx)
     samples = [dict.fromkeys(params, cost.LAUNCH_PARAMETER)] + [
         {q: RUNTIME_CHOICE_LARGE if q == p else RUNTIME_CHOICE_SMALL for q in params}
         for p in params]

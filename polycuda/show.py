@@ -13,8 +13,8 @@ from polycuda.errors import PolycudaError
 from polycuda.gpu import mapping
 from polycuda.ir.scop import Scop
 from polycuda.options import Options
-from polycuda.pipeline import (Choice, choose_schedule, dependence_map, runtime_choice,
-                               transform_scop)
+from polycuda.pipeline import (Choice, choose_schedule, dependence_map, runs_inspector,
+                               runtime_choice, transform_scop)
 from polycuda.program import Program
 from polycuda.schedule import budget, isl_scheduler, report, superposition
 
@@ -75,8 +75,8 @@ def schedule_of(prog: Program) -> dict:
     out = {"scheduler": choice.scheduler, "choice": choice.reason, **scheduled}
     if options.target == "cuda" and cuda_host.serial_region(choice.mapped.kernels):
         out["serial_region"] = _serial_region(prog.scop, options)
-    both = None if indirect.runtime_nests(scop, options.allow_reassociation) or \
-        indirect.checked_nests(scop) else runtime_choice(scop, options, ctx, choice)
+    # compile_scop's runtime-nest path has no run-time choice of schedules
+    both = None if runs_inspector(scop, options) else runtime_choice(scop, options, ctx, choice)
     if both is not None:  # Options.runtime_choice: the runner-up's code too, chosen per call
         out["runtime_choice"] = {"variants": list(both.schedulers),
                                  "launch_ns": list(both.launch_ns),

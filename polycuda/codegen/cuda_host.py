@@ -410,10 +410,7 @@ def _instances_bound(scop: Scop) -> str:
     """C text (double, in the parameters) of the statement instances of `scop` counted over each
     statement's bounding box."""
     ctx = isl.Context()
-    context = isl_build.context_set(scop, ctx)
-    return cost.bound_c(cost.instance_bounds(
-        [isl_build.domain_set(s, ctx).intersect_params(context) for s in scop.statements]),
-        context.params())
+    return cost.bound_c(cost.instance_bounds(scop, ctx), isl_build.context_set(scop, ctx).params())
 
 
 def _accessed_args(scop: Scop) -> tuple[list, set[str]]:
@@ -668,10 +665,11 @@ def join_variants(scop: Scop, sources: tuple[str, str], both: cost.RuntimeChoice
     shared = [host_driver.states(scop, side),
               "\n".join(host_driver.release_function(scop, side)),
               "\n".join(fail_function(scop))]
-    heads, owns, mains = [], [], []
+    heads, owns = [], []
+    main = sources[0].split(abi.OWN_END + "\n", 1)[1]  # both sources' mains are the region's
     for k, source in enumerate(sources):
         head, rest = source.split(abi.OWN_BEGIN + "\n", 1)
-        body, main = rest.split(abi.OWN_END + "\n", 1)
+        body = rest.split(abi.OWN_END + "\n", 1)[0]
         heads.append(head)
         for text in shared:  # once, outside the namespaces
             if text:
@@ -681,7 +679,6 @@ def join_variants(scop: Scop, sources: tuple[str, str], both: cost.RuntimeChoice
                       body)
         owns.append(f"namespace polycuda_variant_{k} {{\n{body}}}  "
                     f"// namespace polycuda_variant_{k}\n")
-        mains.append(main)
     params = [a for a in scop.args if a.kind == "param"]
     pick = abi.entry_name(scop, "_variant")
     lines = [f"/* polycuda: this region's code under two schedules, {both.schedulers[0]}'s "
@@ -701,7 +698,7 @@ def join_variants(scop: Scop, sources: tuple[str, str], both: cost.RuntimeChoice
                   f"  return {chosen} ? polycuda_variant_1::{called}({names})",
                   f"      : polycuda_variant_0::{called}({names});", "}"]
     own = shared[0] + "".join(owns) + "\n".join(lines + [t for t in shared[1:] if t]) + "\n"
-    return _shared_head(heads) + abi.OWN_BEGIN + "\n" + own + abi.OWN_END + "\n" + mains[0]
+    return _shared_head(heads) + abi.OWN_BEGIN + "\n" + own + abi.OWN_END + "\n" + main
 
 
 _COOPERATIVE_INCLUDE = "\n#include <cooperative_groups.h>\n"  # a part of its own (generate)

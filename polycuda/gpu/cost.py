@@ -41,6 +41,7 @@ from polycuda.gpu import extents
 from polycuda.gpu.mapping import (CHAIN, DUAL, KERNEL_MARK, REDUCE_MARK, ROWS, SERIAL_MARK,
                                   KernelMapping, MappedSchedule)
 from polycuda.ir import isl_build
+from polycuda.ir.scop import Scop
 
 # A loop whose trip count, for fixed outer loops, can exceed this is of parametric length
 # (tiles and intra-tile wavefronts are far shorter; any parametric extent exceeds it).
@@ -115,9 +116,11 @@ def launch_times(mapped: MappedSchedule, context: isl.Set) -> Bound:
     return tuple(bounds)
 
 
-def instance_bounds(domains: list[isl.Set]) -> Bound:
-    """An upper bound of the statement instances of the given domains (each a statement's,
-    within the context): the extents of each one's bounding box."""
+def instance_bounds(scop: Scop, ctx: isl.Context) -> Bound:
+    """An upper bound of the statement instances of `scop`, in the parameters: the extents of
+    each statement's bounding box within the context."""
+    context = isl_build.context_set(scop, ctx)
+    domains = [isl_build.domain_set(s, ctx).intersect_params(context) for s in scop.statements]
     return tuple((1.0, tuple(extents.extent_pw_aff(d, k) for k in range(d.dim(isl.dim_type.set))))
                  for d in domains if not d.is_empty())
 
@@ -279,15 +282,16 @@ def _parametric(band: isl.ScheduleNode, member: int, domain: isl.UnionSet | None
 # wavefront launches 7.5-8.3 us each (1-D Jacobi) at every size, 10 us (FDTD-2D). The
 # constants lean to the chosen schedule (Pluto's in the measured cases): its launches at the
 # least measured, the runner-up's above, the work at the most. Fitted on 16 sizes of 1-D
-# Jacobi, FDTD-2D, 2-D Jacobi and Heat-2D (a first rule, launches x 2 us against the work,
-# missed 2 of them by 1.44x and 1.78x; this one picks the faster schedule in all 16), then
+# Jacobi, FDTD-2D, 2-D Jacobi and Heat-2D (earlier rules: fewer launches where they take
+# longer than the work, 2.44x slower at one of 5 sizes; launch time 0 > launch time 1 + the
+# work, 1.44x and 1.78x slower at 2 of 16; this one picks the faster schedule in all 16), then
 # checked on 13 held-out sizes (bench/runtime_choice.py HELD_OUT): the faster in 12 (or
 # within 0.4%), and Heat-2D at T = 5000, n = 128 8% slower than isl's (Pluto's kept).
 LAUNCH_NS = 2000.0
 WAVEFRONT_LAUNCH_NS = 7000.0
+INSTANCE_NS = 0.007
 # How Generated.choice (and show schedule) begins the run-time choice's note
 RUNTIME_NOTE = "at run time: "
-INSTANCE_NS = 0.007
 
 
 @dataclass(frozen=True)
