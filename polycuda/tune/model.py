@@ -24,6 +24,22 @@ from polycuda.errors import InvalidConfigError
 
 KINDS = ("wavefront", "doall")
 INTRAS = ("sum", "hyperplane")
+SECTOR_BYTES = 32  # the unit of L2 and DRAM transfers on sm_70 and later
+MAX_WARPS_PER_SM = 64  # sm_70, sm_80, sm_90 (2048 threads); search passes the device's
+
+
+@dataclass(frozen=True)
+class WarpAccess:
+    """One access of a statement by the points of a DOALL band, in bytes (the coalescing
+    extension): `strides[k]` is the address at point y + e_k minus the address at y, for each
+    tiled member k; `offset` the address at a sample point, from the array's start. Accesses
+    of one array with equal strides and nearby offsets (a stencil's neighbours) share
+    sectors."""
+
+    array: str
+    elem_bytes: int
+    strides: tuple[int, ...]
+    offset: int
 
 
 @dataclass(frozen=True)
@@ -52,6 +68,8 @@ class Problem:
         loop over its inter-tile wavefronts is not one of them).
     repeat: points of the band members that are not tiled (they run inside each thread) per
         point of the tiled ones: scales the tile's work.
+    statements: for a DOALL band, each statement's accesses as WarpAccess (the coalescing
+        extension, warp_transfers); () keeps the rule of blockDim.x alone (tile_terms).
     """
 
     constraints: tuple[tuple[tuple[int, ...], int], ...]
@@ -62,6 +80,7 @@ class Problem:
     accesses: int = 2
     launches: int = 1
     repeat: int = 1
+    statements: tuple[tuple[WarpAccess, ...], ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -265,8 +284,10 @@ def tile_terms(cal: Calibration, problem: Problem, layout: Layout, warp: int = 3
     (a tile staged in shared memory: problem.KernelModel.tile_accesses); None: eq. (6).
 
     DOALL (extension): a = warps executed (rounds of the block over the tile), b = points,
-    c = warp accesses times the memory segments each spans (ceil(32 / blockDim.x) rows: the
-    coalescing that the wavefront model leaves out, Section 3.1), d = 0 (no barrier)."""
+    c = the warps' memory transfers (the coalescing that the wavefront model leaves out,
+    Section 3.1): with problem.statements, warp_transfers of the block; without, the accesses
+    times the memory segments each spans (ceil(32 / blockDim.x) rows, as if the last member
+    were the contiguous one). d = 0 (no barrier)."""
     volume = math.prod(layout.tiles)
     r = problem.repeat
     if n_mem is None or problem.kind == "doall":
@@ -274,13 +295,62 @@ def tile_terms(cal: Calibration, problem: Problem, layout: Layout, warp: int = 3
     if problem.kind == "doall":
         rounds = math.prod(-(-m // b) for m, b in zip(layout.tiles, layout.block))
         warps = r * rounds * math.ceil(layout.threads / warp)
-        # a warp's access spans ceil(warp / blockDim.x) rows: as many memory segments
-        segments = -(-warp // min(warp, layout.block[-1]))
-        return (warps, r * volume, warps * problem.accesses * segments, 0.0)
+        if problem.statements:
+            per_warp = warp_transfers(problem.statements, layout.block, warp)
+        else:  # a warp's access spans ceil(warp / blockDim.x) rows: as many segments
+            per_warp = problem.accesses * -(-warp // min(warp, layout.block[-1]))
+        return (warps, r * volume, warps * per_warp, 0.0)
     g, h = intra_wavefronts(layout.tiles, layout.block, problem.intra, warp)
     assert int(h.sum()) == volume  # eq. (7)
     syncs = len(g) + 2  # U - L + 1 at (2), one at (1) and one at (3)
     return r * float(g.sum()), r * volume, r * n_mem, syncs * cal.thd(layout.threads)
+
+
+@lru_cache(maxsize=4096)
+def warp_transfers(statements: tuple[tuple[WarpAccess, ...], ...], block: tuple[int, ...],
+                   warp: int = 32) -> float:
+    """Memory transfers of one round of a warp over a DOALL tile (our coalescing extension of
+    tile_terms' c): per statement, the distinct SECTOR_BYTES sectors that the block's first
+    warp touches with all the statement's accesses, counted per array in units of one
+    coalesced warp access of its elements (warp x elem_bytes bytes); the mean over the
+    statements, as Problem.accesses is a mean. Averaged over the alignments of the first
+    thread's element within a sector.
+
+    Thread (t_0, ..., t_n-1) (row-major id, the last member on x) holds point y + t in its
+    first round, so access a touches a.offset + sum_k a.strides[k] t_k. The stride decides,
+    not the member's position: the tile's contiguous member may be any of them (3-D SOR under
+    isl's schedule: y = (t, i, j) at a fixed 2t + i + j + k, A[i][j][k] moves -16 bytes along
+    t and 2040 along j at n = 256). A stencil's neighbours land in the sectors of the
+    neighbouring threads and are counted once.
+
+    Example (doubles, one access, contiguous along the last member; 4 alignments): 32
+    threads on x read 256 bytes, 8 sectors aligned and 9 not (1.09375); 4 x 8 threads read 4
+    rows of 64 bytes, 8 or 12 sectors (1.375); 8 x 4 threads 8 rows of 32 bytes, 8 or 16
+    (1.75). The rule of blockDim.x alone (tile_terms) says 1, 4 and 8.
+        >>> a = WarpAccess("A", 8, (8 * 4096, 8), 0)
+        >>> [warp_transfers(((a,),), b) for b in ((1, 32), (4, 8), (8, 4))]
+        [1.09375, 1.375, 1.75]
+    """
+    ids = np.arange(min(warp, math.prod(block)))
+    coords = []
+    for b in reversed(block):  # the last member on x
+        coords.append(ids % b)
+        ids = ids // b
+    coords.reverse()
+    means = []
+    for accesses in statements:
+        shifts = max(1, SECTOR_BYTES // min(a.elem_bytes for a in accesses))
+        total = 0.0
+        for shift in range(shifts):
+            by_array: dict[tuple[str, int], list[np.ndarray]] = {}
+            for a in accesses:
+                where = a.offset + shift * a.elem_bytes + sum(
+                    (s * c for s, c in zip(a.strides, coords)), np.zeros_like(coords[0]))
+                by_array.setdefault((a.array, a.elem_bytes), []).append(where // SECTOR_BYTES)
+            total += sum(np.unique(np.concatenate(parts)).size * SECTOR_BYTES / (warp * size)
+                         for (_, size), parts in by_array.items())
+        means.append(total / shifts)
+    return float(np.mean(means))
 
 
 # -- tiles of each inter-tile wavefront (Section 3.2) ----------------------------------------------
@@ -408,7 +478,8 @@ class Estimate:
 
 
 def total_time(problem: Problem, layout: Layout, cal: Calibration, blocks_per_sm: int,
-               sms: int, warp: int = 32, n_mem: int | None = None) -> Estimate:
+               sms: int, warp: int = 32, n_mem: int | None = None,
+               max_warps: int = MAX_WARPS_PER_SM) -> Estimate:
     """T_total = sum_t1 T_t1 + sigma_ker (eq. (9)), T_t1 = sum_i T^i_t1 + sigma_blk (eq. (11)).
 
     DOALL kernels (extension): one wavefront of every tile, no sigma_blk, the whole run
@@ -419,7 +490,8 @@ def total_time(problem: Problem, layout: Layout, cal: Calibration, blocks_per_sm
     Raises:
         InvalidConfigError: blocks_per_sm < 1 (the block cannot be resident: Table 1's B = 0).
     """
-    a, b, c, lat, d = total_terms(problem, layout, cal, blocks_per_sm, sms, warp, n_mem)
+    a, b, c, lat, d = total_terms(problem, layout, cal, blocks_per_sm, sms, warp, n_mem,
+                                  max_warps)
     total = cal.alpha * a + cal.beta * b + cal.gamma * c + cal.lam * lat + d
     counts = tile_counts(problem, layout.tiles)
     return Estimate(total, tile_time(cal, problem, layout, warp, n_mem), len(counts.tiles),
@@ -444,23 +516,32 @@ def latency_term(problem: Problem, layout: Layout, blocks_per_sm: int, sms: int)
 
 
 def linear_terms(problem: Problem, layout: Layout, cal: Calibration, blocks_per_sm: int,
-                 sms: int, warp: int = 32, n_mem: int | None = None
-                 ) -> tuple[float, float, float, float]:
+                 sms: int, warp: int = 32, n_mem: int | None = None,
+                 max_warps: int = MAX_WARPS_PER_SM) -> tuple[float, float, float, float]:
     """T_total = alpha a + beta b + gamma c + d with the sigmas of `cal` (alpha, beta, gamma
     ignored; d includes cal.lam's term): the rows of the least-squares fit of Section 3.3."""
-    a, b, c, lat, d = total_terms(problem, layout, cal, blocks_per_sm, sms, warp, n_mem)
+    a, b, c, lat, d = total_terms(problem, layout, cal, blocks_per_sm, sms, warp, n_mem,
+                                  max_warps)
     if problem.kind != "doall":
         d += cal.lam * lat
     return a, b, c, d
 
 
 def total_terms(problem: Problem, layout: Layout, cal: Calibration, blocks_per_sm: int,
-                sms: int, warp: int = 32, n_mem: int | None = None
-                ) -> tuple[float, float, float, float, float]:
+                sms: int, warp: int = 32, n_mem: int | None = None,
+                max_warps: int = MAX_WARPS_PER_SM) -> tuple[float, float, float, float, float]:
     """T_total = alpha a + beta b + gamma c + lam l + d (eq. (9) with our latency term): (a,
     b, c, l, d), d with the sigmas of `cal`, from one tile_terms() (total_time() weighs them
     by alpha, beta, gamma and lam; the refit's re-ranking, tune/search.py, costs one
     evaluation per layout, not five).
+
+    DOALL kernels (our extension, memory-level parallelism): c is scaled by max_warps over
+    the warps resident per SM in the fullest round (at least 1): by Little's law an SM keeps
+    in flight as many requests as it holds warps, so a grid of few tiles, or of small
+    blocks, moves its bytes at that fraction of the bandwidth. (3-D Jacobi 256^3 on the
+    H100, tiles 64 x 128 x 16: 228 ms on 1 x 4 x 16 threads, 1 block of 2 warps per SM;
+    37.5 ms on 1 x 32 x 16, 16 warps; ...-tune-suite-wide-c.json.) max_warps 0: not scaled
+    (the model before this extension, for comparison: bench/tune_rerank.py).
 
     Raises:
         InvalidConfigError: blocks_per_sm < 1 (as total_time).
@@ -473,6 +554,9 @@ def total_terms(problem: Problem, layout: Layout, cal: Calibration, blocks_per_s
     launches = problem.launches
     if problem.kind == "doall":
         d, lat = launches * (work * td + cal.sigma_ker), 0.0
+        if max_warps:
+            resident = min(blocks_per_sm, -(-sum(counts.tiles) // sms))
+            tc *= max(1.0, max_warps / (resident * math.ceil(layout.threads / warp)))
     else:
         d = launches * (work * td + len(counts.tiles) * cal.blk(blocks_per_sm) + cal.sigma_ker)
         lat = latency_term(problem, layout, blocks_per_sm, sms)

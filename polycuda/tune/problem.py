@@ -14,18 +14,21 @@ bytes of each layout from the band's accesses (Footprint, staged_bytes).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 
 import islpy as isl
+import numpy as np
 
 from polycuda.errors import InvalidConfigError
 from polycuda.gpu import mapping, staging, wavefront
 from polycuda.ir import isl_build
+from polycuda.ir.evaluate import eval_int
 from polycuda.options import Options
 from polycuda.pipeline import Generated
 from polycuda.tune import occupancy
-from polycuda.tune.model import Problem
+from polycuda.tune.model import Problem, WarpAccess
 
 
 # an access a = M y + c of an array by a band: (rows of M, c)
@@ -180,6 +183,9 @@ def kernel_models(gen: Generated, values: dict[str, int],
     for kernel in tiled:
         node = _next_band(bands, kernel)
         problem = _problem(node, kernel, fixed, _accesses(gen))
+        if not kernel.wavefront:
+            problem = dataclasses.replace(
+                problem, statements=_warp_accesses(node, kernel, fixed, gen, values))
         use = resources.get(kernel.name)
         staged = (kernel.wavefront and gen.options.shared_staging
                   and gen.options.target == "cuda")
@@ -243,6 +249,111 @@ def _footprints(node: isl.ScheduleNode, kernel: mapping.KernelMapping, fixed: is
                            name in written)
                  for name in sorted(found) if name not in bad
                  and dtypes[name] in staging.DTYPE_BYTES and found[name][0][1])
+
+
+def _warp_accesses(node: isl.ScheduleNode, kernel: mapping.KernelMapping, fixed: isl.Set,
+                   gen: Generated, values: dict[str, int]
+                   ) -> tuple[tuple[WarpAccess, ...], ...]:
+    """Each statement's accesses by a DOALL band as byte strides along its tiled members
+    (model.warp_transfers, the coalescing extension).
+
+    Moving one step along tiled member k, with the host loops above (the prefix) and the
+    band's other members fixed, moves the statement's iterators by d_k: [P; B] d_k = e_k,
+    with P and B the linear parts of the prefix and of the band's schedule. Iterators these
+    rows leave free (loops inside each thread) are held fixed, innermost first. Access
+    a = M x + c of a row-major array then moves by the linearized M d_k, times the element's
+    bytes. A statement whose schedule or accesses are not one integer affine piece, or
+    whose d_k is not integral, is left out, as are indirect subscripts and scalars; () when
+    nothing is left (tile_terms then keeps the rule of blockDim.x alone).
+    """
+    ctx = node.get_ctx()
+    members = _members(node, kernel)
+    domain = node.get_domain().intersect_params(fixed)
+    prefix = _param_free(node.get_prefix_schedule_union_map().intersect_domain(domain))
+    band = _param_free(node.band_get_partial_schedule_union_map().intersect_domain(domain))
+    prefixes = {m.get_tuple_name(isl.dim_type.in_): m for m in isl_build.maps_of(prefix)}
+    bands = {m.get_tuple_name(isl.dim_type.in_): m for m in isl_build.maps_of(band)}
+    arrays = {a.name: a for a in gen.scop.arrays}
+    found = []
+    for stmt in gen.scop.statements:
+        if stmt.name not in bands:
+            continue
+        rows = [_linear(m) for m in (prefixes.get(stmt.name), bands[stmt.name])]
+        if rows[0] is None or rows[1] is None:
+            continue
+        fixed_rows, band_rows = rows
+        steps = _steps(fixed_rows, band_rows, members, len(stmt.iterators))
+        if steps is None:
+            continue
+        point = _param_free(domain.extract_set(bands[stmt.name].domain().get_space())
+                            ).sample_point()
+        if point.is_void():
+            continue
+        x0 = np.array([int(point.get_coordinate_val(isl.dim_type.set, k).to_python())
+                       for k in range(len(stmt.iterators))], dtype=np.int64)
+        accesses = []
+        for acc in isl_build.statement_accesses(gen.scop, stmt):
+            array = arrays.get(acc.array)
+            if acc.indirect or array is None or not array.shape or (
+                    array.dtype not in staging.DTYPE_BYTES):
+                continue
+            amap = _param_free(isl_build.access_map(acc, stmt, ctx, False)
+                               .intersect_params(fixed))
+            pieces = _affine(amap) if amap.is_single_valued() else None
+            if not pieces or len({p[0] for p in pieces}) != 1:
+                continue
+            try:
+                shape = [eval_int(e, values) for e in array.shape]
+            except (KeyError, ZeroDivisionError):
+                continue
+            linear = np.array([math.prod(shape[d + 1:]) for d in range(len(shape))],
+                              dtype=np.int64)
+            matrix = np.array(pieces[0][0], dtype=np.int64)
+            size = staging.DTYPE_BYTES[array.dtype]
+            accesses.append(WarpAccess(
+                acc.array, size, tuple(int(linear @ (matrix @ d)) * size for d in steps),
+                int(linear @ (matrix @ x0 + np.array(pieces[0][1], dtype=np.int64))) * size))
+        if accesses:
+            found.append(tuple(accesses))
+    return tuple(found)
+
+
+def _linear(smap: isl.Map | None) -> np.ndarray | None:
+    """The linear part (rows over the statement's iterators) of a schedule map of one
+    integer affine piece; a 0-row matrix for None (no host loop above)."""
+    if smap is None or smap.dim(isl.dim_type.out) == 0:
+        return np.zeros((0, 0), dtype=np.int64)
+    pieces = _affine(smap)
+    if not pieces or len({p[0] for p in pieces}) != 1:
+        return None
+    return np.array(pieces[0][0], dtype=np.int64)
+
+
+def _steps(fixed_rows: np.ndarray, band_rows: np.ndarray, members: list[int], nx: int
+           ) -> list[np.ndarray] | None:
+    """d_k for each tiled member k (_warp_accesses): integral solutions of [P; B] d = e_k
+    with the free iterators held fixed, innermost first; None when there is none."""
+    rows = [r for r in fixed_rows.reshape(-1, nx)] + [r for r in band_rows]
+    system = np.array(rows, dtype=np.int64).reshape(-1, nx)
+    for k in reversed(range(nx)):
+        rank = np.linalg.matrix_rank(system) if len(system) else 0
+        if rank >= nx:
+            break
+        pin = np.zeros((1, nx), dtype=np.int64)
+        pin[0, k] = 1
+        if np.linalg.matrix_rank(np.vstack([system, pin])) > rank:
+            system = np.vstack([system, pin])
+    steps = []
+    first = fixed_rows.reshape(-1, nx).shape[0]
+    for k in members:
+        rhs = np.zeros(len(system))
+        rhs[first + k] = 1
+        d = np.linalg.lstsq(system.astype(float), rhs, rcond=None)[0]
+        step = np.rint(d).astype(np.int64)
+        if not np.array_equal(system @ step, rhs.astype(np.int64)):
+            return None
+        steps.append(step)
+    return steps
 
 
 def _affine(by_y: isl.Map) -> list[AffineAccess] | None:

@@ -338,7 +338,8 @@ def estimate(models: tuple[KernelModel, ...], tiles: tuple[int, ...], block: tup
         lay = kernel_layout(km, tiles, block)
         occ = resident(km, lay, props)
         total += model.total_time(km.problem, lay, cal, occ.blocks, props.sm_count,
-                                  n_mem=km.tile_accesses(lay.tiles)).total
+                                  n_mem=km.tile_accesses(lay.tiles),
+                                  max_warps=props.max_warps_per_sm).total
     return total
 
 
@@ -358,7 +359,8 @@ def model_terms(models: tuple[KernelModel, ...], tiles: tuple[int, ...],
         if occ.blocks < 1:
             raise InvalidConfigError(f"{lay} has no resident block per SM")
         total += model.total_terms(km.problem, lay, cal, occ.blocks, props.sm_count,
-                                   n_mem=km.tile_accesses(lay.tiles))
+                                   n_mem=km.tile_accesses(lay.tiles),
+                                   max_warps=props.max_warps_per_sm)
     return tuple(float(v) for v in total)  # type: ignore[return-value]
 
 

@@ -131,8 +131,49 @@ def test_doall_extension():
     # the same tile on 32 x 8 threads: each warp access spans 4 rows (4 segments)
     assert model.tile_terms(CAL, prob, Layout((32, 16), (32, 8))) == (16, 512, 192, 0.0)
     t_tile = 16 * 1.0 + 512 * 0.1 + 48 * 0.5
-    est = model.total_time(prob, layout, CAL, blocks_per_sm=8, sms=132)
+    est = model.total_time(prob, layout, CAL, blocks_per_sm=8, sms=132, max_warps=0)
     assert est.total == pytest.approx(10 * (t_tile + 5.0)) and est.wavefronts == 1
+    # memory-level parallelism: 8 tiles on 132 SMs leave one block of 8 warps per SM, of
+    # the 64 an SM holds: the transfers take 8 times as long
+    est = model.total_time(prob, layout, CAL, blocks_per_sm=8, sms=132)
+    assert est.total == pytest.approx(10 * (t_tile + 7 * 48 * 0.5 + 5.0))
+
+
+def test_memory_parallelism_counts_the_resident_warps():
+    # 2-D DOALL 4096 x 4096: 8192 tiles of 32 x 64; on 64 threads (2 warps), 8 resident
+    # blocks hold 16 warps (4x the transfers' time), 32 blocks all 64 (1x)
+    prob = Problem.from_box((4096, 4096), kind="doall", accesses=2)
+    small = Layout((32, 64), (1, 64))
+    per_tile = model.tile_terms(CAL, prob, small)[2]
+    work = model.wavefronts_work(prob, small.tiles, 8, 132)
+    assert model.total_terms(prob, small, CAL, 8, 132)[2] == pytest.approx(4 * work * per_tile)
+    work = model.wavefronts_work(prob, small.tiles, 32, 132)
+    assert model.total_terms(prob, small, CAL, 32, 132)[2] == pytest.approx(work * per_tile)
+
+
+def test_warp_transfers_follow_the_strides_not_the_member_order():
+    # doubles, rows of 4096: contiguous along the last member (x)
+    a = model.WarpAccess("A", 8, (8 * 4096, 8), 0)
+    # 32 threads on x: 8 sectors when aligned, 9 when not (3 of 4 alignments)
+    assert model.warp_transfers(((a,),), (1, 32)) == pytest.approx((8 + 3 * 9) / 4 / 8)
+    assert model.warp_transfers(((a,),), (8, 4)) == pytest.approx((8 + 3 * 16) / 4 / 8)
+    # the same access with the contiguous member first: a block long on x is now the
+    # uncoalesced one (32 rows of 8 bytes: 32 sectors)
+    t = model.WarpAccess("A", 8, (8, 8 * 4096), 0)
+    assert model.warp_transfers(((t,),), (1, 32)) == pytest.approx(32 / 8)
+    assert model.warp_transfers(((t,),), (32, 1)) == model.warp_transfers(((a,),), (1, 32))
+    # a 3-point stencil along x: the neighbours fall in the same sectors (one access's worth
+    # plus the edges), not three accesses' worth
+    nbrs = tuple(model.WarpAccess("A", 8, (8 * 4096, 8), 8 * k) for k in (-1, 0, 1))
+    assert model.warp_transfers((nbrs,), (1, 32)) < 1.3
+    # two statements: the mean of their transfers, as Problem.accesses is a mean
+    assert model.warp_transfers(((a,), (t,)), (1, 32)) == pytest.approx(
+        (model.warp_transfers(((a,),), (1, 32)) + 32 / 8) / 2)
+    # the tile_terms c of a Problem with statements uses them, not blockDim.x
+    prob = Problem.from_box((64, 64), kind="doall", accesses=3, statements=((t,),))
+    warps = 16  # 16 x 32 tile on 32 x 8 threads: 8 warps, 2 rounds
+    assert model.tile_terms(CAL, prob, Layout((32, 16), (32, 8)))[2] == pytest.approx(
+        warps * model.warp_transfers(((t,),), (32, 8)))
 
 
 def test_bad_problem():

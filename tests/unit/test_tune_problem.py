@@ -45,3 +45,34 @@ def test_untiled_band_member_repeats_the_work():
     (km,) = _models("sor_3d", {"T": 3, "n": 8}, scheduler="pluto")
     assert km.problem.kind == "wavefront" and km.problem.n == 3
     assert km.problem.repeat == 6  # the k loop (1 <= k <= 6) runs inside each thread
+
+
+def test_doall_band_accesses_as_byte_strides():
+    # 3-D SOR under isl: a host loop over w = 2t + i + j + k, the band (t, i, j) parallel;
+    # at fixed w, A[i][j][k] moves by k = -2 along t (-16 bytes), by n^2 - 1 elements
+    # along i and n - 1 along j: the contiguous member is the first, not the last
+    (km,) = _models("sor_3d", {"T": 5, "n": 16}, scheduler="isl")
+    assert km.problem.kind == "doall" and len(km.problem.statements) == 1
+    (accesses,) = km.problem.statements
+    assert len(accesses) == 8  # the write and 7 reads
+    assert {a.strides for a in accesses} == {(-16, (16 * 16 - 1) * 8, (16 - 1) * 8)}
+    # the neighbours' offsets differ by their subscripts' shifts
+    offsets = sorted(a.offset for a in accesses)
+    center = accesses[0].offset
+    assert sorted(o - center for o in offsets) == sorted(
+        8 * d for d in (0, 0, -256, 256, -16, 16, -1, 1))
+
+
+def test_wavefront_bands_keep_no_warp_accesses():
+    (km,) = _models("sor_1d", {"T": 3, "n": 7})
+    assert km.problem.kind == "wavefront" and km.problem.statements == ()
+
+
+def test_gemm_accesses_hold_the_inner_loop_fixed():
+    # gemm's band (i, j); k runs inside each thread: A[i][k] moves along i only, B[k][j]
+    # along j only, C[i][j] along both
+    (km,) = _models("gemm", {"ni": 32, "nj": 48, "nk": 40}, scheduler="isl")
+    strides = {a.array: a.strides for st in km.problem.statements for a in st}
+    assert strides["C"] == (48 * 8, 8)
+    assert strides["A"] == (40 * 8, 0)
+    assert strides["B"] == (0, 8)
