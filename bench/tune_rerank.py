@@ -42,7 +42,7 @@ from polycuda.bench import environment  # noqa: E402
 from polycuda.bench.configs import dtype_defines  # noqa: E402
 from polycuda.errors import PolycudaError  # noqa: E402
 from polycuda.options import Options  # noqa: E402
-from polycuda.tune import calibrate, model, occupancy, problem, search  # noqa: E402
+from polycuda.tune import calibrate, occupancy, problem, search  # noqa: E402
 from tune_offline import spearman  # noqa: E402 (bench/tune_offline.py)
 
 VARIANTS = {"before": (False, False), "coalescing": (True, False),
@@ -64,16 +64,13 @@ def measured_layouts(entry: dict) -> list[tuple[tuple, tuple, float]]:
 
 def predicted(models, tiles: tuple, block: tuple, cal, props, coalescing: bool,
               parallelism: bool) -> float:
-    """search.estimate under one variant of the DOALL memory term."""
-    total = 0.0
-    for km in models:
-        prob = km.problem if coalescing else dataclasses.replace(km.problem, statements=())
-        lay = search.kernel_layout(km, tiles, block)
-        occ = search.resident(km, lay, props)
-        total += model.total_time(prob, lay, cal, occ.blocks, props.sm_count,
-                                  n_mem=km.tile_accesses(lay.tiles),
-                                  max_warps=props.max_warps_per_sm if parallelism else 0).total
-    return total
+    """search.estimate under one variant of the DOALL memory term: without the strides
+    (Problem.statements dropped) and/or without the resident-warps scaling (max_warps 0)."""
+    if not coalescing:
+        models = tuple(dataclasses.replace(km, problem=dataclasses.replace(km.problem,
+                                                                           statements=()))
+                       for km in models)
+    return search.estimate(models, tiles, block, cal, props, None if parallelism else 0)
 
 
 def scores(times: list[float], preds: list[float]) -> dict:

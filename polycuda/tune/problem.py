@@ -21,12 +21,12 @@ from dataclasses import dataclass, field
 import islpy as isl
 import numpy as np
 
-from polycuda.errors import InvalidConfigError
-from polycuda.gpu import mapping, staging, wavefront
+from polycuda.errors import InvalidConfigError, PolycudaError
+from polycuda.gpu import mapping, shared_promotion, staging, wavefront
 from polycuda.ir import isl_build
-from polycuda.ir.evaluate import eval_int
 from polycuda.options import Options
 from polycuda.pipeline import Generated
+from polycuda.sizes import array_shape
 from polycuda.tune import occupancy
 from polycuda.tune.model import Problem, WarpAccess
 
@@ -273,68 +273,67 @@ def _warp_accesses(node: isl.ScheduleNode, kernel: mapping.KernelMapping, fixed:
     band = _param_free(node.band_get_partial_schedule_union_map().intersect_domain(domain))
     prefixes = {m.get_tuple_name(isl.dim_type.in_): m for m in isl_build.maps_of(prefix)}
     bands = {m.get_tuple_name(isl.dim_type.in_): m for m in isl_build.maps_of(band)}
-    arrays = {a.name: a for a in gen.scop.arrays}
+    elements: dict[str, np.ndarray | None] = {}  # array -> row-major element strides
     found = []
     for stmt in gen.scop.statements:
-        if stmt.name not in bands:
+        nx = len(stmt.iterators)
+        outer = prefixes.get(stmt.name)
+        fixed_part = (_single_affine(outer) if outer is not None
+                      and outer.dim(isl.dim_type.out) else (np.zeros((0, nx), np.int64), None))
+        band_part = _single_affine(bands[stmt.name]) if stmt.name in bands else None
+        if fixed_part is None or band_part is None:
             continue
-        rows = [_linear(m) for m in (prefixes.get(stmt.name), bands[stmt.name])]
-        if rows[0] is None or rows[1] is None:
-            continue
-        fixed_rows, band_rows = rows
-        steps = _steps(fixed_rows, band_rows, members, len(stmt.iterators))
-        if steps is None:
-            continue
+        steps = _steps(fixed_part[0], band_part[0], members)
         point = _param_free(domain.extract_set(bands[stmt.name].domain().get_space())
                             ).sample_point()
-        if point.is_void():
+        if steps is None or point.is_void():
             continue
         x0 = np.array([int(point.get_coordinate_val(isl.dim_type.set, k).to_python())
-                       for k in range(len(stmt.iterators))], dtype=np.int64)
+                       for k in range(nx)], dtype=np.int64)
         accesses = []
         for acc in isl_build.statement_accesses(gen.scop, stmt):
-            array = arrays.get(acc.array)
-            if acc.indirect or array is None or not array.shape or (
-                    array.dtype not in staging.DTYPE_BYTES):
+            array = gen.scop.array(acc.array)
+            if acc.indirect or not array.shape or array.dtype not in staging.DTYPE_BYTES:
                 continue
+            if acc.array not in elements:
+                try:
+                    shape = array_shape(gen.scop, acc.array, values)
+                    elements[acc.array] = np.array(
+                        shared_promotion.layout_strides(shape, shape[-1]), dtype=np.int64)
+                except (PolycudaError, KeyError, ZeroDivisionError):
+                    elements[acc.array] = None
             amap = _param_free(isl_build.access_map(acc, stmt, ctx, False)
                                .intersect_params(fixed))
-            pieces = _affine(amap) if amap.is_single_valued() else None
-            if not pieces or len({p[0] for p in pieces}) != 1:
+            affine = _single_affine(amap) if amap.is_single_valued() else None
+            if affine is None or elements[acc.array] is None:
                 continue
-            try:
-                shape = [eval_int(e, values) for e in array.shape]
-            except (KeyError, ZeroDivisionError):
-                continue
-            linear = np.array([math.prod(shape[d + 1:]) for d in range(len(shape))],
-                              dtype=np.int64)
-            matrix = np.array(pieces[0][0], dtype=np.int64)
+            linear = elements[acc.array] @ affine[0]
             size = staging.DTYPE_BYTES[array.dtype]
-            accesses.append(WarpAccess(
-                acc.array, size, tuple(int(linear @ (matrix @ d)) * size for d in steps),
-                int(linear @ (matrix @ x0 + np.array(pieces[0][1], dtype=np.int64))) * size))
+            accesses.append(WarpAccess(acc.array, size,
+                                       tuple(int(linear @ d) * size for d in steps),
+                                       int(linear @ x0 + elements[acc.array] @ affine[1]) * size))
         if accesses:
             found.append(tuple(accesses))
     return tuple(found)
 
 
-def _linear(smap: isl.Map | None) -> np.ndarray | None:
-    """The linear part (rows over the statement's iterators) of a schedule map of one
-    integer affine piece; a 0-row matrix for None (no host loop above)."""
-    if smap is None or smap.dim(isl.dim_type.out) == 0:
-        return np.zeros((0, 0), dtype=np.int64)
+def _single_affine(smap: isl.Map) -> tuple[np.ndarray, np.ndarray] | None:
+    """(M, c) of a map whose pieces (_affine) share one integer linear part M (c of the
+    first piece); None otherwise."""
     pieces = _affine(smap)
     if not pieces or len({p[0] for p in pieces}) != 1:
         return None
-    return np.array(pieces[0][0], dtype=np.int64)
+    rows, consts = pieces[0]
+    return (np.array(rows, dtype=np.int64).reshape(len(rows), -1),
+            np.array(consts, dtype=np.int64))
 
 
-def _steps(fixed_rows: np.ndarray, band_rows: np.ndarray, members: list[int], nx: int
+def _steps(fixed_rows: np.ndarray, band_rows: np.ndarray, members: list[int]
            ) -> list[np.ndarray] | None:
     """d_k for each tiled member k (_warp_accesses): integral solutions of [P; B] d = e_k
     with the free iterators held fixed, innermost first; None when there is none."""
-    rows = [r for r in fixed_rows.reshape(-1, nx)] + [r for r in band_rows]
-    system = np.array(rows, dtype=np.int64).reshape(-1, nx)
+    nx = band_rows.shape[1]
+    system = np.vstack([fixed_rows.reshape(-1, nx), band_rows])
     for k in reversed(range(nx)):
         rank = np.linalg.matrix_rank(system) if len(system) else 0
         if rank >= nx:
@@ -344,13 +343,12 @@ def _steps(fixed_rows: np.ndarray, band_rows: np.ndarray, members: list[int], nx
         if np.linalg.matrix_rank(np.vstack([system, pin])) > rank:
             system = np.vstack([system, pin])
     steps = []
-    first = fixed_rows.reshape(-1, nx).shape[0]
     for k in members:
-        rhs = np.zeros(len(system))
-        rhs[first + k] = 1
-        d = np.linalg.lstsq(system.astype(float), rhs, rcond=None)[0]
-        step = np.rint(d).astype(np.int64)
-        if not np.array_equal(system @ step, rhs.astype(np.int64)):
+        rhs = np.zeros(len(system), dtype=np.int64)
+        rhs[len(fixed_rows) + k] = 1
+        step = np.rint(np.linalg.lstsq(system.astype(float), rhs, rcond=None)[0]
+                       ).astype(np.int64)
+        if not np.array_equal(system @ step, rhs):
             return None
         steps.append(step)
     return steps

@@ -327,8 +327,12 @@ def kernel_layout(km: KernelModel, tiles: tuple[int, ...], block: tuple[int, ...
 
 
 def estimate(models: tuple[KernelModel, ...], tiles: tuple[int, ...], block: tuple[int, ...],
-             cal: Calibration, props: occupancy.DeviceProps) -> float:
+             cal: Calibration, props: occupancy.DeviceProps, max_warps: int | None = None
+             ) -> float:
     """Sum of the kernels' T_total (eq. (9)) at the program's sizes.
+
+    max_warps: model.total_terms' (None: the device's warps per SM; 0: the DOALL memory term
+    not scaled by resident warps, bench/tune_rerank.py's comparison).
 
     Raises:
         InvalidConfigError: some kernel cannot run this layout.
@@ -339,7 +343,8 @@ def estimate(models: tuple[KernelModel, ...], tiles: tuple[int, ...], block: tup
         occ = resident(km, lay, props)
         total += model.total_time(km.problem, lay, cal, occ.blocks, props.sm_count,
                                   n_mem=km.tile_accesses(lay.tiles),
-                                  max_warps=props.max_warps_per_sm).total
+                                  max_warps=props.max_warps_per_sm if max_warps is None
+                                  else max_warps).total
     return total
 
 
