@@ -188,11 +188,18 @@ def run_entry(spec: dict, args, timer: Timer, pool, deadline: float, log) -> dic
 
 def _tuned(prog, sizes: dict, args, measure, log) -> dict:
     start = time.perf_counter()
+
+    def timed(o: Options) -> float:
+        return measure(o.tile_sizes, o.block_sizes, o.scheduler, o.register_tiles,
+                       o.sequential_tile)
+
+    # tune's batches built in parallel, as its own measure_on_gpu builds them
+    target = "emulate" if args.dry_run else "cuda"
+    timed.prepare = lambda batch: prog.build_many(  # type: ignore[attr-defined]
+        [search.kernel_changes(o) for o in batch], target)
     with tempfile.TemporaryDirectory() as cache:
         result = search.tune(prog, sizes, top_k=args.top_k, budget_s=args.rank_budget,
-                             measure=lambda o: measure(o.tile_sizes, o.block_sizes,
-                                                       o.scheduler, o.register_tiles,
-                                                       o.sequential_tile),
+                             measure=timed,
                              schedulers=args.schedulers,
                              cache=Path(cache), use_cache=False,
                              progress=lambda m: log(f"  tune: {m}"))

@@ -105,6 +105,45 @@ class Program:
             self._kernels[key] = launch.load(path, self.scop, target, transformed=gen.scop)
         return self._kernels[key]
 
+    def build_many(self, variants: list[dict[str, object]], target: str = "cuda",
+                   workers: int | None = None) -> int:
+        """Generate and build the code of each of `variants` (option changes, as kernel()
+        takes them) in parallel processes, so that kernel(target, **changes) finds each one
+        loaded: what the tuner measures in batches (a round of its local search). A variant
+        that fails to build is left for kernel() to raise its error. workers: processes
+        (default: the CPUs less one; 1 or fewer builds nothing here). Returns how many were
+        built."""
+        import concurrent.futures
+        import multiprocessing
+        import os
+
+        from polycuda.runtime import launch
+
+        target = self.resolve_target(target)
+        jobs = {}
+        for changes in variants:
+            try:
+                opts = self.effective_options(target, **changes)
+            except InvalidConfigError:  # kernel() raises it where the variant is asked for
+                continue
+            if (target, opts) not in self._kernels:
+                jobs[target, opts] = (self.scop, opts, target)
+        count = min(len(jobs), workers if workers is not None else (os.cpu_count() or 1) - 1)
+        if count <= 1:
+            return 0
+        # forkserver: the children never inherit the parent's CUDA context or threads
+        context = multiprocessing.get_context("forkserver")
+        with concurrent.futures.ProcessPoolExecutor(count, mp_context=context) as pool:
+            done = dict(zip(jobs, pool.map(_generate_and_build, jobs.values())))
+        built = 0
+        for key, result in done.items():
+            if isinstance(result, tuple):
+                path, transformed = result
+                self._kernels[key] = launch.load(path, self.scop, key[0],
+                                                 transformed=transformed)
+                built += 1
+        return built
+
     def __call__(self, *args: object, **kwargs: object) -> None:
         """Run the region on the options' target, in place on the given arrays."""
         self.kernel()(*args, **kwargs)
@@ -145,6 +184,22 @@ def _named_runner(scop: Scop, kernel: Callable) -> Runner:
 @lru_cache(maxsize=256)
 def _generate(scop: Scop, options: Options) -> pipeline.Generated:
     return pipeline.compile_scop(scop, options)
+
+
+def _generate_and_build(job: tuple[Scop, Options, str]) -> tuple[str, Scop] | str:
+    """Worker of Program.build_many: (the built library's path, the transformed Scop), or the
+    error's text."""
+    from polycuda.errors import PolycudaError
+    from polycuda.runtime import build, emulate
+
+    scop, options, target = job
+    try:
+        gen = _generate(scop, options)
+        path = (emulate.build_emulated(gen.source) if target == "emulate"
+                else build.build_shared(gen.source, target))
+        return str(path), gen.scop
+    except PolycudaError as err:
+        return f"{type(err).__name__}: {err}"
 
 
 def require_one(programs: tuple[Program, ...], function: str | None, where: str) -> Program:

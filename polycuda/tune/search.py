@@ -89,6 +89,15 @@ REFITS = 2
 # explicitly (defaults_layout): heat_2d's default tables were fastest in ...-tune-probes.json,
 # and the search from a probe (15.6 ms) found nothing faster than 14.93 ms, where the run of
 # ...-tune-local-b.json had reached 14.30 ms.
+# Since 2026-11-26 a round also steps a tile size together with the thread count, and two tile
+# sizes at once (neighbours), and the round's layouts are built in parallel first (Program.
+# build_many). Why: on 2-D Jacobi 4096^2 x 1000 float, tune stayed at 24x96x128 tiles on 4x128
+# threads (45.65 ms) where the wide sweep found 16x64x64 on 4x64 (41.15 ms), three sizes and
+# the thread count away (...-tune-suite-wide-jf.json). Replayed offline on four measured grids
+# (bench/tune_grid.py; ...-tune-grid-{jf,sor2d,heat2d,fdtd2d}.json, 47-256 layouts each), from
+# every start within 1.25x of the grid's best: the geomean end / best went from 1.067, 1.060,
+# 1.045, 1.062 to 1.027, 1.011, 1.008, 1.010, measuring 3-4x as many layouts
+# (...-tune-grid-replay-cpu.json).
 LOCAL_ROUNDS = 3
 LOCAL_GAIN = 0.02
 LOCAL_BUDGET_S = 120.0
@@ -721,16 +730,21 @@ def refit_choice(models: tuple[KernelModel, ...], ranked: list[Ranked], measured
 def neighbours(models: tuple[KernelModel, ...], layout: Ranked, cal: Calibration,
                props: occupancy.DeviceProps) -> list[Ranked]:
     """The admissible layouts next to `layout` (LOCAL_ROUNDS' steps), fastest by the model
-    first: each tile size halved, doubled, or the next of TILE_CHOICES down or up, the block
-    filling the tiles' inner sizes with the same number of threads (fill_inner_first); the
-    same tiles on the next thread count of THREAD_CHOICES down or up. Layouts that some
-    kernel cannot run are left out (exclusion, estimate)."""
+    first: each tile size halved, doubled, or the next of TILE_CHOICES down or up (_tile_steps),
+    on the same thread count and on the next counts of THREAD_CHOICES below and above it
+    (_thread_steps); two tile sizes stepped at once on the same thread count; the same tiles
+    on the next thread count below or above. Each block fills the tiles' inner sizes (primary_block). Layouts that
+    some kernel cannot run are left out (exclusion, estimate)."""
     primary = _primary(models)
     threads = math.prod(layout.block)
-    steps = [(layout.tiles[:d] + (t,) + layout.tiles[d + 1:], threads)
-             for d in range(len(layout.tiles)) for t in _tile_steps(layout.tiles[d])]
-    steps += [(layout.tiles, k) for k in THREAD_CHOICES
-              if k in (threads // 2, threads * 2)]
+    counts = [threads] + _thread_steps(threads)
+    tiles_near = [_stepped(layout.tiles, {d: t})
+                  for d in range(len(layout.tiles)) for t in _tile_steps(layout.tiles[d])]
+    steps = [(tiles, k) for tiles in tiles_near for k in counts]
+    steps += [(_stepped(layout.tiles, {d: a, e: b}), threads)
+              for d, e in itertools.combinations(range(len(layout.tiles)), 2)
+              for a in _tile_steps(layout.tiles[d]) for b in _tile_steps(layout.tiles[e])]
+    steps += [(layout.tiles, k) for k in counts[1:]]
     found: dict[tuple, Ranked] = {}
     for tiles, k in steps:
         block = primary_block(primary, tiles, k)
@@ -746,6 +760,20 @@ def neighbours(models: tuple[KernelModel, ...], layout: Ranked, cal: Calibration
     return sorted(found.values(), key=lambda r: (r.model_s, r.tiles, r.block))
 
 
+def _thread_steps(threads: int) -> list[int]:
+    """The THREAD_CHOICES next below and above the one `threads` fills (a block that
+    primary_block filled with fewer threads than asked: 21x24 = 504 of 512 steps to 256 and
+    1024)."""
+    asked = next((k for k in THREAD_CHOICES if k >= threads), THREAD_CHOICES[-1])
+    at = THREAD_CHOICES.index(asked)
+    return list(THREAD_CHOICES[max(0, at - 1):at]) + list(THREAD_CHOICES[at + 1:at + 2])
+
+
+def _stepped(tiles: tuple[int, ...], changes: dict[int, int]) -> tuple[int, ...]:
+    """`tiles` with the members of `changes` set to their new sizes."""
+    return tuple(changes.get(d, t) for d, t in enumerate(tiles))
+
+
 def _tile_steps(size: int) -> list[int]:
     """Halved, doubled, and the next TILE_CHOICES value down and up, each at least 1."""
     lower = [t for t in TILE_CHOICES if t < size]
@@ -758,7 +786,8 @@ def local_search(models: tuple[KernelModel, ...], measured: list[Ranked], option
                  measure: Callable[[Options], float], cal: Calibration,
                  props: occupancy.DeviceProps, rounds: int = LOCAL_ROUNDS,
                  budget_s: float = LOCAL_BUDGET_S,
-                 progress: Callable[[str], None] | None = None
+                 progress: Callable[[str], None] | None = None,
+                 near: Callable[..., list[Ranked]] | None = None
                  ) -> tuple[list[Ranked], dict]:
     """The layouts measured around the fastest of `measured`, and a summary for
     TuneResult.local: rounds of neighbours (LOCAL_ROUNDS), each from the fastest so far,
@@ -784,8 +813,8 @@ def local_search(models: tuple[KernelModel, ...], measured: list[Ranked], option
         return found, {}
     start = min(pool, key=lambda r: r.measured_s)
     ran, best, done = _rounds(start, seen,
-                              lambda r: neighbours(models, r, cal, props), options, measure,
-                              rounds, budget_s, progress, "", "local search")
+                              lambda r: (near or neighbours)(models, r, cal, props), options,
+                              measure, rounds, budget_s, progress, "", "local search")
     found += ran
     return found, {"rounds": done, "measured": len(found),
                    "started": [list(start.tiles), list(start.block)],
@@ -799,8 +828,8 @@ def _rounds(best: Ranked, seen: set[tuple], near_of: Callable[[Ranked], list[Ran
     """Rounds of measurement from the measured layout `best` (local_search, register_search):
     each measures the layouts near_of(best) not in `seen` (Ranked.key; updated); the next
     starts from the fastest of a round when it is LOCAL_GAIN faster, else the search stops; at
-    most `rounds`, and none starts after `budget_s` seconds. Returns the layouts measured, the
-    fastest and the rounds run."""
+    most `rounds`, and no round starts, nor layout is measured, after `budget_s` seconds.
+    Returns the layouts measured, the fastest and the rounds run."""
     found: list[Ranked] = []
     began = time.perf_counter()
     done = 0
@@ -814,7 +843,8 @@ def _rounds(best: Ranked, seen: set[tuple], near_of: Callable[[Ranked], list[Ran
                  if best.registers else f" block={best.block}")
         progress and progress(f"{label}round {done} around tiles={best.tiles}{extra} "
                               f"{best.measured_s * 1e3:.3f} ms: {len(near)} neighbours")
-        ran = [r for r in _measured(near, options, measure, progress) if r.measured_s is not None]
+        ran = [r for r in _measured(near, options, measure, progress, began + budget_s)
+               if r.measured_s is not None]
         found += ran
         faster = min(ran, key=lambda r: r.measured_s, default=None)
         if faster is None or faster.measured_s > best.measured_s * (1 - LOCAL_GAIN):
@@ -851,6 +881,12 @@ def _sizes(options: Options) -> dict[str, object]:
     return {"tile_sizes": options.tile_sizes, "block_sizes": options.block_sizes,
             "register_tiles": options.register_tiles,
             "sequential_tile": options.sequential_tile, "tuned_sizes": False}
+
+
+def kernel_changes(options: Options) -> dict[str, object]:
+    """The changes with which Program.kernel builds the layout that tune measures with
+    `options`: its scheduler and sizes (_sizes)."""
+    return {"scheduler": options.scheduler, **_sizes(options)}
 
 
 def register_neighbours(layout: Ranked) -> list[Ranked]:
@@ -979,9 +1015,20 @@ def _tune_schedulers(prog, values: dict[str, int], sizes: dict[str, int], top_k:
 
 
 def _measured(top: list[Ranked], options: Options, measure: Callable[[Options], float],
-              progress: Callable[[str], None] | None) -> list[Ranked]:
+              progress: Callable[[str], None] | None, deadline: float | None = None
+              ) -> list[Ranked]:
+    """`top` measured in order (a layout that fails: measured_s None), none started after
+    `deadline` (time.perf_counter()). Where `measure` has a `prepare` (measure_on_gpu's),
+    it is given the batch's options first: it builds them in parallel."""
+    prepare = getattr(measure, "prepare", None)
+    if prepare is not None and len(top) > 1:
+        prepare([r.options(options) for r in top])
     out = []
     for k, r in enumerate(top, 1):
+        if deadline is not None and time.perf_counter() > deadline:
+            progress and progress(f"budget spent: {len(top) - k + 1} of {len(top)} layouts "
+                                  "not measured")
+            break
         why = ""
         try:
             seconds: float | None = measure(r.options(options))
@@ -1017,8 +1064,12 @@ def measure_on_gpu(prog, values: dict[str, int], repeats: int = 3
             for v in (host[a.name] for a in prog.scop.args)]
 
     def run(options: Options) -> float:
-        kernel = prog.kernel("cuda", scheduler=options.scheduler, **_sizes(options))
+        kernel = prog.kernel("cuda", **kernel_changes(options))
         times = launch.time_calls(kernel, args, repeats=repeats, warmup=1)
         return sorted(times)[len(times) // 2]
 
+    def prepare(batch: list[Options]) -> None:
+        prog.build_many([kernel_changes(o) for o in batch])
+
+    run.prepare = prepare  # type: ignore[attr-defined]  (_measured builds a batch at once)
     return run

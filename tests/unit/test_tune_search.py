@@ -7,10 +7,13 @@ import dataclasses
 import json
 import math
 import shutil
+import time
 
+import numpy as np
 import pytest
 
 import polycuda
+from polycuda import program as program_module
 from polycuda.cli import main
 from polycuda.errors import InvalidConfigError, LaunchError, PolycudaWarning
 from polycuda.options import Options
@@ -473,33 +476,51 @@ def _models(prog, sizes):
     return problem.kernel_models(gen, sizes), cal, props
 
 
+def test_thread_steps():
+    assert search._thread_steps(512) == [256, 1024]
+    assert search._thread_steps(504) == [256, 1024]
+    assert search._thread_steps(32) == [64] and search._thread_steps(1024) == [512]
+
+
 def test_tile_steps():
     assert search._tile_steps(24) == [12, 16, 32, 48]
     assert search._tile_steps(1) == [2]
     assert search._tile_steps(1024) == [512, 768, 2048]
 
 
+def _one_step(size: int, start: int) -> bool:
+    """`size` is `start` halved, doubled, or the next TILE_CHOICES value down or up."""
+    choices = search.TILE_CHOICES
+    return (size * 2 in (start, start * 4)
+            or abs(choices.index(size) - choices.index(start)) == 1)
+
+
 def test_neighbours_are_one_step_away_and_admissible():
     prog = polycuda.compile("kernels/c/sor_2d.c", options=Options(target="cuda"))
     models, cal, props = _models(prog, {"T": 64, "n": 2048})
-    ranked, _ = search.rank(models, cal, props, budget_s=1.0)  # a sample of 2-D layouts
-    start = ranked[0]
+    primary = max(models, key=lambda km: len(km.default_tiles))
+    block = search.primary_block(primary, (24, 64, 24), 512)
+    start = search.Ranked((24, 64, 24), block, search.estimate(models, (24, 64, 24), block,
+                                                               cal, props))
     near = search.neighbours(models, start, cal, props)
     assert near and [r.model_s for r in near] == sorted(r.model_s for r in near)
+    threads = math.prod(start.block)
+    below, above = search._thread_steps(threads)
+    assert (threads, below, above) == (504, 256, 1024)  # 21x24: 512 asked, then filled
+    kinds = set()
     for r in near:
         changed = [d for d, (a, b) in enumerate(zip(r.tiles, start.tiles)) if a != b]
-        threads, mine = math.prod(start.block), math.prod(r.block)
-        if changed:  # one tile size halved, doubled or the next size, as many threads as fit
-            d = changed[0]
-            choices = search.TILE_CHOICES
-            assert len(changed) == 1 and (
-                r.tiles[d] * 2 in (start.tiles[d], start.tiles[d] * 4)
-                or abs(choices.index(r.tiles[d]) - choices.index(start.tiles[d])) == 1)
-            assert mine <= threads
-        else:  # the next thread count down or up
-            assert mine * 2 == threads or mine == threads * 2
+        assert len(changed) <= 2 and all(_one_step(r.tiles[d], start.tiles[d]) for d in changed)
+        counts = {2: (threads,), 1: (below, threads, above), 0: (below, above)}[len(changed)]
+        assert r.block in {search.primary_block(primary, r.tiles, k) for k in counts}
+        mine = math.prod(r.block)
+        kinds.add((len(changed), mine > threads, mine < threads))
         assert not any(search.exclusion(search.kernel_layout(km, r.tiles, r.block), km, props)
                        for km in models)
+    # every kind of move is there: one size on fewer, as many and more threads, two sizes,
+    # the same tiles on fewer threads (on 1024 they are excluded here)
+    assert {(1, False, True), (1, False, False), (1, True, False), (2, False, False),
+            (0, False, True)} <= kinds
 
 
 def test_local_search_walks_to_a_faster_layout_two_steps_away(no_probes, tmp_path):
@@ -678,3 +699,46 @@ def test_no_register_search_without_register_tiled_kernels(no_probes, tmp_path):
     result = search.tune(prog, {"T": 64, "n": 2048}, top_k=2, measure=measure, cache=tmp_path,
                          progress=None)
     assert result.registers == {} and result.register_tiles == () and not any(calls)
+
+
+def test_build_many_builds_in_parallel_what_kernel_then_runs(monkeypatch):
+    prog = polycuda.compile("kernels/c/jacobi_2d.c", options=Options(target="cuda"))
+    good = [{"tile_sizes": (2, 8, 8), "block_sizes": (2, 8), "tuned_sizes": False},
+            {"tile_sizes": (4, 8, 16), "block_sizes": (4, 16), "tuned_sizes": False}]
+    too_many = {"tile_sizes": (2, 8, 8), "block_sizes": (64, 64), "tuned_sizes": False}
+    bad = {"tile_sizes": (2, 8, 8), "block_sizes": (16, 8), "tuned_sizes": False}  # > tile
+    with pytest.raises(InvalidConfigError):
+        prog.kernel("emulate", **bad)
+    assert prog.build_many(good + [too_many, bad], "emulate", workers=2) == 2
+    assert prog.build_many(good, "emulate", workers=2) == 0  # loaded already
+    rng = np.random.default_rng(3)
+    start = [rng.random((20, 20)), rng.random((20, 20))]
+    expected = [a.copy() for a in start]
+    prog.kernel("c")(3, 20, *expected)
+    monkeypatch.setattr(program_module, "_generate", None)  # kernel() must not generate again
+    for changes in good:
+        got = [a.copy() for a in start]
+        prog.kernel("emulate", **changes)(3, 20, *got)
+        assert all(np.allclose(g, e) for g, e in zip(got, expected))
+    with pytest.raises(TypeError):  # the bad one was not built: kernel() generates it
+        prog.kernel("emulate", **bad)
+    with pytest.raises(InvalidConfigError):
+        prog.kernel("emulate", **too_many)
+    assert prog.build_many(good, "emulate", workers=1) == 0  # one worker: nothing here
+
+
+def test_measured_builds_each_batch_first_and_stops_at_the_deadline():
+    calls, batches = [], []
+
+    def measure(opts: Options) -> float:
+        calls.append(opts.tile_sizes)
+        return 1.0
+
+    measure.prepare = lambda batch: batches.append([o.tile_sizes for o in batch])
+    top = [search.Ranked((8, 8), (8, 8), 1.0), search.Ranked((16, 16), (16, 16), 2.0)]
+    out = search._measured(top, Options(target="cuda"), measure, None)
+    assert batches == [[(8, 8), (16, 16)]] and calls == [(8, 8), (16, 16)]
+    assert [r.measured_s for r in out] == [1.0, 1.0]
+    assert search._measured(top, Options(target="cuda"), measure, None,
+                            deadline=time.perf_counter() - 1.0) == []
+    assert calls == [(8, 8), (16, 16)]  # nothing measured past the deadline
