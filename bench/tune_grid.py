@@ -39,7 +39,7 @@ import tune_suite  # noqa: E402
 from kernels import suite  # noqa: E402
 from polycuda.bench import environment  # noqa: E402
 from polycuda.bench.configs import dtype_defines  # noqa: E402
-from polycuda.errors import InvalidConfigError, PolycudaError  # noqa: E402
+from polycuda.errors import InvalidConfigError  # noqa: E402
 from polycuda.options import Options  # noqa: E402
 from polycuda.tune import calibrate, occupancy, problem, search  # noqa: E402
 
@@ -68,7 +68,7 @@ def _program(spec: dict):
 def grid_layouts(models, props, tiles: list[tuple[int, ...]], threads: tuple[int, ...]
                  ) -> tuple[list[tuple[tuple, tuple]], dict[str, int]]:
     """The admissible (tiles, block) of the product grid and the excluded ones' reasons."""
-    primary = max(models, key=lambda km: len(km.default_tiles))
+    primary = search.primary_model(models)
     found, excluded = [], {}
     for sizes in itertools.product(*tiles):
         for k in threads:
@@ -88,50 +88,38 @@ def measure_grid(args) -> dict:
     tiles = [tuple(int(t) for t in text.split(",")) for text in args.tiles]
     layouts, excluded = grid_layouts(models, props, tiles, tuple(args.threads))
     print(f"{spec['name']}: {len(layouts)} layouts, {len(excluded)} excluded", flush=True)
-    defines = dtype_defines(spec["dtype"])
     timer = tune_suite.Timer("cuda", args.repeats)
     data = timer.arguments(kernel, spec["sizes"], spec["dtype"])
+    best = [math.inf]
+
+    def measure(sizes: tuple, block: tuple) -> float:
+        seconds = timer.seconds(prog, data, sizes, block, best[0])
+        best[0] = min(best[0], seconds)
+        return seconds
+
     start = time.perf_counter()
-    rows, failed, skipped, best = [], {}, 0, [math.inf]
     with concurrent.futures.ProcessPoolExecutor(args.workers) as pool:
-        builds = {lay: pool.submit(tune_suite._build, (str(kernel.c_path), defines,
-                                                       options.replace(
-                                                           tile_sizes=lay[0],
-                                                           block_sizes=lay[1],
-                                                           tuned_sizes=False).to_text()))
-                  for lay in layouts}
-        for lay in layouts:
-            if time.perf_counter() - start > args.deadline:
-                skipped += 1
-                continue
-            error = builds[lay].result()
-            if not error:
-                try:
-                    seconds = timer.seconds(prog, data, lay[0], lay[1], best[0])
-                    best[0] = min(best[0], seconds)
-                    rows.append({"tiles": list(lay[0]), "block": list(lay[1]),
-                                 "ms": seconds * 1e3})
-                    continue
-                except PolycudaError as err:
-                    error = str(err)[:300]
-            failed[f"{lay[0]} {lay[1]}"] = error
+        builds = tune_suite.submit_builds(pool, kernel, dtype_defines(spec["dtype"]), options,
+                                          layouts)
+        swept = tune_suite._sweep(layouts, builds, measure, start + args.deadline, print)
         for future in builds.values():
             future.cancel()
-    rows.sort(key=lambda r: r["ms"])
+    rows = sorted(swept["measured"], key=lambda r: r["ms"])
     for r in rows[:5]:
         print(f"  {r['tiles']} {r['block']}: {r['ms']:.3f} ms", flush=True)
     return {"gpu": props.name, "date": datetime.date.today().isoformat(),
             "commit": environment.git_commit(), "entry": spec, "tiles": tiles,
             "threads": args.threads, "timing": f"median of {args.repeats} runs after one "
             "warm-up (CUDA events, device arrays); one run when over 20x the best so far",
-            "measured": rows, "failed": failed, "excluded": excluded,
-            "skipped_past_deadline": skipped, "seconds": time.perf_counter() - start}
+            "measured": rows, "failed": swept["failed"], "excluded": excluded,
+            "skipped_past_deadline": swept["skipped_past_budget"],
+            "seconds": time.perf_counter() - start}
 
 
 def single_moves(models, layout, cal, props) -> list:
     """search.neighbours less the moves that change two tile sizes, or a tile size and the
     thread count, at once: the local search's neighbourhood before 2026-11-26."""
-    primary = max(models, key=lambda km: len(km.default_tiles))
+    primary = search.primary_model(models)
     threads = math.prod(layout.block)
 
     def single(r) -> bool:

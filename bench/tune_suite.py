@@ -106,11 +106,19 @@ def _build(job: tuple[str, tuple, str]) -> str:
         return f"{type(err).__name__}: {str(err)[:300]}"
 
 
+def submit_builds(pool, kernel: suite.Kernel, defines: tuple, options: Options,
+                  layouts: list[tuple[tuple, tuple]]) -> dict:
+    """Each (tiles, block) of `layouts` built by `pool` (_build): its future, by layout."""
+    return {(tiles, block): pool.submit(_build, (str(kernel.c_path), defines, options.replace(
+        tile_sizes=tiles, block_sizes=block, tuned_sizes=False).to_text()))
+            for tiles, block in layouts}
+
+
 def sweep_layouts(models, props, count: int, seed: int = 0
                   ) -> tuple[list[tuple[tuple, tuple]], int, int]:
     """(a fixed-seed sample of `count` admissible layouts of the hand grid, how many the grid
     has, how many of them search.exclusion rejects)."""
-    primary = max(models, key=lambda km: len(km.default_tiles))
+    primary = search.primary_model(models)
     n = len(primary.default_tiles)
     threaded = n - 1 if primary.problem.kind == "wavefront" else n
     grid, excluded = set(), 0
@@ -155,12 +163,8 @@ def run_entry(spec: dict, args, timer: Timer, pool, deadline: float, log) -> dic
     props, _ = occupancy.current_device()
     sweep, grid, excluded = (sweep_layouts(models, props, args.sweep) if models else ([], 0, 0))
     entry["sweep_grid"] = {"layouts": grid, "excluded": excluded, "sampled": len(sweep)}
-    builds = {}
-    if pool is not None:  # the sweep builds while the defaults and tune run
-        for tiles, block in sweep:
-            text = options.replace(tile_sizes=tiles, block_sizes=block,
-                                   tuned_sizes=False).to_text()
-            builds[(tiles, block)] = pool.submit(_build, (str(kernel.c_path), defines, text))
+    # the sweep builds while the defaults and tune run
+    builds = submit_builds(pool, kernel, defines, options, sweep) if pool is not None else {}
     data = timer.arguments(kernel, sizes, spec["dtype"])
     best = [math.inf]
 

@@ -390,7 +390,7 @@ def rank(models: tuple[KernelModel, ...], cal: Calibration, props: occupancy.Dev
     if not models:
         raise InvalidConfigError("no tiled kernel to tune (only one-thread or reduction "
                                  "kernels)")
-    candidates = _shuffled_by_tiles(layouts(_primary(models)))
+    candidates = _shuffled_by_tiles(layouts(primary_model(models)))
     excluded: Counter = Counter()
     ranked: list[Ranked] = []
     start = last = time.perf_counter()
@@ -417,7 +417,7 @@ def rank(models: tuple[KernelModel, ...], cal: Calibration, props: occupancy.Dev
     return ranked, excluded
 
 
-def _primary(models: tuple[KernelModel, ...]) -> KernelModel:
+def primary_model(models: tuple[KernelModel, ...]) -> KernelModel:
     """The kernel whose band has the most members: its layouts are the program's."""
     return max(models, key=lambda km: len(km.default_tiles))
 
@@ -733,9 +733,9 @@ def neighbours(models: tuple[KernelModel, ...], layout: Ranked, cal: Calibration
     first: each tile size halved, doubled, or the next of TILE_CHOICES down or up (_tile_steps),
     on the same thread count and on the next counts of THREAD_CHOICES below and above it
     (_thread_steps); two tile sizes stepped at once on the same thread count; the same tiles
-    on the next thread count below or above. Each block fills the tiles' inner sizes (primary_block). Layouts that
-    some kernel cannot run are left out (exclusion, estimate)."""
-    primary = _primary(models)
+    on the next thread count below or above. Each block fills the tiles' inner sizes
+    (primary_block). Layouts that some kernel cannot run are left out (exclusion, estimate)."""
+    primary = primary_model(models)
     threads = math.prod(layout.block)
     counts = [threads] + _thread_steps(threads)
     tiles_near = [_stepped(layout.tiles, {d: t})
@@ -956,7 +956,7 @@ def defaults_layout(models: tuple[KernelModel, ...], cal: Calibration,
     """The default tables as one layout of the search (the primary kernel's default tiles
     and block), when given explicitly it gives every kernel its own defaults (kernel_layout)
     and no kernel excludes it; else None."""
-    primary = _primary(models)
+    primary = primary_model(models)
     tiles, block = primary.default_tiles, primary.default_block
     if not block or any(kernel_layout(km, tiles, block) != Layout(km.default_tiles,
                                                                    km.default_block)

@@ -498,7 +498,7 @@ def _one_step(size: int, start: int) -> bool:
 def test_neighbours_are_one_step_away_and_admissible():
     prog = polycuda.compile("kernels/c/sor_2d.c", options=Options(target="cuda"))
     models, cal, props = _models(prog, {"T": 64, "n": 2048})
-    primary = max(models, key=lambda km: len(km.default_tiles))
+    primary = search.primary_model(models)
     block = search.primary_block(primary, (24, 64, 24), 512)
     start = search.Ranked((24, 64, 24), block, search.estimate(models, (24, 64, 24), block,
                                                                cal, props))
