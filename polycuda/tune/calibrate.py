@@ -25,6 +25,12 @@ from polycuda.tune import model, occupancy
 from polycuda.tune.model import Calibration, Layout, Problem
 
 REFERENCE_CALIBRATION = "calibration_h100_sm90.json"
+# the packaged calibrations, by the GPU's name as the driver reports it: sigmas measured, and
+# alpha, beta, gamma, lam fitted on that GPU's measured SOR kernels (bench/tune_accuracy.py,
+# then bench/tune_reevaluate.py --write-calibration). The H100's is the reference of a machine
+# without a GPU, or of a GPU without a packaged one.
+PACKAGED = {"NVIDIA H100 80GB HBM3": REFERENCE_CALIBRATION,
+            "NVIDIA H200": "calibration_h200_sm90.json"}
 ESTIMATED = "estimated, not measured"
 THREAD_COUNTS = tuple(range(32, 1025, 32))
 # tile sizes (m1, m2) of the simplified nest, threads = m2: the rows of the fit
@@ -64,8 +70,17 @@ def from_json(text: str, where: str = "calibration") -> Calibration:
 
 def reference_calibration() -> Calibration:
     """The packaged calibration of the reference H100 (see its "status" field)."""
-    text = resources.files("polycuda.tune").joinpath("data", REFERENCE_CALIBRATION).read_text()
-    return from_json(text, REFERENCE_CALIBRATION)
+    return _packaged_file(REFERENCE_CALIBRATION)
+
+
+def packaged_calibration(gpu: str | None) -> Calibration | None:
+    """The calibration packaged for `gpu` (PACKAGED), else None."""
+    name = PACKAGED.get(gpu or "")
+    return _packaged_file(name) if name else None
+
+
+def _packaged_file(name: str) -> Calibration:
+    return from_json(resources.files("polycuda.tune").joinpath("data", name).read_text(), name)
 
 
 def cache_path(gpu: str, root: Path | None = None, kind: str = "calibration") -> Path:
@@ -79,11 +94,18 @@ def cache_path(gpu: str, root: Path | None = None, kind: str = "calibration") ->
 
 def load_calibration(gpu: str | None, root: Path | None = None,
                      warn: bool = True) -> Calibration:
-    """The cached calibration of `gpu`, else the reference one (said on stderr if `warn`)."""
+    """The cached calibration of `gpu`, else the one packaged for it, else the reference one
+    (the last two said on stderr if `warn`)."""
     if gpu:
         path = cache_path(gpu, root)
         if path.is_file():
             return from_json(path.read_text(), str(path))
+    own = packaged_calibration(gpu)
+    if own is not None:
+        if warn:
+            print(f"polycuda: tune: no calibration of '{gpu}' cached: using the one packaged "
+                  f"for it (fitted on its measured kernels)", file=sys.stderr)
+        return own
     cal = reference_calibration()
     if warn:
         why = f"no calibration of '{gpu}' cached" if gpu else "no GPU"
@@ -334,20 +356,20 @@ def measure(props: occupancy.DeviceProps, log=print) -> tuple[Calibration, dict]
 
 
 def adopt_reference_fit(cal: Calibration) -> Calibration:
-    """`cal` with alpha, beta, gamma and lam of the packaged reference calibration when that
-    is of the same GPU and was fitted on measured kernels (lam > 0); else `cal` unchanged.
+    """`cal` with alpha, beta, gamma and lam of the calibration packaged for its GPU when there
+    is one fitted on measured kernels (lam > 0); else `cal` unchanged.
 
     Why: on the H100 the simplified nest's fit (Section 3.3) predicted about a tenth of the
     measured SOR kernels' times, the fit on the kernels themselves (bench/tune_reevaluate.py)
     a fifth of the error (bench/results/2026-11-25-nvidia-h100-80gb-hbm3-tune-reevaluate.json);
     the sigmas stay as measured now. Another GPU keeps the simplified fit until its kernels
     are measured (bench/tune_accuracy.py, then tune_reevaluate.py --write-calibration)."""
-    ref = reference_calibration()
-    if ref.gpu != cal.gpu or ref.lam <= 0:
+    ref = packaged_calibration(cal.gpu)
+    if ref is None or ref.lam <= 0:
         return cal
     return dataclasses.replace(cal, alpha=ref.alpha, beta=ref.beta, gamma=ref.gamma,
                                lam=ref.lam, note=cal.note + "; alpha, beta, gamma, lam from "
-                               "the packaged reference calibration of this GPU (fitted on "
+                               "the calibration packaged for this GPU (fitted on "
                                "measured kernels); the simplified nest's fit is in "
                                "simplified_fit")
 

@@ -116,3 +116,26 @@ def test_a_new_calibration_of_the_reference_gpu_keeps_the_kernel_fit():
     assert kept.sigma_ker == 1e-5 and "simplified_fit" in kept.note
     other = dataclasses.replace(fresh, gpu="Another GPU")
     assert calibrate.adopt_reference_fit(other) == other
+    # a GPU with a calibration of its own packaged keeps that one's kernel fit, not the H100's
+    h200 = calibrate.packaged_calibration("NVIDIA H200")
+    kept = calibrate.adopt_reference_fit(dataclasses.replace(fresh, gpu="NVIDIA H200"))
+    assert (kept.beta, kept.gamma, kept.lam) == (h200.beta, h200.gamma, h200.lam)
+    assert kept.lam != ref.lam
+
+
+def test_each_packaged_calibration_is_of_its_gpu_and_fitted_on_kernels(tmp_path, capsys):
+    # the H200's: sigmas measured there (bench/results/2026-11-28-calibration-nvidia-h200.json),
+    # alpha..lam fitted on its SOR kernels (2026-11-28-nvidia-h200-tune-reevaluate.json)
+    for gpu in calibrate.PACKAGED:
+        cal = calibrate.packaged_calibration(gpu)
+        assert cal.gpu == gpu and cal.measured and cal.lam > 0
+        assert 1e-6 < cal.sigma_ker < 1e-4
+    assert calibrate.packaged_calibration("Another GPU") is None
+    assert calibrate.packaged_calibration(None) is None
+    # no calibration cached: the one packaged for the GPU, said so; else the reference
+    h200 = calibrate.load_calibration("NVIDIA H200", tmp_path)
+    assert h200 == calibrate.packaged_calibration("NVIDIA H200")
+    assert "packaged for it" in capsys.readouterr().err
+    assert calibrate.load_calibration("Another GPU", tmp_path) == \
+        calibrate.reference_calibration()
+    assert "reference calibration" in capsys.readouterr().err
