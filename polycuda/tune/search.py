@@ -98,6 +98,14 @@ REFITS = 2
 # every start within 1.25x of the grid's best: the geomean end / best went from 1.067, 1.060,
 # 1.045, 1.062 to 1.027, 1.011, 1.008, 1.010, measuring 3-4x as many layouts
 # (...-tune-grid-replay-cpu.json).
+# Since 2026-11-28 two tile sizes are also stepped together with the thread count. Why: on the
+# H100's Jacobi float entry the search ended at 12x64x128 on 4x128 threads, 1.056x the wide
+# sweep's best (16x64x64 on 4x64: two sizes and the thread count away), where no neighbour of
+# the round was 2% faster (...-tune-suite-wide-n.json). Replayed on the same four grids from
+# the same starts (geomean end / best, worst, layouts measured): Jacobi float 1.027, 1.059,
+# 65 -> 1.015, 1.040, 121; sor_2d 1.011, 1.137, 39 -> 1.000, 1.000, 58; heat_2d 1.008 -> 1.001;
+# fdtd_2d 1.010 -> 1.003 (...-tune-grid-replay-pairs-cpu.json). About twice the layouts per
+# round: LOCAL_BUDGET_S bounds them.
 LOCAL_ROUNDS = 3
 LOCAL_GAIN = 0.02
 LOCAL_BUDGET_S = 120.0
@@ -730,20 +738,20 @@ def refit_choice(models: tuple[KernelModel, ...], ranked: list[Ranked], measured
 def neighbours(models: tuple[KernelModel, ...], layout: Ranked, cal: Calibration,
                props: occupancy.DeviceProps) -> list[Ranked]:
     """The admissible layouts next to `layout` (LOCAL_ROUNDS' steps), fastest by the model
-    first: each tile size halved, doubled, or the next of TILE_CHOICES down or up (_tile_steps),
-    on the same thread count and on the next counts of THREAD_CHOICES below and above it
-    (_thread_steps); two tile sizes stepped at once on the same thread count; the same tiles
-    on the next thread count below or above. Each block fills the tiles' inner sizes
-    (primary_block). Layouts that some kernel cannot run are left out (exclusion, estimate)."""
+    first: each tile size, or two tile sizes at once, halved, doubled, or the next of
+    TILE_CHOICES down or up (_tile_steps), on the same thread count and on the next counts of
+    THREAD_CHOICES below and above it (_thread_steps); the same tiles on the next thread count
+    below or above. Each block fills the tiles' inner sizes (primary_block). Layouts that
+    some kernel cannot run are left out (exclusion, estimate)."""
     primary = primary_model(models)
     threads = math.prod(layout.block)
     counts = [threads] + _thread_steps(threads)
     tiles_near = [_stepped(layout.tiles, {d: t})
                   for d in range(len(layout.tiles)) for t in _tile_steps(layout.tiles[d])]
+    tiles_near += [_stepped(layout.tiles, {d: a, e: b})
+                   for d, e in itertools.combinations(range(len(layout.tiles)), 2)
+                   for a in _tile_steps(layout.tiles[d]) for b in _tile_steps(layout.tiles[e])]
     steps = [(tiles, k) for tiles in tiles_near for k in counts]
-    steps += [(_stepped(layout.tiles, {d: a, e: b}), threads)
-              for d, e in itertools.combinations(range(len(layout.tiles)), 2)
-              for a in _tile_steps(layout.tiles[d]) for b in _tile_steps(layout.tiles[e])]
     steps += [(layout.tiles, k) for k in counts[1:]]
     found: dict[tuple, Ranked] = {}
     for tiles, k in steps:
