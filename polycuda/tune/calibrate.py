@@ -362,8 +362,9 @@ def adopt_reference_fit(cal: Calibration) -> Calibration:
     Why: on the H100 the simplified nest's fit (Section 3.3) predicted about a tenth of the
     measured SOR kernels' times, the fit on the kernels themselves (bench/tune_reevaluate.py)
     a fifth of the error (bench/results/2026-11-25-nvidia-h100-80gb-hbm3-tune-reevaluate.json);
-    the sigmas stay as measured now. Another GPU keeps the simplified fit until its kernels
-    are measured (bench/tune_accuracy.py, then tune_reevaluate.py --write-calibration)."""
+    the sigmas stay as measured now. A GPU without one in PACKAGED keeps the simplified fit
+    until its kernels are measured (bench/tune_accuracy.py, then tune_reevaluate.py
+    --write-calibration) and the fit is packaged."""
     ref = packaged_calibration(cal.gpu)
     if ref is None or ref.lam <= 0:
         return cal
