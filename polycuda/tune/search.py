@@ -98,7 +98,7 @@ REFITS = 2
 # every start within 1.25x of the grid's best: the geomean end / best went from 1.067, 1.060,
 # 1.045, 1.062 to 1.027, 1.011, 1.008, 1.010, measuring 3-4x as many layouts
 # (...-tune-grid-replay-cpu.json).
-# Since 2026-11-28 two tile sizes are also stepped together with the thread count. Why: on the
+# Since 54e4f4f two tile sizes are also stepped together with the thread count. Why: on the
 # H100's Jacobi float entry the search ended at 12x64x128 on 4x128 threads, 1.056x the wide
 # sweep's best (16x64x64 on 4x64: two sizes and the thread count away), where no neighbour of
 # the round was 2% faster (...-tune-suite-wide-n.json). Replayed on the same four grids from

@@ -511,8 +511,7 @@ def test_neighbours_are_one_step_away_and_admissible():
     for r in near:
         changed = [d for d, (a, b) in enumerate(zip(r.tiles, start.tiles)) if a != b]
         assert len(changed) <= 2 and all(_one_step(r.tiles[d], start.tiles[d]) for d in changed)
-        counts = {2: (below, threads, above), 1: (below, threads, above),
-                  0: (below, above)}[len(changed)]
+        counts = (below, threads, above) if changed else (below, above)
         assert r.block in {search.primary_block(primary, r.tiles, k) for k in counts}
         mine = math.prod(r.block)
         kinds.add((len(changed), mine > threads, mine < threads))
