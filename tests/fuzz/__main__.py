@@ -9,9 +9,16 @@ per crash class, and every wrong result and new crash in full (seed and source).
 from __future__ import annotations
 
 import argparse
+import json
+import multiprocessing
+import os
+import platform
+import statistics
+import subprocess
 import sys
 import time
 from collections import Counter, defaultdict
+from collections.abc import Iterator
 
 from tests.fuzz.generator import PROFILES, generate
 from tests.fuzz.harness import CONFIGS, TARGETS, Outcome, report, run_program
@@ -32,7 +39,8 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--long", action="store_true", help="every configuration and target")
     ap.add_argument("--profile", choices=sorted(PROFILES), default="full")
     ap.add_argument("--configs", nargs="+", choices=sorted(CONFIGS), default=list(CONFIGS))
-    ap.add_argument("--targets", nargs="+", choices=TARGETS, default=list(TARGETS))
+    ap.add_argument("--targets", nargs="+", choices=TARGETS + ("cuda",), default=list(TARGETS),
+                    help="cuda: the generated CUDA on this machine's GPU")
     ap.add_argument("--time-limit", type=float, default=60.0,
                     help="seconds per (program, configuration, target) before 'timeout'")
     ap.add_argument("--minimise", action="store_true",
@@ -40,6 +48,10 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--print-source", action="store_true", help="print each program")
     ap.add_argument("--minutes", type=float, default=0.0,
                     help="stop starting programs after this many minutes (0: no limit)")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="programs run at once, each in its own worker process")
+    ap.add_argument("--json", metavar="FILE",
+                    help="also write the counts, compile-time percentiles and failures as JSON")
     return ap.parse_args(argv)
 
 
@@ -53,14 +65,18 @@ class Tally:
         self.classes: Counter[str] = Counter()
         self.smallest: dict[str, tuple[FuzzProgram, Outcome]] = {}
         self.failures: list[tuple[FuzzProgram, Outcome]] = []
+        self.not_ok: list[tuple[FuzzProgram, Outcome]] = []
+        self.compile_s: list[float] = []
 
     def add(self, prog: FuzzProgram, out: Outcome) -> None:
         key = (out.config, out.target)
         self.runs[key] += 1
+        self.compile_s.append(out.compile_s)
         if out.compile_s > self.slowest.get(key, (-1.0, 0))[0]:
             self.slowest[key] = (out.compile_s, prog.seed)
         if out.status == "ok":
             return
+        self.not_ok.append((prog, out))
         kind = "mismatch" if out.status == "mismatch" else (
             "known crash" if out.known else "new crash")
         self.bad[(*key, kind)] += 1
@@ -102,23 +118,44 @@ def _shrink(prog: FuzzProgram, out: Outcome, time_limit: float
     return small, (last["out"] if small is not prog else out)
 
 
+def _outcomes(seed: int, args: argparse.Namespace) -> tuple[FuzzProgram, list[Outcome]]:
+    """Program `seed` and its outcomes under the pairs that args select."""
+    configs, targets = tuple(args.configs), tuple(args.targets)
+    prog = generate(seed, args.profile)
+    pair = (configs, targets) if args.long else rotation(seed, configs, targets)
+    return prog, run_program(prog, *pair, time_limit_s=args.time_limit)
+
+
+def _job(task: tuple[int, argparse.Namespace]) -> tuple[FuzzProgram, list[Outcome]]:
+    return _outcomes(*task)
+
+
+def _results(args: argparse.Namespace, seeds: range
+             ) -> Iterator[tuple[FuzzProgram, list[Outcome]]]:
+    """(program, outcomes) per seed, in seed order; with --jobs, computed by worker processes
+    (fork: each worker has its own isl contexts and SIGALRM for the time limits)."""
+    if args.jobs <= 1:
+        for seed in seeds:
+            yield _outcomes(seed, args)
+        return
+    with multiprocessing.get_context("fork").Pool(args.jobs, maxtasksperchild=20) as pool:
+        yield from pool.imap(_job, [(seed, args) for seed in seeds])
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parse(argv)
-    configs, targets = tuple(args.configs), tuple(args.targets)
     tally = Tally()
     start = time.perf_counter()
     done = 0
-    for seed in range(args.seed, args.seed + args.count):
+    for prog, outcomes in _results(args, range(args.seed, args.seed + args.count)):
         if args.minutes and time.perf_counter() - start > 60 * args.minutes:
             break
-        prog = generate(seed, args.profile)
         if args.print_source:
-            print(f"--- seed {seed}\n{prog.source}")
-        pair = (configs, targets) if args.long else rotation(seed, configs, targets)
-        for out in run_program(prog, *pair, time_limit_s=args.time_limit):
+            print(f"--- seed {prog.seed}\n{prog.source}")
+        for out in outcomes:
             tally.add(prog, out)
             if out.status != "ok":  # as it happens: a long run cut short still tells
-                print(f"seed {seed}: {out.config} / {out.target}: {out.status} "
+                print(f"seed {prog.seed}: {out.config} / {out.target}: {out.status} "
                       f"{out.crash_class}", flush=True)
         done += 1
     elapsed = time.perf_counter() - start
@@ -136,7 +173,48 @@ def main(argv: list[str] | None = None) -> int:
         if args.minimise:
             prog, out = _shrink(prog, out, args.time_limit)
         print("== FAILURE " + report(prog, out) + "\n")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(summary(args, tally, done, elapsed), f, indent=1)
     return 1 if tally.failures else 0
+
+
+def _commit() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, check=False).stdout.strip() or "unknown"
+    except OSError:
+        return "unknown"
+
+
+def _percentile(values: list[float], q: float) -> float:
+    return statistics.quantiles(values, n=100, method="inclusive")[q - 1] if len(values) > 1 \
+        else (values[0] if values else 0.0)
+
+
+def summary(args: argparse.Namespace, tally: Tally, done: int, elapsed: float) -> dict:
+    """The run as JSON: what ran, outcomes per pair, compile times, every non-ok outcome."""
+    times = sorted(tally.compile_s)
+    return {
+        "date": time.strftime("%Y-%m-%d"), "commit": _commit(),
+        "machine": {"cpus": os.cpu_count(), "platform": platform.platform(),
+                    "python": platform.python_version()},
+        "command": "python -m tests.fuzz " + " ".join(sys.argv[1:]),
+        "profile": args.profile, "first_seed": args.seed, "programs": done,
+        "pairs": "all" if args.long else "rotated", "runs": sum(tally.runs.values()),
+        "elapsed_s": round(elapsed, 1), "jobs": args.jobs,
+        "per_pair": [{"config": c, "target": t, "runs": n,
+                      "mismatch": tally.bad[(c, t, "mismatch")],
+                      "new_crash": tally.bad[(c, t, "new crash")],
+                      "known_crash": tally.bad[(c, t, "known crash")]}
+                     for (c, t), n in sorted(tally.runs.items())],
+        "classes": dict(tally.classes.most_common()),
+        "compile_s": {"p50": _percentile(times, 50), "p99": _percentile(times, 99),
+                      "max": times[-1] if times else 0.0, "count": len(times)},
+        "not_ok": [{"seed": p.seed, "config": o.config, "target": o.target,
+                    "status": o.status, "class": o.crash_class, "message": o.message[:400]}
+                   for p, o in tally.not_ok],
+    }
 
 
 if __name__ == "__main__":
