@@ -546,8 +546,27 @@ def _common(p: argparse.ArgumentParser) -> None:
                         "--dump-sizes` (they override --tile-sizes and --block-sizes)")
 
 
+def version() -> str:
+    """polycuda's version: the installed distribution's, else (a source checkout run with
+    PYTHONPATH) pyproject.toml's beside the package."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("polycuda")
+    except metadata.PackageNotFoundError:
+        pass
+    pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
+    try:
+        text = pyproject.read_text(encoding="utf-8")
+    except OSError:
+        return "unknown (not installed, no pyproject.toml)"
+    found = re.search(r'^\[project\][^\[]*?^version\s*=\s*"([^"]+)"', text, re.M | re.S)
+    return found[1] if found else "unknown (no version in pyproject.toml)"
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="polycuda", description=__doc__)
+    top.add_argument("--version", action="version", version=f"polycuda {version()}")
     sub = top.add_subparsers(dest="command", required=True)
     p = sub.add_parser("compile", help="generate CUDA / OpenMP / C source")
     _common(p)

@@ -169,3 +169,38 @@ def test_console_script_entry_point_runs():
     proc = subprocess.run([sys.executable, "-m", "polycuda.cli", "--help"], check=False,
                           capture_output=True, text=True)
     assert proc.returncode == 0 and "compile" in proc.stdout
+
+
+def _pyproject_version() -> str:
+    import tomllib  # Python 3.11+; the test reads the file apart from cli.version()
+
+    root = Path(__file__).resolve().parents[2]
+    return tomllib.loads((root / "pyproject.toml").read_text())["project"]["version"]
+
+
+def test_python_dash_m_polycuda_is_the_command(tmp_path, fig2_file):
+    root = str(Path(__file__).resolve().parents[2])
+    env = {**__import__("os").environ, "PYTHONPATH": root}
+    run = subprocess.run([sys.executable, "-m", "polycuda", "--version"], check=False,
+                         capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert (run.returncode, run.stdout.strip()) == (0, f"polycuda {_pyproject_version()}")
+    run = subprocess.run([sys.executable, "-m", "polycuda", "compile", str(fig2_file),
+                          "--target", "c"], check=False, capture_output=True, text=True,
+                         env=env, cwd=tmp_path)
+    assert run.returncode == 0 and "pc_fig2(" in run.stdout
+    run = subprocess.run([sys.executable, "-m", "polycuda", "compile", "missing.c"],
+                         check=False, capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert run.returncode == 1 and "no such file" in run.stderr
+
+
+def test_version_without_package_metadata_is_pyprojects(monkeypatch):
+    from importlib import metadata
+
+    import polycuda
+    from polycuda import cli
+
+    def missing(name):
+        raise metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(metadata, "version", missing)
+    assert cli.version() == _pyproject_version() == polycuda.__version__
