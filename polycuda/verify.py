@@ -9,12 +9,14 @@ on the terms one cell receives at the run's sizes (analysis.reductions.terms_per
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from polycuda.analysis import indirect, reductions
+from polycuda.analysis import index_check, index_values, indirect, reductions
+from polycuda.errors import PolycudaWarning
 from polycuda.host_memory import check_argument_bytes
 from polycuda.ir.scop import Scop
 from polycuda.sizes import array_shape
@@ -34,10 +36,8 @@ def random_arguments(scop: Scop, values: dict[str, int], seed: int = 0) -> dict[
     """
     check_argument_bytes(scop, values)
     rng = np.random.default_rng(seed)
-    # index arrays (A[idx[i]]): values that keep every access in bounds
-    index_ranges = indirect.index_value_ranges(scop, values) if any(
-        s.is_indirect() for s in scop.statements) else {}
-    # arrays that bound CSR loops: row pointers from 0 to nnz
+    index_ranges = drawn_index_ranges(scop, values)
+    # arrays that bound CSR loops: row pointers, non-decreasing within their range
     row_pointers = indirect.row_pointer_extents(scop, values)
     args: dict[str, object] = {}
     for arg in scop.args:
@@ -51,8 +51,10 @@ def random_arguments(scop: Scop, values: dict[str, int], seed: int = 0) -> dict[
             dtype = NP_DTYPES[arg.dtype]
             if arg.dtype in ("float", "double"):
                 data = rng.uniform(0.5, 1.5, size=shape)
-            elif arg.name in row_pointers:
-                data = random_row_pointers(rng, shape[0], row_pointers[arg.name])
+            elif arg.name in row_pointers and arg.name in index_ranges:
+                # from 0, rows non-empty: rowptr[i + 1] - 1 (a diagonal) needs no lo > 0
+                # (the one range of the array's values does; index_check sees the data)
+                data = random_row_pointers(rng, shape[0], index_ranges[arg.name][1])
             elif arg.name in index_ranges:
                 lo, hi = index_ranges[arg.name]
                 data = rng.integers(lo, hi + 1, size=shape)
@@ -60,6 +62,24 @@ def random_arguments(scop: Scop, values: dict[str, int], seed: int = 0) -> dict[
                 data = rng.integers(1, 10, size=shape)
             args[arg.name] = np.ascontiguousarray(data.astype(dtype))
     return args
+
+
+def drawn_index_ranges(scop: Scop, values: dict[str, int]) -> dict[str, tuple[int, int]]:
+    """{index array: (lo, hi)}: values that keep every access of the original in bounds
+    (index_values.derive, through CSR loop bounds and nested reads); where a subscript is not
+    affine in the values read, also the older per-form bound (indirect.index_value_ranges),
+    and verify's host check (index_check) has the last word.
+
+    Raises:
+        UserError: no such values exist at these sizes.
+    """
+    derived = index_values.derive(scop, values)
+    ranges = dict(derived.ranges)
+    if derived.uncovered:
+        for name, (lo, hi) in indirect.index_value_ranges(scop, values).items():
+            old = ranges.get(name, (lo, hi))
+            ranges[name] = (max(lo, old[0]), max(max(lo, old[0]), min(hi, old[1])))
+    return ranges
 
 
 def random_row_pointers(rng: np.random.Generator, size: int, nnz: int) -> np.ndarray:
@@ -120,8 +140,20 @@ def compare(scop: Scop, target: str, expected: dict[str, object], actual: dict[s
 
 def check_against(scop: Scop, reference: Runner, runners: dict[str, Runner],
                   values: dict[str, int], seed: int = 0) -> list[Comparison]:
-    """Run the reference and each target on copies of the same random inputs; compare."""
+    """Run the reference and each target on copies of the same random inputs; compare.
+    The original's accesses are checked on the drawn inputs first (index_check): the
+    reference indexes raw memory.
+
+    Raises:
+        UserError: the drawn inputs would make the original access outside an array.
+    """
     inputs = random_arguments(scop, values, seed)
+    unchecked = index_check.check_accesses(scop, values, inputs)
+    if unchecked and index_values.derive(scop, values).uncovered:
+        warnings.warn(f"{scop.name}: verify could not check every access of the original "
+                      f"on the drawn index arrays ({'; '.join(dict.fromkeys(unchecked))}); "
+                      "their values are bounded by the extents only", PolycudaWarning,
+                      stacklevel=3)
     expected = copy_arguments(inputs)
     reference(expected)
     results = []
