@@ -48,6 +48,8 @@ class _Shaped:
     reads: list[tuple[str, str]] = field(default_factory=list)
     checks: list[tuple[str, int, Expr, tuple[Expr, ...]]] = field(default_factory=list)
     loops: list[tuple[str, Expr, Expr, int]] = field(default_factory=list)
+    seen: dict[Ref, str] = field(default_factory=dict)
+    written: str = ""  # the statement's target: its reads may differ (before, after)
 
     def shape(self, expr: Expr, path: tuple[Expr, ...] = ()) -> Expr:
         """`expr` with every Ref replaced by a fresh variable; records the Ref's subscripts
@@ -56,9 +58,12 @@ class _Shaped:
             index = tuple(self.shape(e, path) for e in expr.index)
             for dim, sub in enumerate(index):
                 self.checks.append((expr.array, dim, sub, path))
-            name = f"pc_v{len(self.reads)}"
-            self.reads.append((name, expr.array))
-            return Var(name)
+            # one element read twice in an instance holds one value (`c[i] < m ? A[c[i]]`)
+            key = Ref(expr.array, index)
+            if key not in self.seen or expr.array == self.written:
+                self.seen[key] = f"pc_v{len(self.reads)}"
+                self.reads.append((self.seen[key], expr.array))
+            return Var(self.seen[key])
         if isinstance(expr, Ternary):
             cond = self.shape(expr.cond, path)
             return Ternary(cond, self.shape(expr.then, path + (cond,)),
@@ -71,7 +76,7 @@ class _Shaped:
 
 
 def shaped_statement(stmt: Statement) -> _Shaped:
-    shaped = _Shaped()
+    shaped = _Shaped(written=stmt.lhs.array)
     for loop in stmt.csr:
         shaped.loops.append((loop.iterator, shaped.shape(loop.lower), shaped.shape(loop.upper),
                              loop.direction))

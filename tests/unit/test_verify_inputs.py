@@ -92,6 +92,7 @@ def test_host_check_follows_the_branch_that_reads():
     prog = polycuda.compile(GUARDED, filename="guarded.c")
     values = {"n": 4, "m": 3}
     args = random_arguments(prog.scop, values)
+    assert index_values.derive(prog.scop, values).ranges["idx"][1] > 2  # the guard counts
     args["idx"][:] = [0, 2, 7, 1]  # 7 only where the branch is not taken
     assert index_check.check_accesses(prog.scop, values, args) == []
     args["idx"][0] = -1
