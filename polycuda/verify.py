@@ -188,8 +188,8 @@ def compare(scop: Scop, target: str, expected: dict[str, object], actual: dict[s
             bad = _compare_floats(result, name, arr.dtype, exp, act, terms.get(name, 1),
                                   (rounding or {}).get(name))
         else:
-            err = float(np.max(np.abs(act.astype(np.int64) - exp.astype(np.int64)))) if exp.size else 0.0
-            result.worst[name] = err
+            gap = np.abs(act.astype(np.int64) - exp.astype(np.int64))
+            result.worst[name] = float(np.max(gap)) if exp.size else 0.0
             bad = np.argwhere(act != exp)
         if len(bad):
             where = tuple(int(i) for i in bad[0])

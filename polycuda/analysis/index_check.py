@@ -12,15 +12,15 @@ accesses is checked), such a subscript is reported unchecked.
 
 from __future__ import annotations
 
-import numpy as np
 import islpy as isl
+import numpy as np
 
 from polycuda.errors import UserError
 from polycuda.ir import isl_build
 from polycuda.ir.expr import BinOp, Call, Cast, Const, Expr, Ref, Ternary, UnaryOp, Var
 from polycuda.ir.scop import Scop, Statement
 
-MAX_POINTS = 1 << 20  # instances per statement enumerated (isl visits each point)
+MAX_POINTS = 1 << 18  # instances per statement enumerated (isl visits each point: ~5 us)
 
 Env = dict[str, np.ndarray]
 
