@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from polycuda.errors import IndirectSubscriptError, NotAffineError
-from polycuda.ir.expr import BinOp, Cast, Const, Expr, Ref, UnaryOp, Var, map_refs, walk
+from polycuda.ir.expr import BinOp, Cast, Const, Expr, Ref, Ternary, UnaryOp, Var, map_refs, walk
 
 _CMP = {"<": "<", "<=": "<=", ">": ">", ">=": ">=", "==": "="}
 
@@ -61,6 +61,9 @@ def affine_text(expr: Expr, names: frozenset[str] | set[str], what: str = "expre
         return affine_text(expr.operand, names, what)
     if isinstance(expr, BinOp):
         return _binop_text(expr, names, what)
+    if isinstance(expr, Ternary):
+        raise NotAffineError(f"{what} is not affine: it holds a conditional '?:' other than "
+                             "the min/max and floord/ceild patterns", expr.loc)
     raise NotAffineError(f"{what} is not affine", getattr(expr, "loc", None))
 
 

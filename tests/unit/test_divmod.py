@@ -71,6 +71,7 @@ def test_c_division_in_a_ternary_bound_and_in_the_body(n):
     ("for (int j = 0; j < n / i; j++) A[j] = 1.0;", "divides by a non-constant with C '/'"),
     ("A[i % 0] = 1.0;", "divides by zero with C '%'"),
     ("if (i % n == 0) A[i] = 1.0;", "divides by a non-constant with C '%'"),
+    ("for (int j = 0; j < (i > 3 ? n / 2 : 1); j++) A[j] = 1.0;", "conditional '\\?:'"),
 ])
 def test_c_division_that_is_not_quasi_affine_is_refused_at_its_line(construct, needle):
     source = ("void f(int n, double A[100]) {\n#pragma scop\n  for (int i = 1; i < n; i++)\n"
