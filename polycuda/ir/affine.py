@@ -61,10 +61,15 @@ def affine_text(expr: Expr, names: frozenset[str] | set[str], what: str = "expre
         return affine_text(expr.operand, names, what)
     if isinstance(expr, BinOp):
         return _binop_text(expr, names, what)
+    raise not_affine(expr, what)
+
+
+def not_affine(expr: Expr, what: str) -> NotAffineError:
+    """The error for an expression node that no affine translation accepts."""
     if isinstance(expr, Ternary):
-        raise NotAffineError(f"{what} is not affine: it holds a conditional '?:' other than "
-                             "the min/max and floord/ceild patterns", expr.loc)
-    raise NotAffineError(f"{what} is not affine", getattr(expr, "loc", None))
+        return NotAffineError(f"{what} is not affine: it holds a conditional '?:' other than "
+                              "the min/max and floord/ceild patterns", expr.loc)
+    return NotAffineError(f"{what} is not affine", getattr(expr, "loc", None))
 
 
 def _binop_text(expr: BinOp, names: frozenset[str] | set[str], what: str) -> str:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import islpy as isl
 
 from polycuda.errors import NotAffineError
-from polycuda.ir.affine import const_int
+from polycuda.ir.affine import const_int, not_affine
 from polycuda.ir.affine import affine_text as _affine_text
 from polycuda.ir.expr import BinOp, Cast, Expr, UnaryOp, walk
 
@@ -52,7 +52,7 @@ def pw_aff(expr: Expr, space: isl.Space, what: str) -> isl.PwAff:
     if isinstance(expr, Cast) and expr.dtype in ("int", "long"):
         return pw_aff(expr.operand, space, what)
     if not isinstance(expr, BinOp):
-        raise NotAffineError(f"{what} is not affine", getattr(expr, "loc", None))
+        raise not_affine(expr, what)
     if expr.op in C_DIVISIONS:
         d = const_int(expr.rhs)
         if d is None or d == 0:
