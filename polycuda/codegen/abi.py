@@ -17,8 +17,11 @@ Every generated source (targets c, openmp, cuda) defines one entry per region:
 ARGS follow `scop.args` in order: a "param" is `long long name`, a "scalar" is passed by value
 with its C type, an "array" is `T *name`: flat, row-major, contiguous, with the sizes of
 `Array.shape` evaluated at the parameter values. CUDA entries are `extern "C"`. Local arrays
-of the region are allocated inside the entry. The reference build of C input defines
-`int pc_ref_<scop.name>(ARGS)` with the same arguments, calling the user's own function.
+of the region are allocated inside the entry. An entry whose written array argument shares a
+byte with another array argument runs `static int pc_<scop.name>_original(ARGS)` (the region as
+written, sequential) instead; `pc_<scop.name>_dev` returns cudaErrorInvalidValue then
+(overlap_guard.py). The reference build of C input defines `int pc_ref_<scop.name>(ARGS)` with
+the same arguments, calling the user's own function.
 """
 
 from __future__ import annotations
@@ -59,7 +62,7 @@ REGION_SUFFIXES = (
     "_iterations", "_executor", "_reused", "_widest", "_inspect_s", "_inspect_s_wall",
     "_execute_s", "_fallback_below", "_level_s", "_level_measured", "_host_iter_s",
     "_host_measured", "_host_used_measured", "_chunk_steps", "_run", "_streams", "_cpu", "_gpu",
-    "_variant", "_kept", "_kept_bytes")
+    "_variant", "_kept", "_kept_bytes", "_original")
 
 # The identifiers of polycuda's own code in a generated file: the helpers (ir/c_expr.py,
 # cuda_host.py, c_target.py), the host side (host_driver.py), the warp sum, the emulator
@@ -68,7 +71,7 @@ REGION_SUFFIXES = (
 RUNTIME_IDENTIFIER = re.compile(
     r"pc_(floord|ceild|min|max|mod|elements|trip|elapsed"
     r"|host_(state|guard|buffer|stage|pins|release|streams|copies)|stage_(in|out)"
-    r"|overlap(_wait|_out|_state|_release)?|warp_sum(_emu)?|emu(_\w*)?"
+    r"|overlap(_wait|_out|_state|_release|_ranges)?|warp_sum(_emu)?|emu(_\w*)?"
     r"|ref_(region|copy)_\w+"
     r"|(check|chunks|writer|reader|clear|exec|count|place|sync|mutex|affwarp|affsync)\d+"
     r"|differ\d+_\d+)")

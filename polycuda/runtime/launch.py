@@ -15,7 +15,6 @@ import operator
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -320,10 +319,15 @@ def check_no_overlap(infos: dict[str, arrays.ArrayInfo], written: set[str]) -> N
     """
     spans = sorted((info.ptr, info.ptr + info.nbytes, name) for name, info in infos.items()
                    if info.nbytes > 0)
-    for (a0, a1, a), (b0, _, b) in pairwise(spans):
-        if b0 < a1 and (a in written or b in written):
-            raise LaunchError(f"arguments '{a}' and '{b}' share memory, and the region writes "
-                              f"{a if a in written else b}; pass distinct arrays")
+    # every later span that starts inside this one, not only the next: a large array read
+    # may hold a small one read and, past it, one written
+    for k, (_, a1, a) in enumerate(spans):
+        for b0, _, b in spans[k + 1:]:
+            if b0 >= a1:
+                break
+            if a in written or b in written:
+                raise LaunchError(f"arguments '{a}' and '{b}' share memory, and the region "
+                                  f"writes {a if a in written else b}; pass distinct arrays")
 
 
 def _error_name(code: int, scop: Scop | None = None) -> str:
