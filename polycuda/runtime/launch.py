@@ -224,10 +224,13 @@ class PreparedCall:
         """Run the entry.
 
         Raises:
+            ZeroDivisionError: the region divided Python numbers by 0 (as Python would).
             LaunchError: it returned nonzero (or left an emulated CUDA error): code and message.
         """
         if self.kernel.target != "emulate":
             rc = self.fn(*self.cargs)
+            if rc in abi.ZERO_DIVISION_MESSAGES:  # codegen/zero_division.py
+                raise ZeroDivisionError(abi.ZERO_DIVISION_MESSAGES[rc])
             if rc != 0:
                 raise LaunchError(f"{self.fn.__name__} ({self.kernel.target}) returned "
                                   f"{_error_name(rc, self.kernel.scop)}")
@@ -246,6 +249,8 @@ class PreparedCall:
             for info in registered:
                 lib.pc_emu_unregister_device(ctypes.c_void_p(info.ptr))
         code, message = emulate.take_error(lib)
+        if rc in abi.ZERO_DIVISION_MESSAGES and not code:
+            raise ZeroDivisionError(abi.ZERO_DIVISION_MESSAGES[rc])
         if rc or code:
             raise LaunchError(f"{self.fn.__name__} (emulated) failed with "
                               f"{_error_name(rc or code, self.kernel.scop)}"
