@@ -75,8 +75,8 @@ REGION_SUFFIXES = (
     "_variant", "_kept", "_kept_bytes", "_original", "_divided", "_dev_divided")
 
 # The identifiers of polycuda's own code in a generated file: the helpers (ir/c_expr.py,
-# cuda_host.py, c_target.py, overlap_guard.py, zero_division.py), the host side (host_driver.py), the warp sum, the emulator
-# (runtime/), the reference build (frontend/c.py), and the numbered kernels and locks of
+# cuda_host.py, c_target.py, overlap_guard.py, zero_division.py), the host side
+# (host_driver.py), the warp sum, the emulator (runtime/), the reference build (frontend/c.py), and the numbered kernels and locks of
 # run-time nests (inspector_cuda.py, executor_cuda.py, syncfree_affine.py)
 RUNTIME_IDENTIFIER = re.compile(
     r"pc_(floord|ceild|min|max|mod|elements|trip|elapsed"

@@ -11,6 +11,8 @@ the function itself run on NumPy arrays, and there the answer depends on the ope
   pc_zero_divisions and skips it; the entry then returns abi.ZERO_DIVISION_ERROR + its kind and the
   launcher raises ZeroDivisionError with Python's message. The arrays are then left as the
   whole region made them (the divisions by 0 giving 0), not as Python's partial run would.
+  The counts are the file's (one int per kind, atomic): a call that overlaps, in another
+  thread, a call of the same file that divides by 0 may raise too.
 A cast keeps the NumPy-ness of its operand (the frontend's implicit casts cannot be told from
 `int(x)`, which in Python would make a Python int). A nonzero constant divisor gets no guard.
 C input keeps C's semantics (undefined behaviour, as the user's own C).
@@ -81,7 +83,8 @@ static void pc_zero_division_counts(int *n) {
     (void)cudaGetLastError();  /* no device: only host code ran */
     dev[0] = dev[1] = dev[2] = dev[3] = 0;
   }
-  for (int k = 0; k < 4; k++) n[k] = __atomic_load_n(&pc_zero_divisions[k], __ATOMIC_RELAXED) + dev[k];
+  for (int k = 0; k < 4; k++)
+    n[k] = __atomic_load_n(&pc_zero_divisions[k], __ATOMIC_RELAXED) + dev[k];
 }
 #else
 static inline void pc_zero_division(int k)
