@@ -33,6 +33,7 @@ class FuzzConfig:
     max_nests: int = 3  # top-level loop nests
     max_depth: int = 3
     max_stmts: int = 4
+    min_stmts: int = 1  # at least this many assignments are drawn (fewer when the tree is full)
     min_max_bounds: bool = True
     triangular: bool = True
     negative_steps: bool = True
@@ -54,7 +55,7 @@ class _Gen:
     def __init__(self, rng: random.Random, config: FuzzConfig, sizes: dict[str, int],
                  arrays: tuple[tuple[str, str, int], ...]):
         self.rng, self.config, self.sizes, self.arrays = rng, config, sizes, arrays
-        self.stmts_left = rng.randint(1, config.max_stmts)
+        self.stmts_left = rng.randint(config.min_stmts, config.max_stmts)
         self.scalar_used = False
 
     def params(self) -> list[str]:
@@ -210,6 +211,9 @@ PROFILES = {
     # C '/' and '%' with negative numerators and divisors (issue 40): a profile of its own, so
     # that the programs of the other profiles' seeds stay as they were
     "divmod": FuzzConfig(divisions=True),
+    # about 20 statements in up to 8 nests: compile time on larger programs (bench/
+    # fuzz_compile_times.py), where per-statement-pair passes show
+    "large": FuzzConfig(max_nests=8, max_depth=3, min_stmts=16, max_stmts=24),
 }
 
 
