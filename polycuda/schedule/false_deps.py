@@ -273,7 +273,7 @@ def _renumbered(scop: Scop, ctx: isl.Context) -> Scop:
     return dataclasses.replace(scop, statements=tuple(stmts))
 
 
-def eliminate_false_deps(scop: Scop) -> Scop:
+def eliminate_false_deps(scop: Scop, ctx: isl.Context | None = None) -> Scop:
     """Di et al. 2012, Algorithm 2: copy arrays to remove parallelism-hindering anti dependences.
 
     Each read that is the source of a hindering anti dependence carried at loop depth l
@@ -283,9 +283,10 @@ def eliminate_false_deps(scop: Scop) -> Scop:
     holds exactly the values it read. Statements are renumbered in textual order. One pass:
     the copies bring false dependences of their own (Figure 8), which are not revisited.
 
-    Returns the scop unchanged when nothing can be eliminated.
+    Returns the scop unchanged when nothing can be eliminated. `ctx`: the isl context to work
+    in (a new one by default; the pipeline passes one whose operations it counts).
     """
-    ctx = isl.Context()
+    ctx = ctx or isl.Context()
     original = scop
     for plan in _plans(scop, ctx):
         scop = _apply(scop, plan, ctx)
