@@ -15,7 +15,7 @@ import re
 
 import islpy as isl
 
-from polycuda.codegen import abi
+from polycuda.codegen import abi, host_driver
 from polycuda.codegen.c_target import CPrinter, array_elements
 from polycuda.ir import isl_build
 from polycuda.ir.scop import Arg, Scop
@@ -110,9 +110,12 @@ def guard_source(scop: Scop, source: str, target: str) -> str:
 def _around_entry(source: str, start: str, before: list[str], after: list[str]) -> str:
     """`source` with lines `before` the one line that opens the entry beginning with `start`
     (at a line's start: the outermost definition, not a variant's or a declaration) and
-    `after` it."""
+    `after` it and its index guard."""
     found = list(re.finditer(rf"^{re.escape(start)}.*\) \{{\n", source, re.M))
     assert len(found) == 1, f"overlap_guard: {len(found)} definitions of {start!r}"
     at = found[0]
-    return "".join([source[:at.start()], *(line + "\n" for line in before), at.group(0),
-                    *(line + "\n" for line in after), source[at.end():]])
+    # after the entry's refusal of oversized arrays (host_driver.index_guard), whose extents
+    # would overflow the byte spans computed here
+    end = host_driver.INDEX_GUARD_LINES.match(source, at.end()).end()
+    return "".join([source[:at.start()], *(line + "\n" for line in before), source[at.start():end],
+                    *(line + "\n" for line in after), source[end:]])

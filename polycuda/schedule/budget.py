@@ -118,11 +118,12 @@ def run_bounded(fn: Callable[[], T], ctx: isl.Context, limit: Limit, what: str,
         finally:
             os._exit(0)
     os.close(write_fd)
+    data = None  # also when the wait is interrupted (KeyboardInterrupt, a caller's alarm)
     try:
         data = _receive(read_fd, time.monotonic() + timeout_s)
     finally:
         os.close(read_fd)
-        if data is None:
+        if data is None:  # no child is left running behind the caller
             os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
     if data is None:

@@ -27,6 +27,9 @@ CI_SEEDS = range(150)
 # hits (python -m tests.fuzz --profile ci --seed S --count 1 shows it); run them again once
 # the fixes are merged. Every other seed must verify.
 DEFERRED: dict[int, str] = {}
+# A hang detector, not a compile-time target: compiles are bounded by counted work (Options'
+# work limits), and the time that work takes depends on the machine and its load.
+HANG_S = 600.0
 
 
 @pytest.mark.parametrize("seed", CI_SEEDS)
@@ -35,7 +38,7 @@ def test_random_nest_matches_the_original(seed):
         pytest.skip(f"known scheduler limitation: {DEFERRED[seed]}")
     prog = generate(seed, CI_PROFILE)
     configs, targets = rotation(seed, tuple(CONFIGS), TARGETS)
-    (outcome,) = run_program(prog, configs, targets, time_limit_s=60.0)
+    (outcome,) = run_program(prog, configs, targets, time_limit_s=HANG_S)
     assert outcome.status == "ok", report(prog, outcome)
 
 
@@ -47,7 +50,7 @@ DIVMOD_SEEDS = range(30)
 def test_random_divmod_nest_matches_the_original(seed):
     prog = generate(seed, "divmod")
     configs, targets = rotation(seed, tuple(CONFIGS), TARGETS)
-    (outcome,) = run_program(prog, configs, targets, time_limit_s=60.0)
+    (outcome,) = run_program(prog, configs, targets, time_limit_s=HANG_S)
     assert outcome.status == "ok", report(prog, outcome)
 
 

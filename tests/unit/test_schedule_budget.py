@@ -3,6 +3,8 @@ budgeted solver calls, the fallback chain and its warnings, Pluto on parity depe
 Python regions, and the progress lines of long compiles."""
 
 import io
+import os
+import signal
 import time
 import warnings
 from pathlib import Path
@@ -56,6 +58,27 @@ def test_run_bounded_returns_the_childs_result():
 def test_the_wall_clock_safety_net_fails_the_compile_instead_of_falling_back():
     with pytest.raises(SolverTimeoutError, match="safety net of 0.2 s .*solver_timeout_s"):
         budget.run_bounded(lambda: time.sleep(30), isl.Context(), LIMIT, "sleeper", 0.2)
+
+
+class _Interrupted(Exception):
+    pass
+
+
+def test_an_interrupted_wait_reaps_the_solver_child_and_raises_what_interrupted_it():
+    """A caller's alarm (the fuzz harness's per-program timeout) while run_bounded waits: the
+    caller's exception comes out, and no solver process is left running behind it."""
+    def interrupt(signum, frame):
+        raise _Interrupted()
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.2)
+        with pytest.raises(_Interrupted):
+            budget.run_bounded(lambda: time.sleep(300), isl.Context(), LIMIT, "sleeper", 600.0)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    with pytest.raises(ChildProcessError):  # the child was killed and waited for
+        os.waitpid(-1, os.WNOHANG)
 
 
 def _set_operations(ctx: isl.Context):

@@ -360,22 +360,6 @@ extern "C" int pc_doitgen_release(void);
 static void pc_doitgen_at_exit(void) { (void)pc_doitgen_release(); }
 
 static int pc_doitgen_run(long long nr, long long nq, long long nk, double *A, double *C4, double *acc, const pc_overlap *pc_ov) {
-  if (pc_elements((long long)(nr), (long long)(nq), (long long)(nk)) > 2147483647LL) {
-    fprintf(stderr, "polycuda: pc_doitgen: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
-    return (int)cudaErrorInvalidValue;
-  }
-  if (pc_elements((long long)(nk), (long long)(nk)) > 2147483647LL) {
-    fprintf(stderr, "polycuda: pc_doitgen: array C4 has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
-    return (int)cudaErrorInvalidValue;
-  }
-  if ((long long)(nk) > 2147483647LL) {
-    fprintf(stderr, "polycuda: pc_doitgen: array acc has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
-    return (int)cudaErrorInvalidValue;
-  }
-  if (pc_elements((long long)(pc_max(nr, 0)), (long long)(pc_max(nq, 0)), (long long)(nk)) > 2147483647LL) {
-    fprintf(stderr, "polycuda: pc_doitgen: array acc_x0 has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
-    return (int)cudaErrorInvalidValue;
-  }
   pc_host_guard pc_guard(&pc_doitgen_dev_state.lock);
   double *acc_x0 = NULL;
   PC_CHECK((cudaError_t)pc_host_buffer(&pc_doitgen_dev_state, 0, (size_t)(pc_max(nr, 0)) * (size_t)(pc_max(nq, 0)) * (size_t)(nk) * sizeof(double), (void **)&acc_x0));
@@ -397,6 +381,22 @@ static int pc_doitgen_run(long long nr, long long nq, long long nk, double *A, d
   return 0;
 }
 extern "C" int pc_doitgen_dev(long long nr, long long nq, long long nk, double *A, double *C4, double *acc) {
+  if (pc_elements((long long)(nr), (long long)(nq), (long long)(nk)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_doitgen: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(nk), (long long)(nk)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_doitgen: array C4 has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if ((long long)(nk) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_doitgen: array acc has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(pc_max(nr, 0)), (long long)(pc_max(nq, 0)), (long long)(nk)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_doitgen: array acc_x0 has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
   { /* polycuda: the code below assumes distinct arrays (overlap_guard.py) */
     const size_t pc_span_A = (size_t)(nr) * (size_t)(nq) * (size_t)(nk) * sizeof(double);
     const size_t pc_span_C4 = (size_t)(nk) * (size_t)(nk) * sizeof(double);
@@ -430,16 +430,6 @@ static int pc_doitgen_original(long long nr, long long nq, long long nk, double 
 }
 
 extern "C" int pc_doitgen(long long nr, long long nq, long long nk, double *A, double *C4, double *acc) {
-  { /* polycuda: the code below assumes distinct arrays (overlap_guard.py) */
-    const size_t pc_span_A = (size_t)(nr) * (size_t)(nq) * (size_t)(nk) * sizeof(double);
-    const size_t pc_span_C4 = (size_t)(nk) * (size_t)(nk) * sizeof(double);
-    const size_t pc_span_acc = (size_t)(nk) * sizeof(double);
-    if (pc_overlap_ranges(A, pc_span_A, C4, pc_span_C4) ||
-        pc_overlap_ranges(A, pc_span_A, acc, pc_span_acc) ||
-        pc_overlap_ranges(C4, pc_span_C4, acc, pc_span_acc)) {
-      return pc_doitgen_original(nr, nq, nk, A, C4, acc);
-    }
-  }
   if (pc_elements((long long)(nr), (long long)(nq), (long long)(nk)) > 2147483647LL) {
     fprintf(stderr, "polycuda: pc_doitgen: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
     return (int)cudaErrorInvalidValue;
@@ -455,6 +445,16 @@ extern "C" int pc_doitgen(long long nr, long long nq, long long nk, double *A, d
   if (pc_elements((long long)(pc_max(nr, 0)), (long long)(pc_max(nq, 0)), (long long)(nk)) > 2147483647LL) {
     fprintf(stderr, "polycuda: pc_doitgen: array acc_x0 has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
     return (int)cudaErrorInvalidValue;
+  }
+  { /* polycuda: the code below assumes distinct arrays (overlap_guard.py) */
+    const size_t pc_span_A = (size_t)(nr) * (size_t)(nq) * (size_t)(nk) * sizeof(double);
+    const size_t pc_span_C4 = (size_t)(nk) * (size_t)(nk) * sizeof(double);
+    const size_t pc_span_acc = (size_t)(nk) * sizeof(double);
+    if (pc_overlap_ranges(A, pc_span_A, C4, pc_span_C4) ||
+        pc_overlap_ranges(A, pc_span_A, acc, pc_span_acc) ||
+        pc_overlap_ranges(C4, pc_span_C4, acc, pc_span_acc)) {
+      return pc_doitgen_original(nr, nq, nk, A, C4, acc);
+    }
   }
   pc_host_guard pc_guard(&pc_doitgen_state.lock);
   int err = 0;

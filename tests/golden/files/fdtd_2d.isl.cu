@@ -319,22 +319,6 @@ extern "C" int pc_fdtd_2d_release(void);
 static void pc_fdtd_2d_at_exit(void) { (void)pc_fdtd_2d_release(); }
 
 static int pc_fdtd_2d_run(long long T, long long nx, long long ny, double *ex, double *ey, double *hz, double *fict, const pc_overlap *pc_ov) {
-  if (pc_elements((long long)(nx), (long long)(ny)) > 2147483647LL) {
-    fprintf(stderr, "polycuda: pc_fdtd_2d: array ex has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
-    return (int)cudaErrorInvalidValue;
-  }
-  if (pc_elements((long long)(nx), (long long)(ny)) > 2147483647LL) {
-    fprintf(stderr, "polycuda: pc_fdtd_2d: array ey has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
-    return (int)cudaErrorInvalidValue;
-  }
-  if (pc_elements((long long)(nx), (long long)(ny)) > 2147483647LL) {
-    fprintf(stderr, "polycuda: pc_fdtd_2d: array hz has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
-    return (int)cudaErrorInvalidValue;
-  }
-  if ((long long)(T) > 2147483647LL) {
-    fprintf(stderr, "polycuda: pc_fdtd_2d: array fict has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
-    return (int)cudaErrorInvalidValue;
-  }
   PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 0));  /* ex copied in */
   PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 1));  /* ey copied in */
   PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 2));  /* hz copied in */
@@ -351,6 +335,22 @@ static int pc_fdtd_2d_run(long long T, long long nx, long long ny, double *ex, d
   return 0;
 }
 extern "C" int pc_fdtd_2d_dev(long long T, long long nx, long long ny, double *ex, double *ey, double *hz, double *fict) {
+  if (pc_elements((long long)(nx), (long long)(ny)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_fdtd_2d: array ex has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(nx), (long long)(ny)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_fdtd_2d: array ey has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(nx), (long long)(ny)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_fdtd_2d: array hz has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if ((long long)(T) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_fdtd_2d: array fict has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
   { /* polycuda: the code below assumes distinct arrays (overlap_guard.py) */
     const size_t pc_span_ex = (size_t)(nx) * (size_t)(ny) * sizeof(double);
     const size_t pc_span_ey = (size_t)(nx) * (size_t)(ny) * sizeof(double);
@@ -395,20 +395,6 @@ static int pc_fdtd_2d_original(long long T, long long nx, long long ny, double *
 }
 
 extern "C" int pc_fdtd_2d(long long T, long long nx, long long ny, double *ex, double *ey, double *hz, double *fict) {
-  { /* polycuda: the code below assumes distinct arrays (overlap_guard.py) */
-    const size_t pc_span_ex = (size_t)(nx) * (size_t)(ny) * sizeof(double);
-    const size_t pc_span_ey = (size_t)(nx) * (size_t)(ny) * sizeof(double);
-    const size_t pc_span_hz = (size_t)(nx) * (size_t)(ny) * sizeof(double);
-    const size_t pc_span_fict = (size_t)(T) * sizeof(double);
-    if (pc_overlap_ranges(ex, pc_span_ex, ey, pc_span_ey) ||
-        pc_overlap_ranges(ex, pc_span_ex, hz, pc_span_hz) ||
-        pc_overlap_ranges(ex, pc_span_ex, fict, pc_span_fict) ||
-        pc_overlap_ranges(ey, pc_span_ey, hz, pc_span_hz) ||
-        pc_overlap_ranges(ey, pc_span_ey, fict, pc_span_fict) ||
-        pc_overlap_ranges(hz, pc_span_hz, fict, pc_span_fict)) {
-      return pc_fdtd_2d_original(T, nx, ny, ex, ey, hz, fict);
-    }
-  }
   if (pc_elements((long long)(nx), (long long)(ny)) > 2147483647LL) {
     fprintf(stderr, "polycuda: pc_fdtd_2d: array ex has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
     return (int)cudaErrorInvalidValue;
@@ -424,6 +410,20 @@ extern "C" int pc_fdtd_2d(long long T, long long nx, long long ny, double *ex, d
   if ((long long)(T) > 2147483647LL) {
     fprintf(stderr, "polycuda: pc_fdtd_2d: array fict has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
     return (int)cudaErrorInvalidValue;
+  }
+  { /* polycuda: the code below assumes distinct arrays (overlap_guard.py) */
+    const size_t pc_span_ex = (size_t)(nx) * (size_t)(ny) * sizeof(double);
+    const size_t pc_span_ey = (size_t)(nx) * (size_t)(ny) * sizeof(double);
+    const size_t pc_span_hz = (size_t)(nx) * (size_t)(ny) * sizeof(double);
+    const size_t pc_span_fict = (size_t)(T) * sizeof(double);
+    if (pc_overlap_ranges(ex, pc_span_ex, ey, pc_span_ey) ||
+        pc_overlap_ranges(ex, pc_span_ex, hz, pc_span_hz) ||
+        pc_overlap_ranges(ex, pc_span_ex, fict, pc_span_fict) ||
+        pc_overlap_ranges(ey, pc_span_ey, hz, pc_span_hz) ||
+        pc_overlap_ranges(ey, pc_span_ey, fict, pc_span_fict) ||
+        pc_overlap_ranges(hz, pc_span_hz, fict, pc_span_fict)) {
+      return pc_fdtd_2d_original(T, nx, ny, ex, ey, hz, fict);
+    }
   }
   pc_host_guard pc_guard(&pc_fdtd_2d_state.lock);
   int err = 0;

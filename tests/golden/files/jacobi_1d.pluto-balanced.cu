@@ -281,14 +281,6 @@ extern "C" int pc_jacobi_1d_release(void);
 static void pc_jacobi_1d_at_exit(void) { (void)pc_jacobi_1d_release(); }
 
 static int pc_jacobi_1d_run(long long T, long long n, double *A, double *B, const pc_overlap *pc_ov) {
-  if ((long long)(n) > 2147483647LL) {
-    fprintf(stderr, "polycuda: pc_jacobi_1d: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
-    return (int)cudaErrorInvalidValue;
-  }
-  if ((long long)(n) > 2147483647LL) {
-    fprintf(stderr, "polycuda: pc_jacobi_1d: array B has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
-    return (int)cudaErrorInvalidValue;
-  }
   PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 0));  /* A copied in */
   PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 1));  /* B copied in */
   for (long long c0 = 0; (c0 <= pc_floord((((6 * T) + n) - 7), 64)); c0 += 1) {
@@ -301,6 +293,14 @@ static int pc_jacobi_1d_run(long long T, long long n, double *A, double *B, cons
   return 0;
 }
 extern "C" int pc_jacobi_1d_dev(long long T, long long n, double *A, double *B) {
+  if ((long long)(n) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_jacobi_1d: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if ((long long)(n) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_jacobi_1d: array B has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
   { /* polycuda: the code below assumes distinct arrays (overlap_guard.py) */
     const size_t pc_span_A = (size_t)(n) * sizeof(double);
     const size_t pc_span_B = (size_t)(n) * sizeof(double);
@@ -326,13 +326,6 @@ static int pc_jacobi_1d_original(long long T, long long n, double *A, double *B)
 }
 
 extern "C" int pc_jacobi_1d(long long T, long long n, double *A, double *B) {
-  { /* polycuda: the code below assumes distinct arrays (overlap_guard.py) */
-    const size_t pc_span_A = (size_t)(n) * sizeof(double);
-    const size_t pc_span_B = (size_t)(n) * sizeof(double);
-    if (pc_overlap_ranges(A, pc_span_A, B, pc_span_B)) {
-      return pc_jacobi_1d_original(T, n, A, B);
-    }
-  }
   if ((long long)(n) > 2147483647LL) {
     fprintf(stderr, "polycuda: pc_jacobi_1d: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
     return (int)cudaErrorInvalidValue;
@@ -340,6 +333,13 @@ extern "C" int pc_jacobi_1d(long long T, long long n, double *A, double *B) {
   if ((long long)(n) > 2147483647LL) {
     fprintf(stderr, "polycuda: pc_jacobi_1d: array B has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
     return (int)cudaErrorInvalidValue;
+  }
+  { /* polycuda: the code below assumes distinct arrays (overlap_guard.py) */
+    const size_t pc_span_A = (size_t)(n) * sizeof(double);
+    const size_t pc_span_B = (size_t)(n) * sizeof(double);
+    if (pc_overlap_ranges(A, pc_span_A, B, pc_span_B)) {
+      return pc_jacobi_1d_original(T, n, A, B);
+    }
   }
   pc_host_guard pc_guard(&pc_jacobi_1d_state.lock);
   int err = 0;

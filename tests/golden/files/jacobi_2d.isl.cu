@@ -361,14 +361,6 @@ extern "C" int pc_jacobi_2d_release(void);
 static void pc_jacobi_2d_at_exit(void) { (void)pc_jacobi_2d_release(); }
 
 static int pc_jacobi_2d_run(long long T, long long n, double *A, double *B, const pc_overlap *pc_ov) {
-  if (pc_elements((long long)(n), (long long)(n)) > 2147483647LL) {
-    fprintf(stderr, "polycuda: pc_jacobi_2d: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
-    return (int)cudaErrorInvalidValue;
-  }
-  if (pc_elements((long long)(n), (long long)(n)) > 2147483647LL) {
-    fprintf(stderr, "polycuda: pc_jacobi_2d: array B has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
-    return (int)cudaErrorInvalidValue;
-  }
   PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 0));  /* A copied in */
   PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 1));  /* B copied in */
   {  /* kernel0+kernel1: one cooperative launch when it runs 128 iterations or more */
@@ -405,6 +397,14 @@ static int pc_jacobi_2d_run(long long T, long long n, double *A, double *B, cons
   return 0;
 }
 extern "C" int pc_jacobi_2d_dev(long long T, long long n, double *A, double *B) {
+  if (pc_elements((long long)(n), (long long)(n)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_jacobi_2d: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(n), (long long)(n)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_jacobi_2d: array B has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
   { /* polycuda: the code below assumes distinct arrays (overlap_guard.py) */
     const size_t pc_span_A = (size_t)(n) * (size_t)(n) * sizeof(double);
     const size_t pc_span_B = (size_t)(n) * (size_t)(n) * sizeof(double);
@@ -434,13 +434,6 @@ static int pc_jacobi_2d_original(long long T, long long n, double *A, double *B)
 }
 
 extern "C" int pc_jacobi_2d(long long T, long long n, double *A, double *B) {
-  { /* polycuda: the code below assumes distinct arrays (overlap_guard.py) */
-    const size_t pc_span_A = (size_t)(n) * (size_t)(n) * sizeof(double);
-    const size_t pc_span_B = (size_t)(n) * (size_t)(n) * sizeof(double);
-    if (pc_overlap_ranges(A, pc_span_A, B, pc_span_B)) {
-      return pc_jacobi_2d_original(T, n, A, B);
-    }
-  }
   if (pc_elements((long long)(n), (long long)(n)) > 2147483647LL) {
     fprintf(stderr, "polycuda: pc_jacobi_2d: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
     return (int)cudaErrorInvalidValue;
@@ -448,6 +441,13 @@ extern "C" int pc_jacobi_2d(long long T, long long n, double *A, double *B) {
   if (pc_elements((long long)(n), (long long)(n)) > 2147483647LL) {
     fprintf(stderr, "polycuda: pc_jacobi_2d: array B has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
     return (int)cudaErrorInvalidValue;
+  }
+  { /* polycuda: the code below assumes distinct arrays (overlap_guard.py) */
+    const size_t pc_span_A = (size_t)(n) * (size_t)(n) * sizeof(double);
+    const size_t pc_span_B = (size_t)(n) * (size_t)(n) * sizeof(double);
+    if (pc_overlap_ranges(A, pc_span_A, B, pc_span_B)) {
+      return pc_jacobi_2d_original(T, n, A, B);
+    }
   }
   pc_host_guard pc_guard(&pc_jacobi_2d_state.lock);
   int err = 0;

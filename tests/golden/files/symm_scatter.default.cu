@@ -367,22 +367,6 @@ extern "C" int pc_symm_scatter_release(void);
 static void pc_symm_scatter_at_exit(void) { (void)pc_symm_scatter_release(); }
 
 static int pc_symm_scatter_run(long long m, long long n, double alpha, double beta, double *C, double *A, double *B, const pc_overlap *pc_ov) {
-  if (pc_elements((long long)(m), (long long)(n)) > 2147483647LL) {
-    fprintf(stderr, "polycuda: pc_symm_scatter: array C has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
-    return (int)cudaErrorInvalidValue;
-  }
-  if (pc_elements((long long)(m), (long long)(m)) > 2147483647LL) {
-    fprintf(stderr, "polycuda: pc_symm_scatter: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
-    return (int)cudaErrorInvalidValue;
-  }
-  if (pc_elements((long long)(m), (long long)(n)) > 2147483647LL) {
-    fprintf(stderr, "polycuda: pc_symm_scatter: array B has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
-    return (int)cudaErrorInvalidValue;
-  }
-  if (pc_elements((long long)(pc_max(m, 0)), (long long)(pc_max(n, 0))) > 2147483647LL) {
-    fprintf(stderr, "polycuda: pc_symm_scatter: array temp2_x0 has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
-    return (int)cudaErrorInvalidValue;
-  }
   pc_host_guard pc_guard(&pc_symm_scatter_dev_state.lock);
   double *temp2 = NULL;
   PC_CHECK((cudaError_t)pc_host_buffer(&pc_symm_scatter_dev_state, 0, 1 * sizeof(double), (void **)&temp2));
@@ -402,6 +386,22 @@ static int pc_symm_scatter_run(long long m, long long n, double alpha, double be
   return 0;
 }
 extern "C" int pc_symm_scatter_dev(long long m, long long n, double alpha, double beta, double *C, double *A, double *B) {
+  if (pc_elements((long long)(m), (long long)(n)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_symm_scatter: array C has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(m), (long long)(m)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_symm_scatter: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(m), (long long)(n)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_symm_scatter: array B has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(pc_max(m, 0)), (long long)(pc_max(n, 0))) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_symm_scatter: array temp2_x0 has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
   { /* polycuda: the code below assumes distinct arrays (overlap_guard.py) */
     const size_t pc_span_C = (size_t)(m) * (size_t)(n) * sizeof(double);
     const size_t pc_span_A = (size_t)(m) * (size_t)(m) * sizeof(double);
@@ -433,15 +433,6 @@ static int pc_symm_scatter_original(long long m, long long n, double alpha, doub
 }
 
 extern "C" int pc_symm_scatter(long long m, long long n, double alpha, double beta, double *C, double *A, double *B) {
-  { /* polycuda: the code below assumes distinct arrays (overlap_guard.py) */
-    const size_t pc_span_C = (size_t)(m) * (size_t)(n) * sizeof(double);
-    const size_t pc_span_A = (size_t)(m) * (size_t)(m) * sizeof(double);
-    const size_t pc_span_B = (size_t)(m) * (size_t)(n) * sizeof(double);
-    if (pc_overlap_ranges(C, pc_span_C, A, pc_span_A) ||
-        pc_overlap_ranges(C, pc_span_C, B, pc_span_B)) {
-      return pc_symm_scatter_original(m, n, alpha, beta, C, A, B);
-    }
-  }
   if (pc_elements((long long)(m), (long long)(n)) > 2147483647LL) {
     fprintf(stderr, "polycuda: pc_symm_scatter: array C has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
     return (int)cudaErrorInvalidValue;
@@ -457,6 +448,15 @@ extern "C" int pc_symm_scatter(long long m, long long n, double alpha, double be
   if (pc_elements((long long)(pc_max(m, 0)), (long long)(pc_max(n, 0))) > 2147483647LL) {
     fprintf(stderr, "polycuda: pc_symm_scatter: array temp2_x0 has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
     return (int)cudaErrorInvalidValue;
+  }
+  { /* polycuda: the code below assumes distinct arrays (overlap_guard.py) */
+    const size_t pc_span_C = (size_t)(m) * (size_t)(n) * sizeof(double);
+    const size_t pc_span_A = (size_t)(m) * (size_t)(m) * sizeof(double);
+    const size_t pc_span_B = (size_t)(m) * (size_t)(n) * sizeof(double);
+    if (pc_overlap_ranges(C, pc_span_C, A, pc_span_A) ||
+        pc_overlap_ranges(C, pc_span_C, B, pc_span_B)) {
+      return pc_symm_scatter_original(m, n, alpha, beta, C, A, B);
+    }
   }
   pc_host_guard pc_guard(&pc_symm_scatter_state.lock);
   int err = 0;

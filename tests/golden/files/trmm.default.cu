@@ -383,18 +383,6 @@ extern "C" int pc_trmm_release(void);
 static void pc_trmm_at_exit(void) { (void)pc_trmm_release(); }
 
 static int pc_trmm_run(long long m, long long n, double alpha, double *A, double *B, const pc_overlap *pc_ov) {
-  if (pc_elements((long long)(m), (long long)(m)) > 2147483647LL) {
-    fprintf(stderr, "polycuda: pc_trmm: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
-    return (int)cudaErrorInvalidValue;
-  }
-  if (pc_elements((long long)(m), (long long)(n)) > 2147483647LL) {
-    fprintf(stderr, "polycuda: pc_trmm: array B has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
-    return (int)cudaErrorInvalidValue;
-  }
-  if (pc_elements((long long)(m), (long long)(n)) > 2147483647LL) {
-    fprintf(stderr, "polycuda: pc_trmm: array B0 has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
-    return (int)cudaErrorInvalidValue;
-  }
   pc_host_guard pc_guard(&pc_trmm_dev_state.lock);
   double *B0 = NULL;
   PC_CHECK((cudaError_t)pc_host_buffer(&pc_trmm_dev_state, 0, (size_t)(m) * (size_t)(n) * sizeof(double), (void **)&B0));
@@ -413,6 +401,18 @@ static int pc_trmm_run(long long m, long long n, double alpha, double *A, double
   return 0;
 }
 extern "C" int pc_trmm_dev(long long m, long long n, double alpha, double *A, double *B) {
+  if (pc_elements((long long)(m), (long long)(m)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_trmm: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(m), (long long)(n)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_trmm: array B has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(m), (long long)(n)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_trmm: array B0 has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
   { /* polycuda: the code below assumes distinct arrays (overlap_guard.py) */
     const size_t pc_span_A = (size_t)(m) * (size_t)(m) * sizeof(double);
     const size_t pc_span_B = (size_t)(m) * (size_t)(n) * sizeof(double);
@@ -438,13 +438,6 @@ static int pc_trmm_original(long long m, long long n, double alpha, double *A, d
 }
 
 extern "C" int pc_trmm(long long m, long long n, double alpha, double *A, double *B) {
-  { /* polycuda: the code below assumes distinct arrays (overlap_guard.py) */
-    const size_t pc_span_A = (size_t)(m) * (size_t)(m) * sizeof(double);
-    const size_t pc_span_B = (size_t)(m) * (size_t)(n) * sizeof(double);
-    if (pc_overlap_ranges(A, pc_span_A, B, pc_span_B)) {
-      return pc_trmm_original(m, n, alpha, A, B);
-    }
-  }
   if (pc_elements((long long)(m), (long long)(m)) > 2147483647LL) {
     fprintf(stderr, "polycuda: pc_trmm: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
     return (int)cudaErrorInvalidValue;
@@ -456,6 +449,13 @@ extern "C" int pc_trmm(long long m, long long n, double alpha, double *A, double
   if (pc_elements((long long)(m), (long long)(n)) > 2147483647LL) {
     fprintf(stderr, "polycuda: pc_trmm: array B0 has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
     return (int)cudaErrorInvalidValue;
+  }
+  { /* polycuda: the code below assumes distinct arrays (overlap_guard.py) */
+    const size_t pc_span_A = (size_t)(m) * (size_t)(m) * sizeof(double);
+    const size_t pc_span_B = (size_t)(m) * (size_t)(n) * sizeof(double);
+    if (pc_overlap_ranges(A, pc_span_A, B, pc_span_B)) {
+      return pc_trmm_original(m, n, alpha, A, B);
+    }
   }
   pc_host_guard pc_guard(&pc_trmm_state.lock);
   int err = 0;
