@@ -187,7 +187,7 @@ def _commit() -> str:
         return "unknown"
 
 
-def _percentile(values: list[float], q: float) -> float:
+def _percentile(values: list[float], q: int) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[q - 1] if len(values) > 1 \
         else (values[0] if values else 0.0)
 
