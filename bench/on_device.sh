@@ -7,6 +7,8 @@
 #   bash bench/on_device.sh ppcg ...   as PPCG was measured (DESIGN.md), against its times
 #   bash bench/on_device.sh ppcg1|ppcg2 ...  the same in two parts (sizes.PPCG_PARTS), each
 #                                      tagged; `bench --report` merges their JSON files
+#   bash bench/on_device.sh fuzz ...   a differential fuzz campaign (python -m tests.fuzz
+#                                      arguments; --jobs, --json "$OUT/..." and --minutes)
 # Results are written after every kernel, so a run cut short keeps what it measured. The
 # measured ceilings in bench/results are copied to $OUT so that the bench finds them.
 set -uo pipefail
@@ -48,6 +50,9 @@ print(' '.join(PPCG_PARTS[$part - 1]))") || exit 1
     # shellcheck disable=SC2086  # one word per kernel
     python3 -m polycuda.cli bench --ppcg --tag "part$part" --out "$OUT" $kernels "$@" 2>&1 \
       | tee "$OUT/bench_ppcg_part$part.txt" | tail -90
+    ;;
+  fuzz)
+    timeout 590 python3 -m tests.fuzz "$@" 2>&1 | tee "$OUT/fuzz.txt" | tail -60
     ;;
   *)
     echo "unknown step $step" >&2; exit 2 ;;

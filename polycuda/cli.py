@@ -233,15 +233,22 @@ def load_programs(args: argparse.Namespace, options: Options) -> tuple[Program, 
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
-    from polycuda.output import write_outputs
+    from polycuda.output import check_overwrite, output_paths, write_outputs
 
     options = _options(args)
     for out in (args.output, args.dump_options):
         _check_writable(out)
+    paths = output_paths(Path(args.file), options.target, args.output)
+    check_overwrite(Path(args.file), paths, args.force)
     programs = load_programs(args, options)
     _say_tuned(programs, options.target)
     for path in write_outputs(Path(args.file), programs, options, args.output):
-        print(f"wrote {path}", file=sys.stderr)
+        if path != "-":
+            print(f"wrote {path}", file=sys.stderr)
+    if not paths and options.target == "cuda" and Path(args.file).suffix != ".py":
+        print("polycuda: the .cu went to stdout; its host file (the input with each region "
+              "replaced by a call) is written only with -o OUT, as OUT's stem + _host.c",
+              file=sys.stderr)
     if args.dump_options:
         try:
             Path(args.dump_options).write_text(options.to_text() + "\n")
@@ -539,13 +546,38 @@ def _common(p: argparse.ArgumentParser) -> None:
                         "--dump-sizes` (they override --tile-sizes and --block-sizes)")
 
 
+def version() -> str:
+    """polycuda's version: the installed distribution's, else (a source checkout run with
+    PYTHONPATH) pyproject.toml's beside the package."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("polycuda")
+    except metadata.PackageNotFoundError:
+        pass
+    pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
+    try:
+        text = pyproject.read_text(encoding="utf-8")
+    except OSError:
+        return "unknown (not installed, no pyproject.toml)"
+    found = re.search(r'^\[project\][^\[]*?^version\s*=\s*"([^"]+)"', text, re.M | re.S)
+    return found[1] if found else "unknown (no version in pyproject.toml)"
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="polycuda", description=__doc__)
+    top.add_argument("--version", action="version", version=f"polycuda {version()}")
     sub = top.add_subparsers(dest="command", required=True)
     p = sub.add_parser("compile", help="generate CUDA / OpenMP / C source")
     _common(p)
     p.add_argument("--target", choices=("cuda", "openmp", "c"), default="cuda")
-    p.add_argument("-o", "--output", help="output file (default: stdout)")
+    p.add_argument("-o", "--output", metavar="OUT",
+                   help="output file (default: stdout, where target cuda of a C file gives "
+                        "the .cu alone); target cuda of a C file also writes OUT's stem + "
+                        "_host.c. An existing file that polycuda did not write (its first "
+                        "line is not polycuda's marker) is not overwritten without --force")
+    p.add_argument("--force", action="store_true",
+                   help="overwrite OUT (and its _host.c) even where polycuda did not write it")
     p.add_argument("--dump-options", metavar="FILE", help="write the options used, as text")
     p.set_defaults(func=cmd_compile)
     p = sub.add_parser("show", help="dependences, schedule, the compile's named passes (what "

@@ -81,7 +81,13 @@ class VerificationError(PolycudaError):
     """The transformed program's result differs from the sequential reference."""
 
 
+class SolverTimeoutError(PolycudaError):
+    """A bounded solver call ran past the wall-clock safety net (Options.solver_timeout_s)
+    before its work limit: the compile fails instead of using other code (schedule/budget.py)."""
+
+
 class PolycudaWarning(UserWarning):
     """polycuda gave something up and still generated correct code: a scheduler or AST build
-    ran out of its budget (Options.schedule_budget_s, the isl operation quota) or its result
-    was refused, and a simpler one was used. The message says what was given up and why."""
+    ran out of its work limit (Options.schedule_operations, ast_operations, ...: isl
+    operations, the same on every machine) or its result was refused, and a simpler one was
+    used. The message says what was given up and why."""

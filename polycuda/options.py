@@ -31,6 +31,9 @@ INTRA_WAVEFRONTS = ("auto", "sum")
 REDUCTION_COMBINES = ("auto", "pass")
 # Most blocks of a reduction kernel: its partial array (one entry per block) is this long.
 MAX_REDUCTION_BLOCKS = 1024
+# The Options fields that bound a solver's work (counted, machine-independent; see the fields)
+WORK_LIMITS = ("schedule_operations", "schedule_max_constraints", "ast_operations",
+               "auto_candidate_operations", "pluto_ilp_solves")
 # CUDA host entry `pc_<name>` (codegen/host_driver.py): device buffers allocated and freed in
 # every call, or kept in the generated file across calls (grown when a call needs more bytes,
 # freed by `pc_<name>_release()` and at exit).
@@ -227,12 +230,33 @@ class Options:
     # the default was within 2% of the faster schedule but once (8%) (bench/results/2026-11-26-
     # nvidia-h100-80gb-hbm3-runtime-choice.json). False: the least cost's alone.
     runtime_choice: bool = True
-    # Wall-clock seconds of each bounded solver call: the requested scheduler and the false-
-    # dependence elimination get all of it, each fallback scheduler a quarter, the AST build
-    # twice (schedule/fallback.py, pipeline.py). When one runs out, a simpler schedule is used
-    # with a PolycudaWarning; a compile that stays within its budgets is deterministic, one
-    # that falls back depends on the machine's speed.
-    schedule_budget_s: float = 4.0
+    # Work limits of the bounded solver calls, in isl operations (every allocation and every
+    # simplex pivot isl makes: schedule/budget.py), so that a compile hits or misses a limit
+    # alike on every machine and under any load. Past one, a simpler step is used, with a
+    # PolycudaWarning and a note in `show schedule`. Each scheduler of the fallback chain (the
+    # requested one all of it, each fallback scheduler FALLBACK_SHARE: schedule/fallback.py),
+    # the false-dependence elimination and the superposition report of `show schedule`:
+    schedule_operations: int = 600_000
+    # The size of the scheduling problem that each scheduler of the chain accepts: constraints
+    # and dimensions of the dependence polyhedra, summed (fallback.problem_size): isl counts a
+    # pivot of a large tableau as one operation, so large problems are refused before any
+    # solver runs.
+    schedule_max_constraints: int = 8_000
+    # The AST build of the mapped schedule (past it: the original order's code). The suite's
+    # largest build (three_mm, scheduler pluto) takes about half of it (bench/solver_operations.py);
+    # isl's time per operation varies several-fold between schedules (skewed 3-D wavefront tiles
+    # are the slow end), so a limit far above that would make a give-up take minutes.
+    ast_operations: int = 20_000_000
+    # Scheduler "auto": each candidate after the first (past it: skipped, no warning: the
+    # first candidate's whole fallback chain already gave a schedule).
+    auto_candidate_operations: int = 600_000
+    # Scheduler "pluto": ILP solves (feasibility tests and lexmins of the Farkas ILP, pluto.py)
+    # per schedule, a bound on its Python-level search that isl's count does not see.
+    pluto_ilp_solves: int = 5_000
+    # Wall-clock seconds one bounded call may run: a safety net far above any normal compile,
+    # not a budget: reaching it fails the compile (SolverTimeoutError); it never changes the
+    # code.
+    solver_timeout_s: float = 600.0
     # CUDA: when neither tile_sizes nor block_sizes is given, take those of the latest
     # `polycuda tune` of this region (same options) on this GPU, from the tune cache
     # (Program.effective_options; tune/search.lookup). False: the defaults of gpu/mapping.
@@ -313,8 +337,12 @@ class Options:
                 f"{self.intra_wavefront=} is not one of {INTRA_WAVEFRONTS}")
         if not 1 <= self.shared_memory_kib <= 1024:
             raise InvalidConfigError(f"{self.shared_memory_kib=} must be 1..1024 (KiB)")
-        if not 0 < self.schedule_budget_s < math.inf:
-            raise InvalidConfigError(f"{self.schedule_budget_s=} must be > 0 and finite "
+        for limit in WORK_LIMITS:
+            value = getattr(self, limit)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise InvalidConfigError(f"{limit}={value!r} must be an integer >= 1")
+        if not 0 < self.solver_timeout_s < math.inf:
+            raise InvalidConfigError(f"{self.solver_timeout_s=} must be > 0 and finite "
                                      "(seconds)")
         if not 0 <= self.reduction_blocks <= MAX_REDUCTION_BLOCKS:
             raise InvalidConfigError(f"{self.reduction_blocks=} must be 0 (fill the GPU) .. "

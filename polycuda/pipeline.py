@@ -53,7 +53,7 @@ def transform_scop(scop: Scop, options: Options, timer: progress.PassTimer | Non
     """The Scop that is scheduled (Scop -> Scop passes): statements that never run dropped;
     local scalars and arrays expanded, reads of values from before their loop nest redirected
     to a copy taken there (expand_scalars); array copies when eliminate_false_deps is set
-    (within the schedule budget; else unchanged, with a PolycudaWarning)."""
+    (within Options.schedule_operations; else unchanged, with a PolycudaWarning)."""
     timer = timer or progress.PassTimer(scop.name)
     # statements whose domain is empty never run: dropped, so that no band is empty
     scop = drop_empty_statements(scop)
@@ -72,10 +72,13 @@ def transform_scop(scop: Scop, options: Options, timer: progress.PassTimer | Non
         return scop
     # schedule.false_deps: array copies (Di et al. 2012, Algorithm 2)
     with timer.step("false dependences") as step:
+        ctx = isl.Context()
         try:
             return _noting_new_arrays(scop, budget.run_bounded(
-                lambda: false_deps.eliminate_false_deps(scop), options.schedule_budget_s,
-                "false-dependence elimination", give_up_on=(PolycudaError,)))[0]
+                lambda: false_deps.eliminate_false_deps(scop, ctx), ctx,
+                budget.Limit(options.schedule_operations, "schedule_operations"),
+                "false-dependence elimination", options.solver_timeout_s,
+                give_up_on=(PolycudaError,)))[0]
         except budget.SolverGaveUp as gave_up:
             fallback.give_up(scop, gave_up.what, gave_up.reason)
             step.note = f"given up: {gave_up.reason}"
@@ -92,7 +95,7 @@ def _noting_new_arrays(before: Scop, after: Scop) -> tuple[Scop, str]:
 def schedule_scop(scop: Scop, options: Options, ctx: isl.Context,
                   dep_map: isl.UnionMap | None = None) -> isl.Schedule:
     """The first legal schedule of the fallback chain: the chosen scheduler's, unless it ran out
-    of its budget or failed (then a simpler one, with a PolycudaWarning; schedule/fallback.py).
+    of its work limit or failed (then a simpler one, with a PolycudaWarning; schedule/fallback.py).
     With scheduler "auto": the schedule that choose_schedule() picks.
 
     # dep_map: { S[i] -> T[j] }, all flow/anti/output dependences (computed when not given)
@@ -121,10 +124,6 @@ AUTO_SCHEDULERS = {"cuda": ("isl", "pluto", "isl-distributed", "superposition")}
 # superposition won only there in the suite (jacobi_2d_alt, adi: 2) and tied elsewhere, where
 # its scheduling cost up to 0.4 s of a 2-core machine's compile (three_mm 1.64 -> 2.07 s).
 AUTO_MIN_DEPTH = {"superposition": 2}
-# Each candidate after the first gets at most this share of Options.schedule_budget_s: a
-# scheduler that needs longer (Pluto on adi) is given up for the first one's schedule, so that
-# the default compile stays near the first scheduler's time.
-AUTO_LATER_SHARE = 0.25
 
 
 @dataclass(frozen=True)
@@ -155,12 +154,14 @@ def choose_schedule(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl
         return Choice(options.scheduler, schedule, mapped,
                       f"{options.scheduler} (requested){used}")
     names = AUTO_SCHEDULERS.get(options.target, ("isl",))
-    found, skipped = [], []
+    found, skipped, given_up = [], [], []
     for order, name in enumerate(names):
         if order == 0:  # the first candidate: its whole fallback chain, as when requested
             schedule, mapped = _schedule_and_map(scop, options.replace(scheduler=name), ctx,
-                                                 dep_map, timer)
-        else:  # a later one: its own scheduler only, on a share of the budget, or skipped
+                                                 dep_map, timer, given_up)
+        else:  # a later one: its own scheduler only, within auto_candidate_operations, or
+            # skipped (Pluto on adi needs more: the default compile stays near the first
+            # scheduler's cost)
             least = min(f[0] for f in found)
             if least.serial == 0 and least.depth < AUTO_MIN_DEPTH.get(name, 0):
                 skipped.append(f"{name} skipped (the least cost so far, {least}, has fewer "
@@ -175,9 +176,11 @@ def choose_schedule(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl
             schedule, mapped = later
         found.append((cost.cost(mapped), order, name, schedule, mapped))
     best = min(found, key=lambda f: (f[0], f[1]))
+    # the first candidate's fallbacks, as a requested scheduler's (show schedule reports them)
+    used = f"; {'; '.join(given_up)}" if given_up else ""
     if len(names) == 1:
         return Choice(best[2], best[3], best[4], f"auto: {best[2]} (the only candidate on "
-                      f"target {options.target})")
+                      f"target {options.target}){used}")
     compared = ", ".join([f"{f[2]} {f[0]}" for f in found] + skipped)
     others = [f for f in found if f[0] != best[0] and
               dataclasses.replace(f[0], launches=0) == dataclasses.replace(best[0], launches=0)]
@@ -187,7 +190,7 @@ def choose_schedule(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl
                   f"in one-thread kernels / on the longest path outside blocks and threads / "
                   f"run in sequence by threads, summed over statements / kernel launches "
                   f"repeated by host loops at parameters {cost.LAUNCH_PARAMETER}; ties: "
-                  f"{names[0]})", second and (second[2], second[3], second[4]))
+                  f"{names[0]}){used}", second and (second[2], second[3], second[4]))
 
 
 # The note that ends a requested scheduler's choice when its fallback chain gave up a step
@@ -209,18 +212,20 @@ def runs_two_schedules(generated: Generated) -> bool:
 def _later_candidate(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl.UnionMap,
                      timer: progress.PassTimer
                      ) -> tuple[isl.Schedule, mapping.MappedSchedule] | str:
-    """The requested scheduler's schedule and legal mapping within AUTO_LATER_SHARE of the
-    budget, with no fallback (the first candidate already is one); else why not (no warning:
+    """The requested scheduler's schedule and legal mapping within
+    Options.auto_candidate_operations, with no fallback (the first candidate already is one); else why not (no warning:
     the default compile just keeps the other candidate). Sizes given for the first candidate's
     kernels may not fit this one's (a wavefront band's tied tile rows take the smallest size,
     and a given block may then exceed it): that candidate is skipped, not the compile failed
     (found by `tune` on doitgen: tiles 96x96x6 on 1x96x6 threads fit isl's kernels, not
     pluto's wavefront)."""
     attempt = fallback.attempts(options)[0]
-    attempt = dataclasses.replace(attempt, budget_s=attempt.budget_s * AUTO_LATER_SHARE)
+    attempt = dataclasses.replace(attempt, limit=budget.Limit(
+        options.auto_candidate_operations, "auto_candidate_operations"))
     try:
         with timer.step("schedule") as step:
-            schedule = fallback.bounded_schedule(attempt, scop, ctx, dep_map)
+            schedule = fallback.bounded_schedule(attempt, scop, ctx, dep_map,
+                                                 options.solver_timeout_s)
             step.note = attempt.name
         return schedule, _map_checked(scop, schedule, options, ctx, dep_map, timer)
     except budget.SolverGaveUp as gave_up:
@@ -247,9 +252,6 @@ def iterator_prefix(scop: Scop) -> str:
     return prefix
 
 
-# The AST build's budget, in Options.schedule_budget_s: tiled wavefront kernels with several
-# statements (three_mm, balanced wavefronts) legitimately take seconds in isl's AST build.
-AST_BUDGET_SHARE = 2.0
 MAX_SCHEDULE_DEPTH = 64  # names for deeper loops than any tiled nest of ours reaches
 
 
@@ -269,7 +271,8 @@ def _accesses(scop: Scop, ctx: isl.Context) -> staging.Accesses:
 
 def compile_scop(scop: Scop, options: Options) -> Generated:
     """Scop -> source text of `options.target` (pure: same input, same text, as long as no
-    budget runs out; schedule/fallback.py says what happens when one does)."""
+    work limit runs out, on any machine; schedule/fallback.py says what happens when one
+    does)."""
     if options.target == "auto":
         raise InvalidConfigError("resolve target 'auto' (Program.resolve_target) before codegen")
     abi.check_region_names([scop])  # its entries' names are free
@@ -320,7 +323,7 @@ def _static_generated(scop: Scop, options: Options, start: float,
             other = _runner_up_source(scop, options, ctx, choice)
             if other is None:
                 step.note = (f"{both.schedulers[1]}'s code not built (its AST build ran out of "
-                             f"its budget): {choice.scheduler}'s alone")
+                             f"Options.ast_operations): {choice.scheduler}'s alone")
             else:
                 source = cuda_host.join_variants(scop, (source, other), both,
                                                  HostSide.of(options))
@@ -387,19 +390,15 @@ def runtime_choice(scop: Scop, options: Options, ctx: isl.Context, choice: Choic
 def _runner_up_source(scop: Scop, options: Options, ctx: isl.Context, choice: Choice
                       ) -> str | None:
     """The code of the runner-up's mapping (its promotions, AST and printer, as the chosen
-    one's), or None when its AST build runs out of its budget (no fallback: the chosen
-    schedule's code is there)."""
+    one's), or None when its AST build runs out of Options.ast_operations (no fallback: the
+    chosen schedule's code is there)."""
     assert choice.runner_up is not None
     timer = progress.PassTimer(f"{scop.name} ({choice.runner_up[0]})")
     mapped = _promotions(scop, options, ctx, choice.runner_up[2], timer)
 
-    def build() -> str:
-        budget.bounded_context(ctx)
-        return _source(scop, options, ctx, mapped)[0]
-
     try:
-        return budget.run_bounded(build, options.schedule_budget_s * AST_BUDGET_SHARE,
-                                  "the AST build")
+        return budget.run_bounded(lambda: _source(scop, options, ctx, mapped)[0], ctx,
+                                  _ast_limit(options), "the AST build", options.solver_timeout_s)
     except budget.SolverGaveUp:
         return None
 
@@ -511,15 +510,11 @@ def _source(scop: Scop, options: Options, ctx: isl.Context, mapped: mapping.Mapp
 def _bounded_source(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl.UnionMap,
                     mapped: mapping.MappedSchedule, timer: progress.PassTimer
                     ) -> tuple[str, mapping.MappedSchedule]:
-    """_source() within AST_BUDGET_SHARE x the budget; else, with a PolycudaWarning, the
+    """_source() within Options.ast_operations; else, with a PolycudaWarning, the
     original order's code (unbounded: the last resort; its AST is the simplest one).
     Returns the source and the mapping it was generated from; records the steps "AST build"
     and "<target> printing" on `timer`."""
-    def build() -> tuple[str, float, float]:
-        budget.bounded_context(ctx)
-        return _source(scop, options, ctx, mapped)
-
-    seconds = options.schedule_budget_s * AST_BUDGET_SHARE
+    limit = _ast_limit(options)
     printing = f"{options.target.replace('cuda', 'CUDA').replace('openmp', 'OpenMP')} printing"
 
     def recorded(built: tuple[str, float, float], ast_note: str) -> str:
@@ -530,15 +525,20 @@ def _bounded_source(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl
         return source
 
     try:
-        return recorded(budget.run_bounded(build, seconds, "the AST build"),
-                        f"within {seconds:g} s"), mapped
+        return recorded(budget.run_bounded(lambda: _source(scop, options, ctx, mapped), ctx,
+                                           limit, "the AST build", options.solver_timeout_s),
+                        f"within {limit.operations} isl operations"), mapped
     except budget.SolverGaveUp as gave_up:
         fallback.give_up(scop, gave_up.what, gave_up.reason)
-        timer.record("AST build", seconds, f"given up ({gave_up.reason}): the original order")
+        timer.record("AST build", 0.0, f"given up ({gave_up.reason}): the original order")
     original = isl_scheduler.original_schedule_tree(scop, ctx)
     mapped = _promoted(scop, options, ctx,
                        _map_checked(scop, original, options, ctx, dep_map, timer))
     return recorded(_source(scop, options, ctx, mapped), "the original order's, unbounded"), mapped
+
+
+def _ast_limit(options: Options) -> budget.Limit:
+    return budget.Limit(options.ast_operations, "ast_operations")
 
 
 def _runtime_generated(scop: Scop, options: Options, start: float) -> Generated:

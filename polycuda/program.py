@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from collections.abc import Callable
 from functools import lru_cache
 
 from polycuda import pipeline
+from polycuda.codegen import overlap_guard, zero_division
+from polycuda.frontend.c import CSourceInfo
 from polycuda.errors import InvalidConfigError, PolycudaWarning, UserError, VerificationError
 from polycuda.ir.scop import Scop
 from polycuda.options import Options
@@ -183,7 +186,17 @@ def _named_runner(scop: Scop, kernel: Callable) -> Runner:
 
 @lru_cache(maxsize=256)
 def _generate(scop: Scop, options: Options) -> pipeline.Generated:
-    return pipeline.compile_scop(scop, options)
+    """The pipeline's code for `scop`, its entries checking first that no written array
+    argument shares memory with another (codegen/overlap_guard.py: the region as written runs
+    then; the check needs the untransformed `scop`, which the pipeline does not keep). From
+    Python, divisions by a value that may be 0 are guarded (codegen/zero_division.py: Python's
+    answer, never SIGFPE; C input keeps C's semantics)."""
+    if scop.source is not None and not isinstance(scop.source, CSourceInfo):
+        scop = zero_division.guard_divisions(scop)
+    gen = pipeline.compile_scop(scop, options)
+    source = overlap_guard.guard_source(scop, gen.source, options.target)
+    return dataclasses.replace(gen, source=zero_division.guard_source(scop, source,
+                                                                      options.target))
 
 
 def _generate_and_build(job: tuple[Scop, Options, str]) -> tuple[str, Scop] | str:

@@ -121,14 +121,15 @@ def _passes_text(prog: Program) -> str:
 
 def _superposition_kernels(scop: Scop, options: Options, ctx: isl.Context,
                            dep_map: isl.UnionMap, choice: Choice) -> list[dict] | str:
-    """superposition.kernel_report of the schedule used, within the schedule budget (else
-    why not)."""
+    """superposition.kernel_report of the schedule used, within Options.schedule_operations
+    (else why not)."""
     tiles = {k.name: k.tile_sizes for k in choice.mapped.kernels if not k.serial}
     try:
         return budget.run_bounded(
             lambda: superposition.kernel_report(scop, ctx, dep_map, choice.mapped.schedule,
                                                 tiles, options.max_mapped_dims),
-            options.schedule_budget_s, "superposition report", give_up_on=(PolycudaError,))
+            ctx, budget.Limit(options.schedule_operations, "schedule_operations"),
+            "superposition report", options.solver_timeout_s, give_up_on=(PolycudaError,))
     except budget.SolverGaveUp as gave_up:
         return f"no report: {gave_up.reason}"
 

@@ -1,4 +1,5 @@
-"""Shared pytest options: `--update-golden` rewrites the golden files of tests/golden/.
+"""Shared pytest options: `--update-golden` rewrites the golden files of tests/golden/; tests
+marked `gpu` are skipped, with the reason, where CUDA code cannot run (tests/gpu_probe.py).
 
 Under pytest-xdist (README's `pytest -n auto`) each worker's OpenMP code gets its share of the
 cores, so that N workers do not start N x cores threads.
@@ -30,6 +31,20 @@ def omp_share(environ: dict[str, str] | os._Environ, cores: int) -> dict[str, st
     if workers <= 1 or "OMP_NUM_THREADS" in environ:
         return {}
     return {"OMP_NUM_THREADS": str(max(MIN_OMP_THREADS, cores // workers))}
+
+
+@pytest.hookimpl(trylast=True)  # after `-m` deselected: probe only when GPU tests will run
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    gpu = [item for item in items if item.get_closest_marker("gpu")]
+    if not gpu:
+        return
+    from tests.gpu_probe import no_gpu_reason
+
+    reason = no_gpu_reason()
+    if reason:
+        skip = pytest.mark.skip(reason=f"no usable GPU: {reason}")
+        for item in gpu:
+            item.add_marker(skip)
 
 
 @pytest.fixture

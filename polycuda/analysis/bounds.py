@@ -5,6 +5,9 @@ the user's buffer. Before anything runs, `BoundsChecker.check(values)` computes 
 given parameter values, the smallest and largest index each access reaches along each dimension
 and compares them with the array's shape at those values; a violation raises an error that
 names the statement, the access, the index range and the shape (never a wild write).
+An access inside a conditional expression (`c ? T[x] : T[x - 1]`, `a && B[i]`) counts only
+where it is evaluated: its statement's domain intersected with the affine conditions that lead
+to it (conditions that are not affine, e.g. on array values, are left out: a larger set).
 """
 
 from __future__ import annotations
@@ -13,9 +16,11 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from polycuda.errors import LaunchError, UserError
+from polycuda.errors import LaunchError, NotAffineError, UserError
 from polycuda.ir import isl_build
+from polycuda.ir.affine import condition_text
 from polycuda.ir.evaluate import eval_int
+from polycuda.ir.expr import BinOp, Expr, Ref, Ternary, UnaryOp, children
 from polycuda.ir.scop import Access, Scop, Statement
 
 
@@ -63,11 +68,14 @@ class BoundsChecker:
     def __init__(self, scop: Scop):
         self.scop = scop
         self._ctx = isl.Context()
-        # access_map: { S[i] -> A[f(i)] } restricted to the statement's domain
-        self._maps = [(stmt, acc, isl_build.access_map(acc, stmt, self._ctx, tagged=False))
+        # access_map: { S[i] -> A[f(i)] } restricted to the statement's domain and to the
+        # conditions under which the access is evaluated
+        self._maps = [(stmt, acc, amap.intersect_domain(where))
                       for stmt in scop.statements
-                      for acc in isl_build.statement_accesses(scop, stmt)
-                      if scop.array(acc.array).shape]
+                      for acc, where in zip(isl_build.statement_accesses(scop, stmt),
+                                            _access_conditions(scop, stmt, self._ctx))
+                      if scop.array(acc.array).shape
+                      for amap in [isl_build.access_map(acc, stmt, self._ctx, tagged=False)]]
         self._checked: set[tuple[tuple[str, int], ...]] = set()
 
     def violations(self, values: dict[str, int]) -> list[Violation]:
@@ -116,3 +124,53 @@ def _constant(bound: isl.PwAff, pick: type[min] | type[max]) -> int:
 
     bound.foreach_piece(take)
     return pick(pieces)
+
+
+Path = tuple[Expr, ...]  # conditions (a conjunction) under which a sub-expression is evaluated
+
+
+def _access_conditions(scop: Scop, stmt: Statement, ctx: isl.Context) -> list[isl.Set]:
+    """One set per access of isl_build.statement_accesses (same order: the write, then
+    read_refs()): the statement's domain points where the access is evaluated.
+    # where: [params] -> { S[i] : i in domain and the affine conditions on its path }"""
+    domain = isl_build.domain_set(stmt, ctx)
+    compound = (stmt.lhs,) if stmt.op != "=" else ()
+    lhs_index = [r for e in stmt.lhs.index for r in _ref_paths(e, ())]
+    paths: list[Path] = [()] * (1 + len(stmt.csr_bound_refs()) + len(compound))
+    paths += [p for _, p in lhs_index] + [p for _, p in _ref_paths(stmt.rhs, ())]
+    names = frozenset(stmt.iterators) | frozenset(scop.params)
+    return [_restrict(domain, path, names) for path in paths]
+
+
+def _ref_paths(expr: Expr, path: Path) -> list[tuple[Ref, Path]]:
+    """Every Ref of `expr` in refs() order (pre-order), with the conditions that C's
+    evaluation (a ternary's branch, && and || short-circuits) needs to reach it."""
+    out: list[tuple[Ref, Path]] = [(expr, path)] if isinstance(expr, Ref) else []
+    if isinstance(expr, Ternary):
+        return (out + _ref_paths(expr.cond, path) + _ref_paths(expr.then, path + (expr.cond,))
+                + _ref_paths(expr.other, path + (UnaryOp("!", expr.cond),)))
+    if isinstance(expr, BinOp) and expr.op in ("&&", "||"):
+        taken = expr.lhs if expr.op == "&&" else UnaryOp("!", expr.lhs)
+        return out + _ref_paths(expr.lhs, path) + _ref_paths(expr.rhs, path + (taken,))
+    for child in children(expr):
+        out += _ref_paths(child, path)
+    return out
+
+
+def _restrict(domain: isl.Set, path: Path, names: frozenset[str]) -> isl.Set:
+    """`domain` intersected with each affine condition of `path` (the others left out)."""
+    tuple_text = f"{domain.get_tuple_name()}[{', '.join(names_of(domain))}]"
+    params = "[" + ", ".join(domain.get_dim_name(isl.dim_type.param, k)
+                             for k in range(domain.dim(isl.dim_type.param))) + "]"
+    for cond in path:
+        try:
+            text = condition_text(cond, names)
+        except NotAffineError:
+            continue
+        where = isl.Set.read_from_str(domain.get_ctx(), f"{params} -> {{ {tuple_text} : {text} }}")
+        domain = domain.intersect(where)
+    return domain
+
+
+def names_of(domain: isl.Set) -> list[str]:
+    return [domain.get_dim_name(isl.dim_type.set, k) for k in range(domain.dim(isl.dim_type.set))]

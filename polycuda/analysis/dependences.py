@@ -192,10 +192,21 @@ def _untag(tagged_map: isl.Map) -> isl.Map:
 
 
 def untagged_union(scop: Scop, ctx: isl.Context, kinds: tuple[str, ...] = ("flow", "anti",
-                                                                             "output")
-                   ) -> isl.UnionMap:
-    """All dependences of the given kinds as one map { S[i] -> T[j] } (for schedulers)."""
-    flow, false = dependence_maps(scop, ctx)
+                                                                             "output"),
+                   without_refs: frozenset[str] = frozenset()) -> isl.UnionMap:
+    """All dependences of the given kinds as one map { S[i] -> T[j] } (for schedulers);
+    those from or to an access in `without_refs` (ref ids) left out."""
+    return untag(*dependence_maps(scop, ctx), kinds, without_refs)
+
+
+def untag(flow: isl.UnionMap, false: isl.UnionMap,
+          kinds: tuple[str, ...] = ("flow", "anti", "output"),
+          without_refs: frozenset[str] = frozenset()) -> isl.UnionMap:
+    """untagged_union() of the maps of dependence_maps() (computed once by a caller that
+    asks for several subsets)."""
+    ctx = flow.get_ctx()
+    if without_refs:
+        flow, false = (_without(flow, without_refs), _without(false, without_refs))
     result = isl.UnionMap.empty(isl.Space.params_alloc(ctx, 0))
     if "flow" in kinds:
         result = result.union(flow.domain_factor_domain().range_factor_domain())
@@ -203,4 +214,13 @@ def untagged_union(scop: Scop, ctx: isl.Context, kinds: tuple[str, ...] = ("flow
         result = result.union(false.domain_factor_domain().range_factor_domain())
     # Not coalesced: isl schedules one simple polyhedron per access pair far faster than
     # their coalesced hull (jacobi-3d: 3.5 s -> 0.12 s on the 2-core machine).
+    return result
+
+
+def _without(tagged: isl.UnionMap, refs: frozenset[str]) -> isl.UnionMap:
+    # tagged: { [S[i] -> ref[]] -> [T[j] -> ref'[]] }, its maps of a ref in `refs` dropped
+    result = isl.UnionMap.empty(tagged.get_space())
+    for tagged_map in isl_build.maps_of(tagged):
+        if not set(_tags(tagged_map)) & refs:
+            result = result.union(isl.UnionMap.from_map(tagged_map))
     return result

@@ -17,8 +17,11 @@ Every generated source (targets c, openmp, cuda) defines one entry per region:
 ARGS follow `scop.args` in order: a "param" is `long long name`, a "scalar" is passed by value
 with its C type, an "array" is `T *name`: flat, row-major, contiguous, with the sizes of
 `Array.shape` evaluated at the parameter values. CUDA entries are `extern "C"`. Local arrays
-of the region are allocated inside the entry. The reference build of C input defines
-`int pc_ref_<scop.name>(ARGS)` with the same arguments, calling the user's own function.
+of the region are allocated inside the entry. An entry whose written array argument shares a
+byte with another array argument runs `static int pc_<scop.name>_original(ARGS)` (the region as
+written, sequential) instead; `pc_<scop.name>_dev` returns cudaErrorInvalidValue then
+(overlap_guard.py). The reference build of C input defines `int pc_ref_<scop.name>(ARGS)` with
+the same arguments, calling the user's own function.
 """
 
 from __future__ import annotations
@@ -33,6 +36,16 @@ from polycuda.ir.scop import Arg, Scop
 # any write; codegen/inspector_cuda.py), and INDEX_ERROR_BASE + len(scop.arrays) + k when the
 # bounds of a loop that reads them from scop.arrays[k] decrease or leave an extent (csr.py)
 INDEX_ERROR_BASE = 100000
+
+# An entry of a region from Python returns ZERO_DIVISION_ERROR + k when the region divided
+# Python numbers by 0, k: 0 `//`, 1 `%` (integers), 2 `/` of integers, 3 `/` of floats (also
+# inside float `//` and `%`); the divisions were skipped (codegen/zero_division.py) and the
+# launcher raises ZeroDivisionError with Python's message
+ZERO_DIVISION_ERROR = 99001
+ZERO_DIVISION_MESSAGES = {ZERO_DIVISION_ERROR: "integer division or modulo by zero",
+                          ZERO_DIVISION_ERROR + 1: "integer modulo by zero",
+                          ZERO_DIVISION_ERROR + 2: "division by zero",
+                          ZERO_DIVISION_ERROR + 3: "float division by zero"}
 
 C_TYPES = {"int": "int", "long": "long long", "float": "float", "double": "double"}
 
@@ -59,16 +72,17 @@ REGION_SUFFIXES = (
     "_iterations", "_executor", "_reused", "_widest", "_inspect_s", "_inspect_s_wall",
     "_execute_s", "_fallback_below", "_level_s", "_level_measured", "_host_iter_s",
     "_host_measured", "_host_used_measured", "_chunk_steps", "_run", "_streams", "_cpu", "_gpu",
-    "_variant", "_kept", "_kept_bytes")
+    "_variant", "_kept", "_kept_bytes", "_original", "_divided", "_dev_divided")
 
 # The identifiers of polycuda's own code in a generated file: the helpers (ir/c_expr.py,
-# cuda_host.py, c_target.py), the host side (host_driver.py), the warp sum, the emulator
-# (runtime/), the reference build (frontend/c.py), and the numbered kernels and locks of
+# cuda_host.py, c_target.py, overlap_guard.py, zero_division.py), the host side
+# (host_driver.py), the warp sum, the emulator (runtime/), the reference build (frontend/c.py), and the numbered kernels and locks of
 # run-time nests (inspector_cuda.py, executor_cuda.py, syncfree_affine.py)
 RUNTIME_IDENTIFIER = re.compile(
     r"pc_(floord|ceild|min|max|mod|elements|trip|elapsed"
     r"|host_(state|guard|buffer|stage|pins|release|streams|copies)|stage_(in|out)"
-    r"|overlap(_wait|_out|_state|_release)?|warp_sum(_emu)?|emu(_\w*)?"
+    r"|overlap(_wait|_out|_state|_release|_ranges)?|zero_division(s|s_dev|_counts|_error)?"
+    r"|(div|rem)_(py|np)|[tf]div_py|warp_sum(_emu)?|emu(_\w*)?"
     r"|ref_(region|copy)_\w+"
     r"|(check|chunks|writer|reader|clear|exec|count|place|sync|mutex|affwarp|affsync)\d+"
     r"|differ\d+_\d+)")

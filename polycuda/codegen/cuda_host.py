@@ -568,12 +568,13 @@ def _dev_entry(scop: Scop, host: HostPrinter, side: HostSide,
         run = abi.entry_name(scop, "_run")
         params = ", ".join([abi.arg_decl(a) for a in scop.args] + ["const pc_overlap *pc_ov"])
         names = ", ".join([a.name for a in scop.args] + ["NULL"])
+        # both callers (this wrapper and the host entry) refuse oversized arrays first
         lines = [f"static int {run}({params}) {{"]
-        wrapper = [f"{head}({decls}) {{", f"  return {run}({names});", "}"]
+        wrapper = [f"{head}({decls}) {{", *host_driver.index_guard(scop),
+                   f"  return {run}({names});", "}"]
     else:
-        lines = [f"{head}({decls}) {{"]
+        lines = [f"{head}({decls}) {{", *host_driver.index_guard(scop)]
         wrapper = []
-    lines += host_driver.index_guard(scop)
     alloc, free = host_driver.device_locals(scop, side)
     lines += alloc
     lines += [f"  {line}" for line in host.setup]

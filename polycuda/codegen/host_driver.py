@@ -10,6 +10,7 @@ per entry: concurrent calls of one entry run one after the other (thread-safe, n
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from polycuda.codegen import abi
@@ -367,6 +368,12 @@ def index_guard(scop: Scop) -> list[str]:
                   'reach; nothing was run\\n");',
                   "    return (int)cudaErrorInvalidValue;", "  }"]
     return lines
+
+
+# index_guard's lines in a generated entry: other checks go after them (an extent product
+# past 2^31 must be refused as such before anything computes byte spans from it)
+INDEX_GUARD_LINES = re.compile(
+    rf"(  if \(.* > {MAX_INDEXED_ELEMENTS}LL\) \{{\n.*\n    return \(int\)cudaErrorInvalidValue;\n  \}}\n)*")
 
 
 def byte_sizes(scop: Scop, arrays: list) -> list[str]:

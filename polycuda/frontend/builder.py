@@ -17,12 +17,15 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+import islpy as isl
 
 from polycuda.errors import NotAffineError, SourceLoc, UnsupportedConstruct, UserError
 from polycuda.ir.affine import (INDEX_DTYPES, affine_text, bound_terms, condition_text,
                                 indirect_shape_text, is_indirect)
-from polycuda.ir.expr import DTYPES, BinOp, Cast, Const, Expr, Ref, UnaryOp, refs, walk
+from polycuda.ir.quasi_affine import condition_set, has_c_division, pw_aff
+from polycuda.ir.expr import DTYPES, BinOp, Cast, Const, Expr, Ref, UnaryOp, Var, refs, walk
 from polycuda.ir.scop import ASSIGN_OPS, Arg, Array, CsrLoop, Scop, SourceInfo, Statement
 
 
@@ -32,6 +35,8 @@ class _Loop:
     constraints: list[str]
     direction: int
     position: int  # beta of this loop in its parent
+    # bound terms holding C '/' or '%' ("lower" or "upper", term): isl sets built per statement
+    pieces: list[tuple[str, Expr]] = field(default_factory=list)
 
 
 @dataclass
@@ -55,7 +60,8 @@ class ScopBuilder:
         self.statements: list[Statement] = []
         self._loops: list[_Loop] = []
         self._csr: list[_Csr] = []
-        self._conds: list[tuple[int, str]] = []  # (loop depth at which it was entered, text)
+        # (loop depth at which it was entered, isl text, or the Expr when it holds C '/' '%')
+        self._conds: list[tuple[int, str | Expr]] = []
         self._next_pos: list[int] = [0]  # next textual position at each depth
 
     # -- declarations ------------------------------------------------------------------------
@@ -126,11 +132,17 @@ class ScopBuilder:
                 "read arrays: only assignments (and loops with bounds read from arrays) may be "
                 "nested in such a loop", loc)
         names = self._names()
-        cons = [f"{iterator} >= {_bound_text(t, names, 'lower', iterator)}"
-                for t in bound_terms(hoist_min_max(lower), "max")]
-        cons += [f"{iterator} <= {_bound_text(t, names, 'upper', iterator)}"
-                 for t in bound_terms(hoist_min_max(upper), "min")]
-        self._loops.append(_Loop(iterator, cons, direction, self._take_position()))
+        cons: list[str] = []
+        pieces: list[tuple[str, Expr]] = []
+        for side, bound, op in (("lower", lower, ">="), ("upper", upper, "<=")):
+            for term in bound_terms(hoist_min_max(bound), "max" if side == "lower" else "min"):
+                if has_c_division(term):  # exact only as a piecewise function (quasi_affine)
+                    _check_convex(term, side, iterator)
+                    pw_aff(term, _space("", names), "loop bound")
+                    pieces.append((side, term))
+                else:
+                    cons.append(f"{iterator} {op} {_bound_text(term, names, side, iterator)}")
+        self._loops.append(_Loop(iterator, cons, direction, self._take_position(), pieces))
         self._next_pos.append(0)
 
     def _enter_csr(self, iterator: str, lower: Expr, upper: Expr, direction: int,
@@ -204,7 +216,11 @@ class ScopBuilder:
                     "conditions must be affine in the loop iterators and integer parameters "
                     "(write a choice on data as 'c ? x : y' in the assigned value)",
                     e.loc or loc)
-        self._conds.append((len(self._loops), condition_text(cond, self._names())))
+        if has_c_division(cond):  # exact only as a piecewise function (quasi_affine)
+            condition_set(cond, _space("", self._names()))
+            self._conds.append((len(self._loops), cond))
+        else:
+            self._conds.append((len(self._loops), condition_text(cond, self._names())))
 
     def enter_else(self, cond: Expr, loc: SourceLoc | None = None) -> None:
         """The else branch of the `if (cond)` just exited."""
@@ -233,16 +249,37 @@ class ScopBuilder:
             self._check_ref(ref, names)
         name = f"S{len(self.statements)}"
         iters = tuple(lp.iterator for lp in self._loops)
-        cons = [c for lp in self._loops for c in lp.constraints] + [c for _, c in self._conds]
-        params = ", ".join(self.params)
-        body = " and ".join(cons) if cons else ""
-        domain = f"[{params}] -> {{ {name}[{', '.join(iters)}]{' : ' + body if body else ''} }}"
+        domain = self._domain(name, iters)
         beta = tuple(lp.position for lp in self._loops) + (self._take_position(),)
         stmt = Statement(name, iters, domain, beta, lhs, op, rhs, loc,
                          tuple(lp.direction for lp in self._loops),
                          tuple(c.loop for c in self._csr))
         self.statements.append(stmt)
         return name
+
+    def _domain(self, name: str, iters: tuple[str, ...]) -> str:
+        """isl text of the domain of statement `name` at the current point: the loop bounds
+        and conditions; those that hold a C '/' or '%' are intersected as isl sets."""
+        cons = [c for lp in self._loops for c in lp.constraints]
+        cons += [c for _, c in self._conds if isinstance(c, str)]
+        params = ", ".join(self.params)
+        body = " and ".join(cons) if cons else ""
+        domain = f"[{params}] -> {{ {name}[{', '.join(iters)}]{' : ' + body if body else ''} }}"
+        exprs = [c for _, c in self._conds if not isinstance(c, str)]
+        if not exprs and not any(lp.pieces for lp in self._loops):
+            return domain
+        # domain_set: [params] -> { S[iters] : every bound and condition }
+        domain_set = isl.Set(domain)
+        space = domain_set.get_space()
+        for lp in self._loops:
+            it = pw_aff(Var(lp.iterator), space, "loop iterator")
+            for side, term in lp.pieces:
+                bound = pw_aff(term, space, "loop bound")
+                domain_set = domain_set.intersect(it.ge_set(bound) if side == "lower"
+                                                  else it.le_set(bound))
+        for cond in exprs:
+            domain_set = domain_set.intersect(condition_set(cond, space))
+        return str(domain_set.coalesce())
 
     def _check_ref(self, ref: Ref, names: set[str]) -> None:
         arr = self.arrays.get(ref.array)
@@ -255,8 +292,23 @@ class ScopBuilder:
         for index in ref.index:
             if is_indirect(index):
                 self._check_indirect(ref, index, names)
+            elif has_c_division(index):
+                self._check_division_subscript(ref, index, names)
             else:
                 affine_text(index, names, "subscript")
+
+    def _check_division_subscript(self, ref: Ref, index: Expr, names: set[str]) -> None:
+        """A subscript with C '/' or '%' becomes a piecewise access (quasi_affine): only in an
+        access whose other subscripts are affine and whose statement has no CSR loop (a
+        may-access of a run-time range has no piecewise form here)."""
+        if self._csr or any(is_indirect(e) for e in ref.index):
+            where = ("is inside a loop whose bounds read arrays" if self._csr
+                     else "also has an indirect subscript")
+            raise UnsupportedConstruct(
+                f"C '/' or '%' in a subscript of '{ref.array}', an access that {where}: not "
+                "supported (only affine subscripts may accompany a run-time one)",
+                index.loc or ref.loc)
+        pw_aff(index, _space("", names), "subscript")
 
     def _check_indirect(self, ref: Ref, index: Expr, names: set[str]) -> None:
         """An indirect subscript (A[idx[i]], A[row[i] + 1], A[p[q[i]]]): each array it reads is
@@ -391,11 +443,22 @@ def _constant(expr: Expr) -> int | None:
 
 
 def _bound_text(term: Expr, names: set[str], side: str, iterator: str) -> str:
-    """isl text of one term of a loop bound; a min in a lower bound or a max in an upper bound
-    (a non-convex loop) gets its own message."""
+    """isl text of one term of a loop bound (checked by _check_convex)."""
+    _check_convex(term, side, iterator)
+    return affine_text(term, names, "loop bound")
+
+
+def _check_convex(term: Expr, side: str, iterator: str) -> None:
+    """A min in a lower bound or a max in an upper bound (a non-convex loop) gets its own
+    message."""
     wrong = "min" if side == "lower" else "max"
     if any(isinstance(e, BinOp) and e.op == wrong for e in walk(term)):
         raise NotAffineError(f"{side} bound of loop '{iterator}' takes a {wrong}(...): the "
                              f"loop would not be convex (only max in lower and min in upper "
                              "bounds are supported)", term.loc)
-    return affine_text(term, names, "loop bound")
+
+
+def _space(name: str, names: set[str]) -> isl.Space:
+    """A set space { name[names] } (sorted names: only for checking an expression early, at
+    the construct that holds it, before the statement's own space exists)."""
+    return isl.Set(f"{{ {name}[{', '.join(sorted(names))}] }}").get_space()

@@ -98,7 +98,6 @@ class ExprTranslator:
         self.unit = unit
         self.typedefs = typedefs
         self.scopes: list[dict[str, Binding]] = [bindings]
-        self.divisions: list[tuple[Expr, c_ast.Node]] = []  # C '/' taken as floor in subscripts
 
     def loc(self, node: c_ast.Node) -> SourceLoc:
         return self.unit.loc(node.coord)
@@ -162,16 +161,16 @@ class ExprTranslator:
         return BinOp(node.op, lhs, rhs, self.loc(node))
 
     def _division(self, node: c_ast.BinaryOp, lhs: Expr, rhs: Expr, ctx: str) -> Expr:
-        """C '/' in affine positions: floor division, valid where the numerator is >= 0."""
-        if ctx == "condition":
-            self.reject(node, "C division '/' in a condition (it rounds toward zero): use "
-                              "floord(a, d) / ceild(a, d)", NotAffineError)
-        if ctx == "subscript":
-            self.divisions.append((lhs, node))
-        elif not looks_nonnegative(lhs):
-            self.reject(node, f"C division '/' in a {'loop bound' if ctx == 'bound' else ctx} "
-                              "of a possibly negative value (it rounds toward zero): use "
-                              "floord(a, d) / ceild(a, d)", NotAffineError)
+        """C '/' in affine positions. In bounds, conditions and subscripts it stays C's
+        truncating '/', which ir.quasi_affine translates exactly for isl (a case split on
+        the sign of the numerator); an array size is floor division, refused where the
+        numerator may be negative (where trunc and floor differ the size is not positive)."""
+        if ctx != "size":
+            return BinOp("/", lhs, rhs, self.loc(node))
+        if not looks_nonnegative(lhs):
+            self.reject(node, "C division '/' in an array size of a possibly negative value "
+                              "(it rounds toward zero): use floord(a, d) / ceild(a, d)",
+                        NotAffineError)
         return BinOp("floordiv", lhs, rhs, self.loc(node))
 
     def _x_UnaryOp(self, node: c_ast.UnaryOp, ctx: str) -> Expr:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import islpy as isl
 from pycparser import c_ast
 
 from polycuda.errors import NotAffineError, UserError
@@ -25,7 +24,6 @@ from polycuda.frontend.c_expression import (
     describe,
 )
 from polycuda.frontend.c_preprocess import Unit
-from polycuda.ir.affine import affine_text
 from polycuda.ir.expr import BinOp, Const, Expr, Ref, Var, walk
 
 
@@ -192,10 +190,8 @@ class RegionTranslator(ExprTranslator):
         if isinstance(inner, c_ast.Assignment) and inner.op == "=":
             # a = b = e: the statement b = e, then a = b
             self._s_Assignment(inner)
-            self.divisions = []
             rhs: Expr = self.lvalue(inner.lvalue)
         else:
-            self.divisions = []
             rhs = self.expr(inner)
         self.add(self.lvalue(node.lvalue), node.op, rhs, node)
 
@@ -203,7 +199,6 @@ class RegionTranslator(ExprTranslator):
         if node.op not in INCDEC:
             self.reject(node, f"expression statement (operator '{node.op}') is not supported "
                               "inside a region")
-        self.divisions = []
         self.add(self.lvalue(node.expr), INCDEC[node.op], Const(1, loc=self.loc(node)), node)
 
     def lvalue(self, node: c_ast.Node) -> Ref:
@@ -222,22 +217,7 @@ class RegionTranslator(ExprTranslator):
         return target
 
     def add(self, lhs: Ref, op: str, rhs: Expr, node: c_ast.Node) -> None:
-        name = self.b.add_statement(lhs, op, rhs, self.loc(node))
-        self._check_divisions(name)
-
-    def _check_divisions(self, stmt_name: str) -> None:
-        """C '/' in subscripts rounds toward zero: it is floor only where the value is >= 0."""
-        stmt = self.b.statements[-1]
-        names = set(stmt.iterators) | set(self.b.params)
-        params, iters = ", ".join(self.b.params), ", ".join(stmt.iterators)
-        for numerator, node in self.divisions:
-            text = affine_text(numerator, names, "subscript")
-            negative = isl.Set(f"[{params}] -> {{ {stmt_name}[{iters}] : {text} < 0 }}")
-            if not isl.Set(stmt.domain).intersect(negative).is_empty():
-                self.reject(node, "C division '/' in a subscript of a value that can be "
-                                  "negative here (it rounds toward zero): use floord(a, d)",
-                            NotAffineError)
-        self.divisions = []
+        self.b.add_statement(lhs, op, rhs, self.loc(node))
 
     def _s_Decl(self, node: c_ast.Decl) -> None:
         ctype = c_type(node.type, self.typedefs)
@@ -275,7 +255,6 @@ class RegionTranslator(ExprTranslator):
             return
         if ctype.dims:
             self.reject(node.init, f"initializer of array '{node.name}' inside a region")
-        self.divisions = []
         self.add(Ref(ir_name, (), self.loc(node)), "=", self.expr(node.init), node)
 
     def fresh(self, name: str) -> str:

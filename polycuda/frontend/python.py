@@ -77,11 +77,14 @@ from polycuda.frontend.python_types import (
     _assigned_names,
     _cast,
     _const_value,
+    _float_floordiv,
+    _float_mod,
     _int_const,
     _int_floordiv,
     _int_mod,
     _is_int,
     _join,
+    _py_min_max,
     _shift,
     _Typed,
 )
@@ -548,10 +551,9 @@ class _Parser:
             return _Typed(expr, dtype)
         dtype = _join(a.dtype, b.dtype)
         x, y = _cast(a, dtype), _cast(b, dtype)
-        quotient = Call("floor", (BinOp("/", x, y, loc),), loc)
-        if not is_mod:
-            return _Typed(quotient, dtype)
-        return _Typed(BinOp("-", x, BinOp("*", y, quotient, loc), loc), dtype)
+        if is_mod:
+            return _Typed(_float_mod(x, y, dtype, loc), dtype)
+        return _Typed(_float_floordiv(x, y, dtype, loc), dtype)
 
     def _pow(self, a: _Typed, b: _Typed, loc: SourceLoc) -> _Typed:
         """x ** n: repeated multiplication for a literal 0 <= n <= 8, else pow() in floats."""
@@ -694,18 +696,18 @@ class _Parser:
         return _Typed(call, dtype)
 
     def _minmax(self, name: str, node: ast.Call) -> _Typed:
-        """min/max of numbers: BinOp min/max on integers, fmin/fmax on floats."""
+        """min/max of numbers: BinOp min/max on integers; on floats Python's comparisons
+        (NaN rules of the builtins, not C's fmin/fmax)."""
         loc = self.loc(node)
         if len(node.args) < 2:
             raise self.unsupported(node, f"{name}() of fewer than two numbers")
         args = [self._expr(a) for a in node.args]
         dtype = _arith_dtype(*(a.dtype for a in args))
+        if not _is_int(dtype):
+            return _Typed(_py_min_max(name, [_cast(a, dtype) for a in args], loc), dtype)
         result = _cast(args[0], dtype)
         for arg in args[1:]:
-            if _is_int(dtype):
-                result = BinOp(name, result, _cast(arg, dtype), loc)
-            else:
-                result = Call("f" + name, (result, _cast(arg, dtype)), loc)
+            result = BinOp(name, result, _cast(arg, dtype), loc)
         return _Typed(result, dtype)
 
     def _abs(self, t: _Typed, loc: SourceLoc) -> _Typed:

@@ -11,6 +11,7 @@ from polycuda.errors import (
 )
 from polycuda.ir.expr import (
     BinOp,
+    Call,
     Cast,
     Const,
     Expr,
@@ -99,6 +100,57 @@ def _int_mod(a: Expr, b: Expr, loc: SourceLoc) -> Expr:
     signs = BinOp("!=", BinOp("<", r, Const(0), loc), BinOp("<", b, Const(0), loc), loc)
     fix = BinOp("&&", BinOp("!=", r, Const(0), loc), signs, loc)
     return Ternary(fix, BinOp("+", r, b, loc), r, loc)
+
+
+def _float_mod(x: Expr, y: Expr, dtype: str, loc: SourceLoc) -> Expr:
+    """Python's x % y on floats (CPython's float_rem, numpy's npy_divmod): fmod, plus y when
+    the remainder is non-zero and its sign differs from y's; a zero remainder takes y's sign.
+    Not x - y * floor(x / y), which rounds (5.3 % 0.1 gave a negative remainder)."""
+    zero = Const(0.0, "double", loc)
+    r = _as(Call("fmod", (x, y), loc), dtype)
+    signs = BinOp("!=", BinOp("<", r, zero, loc), BinOp("<", y, zero, loc), loc)
+    nonzero = Ternary(signs, BinOp("+", r, y, loc), r, loc)
+    return Ternary(BinOp("!=", r, zero, loc), nonzero,
+                   _as(Call("copysign", (zero, y), loc), dtype), loc)
+
+
+def _float_floordiv(x: Expr, y: Expr, dtype: str, loc: SourceLoc) -> Expr:
+    """Python's x // y on floats (CPython's _float_div_mod): (x - fmod(x, y)) / y, less one
+    when the remainder's sign differs from y's, snapped to the nearest integer; a zero quotient
+    takes the sign of x / y. Not floor(x / y): 1.0 // 0.1 is 9.0, floor(1.0 / 0.1) is 10.0."""
+    zero, one = Const(0.0, "double", loc), Const(1.0, "double", loc)
+    m = _as(Call("fmod", (x, y), loc), dtype)
+    div = BinOp("/", BinOp("-", x, m, loc), y, loc)
+    signs = BinOp("!=", BinOp("<", y, zero, loc), BinOp("<", m, zero, loc), loc)
+    fix = BinOp("&&", BinOp("!=", m, zero, loc), signs, loc)
+    div = Ternary(fix, BinOp("-", div, _as(one, dtype), loc), div, loc)
+    low = _as(Call("floor", (div,), loc), dtype)
+    half = Const(0.5, "double", loc)
+    snapped = Ternary(BinOp(">", BinOp("-", div, low, loc), half, loc),
+                      BinOp("+", low, _as(one, dtype), loc), low, loc)
+    signed_zero = _as(Call("copysign", (zero, BinOp("/", x, y, loc)), loc), dtype)
+    return Ternary(BinOp("!=", div, zero, loc), snapped, signed_zero, loc)
+
+
+def _as(expr: Expr, dtype: str) -> Expr:
+    """A double-valued math call or constant kept in `dtype` (float arithmetic stays float,
+    as numpy's float32 operations do)."""
+    if dtype != "float":
+        return expr
+    if isinstance(expr, Const):
+        return Const(expr.value, "float", expr.loc)
+    return Cast("float", expr, expr.loc)
+
+
+def _py_min_max(name: str, args: list[Expr], loc: SourceLoc) -> Expr:
+    """Python's min/max of floats, folded left: max(a, b) is b if b > a else a, so a NaN
+    first argument is the result and a later NaN is skipped (max(nan, 0.0) is nan,
+    max(0.0, nan) is 0.0), where C's fmax/fmin drop every NaN."""
+    result = args[0]
+    for arg in args[1:]:
+        better = BinOp(">" if name == "max" else "<", arg, result, loc)
+        result = Ternary(better, arg, result, loc)
+    return result
 
 
 def _assigned_names(func: ast.FunctionDef) -> tuple[dict[str, int], set[str]]:

@@ -314,26 +314,38 @@ def _largest(pw_aff: isl.PwAff) -> int | None:
     """The maximum of a quasi-affine function of the parameters over all of them, or None if
     it is unbounded.
 
-    Piece by piece: the maximum over the hull of the pieces' union is the largest of the
-    maxima over each piece's hull, and an unbounded piece makes it unbounded. The hull of the
-    union is not computed: for a fuzz program (seed 7005, isl scheduler) a box extent of 11
-    pieces projected to 35 basic sets, whose hull took 36 s, twice; per piece, milliseconds.
+    Basic set by basic set of each piece: the maximum over the union is the largest of the
+    maxima over each basic set's hull, and an unbounded one makes it unbounded. No hull of a
+    union is computed: for a fuzz program (seed 7005, isl scheduler) a box extent of 11
+    pieces projected to 35 basic sets, whose hull took 36 s, twice; the hull of one piece of
+    81 basic sets did not finish in minutes (profile "large", seed 3); per basic set,
+    milliseconds.
     """
-    pieces: list[tuple[isl.Set, isl.Aff]] = []
-    pw_aff.foreach_piece(lambda domain, aff: pieces.append((domain, aff)))
     found = None
-    for domain, aff in pieces:
-        values = isl.Set.from_pw_aff(isl.PwAff.alloc(domain, aff))  # [params] -> { [e] }
-        nparam = values.dim(isl.dim_type.param)
-        values = values.move_dims(isl.dim_type.set, 1, isl.dim_type.param, 0, nparam)
-        # { [e] }; the hull drops the existentials that the projection leaves (with them isl
-        # cannot tell a bounded set from an unbounded one): a superset, so an upper bound
-        values = values.project_out(isl.dim_type.set, 1, nparam).polyhedral_hull()
-        if values.is_empty():
+    for values in _value_sets(pw_aff):  # { [e] }
+        # the hull drops the existentials that the projection leaves (with them isl cannot
+        # tell a bounded set from an unbounded one): a superset, so an upper bound
+        hull = isl.Set.from_basic_set(isl.Set.from_basic_set(values).polyhedral_hull())
+        if hull.is_empty():
             continue
-        if not values.is_bounded():
+        if not hull.is_bounded():
             return None
-        point = values.lexmax().sample_point()
+        point = hull.lexmax().sample_point()
         value = point.get_coordinate_val(isl.dim_type.set, 0).to_python()
         found = value if found is None else max(found, value)
     return found
+
+
+def _value_sets(pw_aff: isl.PwAff) -> list[isl.BasicSet]:
+    """The values of `pw_aff` as basic sets { [e] } with the parameters projected out, one or
+    more per basic set of each piece's domain."""
+    pieces: list[tuple[isl.Set, isl.Aff]] = []
+    pw_aff.foreach_piece(lambda domain, aff: pieces.append((domain, aff)))
+    result = []
+    for domain, aff in pieces:
+        for part in domain.get_basic_sets():
+            values = isl.Set.from_pw_aff(isl.PwAff.alloc(isl.Set.from_basic_set(part), aff))
+            nparam = values.dim(isl.dim_type.param)  # [params] -> { [e] }
+            values = values.move_dims(isl.dim_type.set, 1, isl.dim_type.param, 0, nparam)
+            result += values.project_out(isl.dim_type.set, 1, nparam).get_basic_sets()
+    return result

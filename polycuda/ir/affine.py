@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from polycuda.errors import IndirectSubscriptError, NotAffineError
-from polycuda.ir.expr import BinOp, Cast, Const, Expr, Ref, UnaryOp, Var, map_refs, walk
+from polycuda.ir.expr import BinOp, Cast, Const, Expr, Ref, Ternary, UnaryOp, Var, map_refs, walk
 
 _CMP = {"<": "<", "<=": "<=", ">": ">", ">=": ">=", "==": "="}
 
 
-def _const_int(expr: Expr) -> int | None:
+def const_int(expr: Expr) -> int | None:
     """The integer value of a constant affine expression, else None."""
     if isinstance(expr, Const) and isinstance(expr.value, int):
         return expr.value
@@ -16,13 +16,16 @@ def _const_int(expr: Expr) -> int | None:
         inner = _const_int(expr.operand)
         return None if inner is None else -inner
     if isinstance(expr, BinOp) and expr.op in ("+", "-", "*"):
-        a, b = _const_int(expr.lhs), _const_int(expr.rhs)
+        a, b = const_int(expr.lhs), const_int(expr.rhs)
         if a is None or b is None:
             return None
         return a + b if expr.op == "+" else a - b if expr.op == "-" else a * b
     if isinstance(expr, Cast) and expr.dtype in ("int", "long"):
-        return _const_int(expr.operand)
+        return const_int(expr.operand)
     return None
+
+
+_const_int = const_int
 
 
 def affine_text(expr: Expr, names: frozenset[str] | set[str], what: str = "expression") -> str:
@@ -30,9 +33,8 @@ def affine_text(expr: Expr, names: frozenset[str] | set[str], what: str = "expre
 
     Args:
         expr: the expression; integer constants, names, + - *, multiplication by a constant,
-            floordiv/ceildiv/"/" (C division, only where both sides are non-negative is it
-            equal to floor; we accept it only with a positive constant divisor and treat it
-            as floor, which the frontends restrict to bounds) and min/max are accepted.
+            floordiv/ceildiv by a positive constant are accepted. C's truncating '/' and '%'
+            are not: their exact translation is piecewise (ir.quasi_affine), never floor.
         names: iterators and parameters the expression may use.
         what: names the construct in the error ("subscript", "loop bound", ...).
     Raises:
@@ -59,7 +61,15 @@ def affine_text(expr: Expr, names: frozenset[str] | set[str], what: str = "expre
         return affine_text(expr.operand, names, what)
     if isinstance(expr, BinOp):
         return _binop_text(expr, names, what)
-    raise NotAffineError(f"{what} is not affine", getattr(expr, "loc", None))
+    raise not_affine(expr, what)
+
+
+def not_affine(expr: Expr, what: str) -> NotAffineError:
+    """The error for an expression node that no affine translation accepts."""
+    if isinstance(expr, Ternary):
+        return NotAffineError(f"{what} is not affine: it holds a conditional '?:' other than "
+                              "the min/max and floord/ceild patterns", expr.loc)
+    return NotAffineError(f"{what} is not affine", getattr(expr, "loc", None))
 
 
 def _binop_text(expr: BinOp, names: frozenset[str] | set[str], what: str) -> str:
@@ -74,7 +84,11 @@ def _binop_text(expr: BinOp, names: frozenset[str] | set[str], what: str) -> str
         if a is not None:
             return f"({a} * {affine_text(expr.rhs, names, what)})"
         return f"({b} * {affine_text(expr.lhs, names, what)})"
-    if op in ("floordiv", "ceildiv", "/"):
+    if op in ("/", "%"):
+        raise NotAffineError(f"{what} uses C '{op}' where only an affine expression without "
+                             "C division is accepted (C rounds toward zero, isl's floor does "
+                             "not)", expr.loc)
+    if op in ("floordiv", "ceildiv"):
         d = _const_int(expr.rhs)
         if d is None or d <= 0:
             raise NotAffineError(f"{what} divides by a non-constant or non-positive value "

@@ -3,15 +3,21 @@
 A library is cached under the sha256 of everything that determines it: the source text, the
 target, the full compiler command, the compiler's version and the GPU arch. Writes go through
 a temporary file and a rename, so parallel builds of the same source never see a half file.
+Inside `with address_sanitizer():` the host targets c, openmp and reference build with
+AddressSanitizer (no access may leave its array); the process must load libasan first
+(LD_PRELOAD, see asan_preload), as tests/unit/test_asan.py does.
 """
 
 from __future__ import annotations
 
 import hashlib
+import contextlib
+import contextvars
 import json
 import os
 import subprocess
 import tempfile
+from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
 
@@ -29,6 +35,41 @@ _BASE_FLAGS = {
     "emulate": ("-std=c++20", "-O1", "-pthread"),
 }
 _COMPILE_TIMEOUT_S = 600
+ASAN_TARGETS = ("c", "openmp", "reference")  # the emulator's fibers switch stacks
+ASAN_FLAGS = ("-fsanitize=address", "-fno-omit-frame-pointer", "-g")
+_SANITIZE: contextvars.ContextVar[bool] = contextvars.ContextVar("polycuda_asan", default=False)
+
+
+@contextlib.contextmanager
+def address_sanitizer() -> Iterator[None]:
+    """Builds of c, openmp and reference inside the block use -fsanitize=address (cached
+    apart: the flags are part of the command, hence of the key). Loading such a library
+    needs libasan loaded first: run the process with LD_PRELOAD=asan_preload().
+
+    Example:
+        >>> with address_sanitizer():                                  # doctest: +SKIP
+        ...     prog.verify(targets=("c", "openmp"))
+    """
+    token = _SANITIZE.set(True)
+    try:
+        yield
+    finally:
+        _SANITIZE.reset(token)
+
+
+def asan_preload() -> str:
+    """Path of the C compiler's libasan.so (for LD_PRELOAD of a process that loads
+    libraries built under address_sanitizer()).
+
+    Raises:
+        ToolNotFoundError: no C compiler.
+        BuildError: the compiler has no libasan.
+    """
+    cmd = [device.find_cc(), "-print-file-name=libasan.so"]
+    path = run_compiler(cmd).strip()
+    if not os.path.isabs(path):
+        raise BuildError(cmd, f"no libasan.so next to the C compiler (it printed {path!r})")
+    return path
 
 
 def cache_dir() -> Path:
@@ -152,6 +193,8 @@ def compile_command(target: str, compiler: str, src: Path, out: Path,
                     shared: bool = True) -> list[str]:
     """The compiler command line building `src` into `out` (a .so, or a .o if not shared)."""
     cmd = [compiler, *_BASE_FLAGS[target]]
+    if _SANITIZE.get() and target in ASAN_TARGETS:
+        cmd += ASAN_FLAGS
     if target == "cuda":
         cmd += [f"-arch={arch or device.DEFAULT_ARCH}", "-Xcompiler", "-fPIC"]
     else:

@@ -15,7 +15,6 @@ import operator
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -225,10 +224,13 @@ class PreparedCall:
         """Run the entry.
 
         Raises:
+            ZeroDivisionError: the region divided Python numbers by 0 (as Python would).
             LaunchError: it returned nonzero (or left an emulated CUDA error): code and message.
         """
         if self.kernel.target != "emulate":
             rc = self.fn(*self.cargs)
+            if rc in abi.ZERO_DIVISION_MESSAGES:  # codegen/zero_division.py
+                raise ZeroDivisionError(abi.ZERO_DIVISION_MESSAGES[rc])
             if rc != 0:
                 raise LaunchError(f"{self.fn.__name__} ({self.kernel.target}) returned "
                                   f"{_error_name(rc, self.kernel.scop)}")
@@ -247,6 +249,8 @@ class PreparedCall:
             for info in registered:
                 lib.pc_emu_unregister_device(ctypes.c_void_p(info.ptr))
         code, message = emulate.take_error(lib)
+        if rc in abi.ZERO_DIVISION_MESSAGES and not code:
+            raise ZeroDivisionError(abi.ZERO_DIVISION_MESSAGES[rc])
         if rc or code:
             raise LaunchError(f"{self.fn.__name__} (emulated) failed with "
                               f"{_error_name(rc or code, self.kernel.scop)}"
@@ -320,10 +324,15 @@ def check_no_overlap(infos: dict[str, arrays.ArrayInfo], written: set[str]) -> N
     """
     spans = sorted((info.ptr, info.ptr + info.nbytes, name) for name, info in infos.items()
                    if info.nbytes > 0)
-    for (a0, a1, a), (b0, _, b) in pairwise(spans):
-        if b0 < a1 and (a in written or b in written):
-            raise LaunchError(f"arguments '{a}' and '{b}' share memory, and the region writes "
-                              f"{a if a in written else b}; pass distinct arrays")
+    # every later span that starts inside this one, not only the next: a large array read
+    # may hold a small one read and, past it, one written
+    for k, (_, a1, a) in enumerate(spans):
+        for b0, _, b in spans[k + 1:]:
+            if b0 >= a1:
+                break
+            if a in written or b in written:
+                raise LaunchError(f"arguments '{a}' and '{b}' share memory, and the region "
+                                  f"writes {a if a in written else b}; pass distinct arrays")
 
 
 def _error_name(code: int, scop: Scop | None = None) -> str:

@@ -1,9 +1,12 @@
-"""Bounded solver calls: a scheduler or AST build runs in a forked child under a wall-clock
-budget and an isl operation quota, and hands back its result as text (or gives up).
+"""Bounded solver calls: a scheduler, the AST build or another isl-heavy step runs in a forked
+child under a limit of isl operations (the work bound: same input and options, same outcome on
+any machine) and a wall-clock safety net (a compile that reaches it fails; it never changes
+the code), and hands back its result as text (or gives up).
 
-isl checks its operation quota (and isl_ctx_abort) only when it allocates, not inside the
-simplex of its own scheduler, and islpy holds the GIL during a call, so neither the quota nor a
-timer thread bounds one long call; a child process that the parent kills does.
+What isl counts (isl_ctx_next_operation, checked against the context's max_operations): every
+isl_malloc/calloc/realloc and every simplex pivot (isl_tab_pivot), so the quota bounds isl's
+own scheduler, lexmin and the AST build inside one long call too. islpy holds the GIL during a
+call, so only a separate process lets a clock stop one: the child, killed by the parent.
 """
 
 from __future__ import annotations
@@ -14,20 +17,36 @@ import select
 import signal
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TypeVar
 
 import islpy as isl
 
+from polycuda.errors import SolverTimeoutError
+
 T = TypeVar("T")
 
-# isl operations (basic set/map allocations) one bounded call may make: far above what the
-# suite's kernels need, it stops set-operation blow-ups deterministically, before the clock.
+# isl operations of an unbounded helper (analysis/affine_writers.py: set operations on one
+# write relation, no scheduler): far above what the suite's kernels need.
 MAX_OPERATIONS = 50_000_000
+_QUOTA_MESSAGE = "maximal number of operations exceeded"
+
+
+@dataclass(frozen=True)
+class Limit:
+    """The work limit of one bounded call: isl operations, and the Options field that sets it
+    (named in the warning)."""
+
+    operations: int
+    option: str
+
+    def scaled(self, share: float, option: str | None = None) -> Limit:
+        return Limit(max(1, int(self.operations * share)), option or self.option)
 
 
 class SolverGaveUp(Exception):
-    """A bounded call that ran out of its budget or failed; internal: the pipeline falls back
-    and says so in a PolycudaWarning, this never reaches the user."""
+    """A bounded call that ran out of its work limit or failed; internal: the pipeline falls
+    back and says so in a PolycudaWarning, this never reaches the user."""
 
     def __init__(self, what: str, reason: str):
         self.what = what
@@ -35,75 +54,109 @@ class SolverGaveUp(Exception):
         super().__init__(f"{what}: {reason}")
 
 
-def bounded_context(ctx: isl.Context) -> None:
-    """Start counting isl operations on `ctx` afresh, up to MAX_OPERATIONS."""
+class OutOfWork(Exception):
+    """Raised by Python-level loops that count their own work (pluto's ILP solves) when they
+    reach their limit: the bounded call gives up, as on isl's quota."""
+
+
+def bounded_context(ctx: isl.Context, operations: int = MAX_OPERATIONS) -> None:
+    """Start counting isl operations on `ctx` afresh, up to `operations`."""
     ctx.reset_operations()
-    ctx.set_max_operations(MAX_OPERATIONS)
+    ctx.set_max_operations(operations)
 
 
-def run_bounded(fn: Callable[[], T], budget_s: float, what: str,
-                give_up_on: tuple[type[BaseException], ...] = ()) -> T:
-    """fn() computed in a forked child within `budget_s` seconds of wall-clock time.
+def quota_reached(ctx: isl.Context) -> bool:
+    """Whether `ctx`'s operation quota is spent: one more allocation fails. Some isl functions
+    turn an inner error into a weaker answer instead of failing, so a result computed while
+    the quota ran out is not trusted."""
+    try:
+        isl.Set.universe(isl.Space.set_alloc(ctx, 0, 0))
+    except isl.Error as err:
+        return _QUOTA_MESSAGE in str(err)
+    return False
+
+
+def run_bounded(fn: Callable[[], T], ctx: isl.Context, limit: Limit, what: str,
+                timeout_s: float, give_up_on: tuple[type[BaseException], ...] = ()) -> T:
+    """fn() computed in a forked child, within `limit` isl operations on `ctx`.
 
     Args:
         fn: returns a picklable result without isl objects (an isl schedule as text, generated
-            source, a Scop); it should call bounded_context() on the isl context it works in.
-        budget_s: wall-clock seconds; the child is killed when they run out.
+            source, a Scop); its isl work happens on `ctx` (what the limit counts).
+        ctx: the isl context fn works in; its count starts at 0 in the child.
+        limit: isl operations allowed, and the Options field that sets them.
         what: names the call in the SolverGaveUp reason ("pluto scheduler").
+        timeout_s: the wall-clock safety net (Options.solver_timeout_s): minutes, far above any
+            normal compile; reaching it is an error, not a fallback.
         give_up_on: exception types of fn that mean "no result" (turned into SolverGaveUp);
             any other exception is re-raised here as it was raised in the child.
     Returns:
         fn()'s result, as the parent's copy.
     Raises:
-        SolverGaveUp: the budget ran out, the isl operation quota ran out, or fn raised one
-            of `give_up_on`.
+        SolverGaveUp: the operation limit ran out, or fn raised OutOfWork or one of
+            `give_up_on`: the same on every run of the same input and options.
+        SolverTimeoutError: the safety net fired (a machine far too slow, or a limit set far
+            too high): the compile fails with a clear message instead of using other code.
 
     Example:
-        text = run_bounded(lambda: str(isl_schedule(scop, ctx, dep_map)), 5.0, "isl scheduler")
+        text = run_bounded(lambda: str(isl_schedule(scop, ctx, dep_map)), ctx,
+                           Limit(options.schedule_operations, "schedule_operations"),
+                           "isl scheduler", options.solver_timeout_s)
         schedule = isl.Schedule.read_from_str(ctx, text)
     """
-    if not hasattr(os, "fork"):  # no fork (Windows): only the operation quota bounds it
-        return _outcome(_call(fn, give_up_on), what)
+    if not hasattr(os, "fork"):  # no fork (Windows): the work limit alone bounds it
+        try:
+            return _outcome(_call(fn, ctx, limit, give_up_on), what)
+        finally:
+            ctx.set_max_operations(0)
     read_fd, write_fd = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: compute, send, leave without running the parent's atexit code
         os.close(read_fd)
         try:
-            _send(write_fd, _call(fn, give_up_on))
+            _send(write_fd, _call(fn, ctx, limit, give_up_on))
         finally:
             os._exit(0)
     os.close(write_fd)
+    data = None  # also when the wait is interrupted (KeyboardInterrupt, a caller's alarm)
     try:
-        data = _receive(read_fd, time.monotonic() + budget_s)
+        data = _receive(read_fd, time.monotonic() + timeout_s)
     finally:
         os.close(read_fd)
-        if data is None:
+        if data is None:  # no child is left running behind the caller
             os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
     if data is None:
-        raise SolverGaveUp(what, f"wall-clock budget of {budget_s:g} s ran out "
-                                 "(Options.schedule_budget_s)")
+        raise SolverTimeoutError(
+            f"{what} ran past the wall-clock safety net of {timeout_s:g} s "
+            f"(Options.solver_timeout_s) before reaching its work limit of {limit.operations} "
+            f"isl operations (Options.{limit.option}); the compile stops rather than use other "
+            "code: raise solver_timeout_s or lower the work limit")
     if not data:
         raise SolverGaveUp(what, "the solver process died without a result")
     return _outcome(pickle.loads(data), what)
 
 
-def _call(fn: Callable[[], T], give_up_on: tuple[type[BaseException], ...]) -> tuple:
+def _call(fn: Callable[[], T], ctx: isl.Context, limit: Limit,
+          give_up_on: tuple[type[BaseException], ...]) -> tuple:
+    bounded_context(ctx, limit.operations)
+    out_of_work = ("gave_up", f"isl operation limit of {limit.operations} ran out "
+                              f"(Options.{limit.option})")
     try:
-        return ("ok", fn())
-    except isl.Error as err:
-        return ("gave_up", _isl_reason(err))
+        result = fn()
+    except isl.Error as err:  # a parser out of quota says "syntax error": asked again
+        if _QUOTA_MESSAGE in str(err) or quota_reached(ctx):
+            return out_of_work
+        return ("gave_up", f"isl failed: {err}"[:500])
+    except OutOfWork as err:
+        return ("gave_up", str(err)[:500])
     except give_up_on as err:
+        if quota_reached(ctx):  # an isl error seen through a PolycudaError
+            return out_of_work
         return ("gave_up", f"{type(err).__name__}: {err}"[:500])
     except Exception as err:  # noqa: BLE001 (re-raised in the parent)
         return ("raise", err)
-
-
-def _isl_reason(err: isl.Error) -> str:
-    text = str(err)
-    if "maximal number of operations" in text:
-        return f"isl operation quota of {MAX_OPERATIONS} ran out"
-    return f"isl failed: {text}"[:500]
+    return out_of_work if quota_reached(ctx) else ("ok", result)
 
 
 def _outcome(result: tuple, what: str):

@@ -1,6 +1,7 @@
 """The scheduler fallback chain: the requested scheduler, then isl's, then isl's with every
 strongly connected component in its own loop nest, then the original program order; each
-solver call bounded (budget.py) and its result checked legal before it is used.
+solver call bounded by a count of its work (budget.py) and its result checked legal before it
+is used. A step given up is always reported: a PolycudaWarning and a note for `show schedule`.
 
 The last step, the identity schedule from the statements' 2d+1 positions, is always legal
 (every dependence goes forward in the original order) and sequential: it needs no solver.
@@ -15,11 +16,14 @@ from dataclasses import dataclass
 import islpy as isl
 
 from polycuda.errors import IllegalScheduleError, PolycudaError, PolycudaWarning
+from polycuda.ir import isl_build
 from polycuda.ir.scop import Scop
 from polycuda.options import Options
 from polycuda.schedule import budget, isl_scheduler, legality
 
-FALLBACK_SHARE = 0.25  # of Options.schedule_budget_s, for each fallback scheduler
+# Each fallback scheduler's share of Options.schedule_operations: the chain's worst case stays
+# near 1.5 times the requested scheduler's limit.
+FALLBACK_SHARE = 0.25
 ORIGINAL_ORDER = "the original program order (sequential)"
 DISTRIBUTED = "isl scheduler with distributed SCCs"
 SUPERPOSITION = "superposition scheduler"
@@ -31,7 +35,8 @@ class Attempt:
 
     name: str
     compute: Callable[[Scop, isl.Context, isl.UnionMap], isl.Schedule]
-    budget_s: float
+    limit: budget.Limit
+    max_constraints: int  # Options.schedule_max_constraints (problem_size)
 
 
 def requested_name(options: Options) -> str:
@@ -57,7 +62,8 @@ def _requested(scop: Scop, ctx: isl.Context, dep_map: isl.UnionMap, options: Opt
         return superposition.superposition_schedule(scop, ctx, dep_map, options.max_mapped_dims)
     from polycuda.schedule import pluto
 
-    return pluto.pluto_schedule(scop, balanced=options.balanced_wavefront, ctx=ctx)
+    return pluto.pluto_schedule(scop, balanced=options.balanced_wavefront, ctx=ctx,
+                                max_ilp_solves=options.pluto_ilp_solves)
 
 
 def _distributed(scop: Scop, ctx: isl.Context, dep_map: isl.UnionMap) -> isl.Schedule:
@@ -69,31 +75,58 @@ def _distributed(scop: Scop, ctx: isl.Context, dep_map: isl.UnionMap) -> isl.Sch
 
 def attempts(options: Options) -> tuple[Attempt, ...]:
     """The solver steps of the chain, in order (the original order follows them)."""
-    full, share = options.schedule_budget_s, options.schedule_budget_s * FALLBACK_SHARE
+    full = budget.Limit(options.schedule_operations, "schedule_operations")
+    share = full.scaled(FALLBACK_SHARE)
+    size = options.schedule_max_constraints
     chain = [Attempt(requested_name(options),
-                     lambda s, c, d: _requested(s, c, d, options), full)]
+                     lambda s, c, d: _requested(s, c, d, options), full, size)]
     if options.scheduler in ("pluto", "superposition"):
-        chain.append(Attempt("isl scheduler", isl_scheduler.isl_schedule, share))
+        chain.append(Attempt("isl scheduler", isl_scheduler.isl_schedule, share, size))
     if options.scheduler != "isl-distributed":
-        chain.append(Attempt(DISTRIBUTED, _distributed, share))
+        chain.append(Attempt(DISTRIBUTED, _distributed, share, size))
     return tuple(chain)
 
 
-def bounded_schedule(attempt: Attempt, scop: Scop, ctx: isl.Context, dep_map: isl.UnionMap
-                     ) -> isl.Schedule:
-    """attempt's schedule, computed and checked legal within its budget.
+def problem_size(dep_map: isl.UnionMap) -> int:
+    """The size of the scheduling problem of `dep_map`: the constraints and dimensions of
+    every basic map of it, summed (the Farkas duals of these rows are the schedulers' ILP).
+
+    isl counts one operation per pivot, whatever the tableau's size: on a problem of many
+    statements and dependences one operation costs far more (the 20-statement 5-deep random
+    region: under 2 million operations, minutes of isl's scheduler), so the size is bounded
+    too, before any solver runs.
+
+    # dep_map: { S[i] -> T[j] } every dependence
+    """
+    total = 0
+    for dep in isl_build.maps_of(dep_map):
+        width = dep.dim(isl.dim_type.in_) + dep.dim(isl.dim_type.out)
+        for bmap in dep.get_basic_maps():
+            total += len(bmap.get_constraints()) + width
+    return total
+
+
+def bounded_schedule(attempt: Attempt, scop: Scop, ctx: isl.Context, dep_map: isl.UnionMap,
+                     timeout_s: float) -> isl.Schedule:
+    """attempt's schedule, computed and checked legal within its work limit.
 
     # dep_map: { S[i] -> T[j] } every dependence, within the context
     Raises:
-        budget.SolverGaveUp: out of budget, no schedule, or an illegal one.
+        budget.SolverGaveUp: out of its work limit, no schedule, or an illegal one.
+        SolverTimeoutError: past the wall-clock safety net `timeout_s`.
     """
+    size = problem_size(dep_map)
+    if size > attempt.max_constraints:
+        raise budget.SolverGaveUp(attempt.name, f"its dependences have {size} constraints, above "
+                                  f"the limit of {attempt.max_constraints} "
+                                  "(Options.schedule_max_constraints)")
+
     def compute() -> str:
-        budget.bounded_context(ctx)
         schedule = attempt.compute(scop, ctx, dep_map)
         legality.check(schedule, dep_map, attempt.name)
         return str(schedule)
 
-    text = budget.run_bounded(compute, attempt.budget_s, attempt.name,
+    text = budget.run_bounded(compute, ctx, attempt.limit, attempt.name, timeout_s,
                               give_up_on=(PolycudaError,))
     return isl.Schedule.read_from_str(ctx, text)
 
@@ -110,7 +143,7 @@ def schedules(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl.Union
     """
     for attempt in attempts(options):
         try:
-            schedule = bounded_schedule(attempt, scop, ctx, dep_map)
+            schedule = bounded_schedule(attempt, scop, ctx, dep_map, options.solver_timeout_s)
         except budget.SolverGaveUp as gave_up:
             give_up(scop, gave_up.what, gave_up.reason)
             if notes is not None:

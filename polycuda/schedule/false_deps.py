@@ -273,7 +273,7 @@ def _renumbered(scop: Scop, ctx: isl.Context) -> Scop:
     return dataclasses.replace(scop, statements=tuple(stmts))
 
 
-def eliminate_false_deps(scop: Scop) -> Scop:
+def eliminate_false_deps(scop: Scop, ctx: isl.Context | None = None) -> Scop:
     """Di et al. 2012, Algorithm 2: copy arrays to remove parallelism-hindering anti dependences.
 
     Each read that is the source of a hindering anti dependence carried at loop depth l
@@ -283,9 +283,10 @@ def eliminate_false_deps(scop: Scop) -> Scop:
     holds exactly the values it read. Statements are renumbered in textual order. One pass:
     the copies bring false dependences of their own (Figure 8), which are not revisited.
 
-    Returns the scop unchanged when nothing can be eliminated.
+    Returns the scop unchanged when nothing can be eliminated. `ctx`: the isl context to work
+    in (a new one by default; the pipeline passes one whose operations it counts).
     """
-    ctx = isl.Context()
+    ctx = ctx or isl.Context()
     original = scop
     for plan in _plans(scop, ctx):
         scop = _apply(scop, plan, ctx)
@@ -294,12 +295,16 @@ def eliminate_false_deps(scop: Scop) -> Scop:
 
 def carried_loops(scop: Scop, stmt: Statement, ctx: isl.Context) -> set[int]:
     """The loops of `stmt` (0-based depths) that carry a dependence of `scop` (any kind,
-    between any two statements inside that loop).
+    between any two statements inside that loop)."""
+    return _carried(scop, stmt, dependences.untagged_union(scop, ctx))
 
-    # deps: { S[i] -> T[j] } every dependence, all kinds
+
+def _carried(scop: Scop, stmt: Statement, dep_map: isl.UnionMap) -> set[int]:
+    """carried_loops() of the dependences `dep_map` of `scop`.
+
+    # dep_map: { S[i] -> T[j] } dependences of any kind
     """
-    deps = dependences.untagged_union(scop, ctx).intersect_params(
-        isl_build.context_set(scop, ctx))
+    deps = dep_map.intersect_params(isl_build.context_set(scop, dep_map.get_ctx()))
     carried = set()
     for dep in isl_build.maps_of(deps):
         src = scop.statement(dep.get_tuple_name(isl.dim_type.in_))
@@ -337,12 +342,22 @@ def copy_original_reads(scop: Scop) -> Scop:
             if dep.source_access not in refs:
                 refs.append(dep.source_access)
     result = scop
+    maps = dependences.dependence_maps(scop, ctx)  # (flow, false), tagged
+    redirected: frozenset[str] = frozenset()
     for (name, array), refs in groups.items():
         candidate = _apply(result, _Copy(name, array, 1, tuple(refs)), ctx)
-        stmt = result.statement(name)
-        if candidate is not result and len(carried_loops(candidate, candidate.statement(name),
-                                                         ctx)) < len(
-                carried_loops(result, stmt, ctx)):
-            result = candidate
+        if candidate is result:
+            continue
+        # The loops carrying a dependence around `name` in `candidate`, from the dependences
+        # of `scop` (computed once, not once per candidate): a copy taken outside every loop
+        # shares no loop with any statement, so its own dependences carry none of them; the
+        # redirected reads lose theirs; every other read keeps its flow (last write before
+        # it) and anti (first write after it) dependences, and the writes their output ones,
+        # since the copies write only new arrays and keep the statements' relative order.
+        stmt = scop.statement(name)
+        fewer = redirected | frozenset(refs)
+        if len(_carried(scop, stmt, dependences.untag(*maps, without_refs=fewer))) < len(
+                _carried(scop, stmt, dependences.untag(*maps, without_refs=redirected))):
+            result, redirected = candidate, fewer
     return _renumbered(result, ctx) if result is not scop else scop
 

@@ -20,11 +20,30 @@ from polycuda.analysis import dependences
 from polycuda.errors import PolycudaError
 from polycuda.ir import isl_build
 from polycuda.ir.scop import Scop
-from polycuda.schedule import farkas
+from polycuda.schedule import budget, farkas
 from polycuda.schedule.farkas import LinExpr, LinRow, lin_add, lin_row
 
 Row = tuple[tuple[int, ...], int]  # one hyperplane of one statement: (iterator coeffs, shift)
 MAX_CHOICES = 256  # largest disjunction tried by the exact independence fallback
+
+
+class IlpCounter:
+    """The ILP solves one schedule may still make (Options.pluto_ilp_solves): a count, so that
+    the same input gives up at the same point on every machine (None: no limit)."""
+
+    def __init__(self, limit: int | None):
+        self.limit, self.used = limit, 0
+
+    def spend(self) -> None:
+        """Count one solve.
+
+        Raises:
+            budget.OutOfWork: the limit is reached (the bounded call gives up).
+        """
+        if self.limit is not None and self.used >= self.limit:
+            raise budget.OutOfWork(f"pluto's limit of {self.limit} ILP solves ran out "
+                                   "(Options.pluto_ilp_solves)")
+        self.used += 1
 
 
 @dataclass(frozen=True)
@@ -72,6 +91,7 @@ class Problem:
     dims: dict[str, int]
     spaces: dict[str, isl.Space]  # [params] -> { S[i] }
     balanced: bool
+    solves: IlpCounter  # mutable: counts the ILP solves of the whole schedule
 
 
 class Layout:
@@ -175,8 +195,8 @@ def _independence(prob: Problem, lay: Layout, ilp: farkas.Ilp, hist: dict[str, l
         exact: list[LinRow] = []
         for vec in farkas.kernel_basis(prob.ctx, hist[s], n):
             along = lin_add(*[(v, c) for v, c in zip(vec, lay.coeffs(s))])
-            signs = [sign for sign in (1, -1)
-                     if ilp.feasible([lin_row({k: sign * v for k, v in along.items()}, -1)])]
+            signs = [sign for sign in (1, -1) if _feasible(prob, ilp, lin_row(
+                {k: sign * v for k, v in along.items()}, -1))]
             exact += [lin_row({k: sign * v for k, v in along.items()}, -1) for sign in signs]
             if signs:
                 combined = lin_add((1, combined), (signs[0], along))
@@ -194,15 +214,22 @@ def _solve_row(prob: Problem, lay: Layout, ilp: farkas.Ilp, hist: dict[str, list
     if indep is None:
         return None
     rows, choices = indep
+    prob.solves.spend()
     sol = ilp.lexmin(rows)
     n_choices = 1
     for c in choices:
         n_choices *= len(c)
     if sol is None and choices and n_choices <= MAX_CHOICES:
+        prob.solves.spend()
         sol = ilp.lexmin([], choices)
     if sol is None:
         return None
     return {s: lay.decode(sol, s) for s in lay.stmts}
+
+
+def _feasible(prob: Problem, ilp: farkas.Ilp, row: LinRow) -> bool:
+    prob.solves.spend()
+    return ilp.feasible([row])
 
 
 def _strict_rows(prob: Problem, lay: Layout, deps: list[Dep], duals: list, hist: dict
@@ -367,10 +394,12 @@ def _reachable(start: str, succ: dict[str, set[str]]) -> set[str]:
     return seen
 
 
-def problem(scop: Scop, ctx: isl.Context, balanced: bool) -> Problem:
+def problem(scop: Scop, ctx: isl.Context, balanced: bool, max_ilp_solves: int | None = None
+            ) -> Problem:
     spaces = {s.name: isl_build.domain_set(s, ctx).get_space() for s in scop.statements}
     return Problem(ctx, scop.params, tuple(s.name for s in scop.statements),
-                   {s.name: len(s.iterators) for s in scop.statements}, spaces, balanced)
+                   {s.name: len(s.iterators) for s in scop.statements}, spaces, balanced,
+                   IlpCounter(max_ilp_solves))
 
 
 def _dependences(scop: Scop, ctx: isl.Context) -> list[Dep]:
@@ -401,8 +430,8 @@ def pluto_tree(scop: Scop, *, balanced: bool = False, ctx: isl.Context | None = 
                           {s: [] for s in prob.order})
 
 
-def pluto_schedule(scop: Scop, *, balanced: bool = False, ctx: isl.Context | None = None
-                   ) -> isl.Schedule:
+def pluto_schedule(scop: Scop, *, balanced: bool = False, ctx: isl.Context | None = None,
+                   max_ilp_solves: int | None = None) -> isl.Schedule:
     """Tiling hyperplanes by Pluto's algorithm, as an isl schedule tree.
 
     Args:
@@ -410,19 +439,21 @@ def pluto_schedule(scop: Scop, *, balanced: bool = False, ctx: isl.Context | Non
         balanced: add Di et al. 2012, Theorem 2 (eq. (4) for k = 1): the first hyperplane of
             every statement carries all its self dependences (balanced intra-tile wavefronts).
         ctx: the isl context of the result (a new one by default).
+        max_ilp_solves: the most ILP solves (Options.pluto_ilp_solves; None: no limit).
     Returns:
         A schedule whose domain is the statement domains within the context; bands are
         permutable, members coincident where parallel; sequences where statements were
         distributed.
     Raises:
         PolycudaError: when no legal hyperplane or distribution exists (rare; use "isl").
+        budget.OutOfWork: past max_ilp_solves.
 
     Example:
         sched = pluto_schedule(scop, balanced=True)
         report.schedule_json(scop, sched)   # hyperplanes per statement
     """
     ctx = ctx or isl.Context()
-    prob = problem(scop, ctx, balanced)
+    prob = problem(scop, ctx, balanced, max_ilp_solves)
     tree = schedule_group(prob, prob.order, _dependences(scop, ctx), {s: [] for s in prob.order})
     domain = isl_build.domain_union(scop, ctx)
     root = isl.Schedule.from_domain(domain).get_root().child(0)

@@ -2,7 +2,8 @@
 Fig. 5; Baskaran et al. 2008, "model-driven empirical search"): enumerate every layout that
 meets the constraints (excluded ones are logged with the reason before anything runs),
 rank them by the execution-time model, then, on a GPU, measure the model's top k and keep the
-fastest. Results are cached per (kernel source, options, GPU, sizes)."""
+fastest. Measured results are cached per (kernel source, options, GPU, sizes); the model's
+choice alone (no GPU) is not."""
 
 from __future__ import annotations
 
@@ -468,17 +469,30 @@ def cache_key(scop, options: Options, gpu: str, sizes: dict[str, int] | None) ->
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
+NO_GPU = "no GPU"
+
+
 def gpu_name() -> str:
-    """The name tune results are filed under: the GPU's (nvidia-smi), or "no GPU"."""
+    """The name tune results are filed under: the GPU's (nvidia-smi), or NO_GPU."""
     from polycuda.runtime import device
 
     info = device.gpu_info()
-    return info.name if info else "no GPU"
+    return info.name if info else NO_GPU
 
 
 def lookup(scop, options: Options, cache: Path | None = None) -> TuneResult | None:
-    """The latest tune result of this region and options on this GPU, whatever its sizes."""
-    return cached_result(cache_key(scop, options, gpu_name(), None), cache)
+    """The latest tune result of this region and options measured on this GPU, whatever its
+    sizes (results are filed by GPU name: cache_key). None for a result whose choice was
+    not measured (the model's choice without a GPU, filed by polycuda before tune stopped
+    storing those): a compile takes sizes that ran, never a model's guess for another GPU.
+    Without a GPU, only results of a `measure` given to tune are filed (under NO_GPU)."""
+    found = cached_result(cache_key(scop, options, gpu_name(), None), cache)
+    return found if found is not None and was_measured(found) else None
+
+
+def was_measured(result: TuneResult) -> bool:
+    """Whether `result`'s choice was measured (on the GPU, or by tune's `measure`)."""
+    return result.measured and result.measured_s_of_choice() is not None
 
 
 def cached_result(key: str, root: Path | None = None) -> TuneResult | None:
@@ -539,7 +553,7 @@ def tune(prog, sizes: dict[str, int], *, top_k: int = 5, budget_s: float = 60.0,
     values = resolve_sizes(prog.scop, sizes)
     options = prog.options.replace(target="cuda")
     key = cache_key(prog.scop, options, gpu_name(), values)
-    if use_cache and (hit := cached_result(key, cache)):
+    if use_cache and (hit := cached_result(key, cache)) and was_measured(hit):
         progress and progress(f"cached result {result_path(key, cache)}")
         return hit
     probe_count = PROBES if probe_count is None else probe_count
@@ -550,6 +564,13 @@ def tune(prog, sizes: dict[str, int], *, top_k: int = 5, budget_s: float = 60.0,
         result = _tune_layouts(prog, values, sizes, top_k, budget_s, measure, progress, refit,
                                local_rounds, probe_count)
     result = dataclasses.replace(result, seconds=time.perf_counter() - start)
+    if not was_measured(result):
+        # the model's choice for the calibration's GPU, not this machine's: filed, it would
+        # become every later compile's sizes without having run anywhere (issue 40)
+        progress and progress("not cached: the choice was not measured (no GPU), so compiles "
+                              "keep their default sizes; --dump-sizes FILE writes these "
+                              "sizes for --sizes FILE")
+        return result
     store(key, result, cache)
     store(cache_key(prog.scop, options, gpu_name(), None), result, cache)  # lookup()'s
     return result

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import random
 
-from tests.fuzz.tree import Access, Aff, Assign, FuzzProgram, If, Loop, Node
+from tests.fuzz.tree import Access, Aff, Assign, DivAff, Expr, FuzzProgram, If, Loop, Node
 
 PRELUDE = ("#include <math.h>\n"
            "#define min(x, y) ((x) < (y) ? (x) : (y))\n"
@@ -59,7 +59,7 @@ def _simulate(nodes: tuple[Node, ...], env: dict[str, int], trace: _Trace) -> No
                 trace.touch(node.lhs, env)
 
 
-def _holds(aff: Aff, rel: str, env: dict[str, int]) -> bool:
+def _holds(aff: Expr, rel: str, env: dict[str, int]) -> bool:
     value = aff.value(env)
     return value == 0 if rel == "==" else value >= 0
 
@@ -140,14 +140,17 @@ class _Printer:
         if node.call and reads:
             reads[0] = f"{node.call}({reads[0]})"
         if node.dtype == "int":
-            rhs = f"({' + '.join(reads + [node.const])}) / {len(reads) + 1}"
+            extra = [f"({node.index_term.to_c()})"] if node.index_term else []
+            rhs = f"({' + '.join(reads + extra + [node.const])}) / {len(reads) + 1}"
         else:
             terms = [f"{WEIGHTS[k % len(WEIGHTS)]} * {r}" for k, r in enumerate(reads)]
+            if node.index_term:
+                terms.append(f"0.5 * ({node.index_term.to_c()})")
             rhs = " + ".join(terms + [node.const])
         return f"{self.access(node.lhs)} {node.op} {rhs};"
 
 
-def _minmax(fn: str, affs: tuple[Aff, ...]) -> str:
+def _minmax(fn: str, affs: tuple[Expr, ...]) -> str:
     text = affs[-1].to_c()
     for aff in reversed(affs[:-1]):
         text = f"{fn}({aff.to_c()}, {text})"
@@ -165,8 +168,10 @@ def _loop_header(loop: Loop) -> str:
     return f"for ({v} = {lower}; {v} <= {upper}; {v}++)"
 
 
-def _cond(aff: Aff, rel: str) -> str:
+def _cond(aff: Aff | DivAff, rel: str) -> str:
     """aff >= 0 (or == 0) written as `positive side rel negative side`."""
+    if isinstance(aff, DivAff):
+        return f"{aff.to_c()} {rel} 0"
     left = Aff(tuple(t for t in aff.terms if t[1] > 0), max(aff.const, 0))
     right = Aff(tuple((v, -c) for v, c in aff.terms if c < 0), max(-aff.const, 0))
     return f"{left.to_c()} {rel} {right.to_c()}"

@@ -18,7 +18,7 @@ import random
 from dataclasses import dataclass
 
 from tests.fuzz.emit import layout
-from tests.fuzz.tree import Access, Aff, Assign, FuzzProgram, If, Loop, Node
+from tests.fuzz.tree import Access, Aff, Assign, DivAff, FuzzProgram, If, Loop, Node
 
 ITERATORS = ("i", "j", "k", "l")
 ARRAY_NAMES = ("A", "B", "C")
@@ -33,6 +33,7 @@ class FuzzConfig:
     max_nests: int = 3  # top-level loop nests
     max_depth: int = 3
     max_stmts: int = 4
+    min_stmts: int = 1  # at least this many assignments are drawn (fewer when the tree is full)
     min_max_bounds: bool = True
     triangular: bool = True
     negative_steps: bool = True
@@ -43,6 +44,9 @@ class FuzzConfig:
     reversals: bool = True  # subscripts such as n-1-i
     skews: bool = True  # subscripts such as i+j
     second_param: bool = True  # a second size parameter m beside n
+    # C '/' and '%' by constants of either sign, of values that may be negative, in
+    # subscripts, loop bounds, conditions and statement bodies (truncation, not floor)
+    divisions: bool = False
 
 
 class _Gen:
@@ -51,7 +55,7 @@ class _Gen:
     def __init__(self, rng: random.Random, config: FuzzConfig, sizes: dict[str, int],
                  arrays: tuple[tuple[str, str, int], ...]):
         self.rng, self.config, self.sizes, self.arrays = rng, config, sizes, arrays
-        self.stmts_left = rng.randint(1, config.max_stmts)
+        self.stmts_left = rng.randint(config.min_stmts, config.max_stmts)
         self.scalar_used = False
 
     def params(self) -> list[str]:
@@ -88,7 +92,17 @@ class _Gen:
                 lower.append(Aff.of(rng.choice(scope), 1, -rng.randint(1, 3)))
             else:
                 upper.append(Aff.of(None, 0, rng.randint(3, 6)))
+        if cfg.divisions and rng.random() < 0.4:
+            # (n - 7) / 2 + 4: a numerator negative at small sizes
+            name = rng.choice(scope + tuple(self.params()))
+            bound = self.division(Aff.of(name, 1, -rng.randint(0, 8)), rng.randint(1, 5))
+            (lower if rng.random() < 0.4 else upper).append(bound)
         return tuple(lower), tuple(upper)
+
+    def division(self, num: Aff, const: int) -> DivAff:
+        rng = self.rng
+        op = "/" if rng.random() < 0.6 else "%"
+        return DivAff(num, op, rng.choice((2, 3, 4, -2, -3)), const)
 
     def body(self, scope: tuple[str, ...], depth: int) -> tuple[Node, ...]:
         items: list[Node] = []
@@ -119,6 +133,9 @@ class _Gen:
             terms = ((a, sign * coeff), (b, -sign)) if a != b else ((a, sign),)
             aff = Aff(terms, rng.randint(-2, 2) + (0 if sign > 0 or a != b else 4))
             conds.append((aff, "==" if rng.random() < 0.15 else ">="))
+        if self.config.divisions and rng.random() < 0.4:
+            num = Aff.of(rng.choice(scope), 1, -rng.randint(0, 6))
+            conds[-1] = (self.division(num, rng.randint(-1, 1)), rng.choice(("==", ">=")))
         other = (self.assign(scope),) if rng.random() < 0.4 else ()
         return If(tuple(conds), (self.assign(scope),), other)
 
@@ -149,7 +166,10 @@ class _Gen:
         const = rng.choice(("1", "2", "3")) if adt == "int" else rng.choice(
             ("0.1", "1.0", "alpha"))
         call = "sqrt" if adt == "double" and reads and rng.random() < 0.15 else ""
-        return Assign(lhs, op, reads, const, adt, call)
+        term = None
+        if self.config.divisions and scope and rng.random() < 0.4:
+            term = self.division(Aff.of(rng.choice(scope), 1, -rng.randint(0, 6)), 0)
+        return Assign(lhs, op, reads, const, adt, call, term)
 
     def reads(self, scope: tuple[str, ...], lhs: Access | None, dtype: str
               ) -> tuple[Access, ...]:
@@ -170,6 +190,8 @@ class _Gen:
         if not scope or rng.random() < 0.1:
             return Aff.of(None, 0, rng.randint(0, 3))
         var = rng.choice(scope)
+        if cfg.divisions and rng.random() < 0.25:
+            return self.division(Aff.of(var, 1, offset - rng.randint(0, 6)), rng.randint(0, 2))
         roll = rng.random()
         if cfg.strides and roll < 0.12:
             return Aff.of(var, 2, offset)
@@ -186,6 +208,12 @@ PROFILES = {
     # without 2*i and n-1-i subscripts: the profile CI ran while their parity dependences
     # crashed Pluto ("isl_set_coefficients failed ... local variables"); kept for comparison
     "affine-shifts": FuzzConfig(strides=False, reversals=False),
+    # C '/' and '%' with negative numerators and divisors (issue 40): a profile of its own, so
+    # that the programs of the other profiles' seeds stay as they were
+    "divmod": FuzzConfig(divisions=True),
+    # about 20 statements in up to 8 nests: compile time on larger programs (bench/
+    # fuzz_compile_times.py), where per-statement-pair passes show
+    "large": FuzzConfig(max_nests=8, max_depth=3, min_stmts=16, max_stmts=24),
 }
 
 

@@ -38,10 +38,49 @@ class Aff:
         return "-" + text[2:] if text.startswith("- ") else text
 
 
+def c_div(a: int, d: int) -> int:
+    """C's a / d: rounds toward zero."""
+    q = abs(a) // abs(d)
+    return q if (a < 0) == (d < 0) else -q
+
+
+@dataclass(frozen=True)
+class DivAff:
+    """C `(num) / divisor + const` or `(num) % divisor + const`, with C's truncation (the
+    numerator may be negative, the divisor a non-zero constant of either sign). It stands
+    wherever an Aff does: subscripts, loop bounds, conditions, statement bodies."""
+
+    num: Aff
+    op: str  # "/" or "%"
+    divisor: int
+    const: int = 0
+
+    def plus(self, const: int) -> DivAff:
+        return DivAff(self.num, self.op, self.divisor, self.const + const)
+
+    def value(self, env: dict[str, int]) -> int:
+        a = self.num.value(env)
+        q = c_div(a, self.divisor)
+        return (q if self.op == "/" else a - self.divisor * q) + self.const
+
+    def names(self) -> set[str]:
+        return self.num.names()
+
+    def to_c(self) -> str:
+        d = str(self.divisor) if self.divisor > 0 else f"({self.divisor})"
+        text = f"({self.num.to_c()}) {self.op} {d}"
+        if self.const:
+            text += f" {'-' if self.const < 0 else '+'} {abs(self.const)}"
+        return text
+
+
+Expr = Aff | DivAff
+
+
 @dataclass(frozen=True)
 class Access:
     array: str
-    subscripts: tuple[Aff, ...]
+    subscripts: tuple[Expr, ...]
 
 
 @dataclass(frozen=True)
@@ -54,13 +93,14 @@ class Assign:
     const: str
     dtype: str  # "double" or "int"
     call: str = ""  # "sqrt" wraps the first read
+    index_term: DivAff | None = None  # a C '/' or '%' of the iterators, added to the value
 
 
 @dataclass(frozen=True)
 class Loop:
     var: str
-    lower: tuple[Aff, ...]  # max of
-    upper: tuple[Aff, ...]  # min of, inclusive
+    lower: tuple[Expr, ...]  # max of
+    upper: tuple[Expr, ...]  # min of, inclusive
     down: bool
     body: tuple[Node, ...]
     strict: bool = False  # upward loop written `i < upper + 1`
@@ -68,7 +108,7 @@ class Loop:
 
 @dataclass(frozen=True)
 class If:
-    conds: tuple[tuple[Aff, str], ...]  # each: aff >= 0 or aff == 0; joined by &&
+    conds: tuple[tuple[Expr, str], ...]  # each: aff >= 0 or aff == 0; joined by &&
     then: tuple[Node, ...]
     other: tuple[Node, ...] = ()
 

@@ -147,3 +147,46 @@ def test_cuda_call_on_device_arrays_past_their_end_is_refused(n):
     np.testing.assert_array_equal(cupy.asnumpy(A), before)
     fn(4, A, B)  # in bounds: runs on the device, in place
     np.testing.assert_array_equal(cupy.asnumpy(A), np.full(4, 2.0))
+
+
+BRANCHES = """
+void branches(int n, double T[n], double B[n]) {
+#pragma scop
+  for (int x = 0; x < n; x++)
+    B[x] = %s;
+#pragma endscop
+}
+"""
+
+
+@pytest.mark.parametrize("expr", [
+    "(x == 0) ? T[x] : T[x - 1]",
+    "(x > 0 && T[x - 1] > 0.5) ? 1.0 : (x >= n - 1 || T[x + 1] > 0.0) ? T[x] : 2.0",
+    "(x < 1) ? 0.0 : ((x > n - 2) ? T[x - 1] : T[x + 1])",
+])
+def test_access_counts_only_where_its_branch_is_taken(expr):
+    prog = polycuda.compile(BRANCHES % expr, filename="branches.c")
+    assert not BoundsChecker(prog.scop).violations({"n": 12})
+    assert all(r.ok for r in prog.verify(targets=("c",)))
+
+
+@pytest.mark.parametrize("expr, bad", [
+    ("(x == 0) ? T[x - 1] : T[x]", r"index -1\.\.-1"),
+    ("(x < n - 1 || T[x + 1] > 0.0) ? T[x] : 2.0", r"index 12\.\.12"),  # || runs it at x = n-1
+    ("(T[x] > 0.5) ? T[x + 1] : T[x]", r"index 1\.\.12"),  # a condition on values: not used
+])
+def test_access_on_a_taken_branch_is_still_refused(expr, bad):
+    prog = polycuda.compile(BRANCHES % expr, filename="branches.c")
+    with pytest.raises(OutOfBoundsError, match=bad):
+        BoundsChecker(prog.scop).check({"n": 12})
+
+
+def first_or_previous(n, T, B):
+    for x in range(n):
+        B[x] = T[x] if x == 0 else T[x - 1]
+
+
+def test_python_conditional_expression_is_checked_on_its_branch():
+    T, B = np.arange(6.0), np.zeros(6)
+    polycuda.jit(first_or_previous, target="c")(6, T, B)
+    np.testing.assert_array_equal(B, [0.0, 0.0, 1.0, 2.0, 3.0, 4.0])

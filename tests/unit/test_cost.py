@@ -99,9 +99,11 @@ def test_auto_choice_verifies_on_the_emulator():
 
 
 def test_a_later_candidate_out_of_its_share_is_skipped_without_a_warning(recwarn):
-    # Pluto needs more than a quarter of the budget on adi: the default keeps another
-    choice = _choice("adi", schedule_budget_s=2.0)
-    assert choice.scheduler != "pluto" and "pluto skipped (wall-clock budget" in choice.reason
+    # Pluto needs more than auto_candidate_operations on adi: the default keeps another
+    choice = _choice("adi")
+    assert choice.scheduler != "pluto" and ("pluto skipped (isl operation limit of 600000 ran "
+                                            "out (Options.auto_candidate_operations))"
+                                            in choice.reason)
     assert not [w for w in recwarn if "pluto" in str(w.message)]
 
 

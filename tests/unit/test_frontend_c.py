@@ -18,6 +18,7 @@ from polycuda.errors import (
     UserError,
 )
 from polycuda.frontend import c as cfront
+from polycuda.ir import isl_build
 from polycuda.ir.expr import BinOp, Const, Ref, Var
 
 INPUTS = Path(__file__).parent / "c_inputs"
@@ -199,8 +200,10 @@ def test_floord_ceild_and_division_in_bounds():
     for (j = 0; j <= (n - 1) / 4; j++)
       A[i][j] = 1.0;"""
     scop = parse_one(prelude + region_fn("void f(int n, int m, double A[n][n])", body))
+    # C's (n - 1) / 4 rounds toward zero: 0 (one iteration of j) for -2 <= n <= 0
     assert same_set(scop.statements[0].domain,
-                    "[n, m] -> { S0[i, j] : 3i >= m and 2i <= n and 0 <= j and 4j <= n - 1 }")
+                    "[n, m] -> { S0[i, j] : 3i >= m and 2i <= n and 0 <= j and 4j <= n - 1; "
+                    "S0[i, 0] : 3i >= m and 2i <= n and -2 <= n <= 0 }")
 
 
 def test_explicit_floord_ceild_calls():
@@ -211,14 +214,22 @@ def test_explicit_floord_ceild_calls():
                     "[n, m] -> { S0[i] : 2i >= n - 1 and 2i <= m + 1 }")
 
 
-def test_c_division_in_subscripts_is_floor_only_where_the_value_is_nonnegative():
-    body = "  for (i = 0; i < n; i++)\n    A[i / 2] = 1.0;"
-    scop = parse_one(region_fn("void f(int n, double A[n])", body))
-    assert scop.statements[0].lhs.index[0] == BinOp("floordiv", Var("i"), Const(2))
+def test_c_division_in_subscripts_keeps_c_semantics():
+    """C '/' stays C's truncating division in the IR (printed as written); its access relation
+    is exact where the numerator is negative; a division by a variable is refused at it."""
     body = "  for (i = -n; i < n; i++)\n    A[(i + n) / 2] = A[i / 2];"
-    with pytest.raises(NotAffineError, match="division") as info:
+    scop = parse_one(region_fn("void f(int n, double A[n])", body))
+    stmt = scop.statements[0]
+    assert stmt.lhs.index[0] == BinOp("/", BinOp("+", Var("i"), Var("n")), Const(2))
+    read = isl_build.statement_accesses(scop, stmt)[1]
+    # trunc(i / 2): i = -3 and i = -2 read A[-1], i = -1, 0, 1 read A[0]
+    assert isl.Map(read.index_map).is_equal(isl.Map(
+        "[n] -> { S0[i] -> A[o] : (i >= 0 and 2o <= i < 2o + 2) or "
+        "(i < 0 and 2o - 2 < i <= 2o) }"))
+    body = "  for (i = 0; i < n; i++)\n    A[i / n] = 1.0;"
+    with pytest.raises(NotAffineError, match="non-constant") as info:
         parse_one(region_fn("void f(int n, double A[n])", body))
-    assert info.value.loc.col == body.splitlines()[1].index("i / 2") + 1
+    assert info.value.loc.col == body.splitlines()[1].index("i / n") + 1
 
 
 def test_global_arrays_become_arguments_after_parameters():

@@ -24,6 +24,7 @@ from polycuda.frontend.python import (
     parse_function,
     shape_values,
 )
+from polycuda.ir.c_expr import expr_to_c
 from polycuda.ir.expr import BinOp, Call, Cast, Const, Ref, Ternary, UnaryOp, Var
 
 P = ArgSpec("param", "int")
@@ -314,9 +315,11 @@ def test_true_division_casts_integers():
 
 
 def test_float_floordiv_and_mod():
-    assert _rhs("x // 2.0") == Call("floor", (BinOp("/", Var("x"), Const(2.0, "double")),))
-    mod = _rhs("x % n")
-    assert isinstance(mod, BinOp) and mod.op == "-"
+    """Python's float // and % are built on fmod (CPython's float_rem / _float_div_mod), not
+    on floor(x / y), which rounds (1.0 // 0.1 is 9.0 but floor(1.0 / 0.1) is 10.0)."""
+    floordiv, mod = expr_to_c(_rhs("x // 2.0")), expr_to_c(_rhs("x % n"))
+    assert "fmod(x, 2.0)" in floordiv and "floor((x / 2.0))" not in floordiv
+    assert "fmod(x, ((double)n))" in mod and "copysign(0.0, ((double)n))" in mod
 
 
 def test_power():
@@ -329,7 +332,9 @@ def test_power():
 
 def test_min_max_abs_and_math():
     assert _rhs("min(n, m)") == BinOp("min", Var("n"), Var("m"))
-    assert _rhs("max(x, n)") == Call("fmax", (Var("x"), Cast("double", Var("n"))))
+    # Python's max(a, b) is b if b > a else a (a NaN first argument wins), not fmax
+    assert _rhs("max(x, n)") == Ternary(BinOp(">", Cast("double", Var("n")), Var("x")),
+                                        Cast("double", Var("n")), Var("x"))
     assert _rhs("abs(x)") == Call("fabs", (Var("x"),))
     assert _rhs("abs(n)") == Ternary(BinOp("<", Var("n"), Const(0)), UnaryOp("-", Var("n")),
                                      Var("n"))

@@ -3,6 +3,8 @@ budgeted solver calls, the fallback chain and its warnings, Pluto on parity depe
 Python regions, and the progress lines of long compiles."""
 
 import io
+import os
+import signal
 import time
 import warnings
 from pathlib import Path
@@ -13,13 +15,14 @@ import pytest
 
 import polycuda
 from kernels import suite
-from polycuda import progress
-from polycuda.errors import InvalidConfigError, PolycudaWarning
+from polycuda import progress, show
+from polycuda.analysis import dependences
+from polycuda.errors import InvalidConfigError, PolycudaWarning, SolverTimeoutError
 from polycuda.frontend import c as cfront
 from polycuda.frontend import python as pyfront
-from polycuda.options import Options
+from polycuda.options import WORK_LIMITS, Options
 from polycuda.pipeline import compile_scop
-from polycuda.schedule import budget
+from polycuda.schedule import budget, isl_scheduler, pluto
 from tests.unit.random_c import random_region
 
 pytestmark = pytest.mark.filterwarnings("ignore::polycuda.errors.PolycudaWarning")
@@ -43,29 +46,72 @@ def _verified(prog, sizes, targets=TARGETS):
 
 
 # -- budget.run_bounded ---------------------------------------------------------------------
+LIMIT = budget.Limit(budget.MAX_OPERATIONS, "schedule_operations")
+
+
 def test_run_bounded_returns_the_childs_result():
-    assert budget.run_bounded(lambda: ("x" * 200_000, 3), 10.0, "echo") == ("x" * 200_000, 3)
+    ctx = isl.Context()
+    assert budget.run_bounded(lambda: ("x" * 200_000, 3), ctx, LIMIT, "echo", 10.0) == (
+        "x" * 200_000, 3)
 
 
-def test_run_bounded_gives_up_when_the_wall_clock_budget_runs_out():
-    with pytest.raises(budget.SolverGaveUp, match="wall-clock budget of 0.2 s ran out"):
-        budget.run_bounded(lambda: time.sleep(30), 0.2, "sleeper")
+def test_the_wall_clock_safety_net_fails_the_compile_instead_of_falling_back():
+    with pytest.raises(SolverTimeoutError, match="safety net of 0.2 s .*solver_timeout_s"):
+        budget.run_bounded(lambda: time.sleep(30), isl.Context(), LIMIT, "sleeper", 0.2)
 
 
-def test_run_bounded_gives_up_on_the_isl_operation_quota(monkeypatch):
-    monkeypatch.setattr(budget, "MAX_OPERATIONS", 10)
+class _Interrupted(Exception):
+    pass
+
+
+def test_an_interrupted_wait_reaps_the_solver_child_and_raises_what_interrupted_it():
+    """A caller's alarm (the fuzz harness's per-program timeout) while run_bounded waits: the
+    caller's exception comes out, and no solver process is left running behind it."""
+    def interrupt(signum, frame):
+        raise _Interrupted()
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.2)
+        with pytest.raises(_Interrupted):
+            budget.run_bounded(lambda: time.sleep(300), isl.Context(), LIMIT, "sleeper", 600.0)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    with pytest.raises(ChildProcessError):  # the child was killed and waited for
+        os.waitpid(-1, os.WNOHANG)
+
+
+def _set_operations(ctx: isl.Context):
+    s = isl.Set("[n] -> { [i, j] : 0 <= i < n and 0 <= j < i }", context=ctx)
+    shift = isl.Map("{ [i, j] -> [i + 1, j] }", context=ctx)
 
     def work() -> str:
-        ctx = isl.Context()
-        s = isl.Set("[n] -> { [i, j] : 0 <= i < n and 0 <= j < i }", context=ctx)
-        shift = isl.Map("{ [i, j] -> [i + 1, j] }", context=ctx)
-        budget.bounded_context(ctx)  # after parsing: a parser out of quota says "syntax error"
+        nonlocal s
         for _ in range(100):
             s = s.union(s.apply(shift))
         return str(s)
+    return work
 
-    with pytest.raises(budget.SolverGaveUp, match="isl operation quota of 10 ran out"):
-        budget.run_bounded(work, 30.0, "set operations")
+
+def test_run_bounded_gives_up_on_the_isl_operation_limit_the_same_way_each_time():
+    ctx = isl.Context()
+    work = _set_operations(ctx)  # parsed before: a parser out of quota says "syntax error"
+    for _ in range(3):
+        with pytest.raises(budget.SolverGaveUp,
+                           match=r"isl operation limit of 10 ran out \(Options.ast_operations"):
+            budget.run_bounded(work, ctx, budget.Limit(10, "ast_operations"), "set ops", 30.0)
+    assert ctx.get_max_operations() == 0  # the limit was the child's: the parent's ctx is free
+
+
+def test_an_isl_scheduler_call_is_bounded_by_the_operation_limit():
+    # isl counts each simplex pivot (isl_tab_pivot) and allocation, inside its scheduler too
+    kernel = suite.by_name("jacobi_2d")
+    scop = cfront.parse_file(str(kernel.c_path))[0]
+    ctx = isl_scheduler.new_context()
+    deps = dependences.untagged_union(scop, ctx)
+    with pytest.raises(budget.SolverGaveUp, match="isl operation limit of 2000 ran out"):
+        budget.run_bounded(lambda: str(isl_scheduler.isl_schedule(scop, ctx, deps)), ctx,
+                           budget.Limit(2000, "schedule_operations"), "isl scheduler", 60.0)
 
 
 def test_run_bounded_reraises_what_is_not_a_give_up():
@@ -73,21 +119,34 @@ def test_run_bounded_reraises_what_is_not_a_give_up():
         raise KeyError("a bug")
 
     with pytest.raises(KeyError, match="a bug"):
-        budget.run_bounded(fail, 10.0, "buggy")
+        budget.run_bounded(fail, isl.Context(), LIMIT, "buggy", 10.0)
+
+
+def test_pluto_gives_up_after_its_ilp_solves():
+    scop = cfront.parse_file(str(suite.by_name("jacobi_2d").c_path))[0]
+    with pytest.raises(budget.OutOfWork, match="limit of 5 ILP solves"):
+        pluto.pluto_schedule(scop, max_ilp_solves=5)
 
 
 # -- options --------------------------------------------------------------------------------
-def test_schedule_budget_round_trips_through_text():
-    opts = Options(target="c", schedule_budget_s=0.5)
-    assert '"schedule_budget_s": 0.5' in opts.to_text()
+def test_work_limits_round_trip_through_text():
+    opts = Options(target="c", schedule_operations=1000, solver_timeout_s=30.0)
+    assert '"schedule_operations": 1000' in opts.to_text()
     assert Options.from_text(opts.to_text()) == opts
-    assert "schedule_budget_s" not in Options(target="c").to_text()
+    assert "schedule_operations" not in Options(target="c").to_text()
+
+
+@pytest.mark.parametrize("field", WORK_LIMITS)
+@pytest.mark.parametrize("value", [0, -1, 2.5, True])
+def test_work_limits_must_be_positive_integers(field, value):
+    with pytest.raises(InvalidConfigError, match=field):
+        Options(**{field: value})
 
 
 @pytest.mark.parametrize("value", [0, -1.0, float("inf"), float("nan")])
-def test_schedule_budget_must_be_positive_and_finite(value):
-    with pytest.raises(InvalidConfigError, match="schedule_budget_s"):
-        Options(schedule_budget_s=value)
+def test_the_safety_net_must_be_positive_and_finite(value):
+    with pytest.raises(InvalidConfigError, match="solver_timeout_s"):
+        Options(solver_timeout_s=value)
 
 
 # -- item 7: legal schedules for valid input ------------------------------------------------
@@ -134,21 +193,24 @@ def test_doitgen_pluto_without_false_deps_is_tiled_and_verifies():
 
 
 # -- item 6: budgets and the fallback chain -------------------------------------------------
-def test_adi_under_pluto_falls_back_within_its_budget_and_verifies():
-    """PolyBench adi: Pluto's ILP did not finish in 600 s."""
-    opts = Options(scheduler="pluto", schedule_budget_s=0.5)
+def test_adi_under_pluto_falls_back_within_its_limit_and_verifies():
+    """PolyBench adi: Pluto's ILP did not finish in 600 s. One lexmin of its fusion test makes
+    few isl operations in minutes: a limit below the point where it starts is what bounds it
+    (at the default schedule_operations the compile took 98 s on a loaded 2-core machine)."""
+    opts = Options(scheduler="pluto", schedule_operations=200_000)
     prog = polycuda.compile(str(C_INPUTS / "adi.c"), options=opts)
     start = time.perf_counter()
-    with pytest.warns(PolycudaWarning, match="pluto scheduler given up .*wall-clock budget"):
+    with pytest.warns(PolycudaWarning, match=r"pluto scheduler given up \(.*(ILP solves|isl "
+                                             r"operation limit)"):
         prog.generate("c", shuffle_parallel=True)  # verify's c build: compiled once
     assert time.perf_counter() - start < 60  # not a timing assert: a hang guard
     _verified(prog, {"tsteps": 2, "n": 7})
 
 
 def test_exhausted_budgets_end_in_the_original_order():
-    """No solver fits in 0.1 ms: every scheduler and the AST build give up; the code follows
-    the original order and still verifies."""
-    opts = Options(schedule_budget_s=1e-4)
+    """No solver fits in 100 isl operations: every scheduler and the AST build give up; the
+    code follows the original order and still verifies."""
+    opts = Options(schedule_operations=100, ast_operations=100)
     prog = polycuda.compile(str(suite.by_name("jacobi_2d").c_path), options=opts)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -156,16 +218,36 @@ def test_exhausted_budgets_end_in_the_original_order():
     messages = [str(w.message) for w in caught if w.category is PolycudaWarning]
     assert any("isl scheduler given up" in m for m in messages)
     assert any("distributed SCCs given up" in m for m in messages)
+    assert any("the AST build given up" in m for m in messages)
     assert "#pragma omp" not in source
     _verified(prog, {"T": 3, "n": 9})
+
+
+def test_a_fallback_is_the_same_on_every_compile_and_always_reported():
+    """Out of its work limit, isl's scheduler gives up at the same point on every call: the
+    same warnings and the same code each time, and `show schedule` says so."""
+    opts = Options(target="openmp", schedule_operations=20_000)
+    prog = polycuda.compile(str(suite.by_name("jacobi_2d").c_path), options=opts)
+    outcomes = []
+    for _ in range(3):  # compile_scop: Program.generate keeps the first one's result
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            source = compile_scop(prog.scop, opts).source
+        outcomes.append((source, [str(w.message) for w in caught
+                                  if w.category is PolycudaWarning]))
+    assert outcomes[0] == outcomes[1] == outcomes[2]
+    assert any("isl scheduler given up (isl operation limit of 20000 ran out "
+               "(Options.schedule_operations))" in m for m in outcomes[0][1])
+    choice = show.schedule_of(prog)["choice"]
+    assert "isl scheduler given up (isl operation limit of 20000" in choice
 
 
 def test_random_20_statement_5_deep_region_compiles_and_verifies():
     """isl's scheduler did not finish on it in 400 s."""
     source = random_region(1)
     assert source.count(" = 0.5 * ") == 20 and "for (int m = 0" in source
-    prog = polycuda.compile(source, options=Options(schedule_budget_s=0.5))
-    with pytest.warns(PolycudaWarning, match="isl scheduler given up"):
+    prog = polycuda.compile(source)
+    with pytest.warns(PolycudaWarning, match="isl scheduler given up .*constraints, above"):
         # the options verify builds c with (parallel loops shuffled): compiled once, not twice
         prog.generate("c", shuffle_parallel=True)
     # not openmp: c and openmp take the same fallback, which runs the statements in order (no

@@ -258,7 +258,7 @@ def test_every_file_scope_identifier_is_in_the_clash_check(tmp_path, source_file
     """abi's lists (REGION_SUFFIXES, REGION_NUMBERED, RUNTIME_IDENTIFIER) are kept by hand:
     an identifier that generated code defines at file scope and none of them has would not be
     checked for clashes (check_region_names)."""
-    out = tmp_path / f"several{suffix}"
+    out = tmp_path / f"compiled{suffix}"  # several.c is the input: never written over
     assert main(["compile", str(source_file), "--target", target, "-o", str(out),
                  *flags]) == 0
     text = out.read_text()

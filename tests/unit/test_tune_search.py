@@ -186,7 +186,7 @@ def test_registers_come_from_nvcc(monkeypatch):
 
 def _store_fake_result(prog, tiles=(32, 128), block=(32,)):
     result = search.TuneResult(tiles, block, "test", calibrate.ESTIMATED, 1, {},
-                               (search.Ranked(tiles, block, 1e-3),), False, 0.1)
+                               (search.Ranked(tiles, block, 1e-3, 1e-3),), True, 0.1)
     search.store(search.cache_key(prog.scop, prog.options, search.gpu_name(), None), result)
     return result
 

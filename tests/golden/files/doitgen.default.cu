@@ -240,6 +240,17 @@ static int pc_overlap_out(const pc_overlap *o, int k) {
 }  // namespace
 #endif
 
+#ifndef PC_OVERLAP_RANGES_DEFINED
+#define PC_OVERLAP_RANGES_DEFINED
+#include <stdint.h>
+/* Whether the byte ranges [a, a + na) and [b, b + nb) share a byte (an empty one never does):
+   the entries' check of their array arguments (codegen/overlap_guard.py) */
+static inline int pc_overlap_ranges(const void *a, size_t na, const void *b, size_t nb)
+{
+  const uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+  return na != 0 && nb != 0 && x < y + nb && y < x + na;
+}
+#endif
 /* polycuda: the region's own definitions */
 
 __global__ void __launch_bounds__(512) kernel0(int nr, int nq, int nk, double *A, double *C4, double *acc, double *acc_x0) {
@@ -349,22 +360,6 @@ extern "C" int pc_doitgen_release(void);
 static void pc_doitgen_at_exit(void) { (void)pc_doitgen_release(); }
 
 static int pc_doitgen_run(long long nr, long long nq, long long nk, double *A, double *C4, double *acc, const pc_overlap *pc_ov) {
-  if (pc_elements((long long)(nr), (long long)(nq), (long long)(nk)) > 2147483647LL) {
-    fprintf(stderr, "polycuda: pc_doitgen: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
-    return (int)cudaErrorInvalidValue;
-  }
-  if (pc_elements((long long)(nk), (long long)(nk)) > 2147483647LL) {
-    fprintf(stderr, "polycuda: pc_doitgen: array C4 has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
-    return (int)cudaErrorInvalidValue;
-  }
-  if ((long long)(nk) > 2147483647LL) {
-    fprintf(stderr, "polycuda: pc_doitgen: array acc has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
-    return (int)cudaErrorInvalidValue;
-  }
-  if (pc_elements((long long)(pc_max(nr, 0)), (long long)(pc_max(nq, 0)), (long long)(nk)) > 2147483647LL) {
-    fprintf(stderr, "polycuda: pc_doitgen: array acc_x0 has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
-    return (int)cudaErrorInvalidValue;
-  }
   pc_host_guard pc_guard(&pc_doitgen_dev_state.lock);
   double *acc_x0 = NULL;
   PC_CHECK((cudaError_t)pc_host_buffer(&pc_doitgen_dev_state, 0, (size_t)(pc_max(nr, 0)) * (size_t)(pc_max(nq, 0)) * (size_t)(nk) * sizeof(double), (void **)&acc_x0));
@@ -386,7 +381,52 @@ static int pc_doitgen_run(long long nr, long long nq, long long nk, double *A, d
   return 0;
 }
 extern "C" int pc_doitgen_dev(long long nr, long long nq, long long nk, double *A, double *C4, double *acc) {
+  if (pc_elements((long long)(nr), (long long)(nq), (long long)(nk)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_doitgen: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(nk), (long long)(nk)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_doitgen: array C4 has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if ((long long)(nk) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_doitgen: array acc has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(pc_max(nr, 0)), (long long)(pc_max(nq, 0)), (long long)(nk)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_doitgen: array acc_x0 has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  { /* polycuda: the code below assumes distinct arrays (overlap_guard.py) */
+    const size_t pc_span_A = (size_t)(nr) * (size_t)(nq) * (size_t)(nk) * sizeof(double);
+    const size_t pc_span_C4 = (size_t)(nk) * (size_t)(nk) * sizeof(double);
+    const size_t pc_span_acc = (size_t)(nk) * sizeof(double);
+    if (pc_overlap_ranges(A, pc_span_A, C4, pc_span_C4) ||
+        pc_overlap_ranges(A, pc_span_A, acc, pc_span_acc) ||
+        pc_overlap_ranges(C4, pc_span_C4, acc, pc_span_acc)) {
+      fprintf(stderr, "polycuda: pc_doitgen_dev: a written array shares memory with another array argument; nothing was run\n");
+      return (int)cudaErrorInvalidValue;
+    }
+  }
   return pc_doitgen_run(nr, nq, nk, A, C4, acc, NULL);
+}
+
+/* polycuda: region 'doitgen' as written, run when its arrays share memory */
+static int pc_doitgen_original(long long nr, long long nq, long long nk, double *A, double *C4, double *acc) {
+  for (long pc_v1 = 0; (pc_v1 < nr); pc_v1 += 1) {
+    for (long pc_v3 = 0; (pc_v3 < nq); pc_v3 += 1) {
+      for (long pc_v5 = 0; (pc_v5 < nk); pc_v5 += 1) {
+        acc[pc_v5] = 0.0;
+        for (long pc_v7 = 0; (pc_v7 < nk); pc_v7 += 1) {
+          acc[pc_v5] += (A[((pc_v1) * (nq) + (pc_v3)) * (nk) + (pc_v7)] * C4[(pc_v7) * (nk) + (pc_v5)]);
+        }
+      }
+      for (long pc_v5 = 0; (pc_v5 < nk); pc_v5 += 1) {
+        A[((pc_v1) * (nq) + (pc_v3)) * (nk) + (pc_v5)] = acc[pc_v5];
+      }
+    }
+  }
+  return 0;
 }
 
 extern "C" int pc_doitgen(long long nr, long long nq, long long nk, double *A, double *C4, double *acc) {
@@ -405,6 +445,16 @@ extern "C" int pc_doitgen(long long nr, long long nq, long long nk, double *A, d
   if (pc_elements((long long)(pc_max(nr, 0)), (long long)(pc_max(nq, 0)), (long long)(nk)) > 2147483647LL) {
     fprintf(stderr, "polycuda: pc_doitgen: array acc_x0 has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
     return (int)cudaErrorInvalidValue;
+  }
+  { /* polycuda: the code below assumes distinct arrays (overlap_guard.py) */
+    const size_t pc_span_A = (size_t)(nr) * (size_t)(nq) * (size_t)(nk) * sizeof(double);
+    const size_t pc_span_C4 = (size_t)(nk) * (size_t)(nk) * sizeof(double);
+    const size_t pc_span_acc = (size_t)(nk) * sizeof(double);
+    if (pc_overlap_ranges(A, pc_span_A, C4, pc_span_C4) ||
+        pc_overlap_ranges(A, pc_span_A, acc, pc_span_acc) ||
+        pc_overlap_ranges(C4, pc_span_C4, acc, pc_span_acc)) {
+      return pc_doitgen_original(nr, nq, nk, A, C4, acc);
+    }
   }
   pc_host_guard pc_guard(&pc_doitgen_state.lock);
   int err = 0;

@@ -23,7 +23,57 @@ static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) 
 #endif
 #define PC_SHUFFLE_PRIME 1000003L
 
+#ifndef PC_OVERLAP_RANGES_DEFINED
+#define PC_OVERLAP_RANGES_DEFINED
+#include <stdint.h>
+/* Whether the byte ranges [a, a + na) and [b, b + nb) share a byte (an empty one never does):
+   the entries' check of their array arguments (codegen/overlap_guard.py) */
+static inline int pc_overlap_ranges(const void *a, size_t na, const void *b, size_t nb)
+{
+  const uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+  return na != 0 && nb != 0 && x < y + nb && y < x + na;
+}
+#endif
+/* polycuda: region 'fdtd_2d' as written, run when its arrays share memory */
+static int pc_fdtd_2d_original(long long T, long long nx, long long ny, double *ex, double *ey, double *hz, double *fict) {
+  for (long pc_v1 = 0; (pc_v1 < T); pc_v1 += 1) {
+    for (long pc_v3 = 0; (pc_v3 < ny); pc_v3 += 1) {
+      ey[(0) * (ny) + (pc_v3)] = fict[pc_v1];
+    }
+    for (long pc_v3 = 1; (pc_v3 < nx); pc_v3 += 1) {
+      for (long pc_v5 = 0; (pc_v5 < ny); pc_v5 += 1) {
+        ey[(pc_v3) * (ny) + (pc_v5)] = (ey[(pc_v3) * (ny) + (pc_v5)] - (0.5 * (hz[(pc_v3) * (ny) + (pc_v5)] - hz[((pc_v3 - 1)) * (ny) + (pc_v5)])));
+      }
+    }
+    for (long pc_v3 = 0; (pc_v3 < nx); pc_v3 += 1) {
+      for (long pc_v5 = 1; (pc_v5 < ny); pc_v5 += 1) {
+        ex[(pc_v3) * (ny) + (pc_v5)] = (ex[(pc_v3) * (ny) + (pc_v5)] - (0.5 * (hz[(pc_v3) * (ny) + (pc_v5)] - hz[(pc_v3) * (ny) + ((pc_v5 - 1))])));
+      }
+    }
+    for (long pc_v3 = 0; (pc_v3 < (nx - 1)); pc_v3 += 1) {
+      for (long pc_v5 = 0; (pc_v5 < (ny - 1)); pc_v5 += 1) {
+        hz[(pc_v3) * (ny) + (pc_v5)] = (hz[(pc_v3) * (ny) + (pc_v5)] - (0.7 * (((ex[(pc_v3) * (ny) + ((pc_v5 + 1))] - ex[(pc_v3) * (ny) + (pc_v5)]) + ey[((pc_v3 + 1)) * (ny) + (pc_v5)]) - ey[(pc_v3) * (ny) + (pc_v5)])));
+      }
+    }
+  }
+  return 0;
+}
+
 int pc_fdtd_2d(long long T, long long nx, long long ny, double *ex, double *ey, double *hz, double *fict) {
+  { /* polycuda: the code below assumes distinct arrays (overlap_guard.py) */
+    const size_t pc_span_ex = (size_t)(nx) * (size_t)(ny) * sizeof(double);
+    const size_t pc_span_ey = (size_t)(nx) * (size_t)(ny) * sizeof(double);
+    const size_t pc_span_hz = (size_t)(nx) * (size_t)(ny) * sizeof(double);
+    const size_t pc_span_fict = (size_t)(T) * sizeof(double);
+    if (pc_overlap_ranges(ex, pc_span_ex, ey, pc_span_ey) ||
+        pc_overlap_ranges(ex, pc_span_ex, hz, pc_span_hz) ||
+        pc_overlap_ranges(ex, pc_span_ex, fict, pc_span_fict) ||
+        pc_overlap_ranges(ey, pc_span_ey, hz, pc_span_hz) ||
+        pc_overlap_ranges(ey, pc_span_ey, fict, pc_span_fict) ||
+        pc_overlap_ranges(hz, pc_span_hz, fict, pc_span_fict)) {
+      return pc_fdtd_2d_original(T, nx, ny, ex, ey, hz, fict);
+    }
+  }
   if ((T >= 1)) {
     for (long c0 = 0; (c0 <= pc_floord((((9 * T) + ny) - 10), 32)); c0 += 1) {
       if (((nx >= 1) && ((nx + ny) >= 3))) {

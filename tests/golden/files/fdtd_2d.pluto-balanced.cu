@@ -240,6 +240,17 @@ static int pc_overlap_out(const pc_overlap *o, int k) {
 }  // namespace
 #endif
 
+#ifndef PC_OVERLAP_RANGES_DEFINED
+#define PC_OVERLAP_RANGES_DEFINED
+#include <stdint.h>
+/* Whether the byte ranges [a, a + na) and [b, b + nb) share a byte (an empty one never does):
+   the entries' check of their array arguments (codegen/overlap_guard.py) */
+static inline int pc_overlap_ranges(const void *a, size_t na, const void *b, size_t nb)
+{
+  const uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+  return na != 0 && nb != 0 && x < y + nb && y < x + na;
+}
+#endif
 /* polycuda: the region's own definitions */
 
 __global__ void __launch_bounds__(256) kernel0(int T, int nx, int ny, double *ex, double *ey, double *hz, double *fict, int c0) {
@@ -461,22 +472,6 @@ extern "C" int pc_fdtd_2d_release(void);
 static void pc_fdtd_2d_at_exit(void) { (void)pc_fdtd_2d_release(); }
 
 static int pc_fdtd_2d_run(long long T, long long nx, long long ny, double *ex, double *ey, double *hz, double *fict, const pc_overlap *pc_ov) {
-  if (pc_elements((long long)(nx), (long long)(ny)) > 2147483647LL) {
-    fprintf(stderr, "polycuda: pc_fdtd_2d: array ex has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
-    return (int)cudaErrorInvalidValue;
-  }
-  if (pc_elements((long long)(nx), (long long)(ny)) > 2147483647LL) {
-    fprintf(stderr, "polycuda: pc_fdtd_2d: array ey has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
-    return (int)cudaErrorInvalidValue;
-  }
-  if (pc_elements((long long)(nx), (long long)(ny)) > 2147483647LL) {
-    fprintf(stderr, "polycuda: pc_fdtd_2d: array hz has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
-    return (int)cudaErrorInvalidValue;
-  }
-  if ((long long)(T) > 2147483647LL) {
-    fprintf(stderr, "polycuda: pc_fdtd_2d: array fict has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
-    return (int)cudaErrorInvalidValue;
-  }
   PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 0));  /* ex copied in */
   PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 1));  /* ey copied in */
   PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 2));  /* hz copied in */
@@ -497,7 +492,63 @@ static int pc_fdtd_2d_run(long long T, long long nx, long long ny, double *ex, d
   return 0;
 }
 extern "C" int pc_fdtd_2d_dev(long long T, long long nx, long long ny, double *ex, double *ey, double *hz, double *fict) {
+  if (pc_elements((long long)(nx), (long long)(ny)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_fdtd_2d: array ex has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(nx), (long long)(ny)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_fdtd_2d: array ey has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(nx), (long long)(ny)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_fdtd_2d: array hz has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if ((long long)(T) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_fdtd_2d: array fict has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  { /* polycuda: the code below assumes distinct arrays (overlap_guard.py) */
+    const size_t pc_span_ex = (size_t)(nx) * (size_t)(ny) * sizeof(double);
+    const size_t pc_span_ey = (size_t)(nx) * (size_t)(ny) * sizeof(double);
+    const size_t pc_span_hz = (size_t)(nx) * (size_t)(ny) * sizeof(double);
+    const size_t pc_span_fict = (size_t)(T) * sizeof(double);
+    if (pc_overlap_ranges(ex, pc_span_ex, ey, pc_span_ey) ||
+        pc_overlap_ranges(ex, pc_span_ex, hz, pc_span_hz) ||
+        pc_overlap_ranges(ex, pc_span_ex, fict, pc_span_fict) ||
+        pc_overlap_ranges(ey, pc_span_ey, hz, pc_span_hz) ||
+        pc_overlap_ranges(ey, pc_span_ey, fict, pc_span_fict) ||
+        pc_overlap_ranges(hz, pc_span_hz, fict, pc_span_fict)) {
+      fprintf(stderr, "polycuda: pc_fdtd_2d_dev: a written array shares memory with another array argument; nothing was run\n");
+      return (int)cudaErrorInvalidValue;
+    }
+  }
   return pc_fdtd_2d_run(T, nx, ny, ex, ey, hz, fict, NULL);
+}
+
+/* polycuda: region 'fdtd_2d' as written, run when its arrays share memory */
+static int pc_fdtd_2d_original(long long T, long long nx, long long ny, double *ex, double *ey, double *hz, double *fict) {
+  for (long pc_v1 = 0; (pc_v1 < T); pc_v1 += 1) {
+    for (long pc_v3 = 0; (pc_v3 < ny); pc_v3 += 1) {
+      ey[(0) * (ny) + (pc_v3)] = fict[pc_v1];
+    }
+    for (long pc_v3 = 1; (pc_v3 < nx); pc_v3 += 1) {
+      for (long pc_v5 = 0; (pc_v5 < ny); pc_v5 += 1) {
+        ey[(pc_v3) * (ny) + (pc_v5)] = (ey[(pc_v3) * (ny) + (pc_v5)] - (0.5 * (hz[(pc_v3) * (ny) + (pc_v5)] - hz[((pc_v3 - 1)) * (ny) + (pc_v5)])));
+      }
+    }
+    for (long pc_v3 = 0; (pc_v3 < nx); pc_v3 += 1) {
+      for (long pc_v5 = 1; (pc_v5 < ny); pc_v5 += 1) {
+        ex[(pc_v3) * (ny) + (pc_v5)] = (ex[(pc_v3) * (ny) + (pc_v5)] - (0.5 * (hz[(pc_v3) * (ny) + (pc_v5)] - hz[(pc_v3) * (ny) + ((pc_v5 - 1))])));
+      }
+    }
+    for (long pc_v3 = 0; (pc_v3 < (nx - 1)); pc_v3 += 1) {
+      for (long pc_v5 = 0; (pc_v5 < (ny - 1)); pc_v5 += 1) {
+        hz[(pc_v3) * (ny) + (pc_v5)] = (hz[(pc_v3) * (ny) + (pc_v5)] - (0.7 * (((ex[(pc_v3) * (ny) + ((pc_v5 + 1))] - ex[(pc_v3) * (ny) + (pc_v5)]) + ey[((pc_v3 + 1)) * (ny) + (pc_v5)]) - ey[(pc_v3) * (ny) + (pc_v5)])));
+      }
+    }
+  }
+  return 0;
 }
 
 extern "C" int pc_fdtd_2d(long long T, long long nx, long long ny, double *ex, double *ey, double *hz, double *fict) {
@@ -516,6 +567,20 @@ extern "C" int pc_fdtd_2d(long long T, long long nx, long long ny, double *ex, d
   if ((long long)(T) > 2147483647LL) {
     fprintf(stderr, "polycuda: pc_fdtd_2d: array fict has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
     return (int)cudaErrorInvalidValue;
+  }
+  { /* polycuda: the code below assumes distinct arrays (overlap_guard.py) */
+    const size_t pc_span_ex = (size_t)(nx) * (size_t)(ny) * sizeof(double);
+    const size_t pc_span_ey = (size_t)(nx) * (size_t)(ny) * sizeof(double);
+    const size_t pc_span_hz = (size_t)(nx) * (size_t)(ny) * sizeof(double);
+    const size_t pc_span_fict = (size_t)(T) * sizeof(double);
+    if (pc_overlap_ranges(ex, pc_span_ex, ey, pc_span_ey) ||
+        pc_overlap_ranges(ex, pc_span_ex, hz, pc_span_hz) ||
+        pc_overlap_ranges(ex, pc_span_ex, fict, pc_span_fict) ||
+        pc_overlap_ranges(ey, pc_span_ey, hz, pc_span_hz) ||
+        pc_overlap_ranges(ey, pc_span_ey, fict, pc_span_fict) ||
+        pc_overlap_ranges(hz, pc_span_hz, fict, pc_span_fict)) {
+      return pc_fdtd_2d_original(T, nx, ny, ex, ey, hz, fict);
+    }
   }
   pc_host_guard pc_guard(&pc_fdtd_2d_state.lock);
   int err = 0;

@@ -23,7 +23,40 @@ static inline long long pc_mod(long long a, long long m) { return ((a % m) + m) 
 #endif
 #define PC_SHUFFLE_PRIME 1000003L
 
+#ifndef PC_OVERLAP_RANGES_DEFINED
+#define PC_OVERLAP_RANGES_DEFINED
+#include <stdint.h>
+/* Whether the byte ranges [a, a + na) and [b, b + nb) share a byte (an empty one never does):
+   the entries' check of their array arguments (codegen/overlap_guard.py) */
+static inline int pc_overlap_ranges(const void *a, size_t na, const void *b, size_t nb)
+{
+  const uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+  return na != 0 && nb != 0 && x < y + nb && y < x + na;
+}
+#endif
+/* polycuda: region 'gemm' as written, run when its arrays share memory */
+static int pc_gemm_original(long long ni, long long nj, long long nk, double alpha, double beta, double *C, double *A, double *B) {
+  for (long pc_v1 = 0; (pc_v1 < ni); pc_v1 += 1) {
+    for (long pc_v3 = 0; (pc_v3 < nj); pc_v3 += 1) {
+      C[(pc_v1) * (nj) + (pc_v3)] *= beta;
+      for (long pc_v5 = 0; (pc_v5 < nk); pc_v5 += 1) {
+        C[(pc_v1) * (nj) + (pc_v3)] += ((alpha * A[(pc_v1) * (nk) + (pc_v5)]) * B[(pc_v5) * (nj) + (pc_v3)]);
+      }
+    }
+  }
+  return 0;
+}
+
 int pc_gemm(long long ni, long long nj, long long nk, double alpha, double beta, double *C, double *A, double *B) {
+  { /* polycuda: the code below assumes distinct arrays (overlap_guard.py) */
+    const size_t pc_span_C = (size_t)(ni) * (size_t)(nj) * sizeof(double);
+    const size_t pc_span_A = (size_t)(ni) * (size_t)(nk) * sizeof(double);
+    const size_t pc_span_B = (size_t)(nk) * (size_t)(nj) * sizeof(double);
+    if (pc_overlap_ranges(C, pc_span_C, A, pc_span_A) ||
+        pc_overlap_ranges(C, pc_span_C, B, pc_span_B)) {
+      return pc_gemm_original(ni, nj, nk, alpha, beta, C, A, B);
+    }
+  }
   if (((ni >= 1) && (nj >= 1))) {
     for (long c0 = pc_max((-1), (-((ni + 6) / 8))); (c0 <= ((nj - 1) / 32)); c0 += 1) {
       if (((((nj + (4 * nk)) >= ((32 * c0) + 33)) && (((32 * c0) + 28) >= ((4 * ((ni + 6) % 8)) + nj))) || ((((32 * c0) + 32) >= (nj + (4 * nk))) && ((((((4 * ni) + nj) - 5) % 32) + (4 * nk)) >= 36)))) {

@@ -240,6 +240,17 @@ static int pc_overlap_out(const pc_overlap *o, int k) {
 }  // namespace
 #endif
 
+#ifndef PC_OVERLAP_RANGES_DEFINED
+#define PC_OVERLAP_RANGES_DEFINED
+#include <stdint.h>
+/* Whether the byte ranges [a, a + na) and [b, b + nb) share a byte (an empty one never does):
+   the entries' check of their array arguments (codegen/overlap_guard.py) */
+static inline int pc_overlap_ranges(const void *a, size_t na, const void *b, size_t nb)
+{
+  const uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+  return na != 0 && nb != 0 && x < y + nb && y < x + na;
+}
+#endif
 /* polycuda: the region's own definitions */
 
 __global__ void __launch_bounds__(256) kernel0(int ni, int nj, int nk, double alpha, double beta, double *C, double *A, double *B, int c0) {
@@ -356,18 +367,6 @@ extern "C" int pc_gemm_release(void);
 static void pc_gemm_at_exit(void) { (void)pc_gemm_release(); }
 
 static int pc_gemm_run(long long ni, long long nj, long long nk, double alpha, double beta, double *C, double *A, double *B, const pc_overlap *pc_ov) {
-  if (pc_elements((long long)(ni), (long long)(nj)) > 2147483647LL) {
-    fprintf(stderr, "polycuda: pc_gemm: array C has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
-    return (int)cudaErrorInvalidValue;
-  }
-  if (pc_elements((long long)(ni), (long long)(nk)) > 2147483647LL) {
-    fprintf(stderr, "polycuda: pc_gemm: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
-    return (int)cudaErrorInvalidValue;
-  }
-  if (pc_elements((long long)(nk), (long long)(nj)) > 2147483647LL) {
-    fprintf(stderr, "polycuda: pc_gemm: array B has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
-    return (int)cudaErrorInvalidValue;
-  }
   PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 0));  /* C copied in */
   PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 1));  /* A copied in */
   PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 2));  /* B copied in */
@@ -385,7 +384,42 @@ static int pc_gemm_run(long long ni, long long nj, long long nk, double alpha, d
   return 0;
 }
 extern "C" int pc_gemm_dev(long long ni, long long nj, long long nk, double alpha, double beta, double *C, double *A, double *B) {
+  if (pc_elements((long long)(ni), (long long)(nj)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_gemm: array C has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(ni), (long long)(nk)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_gemm: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(nk), (long long)(nj)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_gemm: array B has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  { /* polycuda: the code below assumes distinct arrays (overlap_guard.py) */
+    const size_t pc_span_C = (size_t)(ni) * (size_t)(nj) * sizeof(double);
+    const size_t pc_span_A = (size_t)(ni) * (size_t)(nk) * sizeof(double);
+    const size_t pc_span_B = (size_t)(nk) * (size_t)(nj) * sizeof(double);
+    if (pc_overlap_ranges(C, pc_span_C, A, pc_span_A) ||
+        pc_overlap_ranges(C, pc_span_C, B, pc_span_B)) {
+      fprintf(stderr, "polycuda: pc_gemm_dev: a written array shares memory with another array argument; nothing was run\n");
+      return (int)cudaErrorInvalidValue;
+    }
+  }
   return pc_gemm_run(ni, nj, nk, alpha, beta, C, A, B, NULL);
+}
+
+/* polycuda: region 'gemm' as written, run when its arrays share memory */
+static int pc_gemm_original(long long ni, long long nj, long long nk, double alpha, double beta, double *C, double *A, double *B) {
+  for (long pc_v1 = 0; (pc_v1 < ni); pc_v1 += 1) {
+    for (long pc_v3 = 0; (pc_v3 < nj); pc_v3 += 1) {
+      C[(pc_v1) * (nj) + (pc_v3)] *= beta;
+      for (long pc_v5 = 0; (pc_v5 < nk); pc_v5 += 1) {
+        C[(pc_v1) * (nj) + (pc_v3)] += ((alpha * A[(pc_v1) * (nk) + (pc_v5)]) * B[(pc_v5) * (nj) + (pc_v3)]);
+      }
+    }
+  }
+  return 0;
 }
 
 extern "C" int pc_gemm(long long ni, long long nj, long long nk, double alpha, double beta, double *C, double *A, double *B) {
@@ -400,6 +434,15 @@ extern "C" int pc_gemm(long long ni, long long nj, long long nk, double alpha, d
   if (pc_elements((long long)(nk), (long long)(nj)) > 2147483647LL) {
     fprintf(stderr, "polycuda: pc_gemm: array B has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
     return (int)cudaErrorInvalidValue;
+  }
+  { /* polycuda: the code below assumes distinct arrays (overlap_guard.py) */
+    const size_t pc_span_C = (size_t)(ni) * (size_t)(nj) * sizeof(double);
+    const size_t pc_span_A = (size_t)(ni) * (size_t)(nk) * sizeof(double);
+    const size_t pc_span_B = (size_t)(nk) * (size_t)(nj) * sizeof(double);
+    if (pc_overlap_ranges(C, pc_span_C, A, pc_span_A) ||
+        pc_overlap_ranges(C, pc_span_C, B, pc_span_B)) {
+      return pc_gemm_original(ni, nj, nk, alpha, beta, C, A, B);
+    }
   }
   pc_host_guard pc_guard(&pc_gemm_state.lock);
   int err = 0;

@@ -240,6 +240,17 @@ static int pc_overlap_out(const pc_overlap *o, int k) {
 }  // namespace
 #endif
 
+#ifndef PC_OVERLAP_RANGES_DEFINED
+#define PC_OVERLAP_RANGES_DEFINED
+#include <stdint.h>
+/* Whether the byte ranges [a, a + na) and [b, b + nb) share a byte (an empty one never does):
+   the entries' check of their array arguments (codegen/overlap_guard.py) */
+static inline int pc_overlap_ranges(const void *a, size_t na, const void *b, size_t nb)
+{
+  const uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+  return na != 0 && nb != 0 && x < y + nb && y < x + na;
+}
+#endif
 /* polycuda: the region's own definitions */
 
 __global__ void __launch_bounds__(256) kernel0(int n, double alpha, double beta, double *A, double *u1, double *v1, double *u2, double *v2, double *w, double *x, double *y, double *z) {
@@ -321,6 +332,30 @@ extern "C" int pc_gemver_release(void);
 static void pc_gemver_at_exit(void) { (void)pc_gemver_release(); }
 
 static int pc_gemver_run(long long n, double alpha, double beta, double *A, double *u1, double *v1, double *u2, double *v2, double *w, double *x, double *y, double *z, const pc_overlap *pc_ov) {
+  int pc_reduce_dev = 0, pc_reduce_sms = 0;
+  PC_CHECK(cudaGetDevice(&pc_reduce_dev));
+  PC_CHECK(cudaDeviceGetAttribute(&pc_reduce_sms, cudaDevAttrMultiProcessorCount, pc_reduce_dev));
+  const long long pc_reduce_blocks = pc_max(1LL, pc_min(4LL * pc_reduce_sms, 1024LL));
+  PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 0));  /* A copied in */
+  PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 1));  /* u1 copied in */
+  PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 2));  /* v1 copied in */
+  PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 3));  /* u2 copied in */
+  PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 4));  /* v2 copied in */
+  PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 6));  /* x copied in */
+  PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 7));  /* y copied in */
+  kernel0<<<dim3((unsigned)pc_min(pc_max(pc_ceild(n, 256LL), 1LL), 2147483647LL), (unsigned)pc_max(pc_min(pc_min(pc_ceild(pc_reduce_blocks, pc_max(pc_ceild(n, 256LL), 1LL)), pc_ceild(n, 32LL)), 65535LL), 1LL)), dim3(256)>>>((int)n, alpha, beta, A, u1, v1, u2, v2, w, x, y, z);
+  PC_CHECK((cudaError_t)pc_overlap_out(pc_ov, 0));  /* A final: copied out */
+  PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 8));  /* z copied in */
+  kernel1<<<dim3((unsigned)pc_min(pc_max(((n + 255) / 256), 1LL), 2147483647LL)), dim3(256)>>>((int)n, alpha, beta, A, u1, v1, u2, v2, w, x, y, z);
+  PC_CHECK((cudaError_t)pc_overlap_out(pc_ov, 6));  /* x final: copied out */
+  PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 5));  /* w copied in */
+  kernel2<<<dim3((unsigned)pc_min(pc_max(pc_ceild(n, 8LL), 1LL), 2147483647LL)), dim3(32, 8)>>>((int)n, alpha, beta, A, u1, v1, u2, v2, w, x, y, z);
+  PC_CHECK((cudaError_t)pc_overlap_out(pc_ov, 5));  /* w final: copied out */
+  PC_CHECK(cudaGetLastError());
+  PC_CHECK(cudaDeviceSynchronize());
+  return 0;
+}
+extern "C" int pc_gemver_dev(long long n, double alpha, double beta, double *A, double *u1, double *v1, double *u2, double *v2, double *w, double *x, double *y, double *z) {
   if (pc_elements((long long)(n), (long long)(n)) > 2147483647LL) {
     fprintf(stderr, "polycuda: pc_gemver: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
     return (int)cudaErrorInvalidValue;
@@ -357,31 +392,65 @@ static int pc_gemver_run(long long n, double alpha, double beta, double *A, doub
     fprintf(stderr, "polycuda: pc_gemver: array z has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
     return (int)cudaErrorInvalidValue;
   }
-  int pc_reduce_dev = 0, pc_reduce_sms = 0;
-  PC_CHECK(cudaGetDevice(&pc_reduce_dev));
-  PC_CHECK(cudaDeviceGetAttribute(&pc_reduce_sms, cudaDevAttrMultiProcessorCount, pc_reduce_dev));
-  const long long pc_reduce_blocks = pc_max(1LL, pc_min(4LL * pc_reduce_sms, 1024LL));
-  PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 0));  /* A copied in */
-  PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 1));  /* u1 copied in */
-  PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 2));  /* v1 copied in */
-  PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 3));  /* u2 copied in */
-  PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 4));  /* v2 copied in */
-  PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 6));  /* x copied in */
-  PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 7));  /* y copied in */
-  kernel0<<<dim3((unsigned)pc_min(pc_max(pc_ceild(n, 256LL), 1LL), 2147483647LL), (unsigned)pc_max(pc_min(pc_min(pc_ceild(pc_reduce_blocks, pc_max(pc_ceild(n, 256LL), 1LL)), pc_ceild(n, 32LL)), 65535LL), 1LL)), dim3(256)>>>((int)n, alpha, beta, A, u1, v1, u2, v2, w, x, y, z);
-  PC_CHECK((cudaError_t)pc_overlap_out(pc_ov, 0));  /* A final: copied out */
-  PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 8));  /* z copied in */
-  kernel1<<<dim3((unsigned)pc_min(pc_max(((n + 255) / 256), 1LL), 2147483647LL)), dim3(256)>>>((int)n, alpha, beta, A, u1, v1, u2, v2, w, x, y, z);
-  PC_CHECK((cudaError_t)pc_overlap_out(pc_ov, 6));  /* x final: copied out */
-  PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 5));  /* w copied in */
-  kernel2<<<dim3((unsigned)pc_min(pc_max(pc_ceild(n, 8LL), 1LL), 2147483647LL)), dim3(32, 8)>>>((int)n, alpha, beta, A, u1, v1, u2, v2, w, x, y, z);
-  PC_CHECK((cudaError_t)pc_overlap_out(pc_ov, 5));  /* w final: copied out */
-  PC_CHECK(cudaGetLastError());
-  PC_CHECK(cudaDeviceSynchronize());
-  return 0;
-}
-extern "C" int pc_gemver_dev(long long n, double alpha, double beta, double *A, double *u1, double *v1, double *u2, double *v2, double *w, double *x, double *y, double *z) {
+  { /* polycuda: the code below assumes distinct arrays (overlap_guard.py) */
+    const size_t pc_span_A = (size_t)(n) * (size_t)(n) * sizeof(double);
+    const size_t pc_span_u1 = (size_t)(n) * sizeof(double);
+    const size_t pc_span_v1 = (size_t)(n) * sizeof(double);
+    const size_t pc_span_u2 = (size_t)(n) * sizeof(double);
+    const size_t pc_span_v2 = (size_t)(n) * sizeof(double);
+    const size_t pc_span_w = (size_t)(n) * sizeof(double);
+    const size_t pc_span_x = (size_t)(n) * sizeof(double);
+    const size_t pc_span_y = (size_t)(n) * sizeof(double);
+    const size_t pc_span_z = (size_t)(n) * sizeof(double);
+    if (pc_overlap_ranges(A, pc_span_A, u1, pc_span_u1) ||
+        pc_overlap_ranges(A, pc_span_A, v1, pc_span_v1) ||
+        pc_overlap_ranges(A, pc_span_A, u2, pc_span_u2) ||
+        pc_overlap_ranges(A, pc_span_A, v2, pc_span_v2) ||
+        pc_overlap_ranges(A, pc_span_A, w, pc_span_w) ||
+        pc_overlap_ranges(A, pc_span_A, x, pc_span_x) ||
+        pc_overlap_ranges(A, pc_span_A, y, pc_span_y) ||
+        pc_overlap_ranges(A, pc_span_A, z, pc_span_z) ||
+        pc_overlap_ranges(u1, pc_span_u1, w, pc_span_w) ||
+        pc_overlap_ranges(u1, pc_span_u1, x, pc_span_x) ||
+        pc_overlap_ranges(v1, pc_span_v1, w, pc_span_w) ||
+        pc_overlap_ranges(v1, pc_span_v1, x, pc_span_x) ||
+        pc_overlap_ranges(u2, pc_span_u2, w, pc_span_w) ||
+        pc_overlap_ranges(u2, pc_span_u2, x, pc_span_x) ||
+        pc_overlap_ranges(v2, pc_span_v2, w, pc_span_w) ||
+        pc_overlap_ranges(v2, pc_span_v2, x, pc_span_x) ||
+        pc_overlap_ranges(w, pc_span_w, x, pc_span_x) ||
+        pc_overlap_ranges(w, pc_span_w, y, pc_span_y) ||
+        pc_overlap_ranges(w, pc_span_w, z, pc_span_z) ||
+        pc_overlap_ranges(x, pc_span_x, y, pc_span_y) ||
+        pc_overlap_ranges(x, pc_span_x, z, pc_span_z)) {
+      fprintf(stderr, "polycuda: pc_gemver_dev: a written array shares memory with another array argument; nothing was run\n");
+      return (int)cudaErrorInvalidValue;
+    }
+  }
   return pc_gemver_run(n, alpha, beta, A, u1, v1, u2, v2, w, x, y, z, NULL);
+}
+
+/* polycuda: region 'gemver' as written, run when its arrays share memory */
+static int pc_gemver_original(long long n, double alpha, double beta, double *A, double *u1, double *v1, double *u2, double *v2, double *w, double *x, double *y, double *z) {
+  for (long pc_v1 = 0; (pc_v1 < n); pc_v1 += 1) {
+    for (long pc_v3 = 0; (pc_v3 < n); pc_v3 += 1) {
+      A[(pc_v1) * (n) + (pc_v3)] = ((A[(pc_v1) * (n) + (pc_v3)] + (u1[pc_v1] * v1[pc_v3])) + (u2[pc_v1] * v2[pc_v3]));
+    }
+  }
+  for (long pc_v1 = 0; (pc_v1 < n); pc_v1 += 1) {
+    for (long pc_v3 = 0; (pc_v3 < n); pc_v3 += 1) {
+      x[pc_v1] = (x[pc_v1] + ((beta * A[(pc_v3) * (n) + (pc_v1)]) * y[pc_v3]));
+    }
+  }
+  for (long pc_v1 = 0; (pc_v1 < n); pc_v1 += 1) {
+    x[pc_v1] = (x[pc_v1] + z[pc_v1]);
+  }
+  for (long pc_v1 = 0; (pc_v1 < n); pc_v1 += 1) {
+    for (long pc_v3 = 0; (pc_v3 < n); pc_v3 += 1) {
+      w[pc_v1] = (w[pc_v1] + ((alpha * A[(pc_v1) * (n) + (pc_v3)]) * x[pc_v3]));
+    }
+  }
+  return 0;
 }
 
 extern "C" int pc_gemver(long long n, double alpha, double beta, double *A, double *u1, double *v1, double *u2, double *v2, double *w, double *x, double *y, double *z) {
@@ -420,6 +489,40 @@ extern "C" int pc_gemver(long long n, double alpha, double beta, double *A, doub
   if ((long long)(n) > 2147483647LL) {
     fprintf(stderr, "polycuda: pc_gemver: array z has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
     return (int)cudaErrorInvalidValue;
+  }
+  { /* polycuda: the code below assumes distinct arrays (overlap_guard.py) */
+    const size_t pc_span_A = (size_t)(n) * (size_t)(n) * sizeof(double);
+    const size_t pc_span_u1 = (size_t)(n) * sizeof(double);
+    const size_t pc_span_v1 = (size_t)(n) * sizeof(double);
+    const size_t pc_span_u2 = (size_t)(n) * sizeof(double);
+    const size_t pc_span_v2 = (size_t)(n) * sizeof(double);
+    const size_t pc_span_w = (size_t)(n) * sizeof(double);
+    const size_t pc_span_x = (size_t)(n) * sizeof(double);
+    const size_t pc_span_y = (size_t)(n) * sizeof(double);
+    const size_t pc_span_z = (size_t)(n) * sizeof(double);
+    if (pc_overlap_ranges(A, pc_span_A, u1, pc_span_u1) ||
+        pc_overlap_ranges(A, pc_span_A, v1, pc_span_v1) ||
+        pc_overlap_ranges(A, pc_span_A, u2, pc_span_u2) ||
+        pc_overlap_ranges(A, pc_span_A, v2, pc_span_v2) ||
+        pc_overlap_ranges(A, pc_span_A, w, pc_span_w) ||
+        pc_overlap_ranges(A, pc_span_A, x, pc_span_x) ||
+        pc_overlap_ranges(A, pc_span_A, y, pc_span_y) ||
+        pc_overlap_ranges(A, pc_span_A, z, pc_span_z) ||
+        pc_overlap_ranges(u1, pc_span_u1, w, pc_span_w) ||
+        pc_overlap_ranges(u1, pc_span_u1, x, pc_span_x) ||
+        pc_overlap_ranges(v1, pc_span_v1, w, pc_span_w) ||
+        pc_overlap_ranges(v1, pc_span_v1, x, pc_span_x) ||
+        pc_overlap_ranges(u2, pc_span_u2, w, pc_span_w) ||
+        pc_overlap_ranges(u2, pc_span_u2, x, pc_span_x) ||
+        pc_overlap_ranges(v2, pc_span_v2, w, pc_span_w) ||
+        pc_overlap_ranges(v2, pc_span_v2, x, pc_span_x) ||
+        pc_overlap_ranges(w, pc_span_w, x, pc_span_x) ||
+        pc_overlap_ranges(w, pc_span_w, y, pc_span_y) ||
+        pc_overlap_ranges(w, pc_span_w, z, pc_span_z) ||
+        pc_overlap_ranges(x, pc_span_x, y, pc_span_y) ||
+        pc_overlap_ranges(x, pc_span_x, z, pc_span_z)) {
+      return pc_gemver_original(n, alpha, beta, A, u1, v1, u2, v2, w, x, y, z);
+    }
   }
   pc_host_guard pc_guard(&pc_gemver_state.lock);
   int err = 0;

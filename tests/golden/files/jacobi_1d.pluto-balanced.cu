@@ -240,6 +240,17 @@ static int pc_overlap_out(const pc_overlap *o, int k) {
 }  // namespace
 #endif
 
+#ifndef PC_OVERLAP_RANGES_DEFINED
+#define PC_OVERLAP_RANGES_DEFINED
+#include <stdint.h>
+/* Whether the byte ranges [a, a + na) and [b, b + nb) share a byte (an empty one never does):
+   the entries' check of their array arguments (codegen/overlap_guard.py) */
+static inline int pc_overlap_ranges(const void *a, size_t na, const void *b, size_t nb)
+{
+  const uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+  return na != 0 && nb != 0 && x < y + nb && y < x + na;
+}
+#endif
 /* polycuda: the region's own definitions */
 
 __global__ void __launch_bounds__(64) kernel0(int T, int n, double *A, double *B, int c0) {
@@ -270,14 +281,6 @@ extern "C" int pc_jacobi_1d_release(void);
 static void pc_jacobi_1d_at_exit(void) { (void)pc_jacobi_1d_release(); }
 
 static int pc_jacobi_1d_run(long long T, long long n, double *A, double *B, const pc_overlap *pc_ov) {
-  if ((long long)(n) > 2147483647LL) {
-    fprintf(stderr, "polycuda: pc_jacobi_1d: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
-    return (int)cudaErrorInvalidValue;
-  }
-  if ((long long)(n) > 2147483647LL) {
-    fprintf(stderr, "polycuda: pc_jacobi_1d: array B has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
-    return (int)cudaErrorInvalidValue;
-  }
   PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 0));  /* A copied in */
   PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 1));  /* B copied in */
   for (long long c0 = 0; (c0 <= pc_floord((((6 * T) + n) - 7), 64)); c0 += 1) {
@@ -290,7 +293,36 @@ static int pc_jacobi_1d_run(long long T, long long n, double *A, double *B, cons
   return 0;
 }
 extern "C" int pc_jacobi_1d_dev(long long T, long long n, double *A, double *B) {
+  if ((long long)(n) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_jacobi_1d: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if ((long long)(n) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_jacobi_1d: array B has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  { /* polycuda: the code below assumes distinct arrays (overlap_guard.py) */
+    const size_t pc_span_A = (size_t)(n) * sizeof(double);
+    const size_t pc_span_B = (size_t)(n) * sizeof(double);
+    if (pc_overlap_ranges(A, pc_span_A, B, pc_span_B)) {
+      fprintf(stderr, "polycuda: pc_jacobi_1d_dev: a written array shares memory with another array argument; nothing was run\n");
+      return (int)cudaErrorInvalidValue;
+    }
+  }
   return pc_jacobi_1d_run(T, n, A, B, NULL);
+}
+
+/* polycuda: region 'jacobi_1d' as written, run when its arrays share memory */
+static int pc_jacobi_1d_original(long long T, long long n, double *A, double *B) {
+  for (long pc_v1 = 0; (pc_v1 < T); pc_v1 += 1) {
+    for (long pc_v3 = 1; (pc_v3 < (n - 1)); pc_v3 += 1) {
+      B[pc_v3] = (((A[(pc_v3 - 1)] + A[pc_v3]) + A[(pc_v3 + 1)]) / 3.0);
+    }
+    for (long pc_v3 = 1; (pc_v3 < (n - 1)); pc_v3 += 1) {
+      A[pc_v3] = (((B[(pc_v3 - 1)] + B[pc_v3]) + B[(pc_v3 + 1)]) / 3.0);
+    }
+  }
+  return 0;
 }
 
 extern "C" int pc_jacobi_1d(long long T, long long n, double *A, double *B) {
@@ -301,6 +333,13 @@ extern "C" int pc_jacobi_1d(long long T, long long n, double *A, double *B) {
   if ((long long)(n) > 2147483647LL) {
     fprintf(stderr, "polycuda: pc_jacobi_1d: array B has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
     return (int)cudaErrorInvalidValue;
+  }
+  { /* polycuda: the code below assumes distinct arrays (overlap_guard.py) */
+    const size_t pc_span_A = (size_t)(n) * sizeof(double);
+    const size_t pc_span_B = (size_t)(n) * sizeof(double);
+    if (pc_overlap_ranges(A, pc_span_A, B, pc_span_B)) {
+      return pc_jacobi_1d_original(T, n, A, B);
+    }
   }
   pc_host_guard pc_guard(&pc_jacobi_1d_state.lock);
   int err = 0;

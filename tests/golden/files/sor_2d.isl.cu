@@ -304,10 +304,6 @@ extern "C" int pc_sor_2d_release(void);
 static void pc_sor_2d_at_exit(void) { (void)pc_sor_2d_release(); }
 
 static int pc_sor_2d_run(long long T, long long n, double omega, double *A, const pc_overlap *pc_ov) {
-  if (pc_elements((long long)(n), (long long)(n)) > 2147483647LL) {
-    fprintf(stderr, "polycuda: pc_sor_2d: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
-    return (int)cudaErrorInvalidValue;
-  }
   PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 0));  /* A copied in */
   {  /* kernel0: one cooperative launch when it runs 128 iterations or more */
     int pc_dev = 0, pc_sms = 0, pc_per_sm = 0;
@@ -340,6 +336,10 @@ static int pc_sor_2d_run(long long T, long long n, double omega, double *A, cons
   return 0;
 }
 extern "C" int pc_sor_2d_dev(long long T, long long n, double omega, double *A) {
+  if (pc_elements((long long)(n), (long long)(n)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_sor_2d: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
   return pc_sor_2d_run(T, n, omega, A, NULL);
 }
 

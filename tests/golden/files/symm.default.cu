@@ -240,6 +240,17 @@ static int pc_overlap_out(const pc_overlap *o, int k) {
 }  // namespace
 #endif
 
+#ifndef PC_OVERLAP_RANGES_DEFINED
+#define PC_OVERLAP_RANGES_DEFINED
+#include <stdint.h>
+/* Whether the byte ranges [a, a + na) and [b, b + nb) share a byte (an empty one never does):
+   the entries' check of their array arguments (codegen/overlap_guard.py) */
+static inline int pc_overlap_ranges(const void *a, size_t na, const void *b, size_t nb)
+{
+  const uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+  return na != 0 && nb != 0 && x < y + nb && y < x + na;
+}
+#endif
 /* polycuda: the region's own definitions */
 
 __global__ void __launch_bounds__(512) kernel0(int m, int n, double alpha, double beta, double *C, double *A, double *B) {
@@ -426,6 +437,16 @@ extern "C" int pc_symm_release(void);
 static void pc_symm_at_exit(void) { (void)pc_symm_release(); }
 
 static int pc_symm_run(long long m, long long n, double alpha, double beta, double *C, double *A, double *B, const pc_overlap *pc_ov) {
+  PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 0));  /* C copied in */
+  PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 1));  /* A copied in */
+  PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 2));  /* B copied in */
+  kernel0<<<dim3((unsigned)pc_min(pc_max(((n + 63) / 64), 1LL), 2147483647LL), (unsigned)pc_min(pc_max(((m + 63) / 64), 1LL), 65535LL)), dim3(32, 16)>>>((int)m, (int)n, alpha, beta, C, A, B);
+  PC_CHECK((cudaError_t)pc_overlap_out(pc_ov, 0));  /* C final: copied out */
+  PC_CHECK(cudaGetLastError());
+  PC_CHECK(cudaDeviceSynchronize());
+  return 0;
+}
+extern "C" int pc_symm_dev(long long m, long long n, double alpha, double beta, double *C, double *A, double *B) {
   if (pc_elements((long long)(m), (long long)(n)) > 2147483647LL) {
     fprintf(stderr, "polycuda: pc_symm: array C has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
     return (int)cudaErrorInvalidValue;
@@ -438,17 +459,33 @@ static int pc_symm_run(long long m, long long n, double alpha, double beta, doub
     fprintf(stderr, "polycuda: pc_symm: array B has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
     return (int)cudaErrorInvalidValue;
   }
-  PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 0));  /* C copied in */
-  PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 1));  /* A copied in */
-  PC_CHECK((cudaError_t)pc_overlap_wait(pc_ov, 2));  /* B copied in */
-  kernel0<<<dim3((unsigned)pc_min(pc_max(((n + 63) / 64), 1LL), 2147483647LL), (unsigned)pc_min(pc_max(((m + 63) / 64), 1LL), 65535LL)), dim3(32, 16)>>>((int)m, (int)n, alpha, beta, C, A, B);
-  PC_CHECK((cudaError_t)pc_overlap_out(pc_ov, 0));  /* C final: copied out */
-  PC_CHECK(cudaGetLastError());
-  PC_CHECK(cudaDeviceSynchronize());
-  return 0;
-}
-extern "C" int pc_symm_dev(long long m, long long n, double alpha, double beta, double *C, double *A, double *B) {
+  { /* polycuda: the code below assumes distinct arrays (overlap_guard.py) */
+    const size_t pc_span_C = (size_t)(m) * (size_t)(n) * sizeof(double);
+    const size_t pc_span_A = (size_t)(m) * (size_t)(m) * sizeof(double);
+    const size_t pc_span_B = (size_t)(m) * (size_t)(n) * sizeof(double);
+    if (pc_overlap_ranges(C, pc_span_C, A, pc_span_A) ||
+        pc_overlap_ranges(C, pc_span_C, B, pc_span_B)) {
+      fprintf(stderr, "polycuda: pc_symm_dev: a written array shares memory with another array argument; nothing was run\n");
+      return (int)cudaErrorInvalidValue;
+    }
+  }
   return pc_symm_run(m, n, alpha, beta, C, A, B, NULL);
+}
+
+/* polycuda: region 'symm' as written, run when its arrays share memory */
+static int pc_symm_original(long long m, long long n, double alpha, double beta, double *C, double *A, double *B) {
+  for (long pc_v1 = 0; (pc_v1 < m); pc_v1 += 1) {
+    for (long pc_v3 = 0; (pc_v3 < n); pc_v3 += 1) {
+      C[(pc_v1) * (n) + (pc_v3)] *= beta;
+      for (long pc_v5 = 0; (pc_v5 <= pc_v1); pc_v5 += 1) {
+        C[(pc_v1) * (n) + (pc_v3)] += ((alpha * A[(pc_v1) * (m) + (pc_v5)]) * B[(pc_v5) * (n) + (pc_v3)]);
+      }
+      for (long pc_v5 = (pc_v1 + 1); (pc_v5 < m); pc_v5 += 1) {
+        C[(pc_v1) * (n) + (pc_v3)] += ((alpha * A[(pc_v5) * (m) + (pc_v1)]) * B[(pc_v5) * (n) + (pc_v3)]);
+      }
+    }
+  }
+  return 0;
 }
 
 extern "C" int pc_symm(long long m, long long n, double alpha, double beta, double *C, double *A, double *B) {
@@ -463,6 +500,15 @@ extern "C" int pc_symm(long long m, long long n, double alpha, double beta, doub
   if (pc_elements((long long)(m), (long long)(n)) > 2147483647LL) {
     fprintf(stderr, "polycuda: pc_symm: array B has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
     return (int)cudaErrorInvalidValue;
+  }
+  { /* polycuda: the code below assumes distinct arrays (overlap_guard.py) */
+    const size_t pc_span_C = (size_t)(m) * (size_t)(n) * sizeof(double);
+    const size_t pc_span_A = (size_t)(m) * (size_t)(m) * sizeof(double);
+    const size_t pc_span_B = (size_t)(m) * (size_t)(n) * sizeof(double);
+    if (pc_overlap_ranges(C, pc_span_C, A, pc_span_A) ||
+        pc_overlap_ranges(C, pc_span_C, B, pc_span_B)) {
+      return pc_symm_original(m, n, alpha, beta, C, A, B);
+    }
   }
   pc_host_guard pc_guard(&pc_symm_state.lock);
   int err = 0;

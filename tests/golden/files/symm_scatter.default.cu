@@ -240,6 +240,17 @@ static int pc_overlap_out(const pc_overlap *o, int k) {
 }  // namespace
 #endif
 
+#ifndef PC_OVERLAP_RANGES_DEFINED
+#define PC_OVERLAP_RANGES_DEFINED
+#include <stdint.h>
+/* Whether the byte ranges [a, a + na) and [b, b + nb) share a byte (an empty one never does):
+   the entries' check of their array arguments (codegen/overlap_guard.py) */
+static inline int pc_overlap_ranges(const void *a, size_t na, const void *b, size_t nb)
+{
+  const uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+  return na != 0 && nb != 0 && x < y + nb && y < x + na;
+}
+#endif
 /* polycuda: the region's own definitions */
 
 __global__ void __launch_bounds__(256) kernel0(int m, int n, double alpha, double beta, double *C, double *A, double *B, double *temp2, double *temp2_x0) {
@@ -356,22 +367,6 @@ extern "C" int pc_symm_scatter_release(void);
 static void pc_symm_scatter_at_exit(void) { (void)pc_symm_scatter_release(); }
 
 static int pc_symm_scatter_run(long long m, long long n, double alpha, double beta, double *C, double *A, double *B, const pc_overlap *pc_ov) {
-  if (pc_elements((long long)(m), (long long)(n)) > 2147483647LL) {
-    fprintf(stderr, "polycuda: pc_symm_scatter: array C has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
-    return (int)cudaErrorInvalidValue;
-  }
-  if (pc_elements((long long)(m), (long long)(m)) > 2147483647LL) {
-    fprintf(stderr, "polycuda: pc_symm_scatter: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
-    return (int)cudaErrorInvalidValue;
-  }
-  if (pc_elements((long long)(m), (long long)(n)) > 2147483647LL) {
-    fprintf(stderr, "polycuda: pc_symm_scatter: array B has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
-    return (int)cudaErrorInvalidValue;
-  }
-  if (pc_elements((long long)(pc_max(m, 0)), (long long)(pc_max(n, 0))) > 2147483647LL) {
-    fprintf(stderr, "polycuda: pc_symm_scatter: array temp2_x0 has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
-    return (int)cudaErrorInvalidValue;
-  }
   pc_host_guard pc_guard(&pc_symm_scatter_dev_state.lock);
   double *temp2 = NULL;
   PC_CHECK((cudaError_t)pc_host_buffer(&pc_symm_scatter_dev_state, 0, 1 * sizeof(double), (void **)&temp2));
@@ -391,7 +386,50 @@ static int pc_symm_scatter_run(long long m, long long n, double alpha, double be
   return 0;
 }
 extern "C" int pc_symm_scatter_dev(long long m, long long n, double alpha, double beta, double *C, double *A, double *B) {
+  if (pc_elements((long long)(m), (long long)(n)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_symm_scatter: array C has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(m), (long long)(m)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_symm_scatter: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(m), (long long)(n)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_symm_scatter: array B has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(pc_max(m, 0)), (long long)(pc_max(n, 0))) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_symm_scatter: array temp2_x0 has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  { /* polycuda: the code below assumes distinct arrays (overlap_guard.py) */
+    const size_t pc_span_C = (size_t)(m) * (size_t)(n) * sizeof(double);
+    const size_t pc_span_A = (size_t)(m) * (size_t)(m) * sizeof(double);
+    const size_t pc_span_B = (size_t)(m) * (size_t)(n) * sizeof(double);
+    if (pc_overlap_ranges(C, pc_span_C, A, pc_span_A) ||
+        pc_overlap_ranges(C, pc_span_C, B, pc_span_B)) {
+      fprintf(stderr, "polycuda: pc_symm_scatter_dev: a written array shares memory with another array argument; nothing was run\n");
+      return (int)cudaErrorInvalidValue;
+    }
+  }
   return pc_symm_scatter_run(m, n, alpha, beta, C, A, B, NULL);
+}
+
+/* polycuda: region 'symm_scatter' as written, run when its arrays share memory */
+static int pc_symm_scatter_original(long long m, long long n, double alpha, double beta, double *C, double *A, double *B) {
+  double *temp2 = (double *)calloc(1, sizeof(double));
+  for (long pc_v1 = 0; (pc_v1 < m); pc_v1 += 1) {
+    for (long pc_v3 = 0; (pc_v3 < n); pc_v3 += 1) {
+      temp2[0] = 0.0;
+      for (long pc_v5 = 0; (pc_v5 < pc_v1); pc_v5 += 1) {
+        C[(pc_v5) * (n) + (pc_v3)] += ((alpha * B[(pc_v1) * (n) + (pc_v3)]) * A[(pc_v1) * (m) + (pc_v5)]);
+        temp2[0] += (B[(pc_v5) * (n) + (pc_v3)] * A[(pc_v1) * (m) + (pc_v5)]);
+      }
+      C[(pc_v1) * (n) + (pc_v3)] = (((beta * C[(pc_v1) * (n) + (pc_v3)]) + ((alpha * B[(pc_v1) * (n) + (pc_v3)]) * A[(pc_v1) * (m) + (pc_v1)])) + (alpha * temp2[0]));
+    }
+  }
+  free(temp2);
+  return 0;
 }
 
 extern "C" int pc_symm_scatter(long long m, long long n, double alpha, double beta, double *C, double *A, double *B) {
@@ -410,6 +448,15 @@ extern "C" int pc_symm_scatter(long long m, long long n, double alpha, double be
   if (pc_elements((long long)(pc_max(m, 0)), (long long)(pc_max(n, 0))) > 2147483647LL) {
     fprintf(stderr, "polycuda: pc_symm_scatter: array temp2_x0 has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
     return (int)cudaErrorInvalidValue;
+  }
+  { /* polycuda: the code below assumes distinct arrays (overlap_guard.py) */
+    const size_t pc_span_C = (size_t)(m) * (size_t)(n) * sizeof(double);
+    const size_t pc_span_A = (size_t)(m) * (size_t)(m) * sizeof(double);
+    const size_t pc_span_B = (size_t)(m) * (size_t)(n) * sizeof(double);
+    if (pc_overlap_ranges(C, pc_span_C, A, pc_span_A) ||
+        pc_overlap_ranges(C, pc_span_C, B, pc_span_B)) {
+      return pc_symm_scatter_original(m, n, alpha, beta, C, A, B);
+    }
   }
   pc_host_guard pc_guard(&pc_symm_scatter_state.lock);
   int err = 0;

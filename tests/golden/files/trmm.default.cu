@@ -240,6 +240,17 @@ static int pc_overlap_out(const pc_overlap *o, int k) {
 }  // namespace
 #endif
 
+#ifndef PC_OVERLAP_RANGES_DEFINED
+#define PC_OVERLAP_RANGES_DEFINED
+#include <stdint.h>
+/* Whether the byte ranges [a, a + na) and [b, b + nb) share a byte (an empty one never does):
+   the entries' check of their array arguments (codegen/overlap_guard.py) */
+static inline int pc_overlap_ranges(const void *a, size_t na, const void *b, size_t nb)
+{
+  const uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+  return na != 0 && nb != 0 && x < y + nb && y < x + na;
+}
+#endif
 /* polycuda: the region's own definitions */
 
 __global__ void __launch_bounds__(256) kernel0(int m, int n, double alpha, double *__restrict__ A, double *__restrict__ B, double *__restrict__ B0) {
@@ -372,18 +383,6 @@ extern "C" int pc_trmm_release(void);
 static void pc_trmm_at_exit(void) { (void)pc_trmm_release(); }
 
 static int pc_trmm_run(long long m, long long n, double alpha, double *A, double *B, const pc_overlap *pc_ov) {
-  if (pc_elements((long long)(m), (long long)(m)) > 2147483647LL) {
-    fprintf(stderr, "polycuda: pc_trmm: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
-    return (int)cudaErrorInvalidValue;
-  }
-  if (pc_elements((long long)(m), (long long)(n)) > 2147483647LL) {
-    fprintf(stderr, "polycuda: pc_trmm: array B has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
-    return (int)cudaErrorInvalidValue;
-  }
-  if (pc_elements((long long)(m), (long long)(n)) > 2147483647LL) {
-    fprintf(stderr, "polycuda: pc_trmm: array B0 has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
-    return (int)cudaErrorInvalidValue;
-  }
   pc_host_guard pc_guard(&pc_trmm_dev_state.lock);
   double *B0 = NULL;
   PC_CHECK((cudaError_t)pc_host_buffer(&pc_trmm_dev_state, 0, (size_t)(m) * (size_t)(n) * sizeof(double), (void **)&B0));
@@ -402,7 +401,40 @@ static int pc_trmm_run(long long m, long long n, double alpha, double *A, double
   return 0;
 }
 extern "C" int pc_trmm_dev(long long m, long long n, double alpha, double *A, double *B) {
+  if (pc_elements((long long)(m), (long long)(m)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_trmm: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(m), (long long)(n)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_trmm: array B has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  if (pc_elements((long long)(m), (long long)(n)) > 2147483647LL) {
+    fprintf(stderr, "polycuda: pc_trmm: array B0 has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
+    return (int)cudaErrorInvalidValue;
+  }
+  { /* polycuda: the code below assumes distinct arrays (overlap_guard.py) */
+    const size_t pc_span_A = (size_t)(m) * (size_t)(m) * sizeof(double);
+    const size_t pc_span_B = (size_t)(m) * (size_t)(n) * sizeof(double);
+    if (pc_overlap_ranges(A, pc_span_A, B, pc_span_B)) {
+      fprintf(stderr, "polycuda: pc_trmm_dev: a written array shares memory with another array argument; nothing was run\n");
+      return (int)cudaErrorInvalidValue;
+    }
+  }
   return pc_trmm_run(m, n, alpha, A, B, NULL);
+}
+
+/* polycuda: region 'trmm' as written, run when its arrays share memory */
+static int pc_trmm_original(long long m, long long n, double alpha, double *A, double *B) {
+  for (long pc_v1 = 0; (pc_v1 < m); pc_v1 += 1) {
+    for (long pc_v3 = 0; (pc_v3 < n); pc_v3 += 1) {
+      for (long pc_v5 = (pc_v1 + 1); (pc_v5 < m); pc_v5 += 1) {
+        B[(pc_v1) * (n) + (pc_v3)] += (A[(pc_v5) * (m) + (pc_v1)] * B[(pc_v5) * (n) + (pc_v3)]);
+      }
+      B[(pc_v1) * (n) + (pc_v3)] = (alpha * B[(pc_v1) * (n) + (pc_v3)]);
+    }
+  }
+  return 0;
 }
 
 extern "C" int pc_trmm(long long m, long long n, double alpha, double *A, double *B) {
@@ -417,6 +449,13 @@ extern "C" int pc_trmm(long long m, long long n, double alpha, double *A, double
   if (pc_elements((long long)(m), (long long)(n)) > 2147483647LL) {
     fprintf(stderr, "polycuda: pc_trmm: array B0 has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
     return (int)cudaErrorInvalidValue;
+  }
+  { /* polycuda: the code below assumes distinct arrays (overlap_guard.py) */
+    const size_t pc_span_A = (size_t)(m) * (size_t)(m) * sizeof(double);
+    const size_t pc_span_B = (size_t)(m) * (size_t)(n) * sizeof(double);
+    if (pc_overlap_ranges(A, pc_span_A, B, pc_span_B)) {
+      return pc_trmm_original(m, n, alpha, A, B);
+    }
   }
   pc_host_guard pc_guard(&pc_trmm_state.lock);
   int err = 0;
