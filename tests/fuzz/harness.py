@@ -104,7 +104,16 @@ def run_program(prog: FuzzProgram, configs: tuple[str, ...], targets: tuple[str,
     """Every (configuration, target) outcome of `prog`, configuration-major."""
     outcomes = []
     for config in configs:
-        program = polycuda.compile(prog.source, options=CONFIGS[config], filename="fuzz.c")
+        start = time.perf_counter()
+        try:  # the front end and the scop transformations count against the limit too
+            with time_limit(time_limit_s):
+                program = polycuda.compile(prog.source, options=CONFIGS[config],
+                                           filename="fuzz.c")
+        except Timeout as exc:
+            outcomes += [Outcome(seed=prog.seed, config=config, target=target, status="crash",
+                                 crash_class="timeout", message=str(exc),
+                                 compile_s=time.perf_counter() - start) for target in targets]
+            continue
         for target in targets:
             outcomes.append(_run_one(prog, program, config, target, time_limit_s))
     return outcomes
