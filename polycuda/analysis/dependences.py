@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
+from polycuda.errors import UnsupportedConstruct
 from polycuda.ir import isl_build
 from polycuda.ir.scop import Access, Scop
 from polycuda.ir.c_expr import expr_to_c
@@ -75,7 +76,17 @@ def dependence_maps(scop: Scop, ctx: isl.Context) -> tuple[isl.UnionMap, isl.Uni
     if kept is not None:
         return (isl.UnionMap.read_from_str(ctx, kept[0]),
                 isl.UnionMap.read_from_str(ctx, kept[1]))
-    flow, false = _dependence_maps(scop, ctx)
+    try:
+        flow, false = _dependence_maps(scop, ctx)
+    except isl.Error as err:
+        # isl's dataflow analysis fails on some accesses with integer divisions ("affine
+        # expression involves some of the domain dimensions", fuzz profile divmod): a clear
+        # refusal instead of isl's raw error; no code is generated without the dependences
+        first = scop.statements[0].loc if scop.statements else None
+        raise UnsupportedConstruct(
+            f"isl could not compute the dependences of region '{scop.name}' ({str(err)[:160]}); "
+            "seen with C '/' and '%' in its bounds and subscripts: computing such a quotient "
+            "in a variable before the loop may avoid it", first) from None
     if len(_MAPS) >= MAPS_KEPT:
         del _MAPS[next(iter(_MAPS))]
     _MAPS[scop] = (str(flow), str(false))

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import polycuda
-from polycuda.errors import NotAffineError
+from polycuda.errors import NotAffineError, UnsupportedConstruct
 
 C_BOUND = """
 void f(int n, double A[100]) {
@@ -79,6 +79,37 @@ def test_c_division_that_is_not_quasi_affine_is_refused_at_its_line(construct, n
     with pytest.raises(NotAffineError, match=needle) as info:
         polycuda.compile(source, filename="bad.c")
     assert (info.value.loc.file, info.value.loc.line) == ("bad.c", 4)
+
+
+# fuzz profile divmod, seed 30273: isl's dataflow analysis fails on these divisions (an isl
+# error inside isl_union_access_info_compute_flow); until that is worked around, the compile
+# must refuse with the region's location, never pass isl's raw error on
+FLOW_FAILS = """\
+void fuzz(int n, int m, double alpha, double A[n + 7], double B[5], double C[9][5])
+{
+  int i, j, k;
+#pragma scop
+  for (i = m - 2; i >= 0; i--) {
+    A[2 * i + 1] += 0.5 * A[2 * i] + 0.1;
+    for (j = n - 1; j >= ((i) > ((n) / (-2) + 3) ? (i) : ((n) / (-2) + 3)); j--) {
+      for (k = n; k >= 0; k--) {
+        if (k + 1 >= 2 * i && j >= k) {
+          C[(i - 3) / 2 + 2][j] += 0.5 * C[(i - 3) / 2 + 3][j] + 0.5 * ((j) / 2) + 1.0;
+        } else {
+          C[2 * i][(j - 1) % 4] = 0.5 * B[i] + 0.5 * ((j - 1) / (-2)) + alpha;
+        }
+      }
+    }
+  }
+#pragma endscop
+}
+"""
+
+
+def test_a_region_whose_dependences_isl_cannot_compute_is_refused_at_its_location():
+    with pytest.raises(UnsupportedConstruct, match="could not compute the dependences") as info:
+        polycuda.compile(FLOW_FAILS, filename="flow.c").generate("openmp")
+    assert (info.value.loc.file, info.value.loc.line) == ("flow.c", 6)
 
 
 def py_floor_bounds(n, A, B):
