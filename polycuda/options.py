@@ -242,10 +242,10 @@ class Options:
     # pivot of a large tableau as one operation, so large problems are refused before any
     # solver runs.
     schedule_max_constraints: int = 8_000
-    # The AST build of the mapped schedule (past it: the original order's code). The suite's
-    # largest build (three_mm, scheduler pluto) takes about half of it (bench/solver_operations.py);
-    # isl's time per operation varies several-fold between schedules (skewed 3-D wavefront tiles
-    # are the slow end), so a limit far above that would make a give-up take minutes.
+    # The AST build of the mapped schedule (past it: the original order's code). Above the
+    # suite's largest builds (bench/solver_operations.py counts them), not far above: isl's
+    # time per operation varies several-fold between schedules, so a give-up at a much higher
+    # limit would take minutes.
     ast_operations: int = 20_000_000
     # Scheduler "auto": each candidate after the first (past it: skipped, no warning: the
     # first candidate's whole fallback chain already gave a schedule).
