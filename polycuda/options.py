@@ -233,9 +233,9 @@ class Options:
     # Work limits of the bounded solver calls, in isl operations (every allocation and every
     # simplex pivot isl makes: schedule/budget.py), so that a compile hits or misses a limit
     # alike on every machine and under any load. Past one, a simpler step is used, with a
-    # PolycudaWarning and a note in `show schedule`. Each scheduler of the fallback chain (the
-    # requested one all of it, each fallback scheduler FALLBACK_SHARE: schedule/fallback.py),
-    # the false-dependence elimination and the superposition report of `show schedule`:
+    # PolycudaWarning and a note in `show schedule`. Each scheduler of the fallback chain
+    # (schedule/fallback.py), the false-dependence elimination and the superposition report of
+    # `show schedule`:
     schedule_operations: int = 600_000
     # The size of the scheduling problem that each scheduler of the chain accepts: constraints
     # and dimensions of the dependence polyhedra, summed (fallback.problem_size): isl counts a

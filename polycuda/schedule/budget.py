@@ -40,9 +40,6 @@ class Limit:
     operations: int
     option: str
 
-    def scaled(self, share: float, option: str | None = None) -> Limit:
-        return Limit(max(1, int(self.operations * share)), option or self.option)
-
 
 class SolverGaveUp(Exception):
     """A bounded call that ran out of its work limit or failed; internal: the pipeline falls
@@ -155,6 +152,8 @@ def _call(fn: Callable[[], T], ctx: isl.Context, limit: Limit,
             return out_of_work
         return ("gave_up", f"{type(err).__name__}: {err}"[:500])
     except Exception as err:  # noqa: BLE001 (re-raised in the parent)
+        if quota_reached(ctx):  # islpy's wrappers turn some failed calls into None
+            return out_of_work
         return ("raise", err)
     return out_of_work if quota_reached(ctx) else ("ok", result)
 

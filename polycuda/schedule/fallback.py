@@ -21,9 +21,6 @@ from polycuda.ir.scop import Scop
 from polycuda.options import Options
 from polycuda.schedule import budget, isl_scheduler, legality
 
-# Each fallback scheduler's share of Options.schedule_operations: the chain's worst case stays
-# near 1.5 times the requested scheduler's limit.
-FALLBACK_SHARE = 0.25
 ORIGINAL_ORDER = "the original program order (sequential)"
 DISTRIBUTED = "isl scheduler with distributed SCCs"
 SUPERPOSITION = "superposition scheduler"
@@ -75,15 +72,17 @@ def _distributed(scop: Scop, ctx: isl.Context, dep_map: isl.UnionMap) -> isl.Sch
 
 def attempts(options: Options) -> tuple[Attempt, ...]:
     """The solver steps of the chain, in order (the original order follows them)."""
+    # every scheduler of the chain gets the whole limit: a fallback runs when the requested one
+    # failed, and a smaller share made it fail too where it alone succeeds (Python adi: Pluto
+    # out of its limit, isl's scheduler out of a quarter of it, the region left in sequence)
     full = budget.Limit(options.schedule_operations, "schedule_operations")
-    share = full.scaled(FALLBACK_SHARE)
     size = options.schedule_max_constraints
     chain = [Attempt(requested_name(options),
                      lambda s, c, d: _requested(s, c, d, options), full, size)]
     if options.scheduler in ("pluto", "superposition"):
-        chain.append(Attempt("isl scheduler", isl_scheduler.isl_schedule, share, size))
+        chain.append(Attempt("isl scheduler", isl_scheduler.isl_schedule, full, size))
     if options.scheduler != "isl-distributed":
-        chain.append(Attempt(DISTRIBUTED, _distributed, share, size))
+        chain.append(Attempt(DISTRIBUTED, _distributed, full, size))
     return tuple(chain)
 
 

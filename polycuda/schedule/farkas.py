@@ -10,7 +10,6 @@ Farkas' lemma), so no Fourier-Motzkin elimination or ILP solver is written here.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import product
 from math import gcd
 
 import islpy as isl
@@ -133,24 +132,54 @@ class Ilp:
     def feasible(self, extra: list[LinRow]) -> bool:
         return not self.base.intersect(basic_set(self.space, extra)).is_empty()
 
-    def lexmin(self, extra: list[LinRow],
-               choices: list[list[LinRow]] | None = None) -> list[int] | None:
-        """Lexicographically smallest integer point with `extra` and one row of each choice list.
+    def lexmin(self, extra: list[LinRow]) -> list[int] | None:
+        """Lexicographically smallest integer point with `extra`.
 
         Every unknown must be bounded below so that the minimum exists. None: no point.
+
+        isl's lexmin of the open problem can take minutes where the answer is small (the
+        parametric simplex follows unbounded directions of the schedule coefficients), so the
+        minimum is first sought in boxes of growing size and taken only when no point of the
+        whole problem precedes it (_least); the answer is the exact lexmin either way.
         """
-        feasible = isl.Set.from_basic_set(self.base.intersect(basic_set(self.space, extra)))
-        if choices:
-            pieces = isl.Set.empty(self.space)
-            for pick in product(*choices):
-                pieces = pieces.union(isl.Set.from_basic_set(basic_set(self.space, list(pick))))
-            feasible = feasible.intersect(pieces)
-        best = feasible.lexmin()
-        if best.is_empty():
+        feasible = self.base.intersect(basic_set(self.space, extra))
+        if feasible.is_empty():
             return None
-        point = best.sample_point()
-        return [point.get_coordinate_val(isl.dim_type.set, k).to_python()
-                for k in range(self.space.dim(isl.dim_type.set))]
+        for bound in BOX_BOUNDS:
+            point = _point(_boxed(feasible, bound).lexmin(), self.space)
+            if point is not None and _least(feasible, point):
+                return point
+        return _point(isl.Set.from_basic_set(feasible).lexmin(), self.space)
+
+
+BOX_BOUNDS = (4, 32, 1024)  # upper bounds of every unknown tried before the open problem
+
+
+def _boxed(bset: isl.BasicSet, bound: int) -> isl.BasicSet:
+    for k in range(bset.dim(isl.dim_type.set)):
+        bset = bset.upper_bound_val(isl.dim_type.set, k, isl.Val.int_from_si(bset.get_ctx(), bound))
+    return bset
+
+
+def _least(bset: isl.BasicSet, point: list[int]) -> bool:
+    """Whether no integer point of bset is lexicographically smaller than `point` (a point of
+    it): for each k, none agrees with it before k and is smaller at k."""
+    ctx = bset.get_ctx()
+    prefix = bset
+    for k, value in enumerate(point):
+        below = prefix.upper_bound_val(isl.dim_type.set, k, isl.Val.int_from_si(ctx, value - 1))
+        if not below.is_empty():
+            return False
+        prefix = prefix.fix_val(isl.dim_type.set, k, isl.Val.int_from_si(ctx, value))
+    return True
+
+
+def _point(best: isl.Set, space: isl.Space) -> list[int] | None:
+    if best.is_empty():
+        return None
+    point = best.sample_point()
+    return [point.get_coordinate_val(isl.dim_type.set, k).to_python()
+            for k in range(space.dim(isl.dim_type.set))]
 
 
 def ilp_space(ctx: isl.Context, names: list[str]) -> isl.Space:

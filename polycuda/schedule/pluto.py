@@ -13,6 +13,7 @@ Result: an isl schedule tree of permutable bands (coincident members marked) and
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import product
 
 import islpy as isl
 
@@ -220,11 +221,28 @@ def _solve_row(prob: Problem, lay: Layout, ilp: farkas.Ilp, hist: dict[str, list
     for c in choices:
         n_choices *= len(c)
     if sol is None and choices and n_choices <= MAX_CHOICES:
-        prob.solves.spend()
-        sol = ilp.lexmin([], choices)
+        sol = _exact_lexmin(prob, ilp, choices)
     if sol is None:
         return None
     return {s: lay.decode(sol, s) for s in lay.stmts}
+
+
+def _exact_lexmin(prob: Problem, ilp: farkas.Ilp, choices: list[list[LinRow]]
+                  ) -> list[int] | None:
+    """The lexicographic minimum over the union of every pick of one row per choice list.
+
+    Solved as one counted lexmin per pick, the least taken (the minimum of a union is the least
+    of its pieces' minima): isl's lexmin of the union itself compares the pieces' partial
+    minima with one another, work that grows far faster than the pieces and that no count of
+    solves sees, and a single such call once held a compile for minutes.
+    """
+    best = None
+    for pick in product(*choices):
+        prob.solves.spend()
+        sol = ilp.lexmin(list(pick))
+        if sol is not None and (best is None or sol < best):
+            best = sol
+    return best
 
 
 def _feasible(prob: Problem, ilp: farkas.Ilp, row: LinRow) -> bool:

@@ -207,6 +207,20 @@ def test_adi_under_pluto_falls_back_within_its_limit_and_verifies():
     _verified(prog, {"tsteps": 2, "n": 7})
 
 
+def test_a_fallback_scheduler_gets_the_whole_limit():
+    """Python adi under Pluto: Pluto runs out of schedule_operations; isl's scheduler, next in
+    the chain, fits in it (it is what scheduler "isl" computes) but not in the quarter of it
+    that fallbacks had, and the region ran in sequence."""
+    kernel = suite.by_name("adi")
+    fn = suite.python_function(kernel)
+    args = suite.random_args(kernel, kernel.small, np.random.default_rng(0))
+    scop = pyfront.parse_function(fn, pyfront.arg_specs_from_values(fn, args, {}))
+    with pytest.warns(PolycudaWarning, match="pluto scheduler given up"):
+        gen = compile_scop(scop, Options(target="openmp", scheduler="pluto"))
+    assert gen.choice.endswith("used: isl scheduler"), gen.choice
+    assert "#pragma omp parallel" in gen.source
+
+
 def test_exhausted_budgets_end_in_the_original_order():
     """No solver fits in 100 isl operations: every scheduler and the AST build give up; the
     code follows the original order and still verifies."""
@@ -286,3 +300,20 @@ def test_fast_compiles_print_nothing(capsys):
     scop = cfront.parse_file(str(suite.by_name("jacobi_1d").c_path))[0]
     compile_scop(scop, Options(target="c"))
     assert capsys.readouterr().err == ""
+
+
+def test_a_failure_after_the_quota_ran_out_is_a_give_up():
+    """islpy answers some calls made past the quota with None, and the caller then fails with
+    a TypeError of its own (Pluto's dual rows, under scheduler auto): still the work limit."""
+    ctx = isl.Context()
+    work = _set_operations(ctx)
+
+    def fails_after():
+        try:
+            work()
+        except isl.Error:
+            pass
+        raise TypeError("int() argument must be a string, not 'NoneType'")
+
+    with pytest.raises(budget.SolverGaveUp, match="isl operation limit of 10 ran out"):
+        budget.run_bounded(fails_after, ctx, budget.Limit(10, "schedule_operations"), "x", 30.0)
