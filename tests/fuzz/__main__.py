@@ -158,6 +158,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"seed {prog.seed}: {out.config} / {out.target}: {out.status} "
                       f"{out.crash_class}", flush=True)
         done += 1
+        if args.json and done % 100 == 0:  # a campaign cut short still leaves its file
+            _write_json(args, tally, done, time.perf_counter() - start)
     elapsed = time.perf_counter() - start
     print(f"{done} programs (profile {args.profile}, seeds {args.seed}.."
           f"{args.seed + done - 1}, {'all pairs' if args.long else 'rotated'}), "
@@ -174,9 +176,14 @@ def main(argv: list[str] | None = None) -> int:
             prog, out = _shrink(prog, out, args.time_limit)
         print("== FAILURE " + report(prog, out) + "\n")
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump(summary(args, tally, done, elapsed), f, indent=1)
+        _write_json(args, tally, done, elapsed)
     return 1 if tally.failures else 0
+
+
+def _write_json(args: argparse.Namespace, tally: Tally, done: int, elapsed: float) -> None:
+    with open(args.json + ".part", "w") as f:
+        json.dump(summary(args, tally, done, elapsed), f, indent=1)
+    os.replace(args.json + ".part", args.json)
 
 
 def _commit() -> str:
