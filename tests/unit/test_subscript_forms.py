@@ -237,3 +237,15 @@ def test_bounds_check_sees_each_piece():
     prog = polycuda.compile(source, filename="oob.c")
     with pytest.raises(OutOfBoundsError, match=r"reads 'A' at index -1\.\.7 along dimension 0"):
         prog.verify({"n": 8}, targets=("c",))
+
+
+def test_index_array_read_at_a_clamped_subscript():
+    # idx[max(i - 1, 0)]: the index array's own subscript is piecewise, its value run-time
+    source = (MINMAX + "void f(int n, int m, int idx[n], double x[m], double A[n], "
+              "double B[n]) {\n#pragma scop\n  for (int i = 0; i < n; i++)\n"
+              "    B[i] = x[idx[i]] + A[min(i + 1, n - 1)] + x[idx[max(i - 1, 0)]];\n"
+              "#pragma endscop\n}\n")
+    prog = polycuda.compile(source, filename="ind.c")
+    assert "#pragma omp parallel for" in prog.generate("openmp").source
+    results = prog.verify({"n": 20, "m": 9}, targets=TARGETS)
+    assert all(r.ok for r in results), results
