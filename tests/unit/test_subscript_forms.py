@@ -249,3 +249,13 @@ def test_index_array_read_at_a_clamped_subscript():
     assert "#pragma omp parallel for" in prog.generate("openmp").source
     results = prog.verify({"n": 20, "m": 9}, targets=TARGETS)
     assert all(r.ok for r in results), results
+
+
+def test_locality_model_takes_the_moving_piece_of_a_clamp():
+    # A[max(i - 1, 0)] moves with i (its border piece A[0] holds one point per t): it counts as
+    # A[i]'s reference, not as a reference that stays in one line for the whole tile
+    from polycuda.schedule import dl_model
+
+    prog = _compile_input("clamp_minmax")
+    found = dl_model.references(prog.scop, prog.scop.statements[0], isl.Context())
+    assert {(r.array, r.rows) for r in found} == {("B", ((0, 1),)), ("A", ((0, 1),))}, found
