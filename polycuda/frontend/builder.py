@@ -24,7 +24,7 @@ import islpy as isl
 from polycuda.errors import NotAffineError, SourceLoc, UnsupportedConstruct, UserError
 from polycuda.ir.affine import (INDEX_DTYPES, affine_text, bound_terms, condition_text,
                                 indirect_shape_text, is_indirect)
-from polycuda.ir.quasi_affine import condition_set, has_c_division, pw_aff
+from polycuda.ir.quasi_affine import condition_set, has_c_division, is_piecewise, pw_aff
 from polycuda.ir.expr import DTYPES, BinOp, Cast, Const, Expr, Ref, UnaryOp, Var, refs, walk
 from polycuda.ir.scop import ASSIGN_OPS, Arg, Array, CsrLoop, Scop, SourceInfo, Statement
 
@@ -292,23 +292,25 @@ class ScopBuilder:
         for index in ref.index:
             if is_indirect(index):
                 self._check_indirect(ref, index, names)
-            elif has_c_division(index):
-                self._check_division_subscript(ref, index, names)
+            elif is_piecewise(index):
+                self._check_piecewise_subscript(ref, index, names)
             else:
                 affine_text(index, names, "subscript")
 
-    def _check_division_subscript(self, ref: Ref, index: Expr, names: set[str]) -> None:
-        """A subscript with C '/' or '%' becomes a piecewise access (quasi_affine): only in an
-        access whose other subscripts are affine and whose statement has no CSR loop (a
-        may-access of a run-time range has no piecewise form here)."""
+    def _check_piecewise_subscript(self, ref: Ref, index: Expr, names: set[str]) -> None:
+        """A subscript with C '/' or '%', min/max or '?:' becomes a piecewise access
+        (quasi_affine): only in an access whose other subscripts are affine and whose
+        statement has no CSR loop (a may-access of a run-time range has no piecewise form
+        here)."""
         if self._csr or any(is_indirect(e) for e in ref.index):
             where = ("is inside a loop whose bounds read arrays" if self._csr
                      else "also has an indirect subscript")
             raise UnsupportedConstruct(
-                f"C '/' or '%' in a subscript of '{ref.array}', an access that {where}: not "
-                "supported (only affine subscripts may accompany a run-time one)",
+                f"C '/' or '%', min/max or '?:' in a subscript of '{ref.array}', an access "
+                f"that {where}: not supported (only affine subscripts may accompany a "
+                "run-time one)",
                 index.loc or ref.loc)
-        pw_aff(index, _space("", names), "subscript")
+        pw_aff(index, _space("", names), "subscript", pieces=True)
 
     def _check_indirect(self, ref: Ref, index: Expr, names: set[str]) -> None:
         """An indirect subscript (A[idx[i]], A[row[i] + 1], A[p[q[i]]]): each array it reads is

@@ -37,6 +37,7 @@ from polycuda.ir.expr import (
     Var,
     walk,
 )
+from polycuda.ir.quasi_affine import check_subscript, is_piecewise
 from polycuda.ir.scop import Scop, SourceInfo
 
 _MATH_FUNCS = ("sqrt", "exp", "log", "sin", "cos", "tan", "tanh", "floor", "ceil", "fabs", "pow")
@@ -427,8 +428,13 @@ class _Parser:
         # a subscript may read index arrays (A[idx[i]]: the builder checks it and the
         # run-time inspector path orders its iterations); never locals
         self._check_no_reads(t.expr, "subscript", node, arrays=True)
-        if not is_indirect(t.expr):
-            affine_text(t.expr, set(self.iters) | set(self.builder.params), "subscript")
+        names = set(self.iters) | set(self.builder.params)
+        if is_indirect(t.expr):
+            return t.expr
+        if is_piecewise(t.expr):  # min/max, `a if c else b`: one affine piece per condition
+            check_subscript(t.expr, names)
+        else:
+            affine_text(t.expr, names, "subscript")
         return t.expr
 
     def _check_no_reads(self, expr: Expr, what: str, node: ast.expr,

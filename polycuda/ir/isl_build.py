@@ -9,7 +9,7 @@ import islpy as isl
 
 from polycuda.ir.affine import affine_text, is_indirect
 from polycuda.ir.expr import Expr, Ref, Var, walk
-from polycuda.ir.quasi_affine import access_map_text, has_c_division
+from polycuda.ir.quasi_affine import access_map_text, is_piecewise
 from polycuda.ir.scop import Access, Scop, Statement
 
 
@@ -53,7 +53,7 @@ def statement_accesses(scop: Scop, stmt: Statement) -> tuple[Access, ...]:
     for k, (ref, is_write) in enumerate(refs):
         iters = ", ".join(stmt.iterators)
         may = any(_is_may(e, csr) for e in ref.index) or bool(csr and is_write)
-        if not may and any(has_c_division(e) for e in ref.index):
+        if not may and any(is_piecewise(e) for e in ref.index):
             space = isl.Set(f"{param_prefix(scop)} -> {{ {stmt.name}[{iters}] }}").get_space()
             text = access_map_text(space, ref.array, ref.index)
             accesses.append(Access(f"{stmt.name}_{k}", ref.array, is_write, ref, text))

@@ -49,14 +49,17 @@ def references(scop: Scop, stmt: Statement, ctx: isl.Context) -> tuple[Reference
 
 def _rows(access_map: isl.Map) -> tuple[tuple[int, ...], ...]:
     # access_map: { S[i] -> A[f(i)] }, f affine ==> the iterator coefficients of each f_m
+    # (of one piece where f is piecewise)
     pma = isl.PwMultiAff.from_map(access_map)
     rows = []
     for m in range(access_map.dim(isl.dim_type.out)):
-        pieces: list[isl.Aff] = []
-        pma.get_pw_aff(m).foreach_piece(lambda _set, aff: pieces.append(aff))
-        aff = pieces[0]
-        rows.append(tuple(aff.get_coefficient_val(isl.dim_type.in_, k).to_python()
-                          for k in range(aff.dim(isl.dim_type.in_))))
+        pieces: list[tuple[int, ...]] = []
+        pma.get_pw_aff(m).foreach_piece(lambda _set, aff: pieces.append(tuple(
+            aff.get_coefficient_val(isl.dim_type.in_, k).to_python()
+            for k in range(aff.dim(isl.dim_type.in_)))))
+        # a piecewise subscript (a clamp A[max(i - 1, 0)]): the piece that moves with the
+        # most iterators, not a border's constant piece, which holds a few points
+        rows.append(max(pieces, key=lambda row: sum(1 for a in row if a)))
     return tuple(rows)
 
 
