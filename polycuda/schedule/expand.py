@@ -36,7 +36,10 @@ import islpy as isl
 from polycuda.ir import isl_build
 from polycuda.ir.expr import BinOp, Const, Expr, Ref, Var, children, map_refs
 from polycuda.ir.scop import Array, Scop, Statement
+from polycuda.schedule import live_ranges
 from polycuda.schedule.false_deps import carried_loops, fresh_name, shared_loops
+from polycuda.schedule.live_ranges import Privatized
+
 
 MAX_EXPANDED_LOOPS = 2
 
@@ -45,19 +48,42 @@ def expand_scalars(scop: Scop) -> Scop:
     """`scop` with every expandable local scalar, then every expandable array, replaced by an
     array indexed by the loops around its accesses (see the module docstring); unchanged when
     none is."""
+    return expand_noted(scop)[0]
+
+
+def expand_noted(scop: Scop) -> tuple[Scop, tuple[Privatized, ...]]:
+    """expand_scalars(scop), and what was privatized (for `polycuda show deps`)."""
     ctx = isl.Context()
+    done: list[Privatized] = []
     for arr in scop.arrays:
         if arr.local and not arr.shape:
-            scop = _expand(scop, arr, ctx) or scop
+            scop = _expand_ranges(scop, arr, ctx, done)
     for arr in scop.arrays:
         if arr.shape and arr.name in scop.written_arrays():
-            scop = _expand(scop, arr, ctx) or scop
+            scop = _expand_ranges(scop, arr, ctx, done)
+    return scop, tuple(done)
+
+
+def _expand_ranges(scop: Scop, arr: Array, ctx: isl.Context, done: list[Privatized]) -> Scop:
+    """`scop` with `arr` expanded: as one variable when its flow dependences connect all its
+    accesses; else (a local reused in several live ranges, deriche's ym1) each live range
+    as a variable of its own, expanded along its own loops. Appends to `done`."""
+    users = [s for s in scop.statements if arr.name in _arrays_of(s)]
+    ranges = live_ranges.live_ranges(scop, arr, users, ctx) if arr.local else None
+    for group in ranges if ranges and len(ranges) > 1 else [users]:
+        expanded = _expand(scop, arr, group, ctx)
+        if expanded is not None:
+            done.append(dataclasses.replace(expanded[1], removed=live_ranges.removed_dependences(
+                scop, arr, group, list(expanded[1].depths), ctx)))
+            scop = expanded[0]
     return scop
 
 
-def _expand(scop: Scop, arr: Array, ctx: isl.Context) -> Scop | None:
-    """The scop with `arr` expanded, or None when it cannot be (or gains nothing)."""
-    users = [s for s in scop.statements if arr.name in _arrays_of(s)]
+def _expand(scop: Scop, arr: Array, users: list[Statement], ctx: isl.Context
+            ) -> tuple[Scop, Privatized] | None:
+    """The scop with the accesses of `users` to `arr` expanded, and what was, or None when
+    they cannot be (or it gains nothing). `users`: every statement accessing `arr`, or one
+    live range of a local `arr`."""
     if not any(s.lhs.array == arr.name for s in users):
         return None  # read only: no dependence to remove
     shared = min(min(len(s.iterators) for s in users),
@@ -92,7 +118,10 @@ def _expand(scop: Scop, arr: Array, ctx: isl.Context) -> Scop | None:
             if copy is None:
                 return None
             statements += (copy,)
-    return dataclasses.replace(scop, arrays=scop.arrays + (expanded,), statements=statements)
+    note = Privatized(arr.name, expanded.name, tuple(s.name for s in users),
+                      tuple(users[0].iterators[k] for k in loops), tuple(loops))
+    return dataclasses.replace(scop, arrays=scop.arrays + (expanded,),
+                               statements=statements), note
 
 
 def _degree(shape: tuple[Expr, ...]) -> int:
@@ -122,7 +151,7 @@ def _copy_out(scop: Scop, arr: Array, expanded: str, users: list[Statement], loo
     """
     depth = max(loops) + 1
     writes = None
-    for stmt, is_write, amap in _accesses(scop, arr, users, ctx):
+    for stmt, is_write, amap in live_ranges.accesses(scop, arr, users, ctx):
         if is_write:
             rel = amap.reverse().project_out(isl.dim_type.out, depth,
                                              len(stmt.iterators) - depth)
@@ -152,15 +181,6 @@ def _copy_out(scop: Scop, arr: Array, expanded: str, users: list[Statement], loo
                      Ref(expanded, tuple(index) + ref), users[0].loc, (1,) * len(xs))
 
 
-def _accesses(scop: Scop, arr: Array, users: list[Statement], ctx: isl.Context
-              ) -> list[tuple[Statement, bool, isl.Map]]:
-    """(statement, is_write, { S[x] -> arr[a] } within its domain) of every access to `arr`
-    in `users`."""
-    return [(stmt, acc.is_write, isl_build.access_map(acc, stmt, ctx, tagged=False))
-            for stmt in users for acc in isl_build.statement_accesses(scop, stmt)
-            if acc.array == arr.name]
-
-
 def _arrays_of(stmt: Statement) -> set[str]:
     return {stmt.lhs.array} | {r.array for r in stmt.read_refs()}
 
@@ -173,7 +193,7 @@ def _reads_covered(scop: Scop, arr: Array, users: list[Statement], shared: int,
     # footprints: { [i_0, ..., i_{shared-1}] -> arr[x] } read / written per iteration
     """
     footprints = {True: None, False: None}
-    for stmt, is_write, amap in _accesses(scop, arr, users, ctx):
+    for stmt, is_write, amap in live_ranges.accesses(scop, arr, users, ctx):
         rel = amap.project_out(isl.dim_type.in_, shared, len(stmt.iterators) - shared)
         rel = rel.reset_tuple_id(isl.dim_type.in_)
         old = footprints[is_write]
@@ -187,23 +207,18 @@ def _reads_covered(scop: Scop, arr: Array, users: list[Statement], shared: int,
 
 def _local_loops(scop: Scop, arr: Array, users: list[Statement], shared: int,
                  ctx: isl.Context) -> list[int]:
-    """The shared loops 0..shared-1 on which every flow dependence of `arr` has distance 0,
-    if every read of `arr` has a source in the region (else [], nothing is expanded).
+    """The shared loops 0..shared-1 on which every flow dependence of `arr` among `users` has
+    distance 0, if every read of `arr` in `users` has a source in them (else [], nothing is
+    expanded). Inner loops may carry flow (deriche's ym1 along j): each copy is private to
+    an iteration of the expanded loops, and its values flow along the loops inside them.
 
-    # flow: { S[i] -> T[j] } last write of arr before each read, in the original order
+    # dep_map: { S[i] -> T[j] } last write of arr before each read, in the original order
     """
-    context = isl_build.context_set(scop, ctx)
-    reads = isl.UnionMap.empty(isl.Space.params_alloc(ctx, 0))
-    writes = reads
-    for _, is_write, amap in _accesses(scop, arr, users, ctx):
-        umap = isl.UnionMap.from_map(amap)
-        reads, writes = (reads, writes.union(umap)) if is_write else (reads.union(umap), writes)
-    info = isl.UnionAccessInfo.from_sink(reads).set_must_source(writes)
-    flow = info.set_schedule_map(isl_build.original_schedule(scop, ctx)).compute_flow()
-    if not flow.get_may_no_source().intersect_params(context).is_empty():
+    dep_map = live_ranges.flow(scop, arr, users, ctx)
+    if dep_map is None:
         return []  # some read sees the value from before the region (or an uninitialized one)
     local = list(range(shared))
-    for dep in isl_build.maps_of(flow.get_may_dependence().intersect_params(context)):
+    for dep in isl_build.maps_of(dep_map):
         local = [k for k in local
                  if dep.is_subset(dep.equate(isl.dim_type.in_, k, isl.dim_type.out, k))]
     return local
