@@ -33,11 +33,12 @@ import dataclasses
 
 import islpy as isl
 
+from polycuda.analysis import dependences
 from polycuda.ir import isl_build
 from polycuda.ir.expr import BinOp, Const, Expr, Ref, Var, children, map_refs
 from polycuda.ir.scop import Array, Scop, Statement
 from polycuda.schedule import live_ranges
-from polycuda.schedule.false_deps import carried_loops, fresh_name, shared_loops
+from polycuda.schedule.false_deps import carried_by, carried_loops, fresh_name, shared_loops
 from polycuda.schedule.live_ranges import Privatized
 
 
@@ -57,21 +58,40 @@ def expand_noted(scop: Scop) -> tuple[Scop, tuple[Privatized, ...]]:
     done: list[Privatized] = []
     for arr in scop.arrays:
         if arr.local and not arr.shape:
-            scop = _expand_ranges(scop, arr, ctx, done)
-    for arr in scop.arrays:
-        if arr.shape and arr.name in scop.written_arrays():
-            scop = _expand_ranges(scop, arr, ctx, done)
+            scop = _expand_ranges(scop, arr, ctx, done, frozenset())
+    # Arrays jointly first: adi's row buffers p and q free the i loop together, not one
+    # alone; kept when every loop expanded along is then free, else one array at a time.
+    for joint in (True, False):
+        result, notes = _expand_arrays(scop, ctx, joint)
+        if not joint or all(not carried_loops(result, result.statement(n.statements[0]), ctx)
+                            & set(n.depths) for n in notes):
+            return result, tuple(done) + notes
+    raise AssertionError("unreachable")
+
+
+def _expand_arrays(scop: Scop, ctx: isl.Context, joint: bool
+                   ) -> tuple[Scop, tuple[Privatized, ...]]:
+    """`scop` with its expandable arrays expanded, and what was. Joint: the dependences of
+    the local arrays still to be expanded do not count against the one being expanded."""
+    candidates = [a for a in scop.arrays if a.shape and a.name in scop.written_arrays()]
+    done: list[Privatized] = []
+    for k, arr in enumerate(candidates):
+        pending = frozenset(a.name for a in candidates[k + 1:] if a.local) if joint else (
+            frozenset())
+        scop = _expand_ranges(scop, arr, ctx, done, pending)
     return scop, tuple(done)
 
 
-def _expand_ranges(scop: Scop, arr: Array, ctx: isl.Context, done: list[Privatized]) -> Scop:
+def _expand_ranges(scop: Scop, arr: Array, ctx: isl.Context, done: list[Privatized],
+                   pending: frozenset[str]) -> Scop:
     """`scop` with `arr` expanded: as one variable when its flow dependences connect all its
     accesses; else (a local reused in several live ranges, deriche's ym1) each live range
-    as a variable of its own, expanded along its own loops. Appends to `done`."""
+    as a variable of its own, expanded along its own loops. Appends to `done`. `pending`:
+    arrays whose dependences do not count in _frees."""
     users = [s for s in scop.statements if arr.name in _arrays_of(s)]
     ranges = live_ranges.live_ranges(scop, arr, users, ctx) if arr.local else None
     for group in ranges if ranges and len(ranges) > 1 else [users]:
-        expanded = _expand(scop, arr, group, ctx)
+        expanded = _expand(scop, arr, group, ctx, pending)
         if expanded is not None:
             done.append(dataclasses.replace(expanded[1], removed=live_ranges.removed_dependences(
                 scop, arr, group, list(expanded[1].depths), ctx)))
@@ -79,8 +99,8 @@ def _expand_ranges(scop: Scop, arr: Array, ctx: isl.Context, done: list[Privatiz
     return scop
 
 
-def _expand(scop: Scop, arr: Array, users: list[Statement], ctx: isl.Context
-            ) -> tuple[Scop, Privatized] | None:
+def _expand(scop: Scop, arr: Array, users: list[Statement], ctx: isl.Context,
+            pending: frozenset[str] = frozenset()) -> tuple[Scop, Privatized] | None:
     """The scop with the accesses of `users` to `arr` expanded, and what was, or None when
     they cannot be (or it gains nothing). `users`: every statement accessing `arr`, or one
     live range of a local `arr`."""
@@ -93,6 +113,11 @@ def _expand(scop: Scop, arr: Array, users: list[Statement], ctx: isl.Context
     if arr.shape and not _reads_covered(scop, arr, users, shared, ctx):
         return None  # cheap test first: the flow computation below is slow on stencils
     loops = _local_loops(scop, arr, users, shared, ctx)
+    if arr.shape:
+        # a loop that carries flow stays sequential whatever the copies: a copy per iteration
+        # of it (adi's time loop around its row buffers) would only cost memory
+        sequential = _flow_carried(scop, users[0], ctx) if loops else set()
+        loops = [k for k in loops if k not in sequential]
     if not loops:
         return None
     loops = loops[-MAX_EXPANDED_LOOPS:]
@@ -111,7 +136,7 @@ def _expand(scop: Scop, arr: Array, users: list[Statement], ctx: isl.Context
     if arr.shape:
         new = dataclasses.replace(scop, statements=statements,
                                   arrays=scop.arrays + (expanded,))
-        if not _frees(scop, new, users[0], loops, ctx):
+        if not _frees(scop, new, users[0], loops, ctx, pending):
             return None  # the loops were parallel already, or stay sequential
         if not arr.local:
             copy = _copy_out(scop, arr, expanded.name, users, loops, ctx)
@@ -119,9 +144,16 @@ def _expand(scop: Scop, arr: Array, users: list[Statement], ctx: isl.Context
                 return None
             statements += (copy,)
     note = Privatized(arr.name, expanded.name, tuple(s.name for s in users),
-                      tuple(users[0].iterators[k] for k in loops), tuple(loops))
+                      tuple(users[0].iterators[k] for k in loops), tuple(loops),
+                      array_dims=len(arr.shape))
     return dataclasses.replace(scop, arrays=scop.arrays + (expanded,),
                                statements=statements), note
+
+
+def _flow_carried(scop: Scop, stmt: Statement, ctx: isl.Context) -> set[int]:
+    """The loops of `stmt` (0-based depths) that carry a flow dependence (of any array, between
+    statements inside them): they stay sequential whatever is expanded."""
+    return carried_by(scop, stmt, dependences.untagged_union(scop, ctx, ("flow",)))
 
 
 def _degree(shape: tuple[Expr, ...]) -> int:
@@ -133,11 +165,15 @@ def _has_var(expr: Expr) -> bool:
     return isinstance(expr, Var) or any(_has_var(c) for c in children(expr))
 
 
-def _frees(old: Scop, new: Scop, user: Statement, loops: list[int], ctx: isl.Context) -> bool:
+def _frees(old: Scop, new: Scop, user: Statement, loops: list[int], ctx: isl.Context,
+           pending: frozenset[str] = frozenset()) -> bool:
     """True when some of `loops` (loops of `user`) carries a dependence in `old` and none
-    carries any in `new`."""
-    return bool(carried_loops(old, user, ctx) & set(loops)) and not (
-        carried_loops(new, user, ctx) & set(loops))
+    carries any in `new` (but dependences of the arrays `pending`)."""
+    if not carried_loops(old, user, ctx) & set(loops):
+        return False
+    refs = frozenset(a.ref_id for a in isl_build.all_accesses(new) if a.array in pending)
+    return not carried_by(new, user, dependences.untagged_union(new, ctx, without_refs=refs)
+                          ) & set(loops)
 
 
 def _copy_out(scop: Scop, arr: Array, expanded: str, users: list[Statement], loops: list[int],

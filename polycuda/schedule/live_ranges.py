@@ -33,11 +33,13 @@ class Privatized:
     loops: tuple[str, ...]
     depths: tuple[int, ...]
     removed: tuple[tuple[str, int], ...] = ()
+    array_dims: int = 0  # `array`'s own subscripts, kept after the new ones
 
     def describe(self) -> str:
         removed = ", ".join(f"{kind} {n}" for kind, n in self.removed) or "none"
         level = ", ".join(f"{it} (depth {d + 1})" for it, d in zip(self.loops, self.depths))
-        return (f"privatized: {self.array} -> {self.expanded}[{', '.join(self.loops)}] in "
+        own = "".join(f"[x{k}]" for k in range(self.array_dims))
+        return (f"privatized: {self.array}{own} -> {self.expanded}[{', '.join(self.loops)}]{own} in "
                 f"{', '.join(self.statements)}: a copy per iteration of {level}; "
                 f"false dependences removed: {removed}")
 
