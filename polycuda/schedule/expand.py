@@ -1,14 +1,19 @@
-"""Scalar and array expansion of temporaries (a Scop -> Scop pass).
+"""Scalar and array expansion of temporaries (a Scop -> Scop pass): privatization.
 
 A scalar written inside a loop nest and read in the same iteration (PolyBench symm's `temp2`:
 set to 0, accumulated over k, read at the end of each (i, j) iteration) makes every loop
 around it sequential: each iteration overwrites the value the previous one left (anti and
 output dependences). Giving each iteration its own cell (temp2 -> temp2_x[i][j]) removes them
 exactly when every value read was written in the same iteration of the expanded loops (every
-flow dependence has distance 0 on them, and no read sees a value from before the region).
-Then the loops are free for the scheduler, as PPCG's live-range reordering and privatization
-make them (Verdoolaege and Janssens, IMPACT 2017); the generated CUDA keeps the cell of a
-thread in a register where private promotion applies.
+flow dependence has distance 0 on them, and no read sees a value from before the region);
+the loops inside may carry its flow (deriche's ym1, reset per row i and carried along j:
+ym1 -> ym1_x[i], j stays sequential in each copy). Then the loops are free for the
+scheduler, as PPCG's live-range reordering and privatization make them (Verdoolaege and
+Janssens, IMPACT 2017); the generated CUDA keeps the cell of a thread in a register where
+private promotion applies. A local reused in several live ranges (deriche's ym1 again in its
+column pass, per column j) is one variable per range (schedule/live_ranges.py), each
+expanded along its own loops, when one variable for all would not do (no shared loop) or
+would be expanded along other loops (gramschmidt's nrm reused per column: (k, j), not k).
 
 Expanded: region-local scalars (Array.local with shape ()), whose value is never seen after
 the region. Along the innermost MAX_EXPANDED_LOOPS loops shared by all their accesses: an outer
@@ -18,13 +23,16 @@ memory and frees nothing.
 Arrays are expanded the same way (doitgen's row buffer acc[p] -> acc_x[r][q][p]: each (r, q)
 iteration builds its row in acc and reads it back, so the r and q loops carry only anti and
 output dependences on acc), under more conditions, because an array's copies cost memory:
-some expanded loop carries a dependence before and none carries any afterwards (they become
-parallel: else the memory buys nothing), and the expanded array may not have more parametric dimensions than the
-largest argument array (acc_x[nr][nq][nk] is the size of A[nr][nq][nk]; a buffer expanded
-along an O(n) loop of a 1-D problem would be quadratic). An argument array is seen after the
-region: a copy-out statement after the region writes back, per element written, the cell of
-the iteration that wrote it last (arr[x] = arr_x[L(x)][x], L the lexicographic maximum of the
-writes' iterations; not expanded when L is not one affine piece).
+never along a loop that carries a flow dependence (it stays sequential: adi's time loop
+around its row buffers); some expanded loop carries a dependence before and none carries any
+afterwards (they become parallel: else the memory buys nothing; the local arrays are first
+expanded jointly, so adi's p and q, which free its line loops only together, pass), and the
+expanded array may not have more parametric dimensions than the largest argument array
+(acc_x[nr][nq][nk] is the size of A[nr][nq][nk]; a buffer expanded along an O(n) loop of a
+1-D problem would be quadratic). An argument array is seen after the region: a copy-out
+statement after the region writes back, per element written, the cell of the iteration that
+wrote it last (arr[x] = arr_x[L(x)][x], L the lexicographic maximum of the writes'
+iterations; not expanded when L is not one affine piece).
 """
 
 from __future__ import annotations
@@ -84,18 +92,30 @@ def _expand_arrays(scop: Scop, ctx: isl.Context, joint: bool
 
 def _expand_ranges(scop: Scop, arr: Array, ctx: isl.Context, done: list[Privatized],
                    pending: frozenset[str]) -> Scop:
-    """`scop` with `arr` expanded: as one variable when its flow dependences connect all its
-    accesses; else (a local reused in several live ranges, deriche's ym1) each live range
-    as a variable of its own, expanded along its own loops. Appends to `done`. `pending`:
-    arrays whose dependences do not count in _frees."""
+    """`scop` with `arr` expanded: as one variable, unless it is a local reused in several
+    live ranges whose own copies are expanded along other loops (deriche's ym1: the row and
+    the column pass share no loop; gramschmidt's nrm reused per column j: a copy per (k, j),
+    not per k); then each live range as a variable of its own. Appends to `done`.
+    `pending`: arrays whose dependences do not count in _frees."""
     users = [s for s in scop.statements if arr.name in _arrays_of(s)]
     ranges = live_ranges.live_ranges(scop, arr, users, ctx) if arr.local else None
-    for group in ranges if ranges and len(ranges) > 1 else [users]:
-        expanded = _expand(scop, arr, group, ctx, pending)
-        if expanded is not None:
-            done.append(dataclasses.replace(expanded[1], removed=live_ranges.removed_dependences(
-                scop, arr, group, list(expanded[1].depths), ctx)))
-            scop = expanded[0]
+    whole = _expand(scop, arr, users, ctx, pending)
+    candidates = [(scop, users, whole)] if whole is not None else []
+    if ranges and len(ranges) > 1:
+        split: list[tuple[Scop, list[Statement], tuple[Scop, Privatized]]] = []
+        current = scop
+        for group in ranges:
+            expanded = _expand(current, arr, group, ctx, pending)
+            if expanded is not None:
+                split.append((current, group, expanded))
+                current = expanded[0]
+        if whole is None or len(split) == len(ranges) and any(
+                e[1].depths != whole[1].depths for _, _, e in split):
+            candidates = split
+    for before, group, (after, note) in candidates:
+        done.append(dataclasses.replace(note, removed=live_ranges.removed_dependences(
+            before, arr, group, list(note.depths), ctx)))
+        scop = after
     return scop
 
 

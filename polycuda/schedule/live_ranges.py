@@ -39,8 +39,9 @@ class Privatized:
         removed = ", ".join(f"{kind} {n}" for kind, n in self.removed) or "none"
         level = ", ".join(f"{it} (depth {d + 1})" for it, d in zip(self.loops, self.depths))
         own = "".join(f"[x{k}]" for k in range(self.array_dims))
-        return (f"privatized: {self.array}{own} -> {self.expanded}[{', '.join(self.loops)}]{own} in "
-                f"{', '.join(self.statements)}: a copy per iteration of {level}; "
+        target = f"{self.expanded}[{', '.join(self.loops)}]{own}"
+        return (f"privatized: {self.array}{own} -> {target} in {', '.join(self.statements)}: "
+                f"a copy per iteration of {level}; "
                 f"false dependences removed: {removed}")
 
 
