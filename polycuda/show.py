@@ -157,7 +157,7 @@ def _privatized(prog: Program) -> tuple[expand.Privatized, ...]:
     scop = drop_empty_statements(prog.scop)
     if not prog.options.expand_scalars or any(s.is_indirect() for s in scop.statements):
         return ()
-    return expand.expand_noted(scop)[1]
+    return expand.expand_noted(scop, with_removed=True)[1]
 
 
 def _schedule_text(prog: Program) -> str:

@@ -60,9 +60,12 @@ def expand_scalars(scop: Scop) -> Scop:
     return expand_noted(scop)[0]
 
 
-def expand_noted(scop: Scop) -> tuple[Scop, tuple[Privatized, ...]]:
-    """expand_scalars(scop), and what was privatized (for `polycuda show deps`)."""
+def expand_noted(scop: Scop, with_removed: bool = False
+                 ) -> tuple[Scop, tuple[Privatized, ...]]:
+    """expand_scalars(scop), and what was privatized (for `polycuda show deps`; with_removed:
+    with the dependences of `scop` that each copy removes, Privatized.removed)."""
     ctx = isl.Context()
+    original = scop
     done: list[Privatized] = []
     for arr in scop.arrays:
         if arr.local and not arr.shape:
@@ -73,8 +76,13 @@ def expand_noted(scop: Scop) -> tuple[Scop, tuple[Privatized, ...]]:
         result, notes = _expand_arrays(scop, ctx, joint)
         if not joint or all(not carried_loops(result, result.statement(n.statements[0]), ctx)
                             & set(n.depths) for n in notes):
-            return result, tuple(done) + notes
-    raise AssertionError("unreachable")
+            break
+    privatized = tuple(done) + notes
+    if with_removed:
+        deps = dependences.compute(original, ctx)
+        privatized = tuple(dataclasses.replace(p, removed=live_ranges.removed_dependences(
+            original, deps, p, ctx)) for p in privatized)
+    return result, privatized
 
 
 def _expand_arrays(scop: Scop, ctx: isl.Context, joint: bool
@@ -112,9 +120,8 @@ def _expand_ranges(scop: Scop, arr: Array, ctx: isl.Context, done: list[Privatiz
         if whole is None or len(split) == len(ranges) and any(
                 e[1].depths != whole[1].depths for _, _, e in split):
             candidates = split
-    for before, group, (after, note) in candidates:
-        done.append(dataclasses.replace(note, removed=live_ranges.removed_dependences(
-            before, arr, group, list(note.depths), ctx)))
+    for _, _, (after, note) in candidates:
+        done.append(note)
         scop = after
     return scop
 

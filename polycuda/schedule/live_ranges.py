@@ -111,25 +111,25 @@ def order_of(users: list[Statement]):
     return position.__getitem__
 
 
-def removed_dependences(scop: Scop, arr: Array, users: list[Statement], loops: list[int],
-                        ctx: isl.Context) -> tuple[tuple[str, int], ...]:
-    """(kind, count) of the dependences of `arr` in `scop` that touch `users` and that the
-    copy of `arr` per iteration of `loops` (depths in every user) for `users` removes: those
-    with an end outside `users`, and those carried by one of `loops`.
+def removed_dependences(scop: Scop, deps: tuple[dependences.Dependence, ...],
+                        privatized: Privatized, ctx: isl.Context) -> tuple[tuple[str, int], ...]:
+    """(kind, count) of the dependences `deps` of `scop` on privatized.array that touch its
+    statements and that its copies remove: those with an end outside them (another live
+    range), and those carried by one of its loops.
 
-    # dep_map: { S[i] -> T[j] } per (kind, array) from analysis.dependences
+    # dep_map: { S[i] -> T[j] } one dependence's polyhedron
     """
-    names = {s.name for s in users}
+    names = set(privatized.statements)
     counts: dict[str, int] = {}
-    for dep in dependences.compute(scop, ctx):
-        if dep.array != arr.name or not ({dep.source, dep.sink} & names):
+    for dep in deps:
+        if dep.array != privatized.array or not ({dep.source, dep.sink} & names):
             continue
         removed = not {dep.source, dep.sink} <= names
         if not removed:
             dep_map = isl.Map.read_from_str(ctx, dep.relation)
             removed = any(not dep_map.is_subset(dep_map.equate(isl.dim_type.in_, k,
                                                                 isl.dim_type.out, k))
-                          for k in loops)
+                          for k in privatized.depths)
         if removed:
             counts[dep.kind] = counts.get(dep.kind, 0) + 1
     return tuple(sorted(counts.items()))
