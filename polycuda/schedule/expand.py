@@ -108,22 +108,18 @@ def _expand_ranges(scop: Scop, arr: Array, ctx: isl.Context, done: list[Privatiz
     users = [s for s in scop.statements if arr.name in _arrays_of(s)]
     ranges = live_ranges.live_ranges(scop, arr, users, ctx) if arr.local else None
     whole = _expand(scop, arr, users, ctx, pending)
-    candidates = [(scop, users, whole)] if whole is not None else []
+    steps = [whole] if whole is not None else []
     if ranges and len(ranges) > 1:
-        split: list[tuple[Scop, list[Statement], tuple[Scop, Privatized]]] = []
-        current = scop
+        split: list[tuple[Scop, Privatized]] = []
         for group in ranges:
-            expanded = _expand(current, arr, group, ctx, pending)
+            expanded = _expand(split[-1][0] if split else scop, arr, group, ctx, pending)
             if expanded is not None:
-                split.append((current, group, expanded))
-                current = expanded[0]
+                split.append(expanded)
         if whole is None or len(split) == len(ranges) and any(
-                e[1].depths != whole[1].depths for _, _, e in split):
-            candidates = split
-    for _, _, (after, note) in candidates:
-        done.append(note)
-        scop = after
-    return scop
+                note.depths != whole[1].depths for _, note in split):
+            steps = split
+    done.extend(note for _, note in steps)
+    return steps[-1][0] if steps else scop
 
 
 def _expand(scop: Scop, arr: Array, users: list[Statement], ctx: isl.Context,
