@@ -243,11 +243,13 @@ def dependence_map(scop: Scop, ctx: isl.Context) -> isl.UnionMap:
 
 
 def iterator_prefix(scop: Scop) -> str:
-    """"c", unless the region already uses a name like c0, c1 (then "pc_c", "pc_pc_c"...)."""
+    """"c", unless the region already uses a name like c0, c1 (then "pc_pc_c", ...: never
+    "pc_c", the names of gpu/carry.py's registers pc_c0, pc_c1, ...)."""
     names = {a.name for a in scop.args} | {a.name for a in scop.arrays} | {
         it for s in scop.statements for it in s.iterators}
     prefix = "c"
-    while any(n.startswith(prefix) and n[len(prefix):].isdigit() for n in names):
+    while prefix == "pc_c" or any(n.startswith(prefix) and n[len(prefix):].isdigit()
+                                  for n in names):
         prefix = "pc_" + prefix
     return prefix
 

@@ -13,10 +13,10 @@ from polycuda.errors import PolycudaError
 from polycuda.gpu import mapping
 from polycuda.ir.scop import Scop
 from polycuda.options import Options
-from polycuda.pipeline import (Choice, choose_schedule, dependence_map, runs_inspector,
-                               runtime_choice, transform_scop)
+from polycuda.pipeline import (Choice, choose_schedule, dependence_map, drop_empty_statements,
+                               runs_inspector, runtime_choice, transform_scop)
 from polycuda.program import Program
-from polycuda.schedule import budget, isl_scheduler, report, superposition
+from polycuda.schedule import budget, expand, isl_scheduler, report, superposition
 
 
 def deps_json(prog: Program) -> list[dict]:
@@ -147,7 +147,17 @@ def _deps_text(prog: Program) -> str:
         lines.append(f"  run-time: {affine_writers.describe(prog.scop, nest)}")
     for note in indirect.static_indirect_notes(prog.scop):
         lines.append(f"  static: {note}")
+    lines += [f"  {p.describe()}" for p in _privatized(prog)]
     return "\n".join(lines)
+
+
+def _privatized(prog: Program) -> tuple[expand.Privatized, ...]:
+    """What transform_scop's scalar expansion privatizes (the false dependences listed above
+    that the scheduler no longer sees), under the same conditions."""
+    scop = drop_empty_statements(prog.scop)
+    if not prog.options.expand_scalars or any(s.is_indirect() for s in scop.statements):
+        return ()
+    return expand.expand_noted(scop, with_removed=True)[1]
 
 
 def _schedule_text(prog: Program) -> str:

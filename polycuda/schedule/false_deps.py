@@ -296,11 +296,11 @@ def eliminate_false_deps(scop: Scop, ctx: isl.Context | None = None) -> Scop:
 def carried_loops(scop: Scop, stmt: Statement, ctx: isl.Context) -> set[int]:
     """The loops of `stmt` (0-based depths) that carry a dependence of `scop` (any kind,
     between any two statements inside that loop)."""
-    return _carried(scop, stmt, dependences.untagged_union(scop, ctx))
+    return carried_by(scop, stmt, dependences.untagged_union(scop, ctx))
 
 
-def _carried(scop: Scop, stmt: Statement, dep_map: isl.UnionMap) -> set[int]:
-    """carried_loops() of the dependences `dep_map` of `scop`.
+def carried_by(scop: Scop, stmt: Statement, dep_map: isl.UnionMap) -> set[int]:
+    """carried_loops() of the dependences `dep_map` of `scop` (a subset of them).
 
     # dep_map: { S[i] -> T[j] } dependences of any kind
     """
@@ -356,8 +356,8 @@ def copy_original_reads(scop: Scop) -> Scop:
         # since the copies write only new arrays and keep the statements' relative order.
         stmt = scop.statement(name)
         fewer = redirected | frozenset(refs)
-        if len(_carried(scop, stmt, dependences.untag(*maps, without_refs=fewer))) < len(
-                _carried(scop, stmt, dependences.untag(*maps, without_refs=redirected))):
+        if len(carried_by(scop, stmt, dependences.untag(*maps, without_refs=fewer))) < len(
+                carried_by(scop, stmt, dependences.untag(*maps, without_refs=redirected))):
             result, redirected = candidate, fewer
     return _renumbered(result, ctx) if result is not scop else scop
 
