@@ -18,10 +18,12 @@ from polycuda.frontend.c_expression import (
     FLIP,
     INCDEC,
     Binding,
+    SUPPORTED_TYPES,
     CType,
     ExprTranslator,
     c_type,
     describe,
+    iterator_type_reason,
 )
 from polycuda.frontend.c_preprocess import Unit
 from polycuda.ir.expr import BinOp, Const, Expr, Ref, Var, walk
@@ -226,14 +228,14 @@ class RegionTranslator(ExprTranslator):
         if ctype.dtype is None or ctype.pointer:
             self.reject(node, f"declaration of '{node.name}' of type '{ctype.spelled}"
                               f"{' *' if ctype.pointer else ''}' is not supported inside a "
-                              "region (supported: int, long, float, double and their arrays)")
+                              f"region (supported: {SUPPORTED_TYPES} and their arrays)")
         name = node.name
         if not ctype.dims and name in self.scan.iterators:
             self.scopes[-1][name] = (
                 Binding("iterdecl", name, reason=f"'{name}' is read outside of a loop over it: "
                                                  "not supported")
                 if ctype.dtype in ("int", "long") else
-                Binding("invalid", reason=f"loop iterator '{name}' must be an int or long"))
+                Binding("invalid", reason=iterator_type_reason(name, ctype)))
             return
         if not ctype.dims and node.init is not None and name not in self.scan.written \
                 and ctype.dtype in ("int", "long"):
@@ -298,8 +300,7 @@ class RegionTranslator(ExprTranslator):
             decl = init.decls[0]
             ctype = c_type(decl.type, self.typedefs)
             if ctype.dtype not in ("int", "long") or ctype.dims or ctype.pointer:
-                self.reject(decl, f"loop iterator '{it}' of type '{ctype.spelled}' (int or "
-                                  "long required)")
+                self.reject(decl, iterator_type_reason(it, ctype))
             if decl.init is None:
                 self.reject(decl, f"loop iterator '{it}' declared without a start value")
             return self.expr(decl.init, "bound")
