@@ -22,6 +22,7 @@ from polycuda.frontend.c_expression import (SUPPORTED_TYPES, Binding, CType, Exp
                                             c_type, iterator_type_reason, typed_value)
 from polycuda.frontend.c_preprocess import Unit
 from polycuda.frontend.c_translate import RegionScan, RegionTranslator, scan_region
+from polycuda.ir.dtypes import INTEGER
 from polycuda.ir.expr import Const, Expr, Ref, walk
 from polycuda.ir.scop import Scop, SourceInfo
 
@@ -482,6 +483,8 @@ def _declare_param(tr: RegionTranslator, p: c_ast.Decl, ctype: CType) -> str:
     assert ctype.dtype is not None
     if not ctype.dims:
         kind = "param" if ctype.dtype in ("int", "long") else "scalar"
+        if ctype.dtype in INTEGER and kind == "scalar":
+            tr.scalar_types[name] = ctype.spelled
         tr.b.add_arg(name, kind, ctype.dtype, loc=loc)
         tr.scopes[0][name] = Binding("var", name)
         return f"({ctype.spelled}){name}"

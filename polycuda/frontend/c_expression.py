@@ -135,6 +135,9 @@ class ExprTranslator:
         self.unit = unit
         self.typedefs = typedefs
         self.scopes: list[dict[str, Binding]] = [bindings]
+        # scalar arguments of a type other than int and long: name -> spelling (refused in
+        # affine positions with the reason)
+        self.scalar_types: dict[str, str] = {}
 
     def loc(self, node: c_ast.Node) -> SourceLoc:
         return self.unit.loc(node.coord)
@@ -175,6 +178,11 @@ class ExprTranslator:
             if b.ndim:
                 self.reject(node, f"array '{node.name}' is used without subscripts")
             return Ref(b.name, (), self.loc(node))
+        if ctx in _AFFINE_CTX and b.kind == "var" and b.name in self.scalar_types:
+            spelled = self.scalar_types[b.name]
+            self.reject(node, f"'{node.name}' of type '{spelled}' in a {_CTX_NAMES[ctx]}: only "
+                              "int and long parameters can be (isl computes on unbounded "
+                              "integers, not in C's unsigned or narrow arithmetic)")
         return Var(b.name, self.loc(node))
 
     def _x_ArrayRef(self, node: c_ast.ArrayRef, ctx: str) -> Expr:
@@ -229,7 +237,7 @@ class ExprTranslator:
         operand = self.expr(node.expr, ctx)
         if op == "+":
             return operand
-        if op == "-" and isinstance(operand, Const):
+        if op == "-" and isinstance(operand, Const) and operand.dtype not in UNSIGNED:
             return Const(-operand.value, operand.dtype, self.loc(node))
         return UnaryOp(op, operand, self.loc(node))
 

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from polycuda.ir.expr import BinOp, Call, Cast, Const, Expr, Ref, Ternary, UnaryOp, Var
+from polycuda.ir.scop import Scop
 
 
 @dataclass(frozen=True)
@@ -121,3 +122,11 @@ def operands_unsigned(expr: Expr, dtype_of: Callable[[str], str]) -> bool:
     assert isinstance(expr, BinOp)
     lhs, rhs = c_type_of(expr.lhs, dtype_of), c_type_of(expr.rhs, dtype_of)
     return arithmetic(lhs, rhs) in UNSIGNED
+
+
+def scop_dtype_of(scop: Scop) -> Callable[[str], str]:
+    """dtype_of for c_type_of in `scop`: its arrays' and arguments' dtypes; any other name
+    (a loop iterator) is a long."""
+    known = {a.name: a.dtype for a in scop.args}
+    known.update({a.name: a.dtype for a in scop.arrays})
+    return lambda name: known.get(name, "long")
