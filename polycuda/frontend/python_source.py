@@ -24,7 +24,9 @@ from polycuda.ir.scop import Scop
 
 ARG_KINDS = ("param", "scalar", "array")
 # str(x.dtype) of NumPy / CuPy arrays, and of torch tensors without the "torch." prefix
-ARRAY_DTYPES = {"float64": "double", "float32": "float", "int32": "int", "int64": "long"}
+ARRAY_DTYPES = {"float64": "double", "float32": "float", "int32": "int", "int64": "long",
+                "int8": "schar", "uint8": "uchar", "int16": "short", "uint16": "ushort",
+                "uint32": "uint"}  # the narrow and unsigned ones: frontend/python_ints.py
 
 
 # -- argument kinds --------------------------------------------------------------------------
