@@ -124,6 +124,7 @@ class Binding:
     ndim: int = 0
     expr: Expr | None = None
     reason: str = ""
+    dtype: str = ""  # an "iterdecl": its declared type (int or long)
 
 
 # -- expressions ----------------------------------------------------------------------------------

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from polycuda.ir.expr import BinOp, Call, Cast, Const, Expr, Ref, Ternary, UnaryOp, Var
+from polycuda.ir.expr import (BinOp, Call, Cast, Const, Expr, Ref, Ternary, UnaryOp, Var, children,
+                              with_children)
 from polycuda.ir.scop import Scop
 
 
@@ -130,3 +131,41 @@ def scop_dtype_of(scop: Scop) -> Callable[[str], str]:
     known = {a.name: a.dtype for a in scop.args}
     known.update({a.name: a.dtype for a in scop.arrays})
     return lambda name: known.get(name, "long")
+
+
+def pin_signed_operands(expr: Expr, dtype_of: Callable[[str], str]) -> Expr:
+    """`expr` with each signed operand that holds a loop iterator or a parameter cast to its
+    declared type (int or long) where it meets an unsigned int: there C converts it to
+    unsigned (`i - 5 < U[i]` wraps for i < 5), while the generated code declares iterators
+    and parameters long long (C) or int (CUDA), which would convert otherwise. Subscripts are
+    left as they are (affine, computed on unbounded integers)."""
+    if isinstance(expr, Ref):
+        return expr
+    expr = with_children(expr, tuple(pin_signed_operands(c, dtype_of) for c in children(expr)))
+    if isinstance(expr, BinOp) and expr.op not in ("&&", "||"):
+        lhs, rhs = _pinned(expr.lhs, expr.rhs, dtype_of), _pinned(expr.rhs, expr.lhs, dtype_of)
+        return BinOp(expr.op, lhs, rhs, expr.loc)
+    if isinstance(expr, Ternary):
+        then = _pinned(expr.then, expr.other, dtype_of)
+        return Ternary(expr.cond, then, _pinned(expr.other, expr.then, dtype_of), expr.loc)
+    return expr
+
+
+def pin_compound_operand(rhs: Expr, target: str, dtype_of: Callable[[str], str]) -> Expr:
+    """The rhs of `X op= rhs` for an X of dtype `target`: C computes X op rhs (see
+    pin_signed_operands)."""
+    return _pinned(rhs, Cast(target, Const(0)), dtype_of)
+
+
+def _pinned(side: Expr, other: Expr, dtype_of: Callable[[str], str]) -> Expr:
+    side_type = c_type_of(side, dtype_of)
+    if (promoted(side_type) not in ("int", "long") or c_type_of(other, dtype_of) != "uint"
+            or not _holds_var(side) or isinstance(side, Cast) and side.dtype == side_type):
+        return side
+    return Cast(promoted(side_type), side, side.loc)
+
+
+def _holds_var(expr: Expr) -> bool:
+    if isinstance(expr, Var):
+        return True
+    return not isinstance(expr, Ref) and any(_holds_var(c) for c in children(expr))

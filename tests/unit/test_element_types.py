@@ -95,6 +95,20 @@ void f(int n, int m, int C[n][m], char S[n], unsigned short T[m], unsigned X[1])
     }
 #pragma endscop
 }""", {"n": 40, "m": 30}),
+    # an int iterator or parameter meets an unsigned: C converts it to unsigned, though the
+    # generated code declares iterators long long (C) or int (CUDA), parameters long long
+    "iterator_meets_unsigned": ("""
+void f(int n, long m, unsigned U[n], double D[n], int R[n], long L[n]) {
+#pragma scop
+  for (int i = 0; i < n; i++) {
+    D[i] = i - U[i];
+    R[i] = (i - 5 < U[i]) + (n - 40 < U[i]);
+    L[i] = (i - 3) / U[i] + (m - 40 < U[i]);
+  }
+  for (long i = 0; i < n; i++)
+    L[i] += (i - 5 < U[i]);
+#pragma endscop
+}""", {"n": 37, "m": 11}),
     # scalars of narrow and unsigned types in the body
     "unsigned_scalars": ("""
 void f(int n, unsigned s, short t, int A[n]) {
