@@ -534,8 +534,8 @@ def _outer_binding(tr: RegionTranslator, decl: c_ast.Decl, ctype: CType, outside
                                              "is read after the region (not supported)")
         if ctype.dtype in ("int", "long") and not ctype.dims and not ctype.pointer:
             return Binding("iterdecl", name, dtype=ctype.dtype,
-                           reason=f"'{name}' is read outside of a loop over "
-                                                    "it: its value comes from outside the region")
+                           reason=f"'{name}' is read outside of a loop over it: its value "
+                                  "comes from outside the region")
         return Binding("invalid", reason=iterator_type_reason(name, ctype))
     if ctype.dtype is None or ctype.pointer:
         return Binding("invalid", reason=f"{where}, of type '{ctype.spelled}"
