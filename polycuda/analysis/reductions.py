@@ -83,7 +83,7 @@ def reduction_ops(scop: Scop) -> dict[str, Update]:
         if form is None or _subscripts_read(stmt) or stmt.is_indirect():
             continue
         op, term, target = form
-        if _truncating(scop, stmt, term):
+        if _truncating(scop, stmt, term) or _without_atomics(scop, stmt):
             continue
         # accesses: the write, then (for op=) the read of the cell, then those of the rhs
         reads = isl_build.statement_accesses(scop, stmt)[1 if target is not None else 2:]
@@ -101,6 +101,13 @@ def _truncating(scop: Scop, stmt: Statement, term: Expr) -> bool:
     dtype_of = dtypes.scop_dtype_of(scop)
     return (dtype_of(stmt.lhs.array) in dtypes.INTEGER
             and dtypes.c_type_of(term, dtype_of) not in dtypes.INTEGER)
+
+
+def _without_atomics(scop: Scop, stmt: Statement) -> bool:
+    """Whether the cell is a char or a short: CUDA has no atomicAdd of 8- and 16-bit values,
+    which the reduction kernels combine their partial results with; such an update keeps its
+    order (exact, not parallel)."""
+    return scop.array(stmt.lhs.array).dtype in dtypes.NARROW
 
 
 def _subscripts_read(stmt: Statement) -> bool:
