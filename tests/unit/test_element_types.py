@@ -10,6 +10,7 @@ inputs that verify draws over the whole range of each narrow or unsigned type.
 
 from __future__ import annotations
 
+import shutil
 import warnings
 from pathlib import Path
 
@@ -286,3 +287,14 @@ def test_c_refusal_through_the_cli(capsys, tmp_path, name):
     assert rc == 1, err
     assert f"{path}:{line}:" in err and needle in err, err
     assert "Traceback" not in err
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not found: CUDA not compiled")
+@pytest.mark.parametrize("name", ["narrow_reductions", "unsigned_wrap"])
+def test_generated_cuda_of_narrow_and_unsigned_updates_compiles_with_nvcc(name):
+    # the emulator accepts an atomicAdd of a char, nvcc does not
+    from polycuda.runtime import build
+
+    text, _ = C_KERNELS[name]
+    build.compile_only(polycuda.compile(text, filename=f"{name}.c").generate("cuda").source,
+                       "cuda")
