@@ -54,7 +54,8 @@ def arg_specs_from_values(fn: Callable, args: tuple, kwargs: Mapping[str, Any] |
 
     Python / NumPy integers are "param" ints; Python floats are "double" scalars (a NumPy
     float32 scalar is "float"); objects with `.shape` and `.dtype` (NumPy, CuPy, torch) are
-    arrays of float64 / float32 / int32 / int64 elements.
+    arrays of float64 / float32 / int64 / int32 / int16 / int8 / uint32 / uint16 / uint8
+    elements (ARRAY_DTYPES).
 
     Raises:
         UserError: the values do not match the signature.
