@@ -10,11 +10,12 @@ from __future__ import annotations
 import os
 
 from polycuda.errors import UserError
+from polycuda.ir import dtypes
 from polycuda.ir.expr import Var
 from polycuda.ir.scop import Scop
 from polycuda.sizes import array_shape, resolve_sizes
 
-ITEM_BYTES = {"int": 4, "long": 8, "float": 4, "double": 8}
+ITEM_BYTES = dtypes.BYTES
 # Copies of the arguments alive at once: the inputs, the reference's result, the target's
 # result and the copy of a timed run (run.run_and_time; verify keeps three).
 COPIES = 4

@@ -19,10 +19,14 @@ import numpy as np
 from polycuda.analysis import index_check, index_values, indirect, reductions
 from polycuda.errors import PolycudaWarning
 from polycuda.host_memory import check_argument_bytes
+from polycuda.ir import dtypes
 from polycuda.ir.scop import Scop
 from polycuda.sizes import array_shape
 
-NP_DTYPES = {"int": np.int32, "long": np.int64, "float": np.float32, "double": np.float64}
+NP_DTYPES = {name: getattr(np, d.numpy) for name, d in dtypes.TABLE.items()}
+# narrow and unsigned integers are drawn over their whole range: negative chars, unsigned values
+# near 2**32 (wrap-around), shorts whose products leave short
+FULL_RANGE = dtypes.NARROW + dtypes.UNSIGNED
 TOLERANCES = {"double": (1e-9, 1e-12), "float": (2e-4, 1e-5)}
 EPSILON = {"double": float(np.finfo(np.float64).eps), "float": float(np.finfo(np.float32).eps)}
 
@@ -50,6 +54,7 @@ def random_arguments(scop: Scop, values: dict[str, int], seed: int = 0,
             args[arg.name] = int(values[arg.name])
         elif arg.kind == "scalar":
             args[arg.name] = (float(rng.uniform(0.5, 1.5)) if arg.dtype in ("float", "double")
+                              else int(full_range(rng, arg.dtype, ())) if arg.dtype in FULL_RANGE
                               else int(rng.integers(1, 10)))
         else:
             shape = array_shape(scop, arg.name, values)
@@ -65,10 +70,26 @@ def random_arguments(scop: Scop, values: dict[str, int], seed: int = 0,
             elif arg.name in index_ranges:
                 lo, hi = index_ranges[arg.name]
                 data = rng.integers(lo, hi + 1, size=shape)
+            elif arg.dtype in FULL_RANGE:
+                data = full_range(rng, arg.dtype, shape)
             else:
                 data = rng.integers(1, 10, size=shape)
             args[arg.name] = np.ascontiguousarray(data.astype(dtype))
     return args
+
+
+def full_range(rng: np.random.Generator, dtype: str, shape: tuple[int, ...]) -> np.ndarray:
+    """Values over the whole range of an integer dtype, half of them within 16 of its ends
+    (where conversions wrap), never 0 (random_arguments: no division by zero)."""
+    info = np.iinfo(NP_DTYPES[dtype])
+    low, high = int(info.min), int(info.max)
+    data = rng.integers(low, high, size=shape, endpoint=True, dtype=np.int64 if low < 0
+                        else np.uint64)
+    ends = rng.integers(0, 16, size=shape, endpoint=True).astype(data.dtype)
+    near = np.where(rng.random(size=shape) < 0.5, data.dtype.type(low) + ends,
+                    data.dtype.type(high) - ends)
+    data = np.where(rng.random(size=shape) < 0.5, near, data)
+    return np.where(data == 0, data.dtype.type(1), data).astype(NP_DTYPES[dtype])
 
 
 SPECIAL_SHARE = 8

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from polycuda.ir import isl_build
+from polycuda.ir import dtypes, isl_build
 from polycuda.ir.expr import BinOp, Expr, Ref, refs
 from polycuda.ir.scop import Scop, Statement
 
@@ -82,12 +82,32 @@ def reduction_ops(scop: Scop) -> dict[str, Update]:
         # run-time path orders it (analysis/indirect.py)
         if form is None or _subscripts_read(stmt) or stmt.is_indirect():
             continue
-        op, _, target = form
+        op, term, target = form
+        if _truncating(scop, stmt, term) or _without_atomics(scop, stmt):
+            continue
         # accesses: the write, then (for op=) the read of the cell, then those of the rhs
         reads = isl_build.statement_accesses(scop, stmt)[1 if target is not None else 2:]
         found[stmt.name] = Update(op, tuple(a.index_map for a in reads
                                             if a.array == stmt.lhs.array and a.ref is not target))
     return found
+
+
+def _truncating(scop: Scop, stmt: Statement, term: Expr) -> bool:
+    """Whether each update converts a floating-point sum to an integer cell (`S[i] += 0.7 *
+    A[i][j]`, S of int or char): it truncates toward zero at every step, so the order of the
+    updates changes the result. Integer terms are exact in any order: a store into a narrow
+    or unsigned cell takes the value modulo 2^bits (C11 6.3.1.3; gcc and nvcc define it so
+    for signed cells), and that commutes with + and *."""
+    dtype_of = dtypes.scop_dtype_of(scop)
+    return (dtype_of(stmt.lhs.array) in dtypes.INTEGER
+            and dtypes.c_type_of(term, dtype_of) not in dtypes.INTEGER)
+
+
+def _without_atomics(scop: Scop, stmt: Statement) -> bool:
+    """Whether the cell is a char or a short: CUDA has no atomicAdd of 8- and 16-bit values,
+    which the reduction kernels combine their partial results with; such an update keeps its
+    order (exact, not parallel)."""
+    return scop.array(stmt.lhs.array).dtype in dtypes.NARROW
 
 
 def _subscripts_read(stmt: Statement) -> bool:

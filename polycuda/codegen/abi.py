@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 
 from polycuda.errors import SourceLoc, UnsupportedConstruct
+from polycuda.ir import dtypes
 from polycuda.ir.scop import Arg, Scop
 
 # An entry of a region with run-time nests returns INDEX_ERROR_BASE + k when a subscript read
@@ -47,7 +48,7 @@ ZERO_DIVISION_MESSAGES = {ZERO_DIVISION_ERROR: "integer division or modulo by ze
                           ZERO_DIVISION_ERROR + 2: "division by zero",
                           ZERO_DIVISION_ERROR + 3: "float division by zero"}
 
-C_TYPES = {"int": "int", "long": "long long", "float": "float", "double": "double"}
+C_TYPES = dtypes.C_NAMES  # "long" is "long long": 64-bit on every host and device
 
 
 # A generated .cu is three parts: what the regions of one file share (includes, helpers, each

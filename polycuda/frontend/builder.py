@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from polycuda.errors import NotAffineError, SourceLoc, UnsupportedConstruct, UserError
+from polycuda.ir import dtypes
 from polycuda.ir.affine import (INDEX_DTYPES, affine_text, bound_terms, condition_text,
                                 indirect_shape_text, is_indirect)
 from polycuda.ir.quasi_affine import condition_set, has_c_division, is_piecewise, pw_aff
@@ -247,6 +248,7 @@ class ScopBuilder:
         names = self._names()
         for ref in (lhs,) + refs(rhs):
             self._check_ref(ref, names)
+        self._check_unsigned_min_max(rhs, loc)
         name = f"S{len(self.statements)}"
         iters = tuple(lp.iterator for lp in self._loops)
         domain = self._domain(name, iters)
@@ -256,6 +258,19 @@ class ScopBuilder:
                          tuple(c.loop for c in self._csr))
         self.statements.append(stmt)
         return name
+
+    def _check_unsigned_min_max(self, rhs: Expr, loc: SourceLoc | None) -> None:
+        """min/max print as helpers that compare in long long (C) or in the operands' type
+        (C++, CUDA): with an unsigned operand C's `a < b ? a : b` compares a negative value as
+        a large one, so the targets would disagree; refused (a ternary is printed as written)."""
+        known = {a.name: a.dtype for a in self.args}
+        known.update({n: a.dtype for n, a in self.arrays.items()})
+        for e in walk(rhs):
+            if isinstance(e, BinOp) and e.op in ("min", "max") and dtypes.operands_unsigned(
+                    e, lambda n: known.get(n, "long")):
+                raise UnsupportedConstruct(
+                    f"{e.op}() of an unsigned operand: write the comparison as a '?:' (C "
+                    "compares there in unsigned arithmetic)", e.loc or loc)
 
     def _domain(self, name: str, iters: tuple[str, ...]) -> str:
         """isl text of the domain of statement `name` at the current point: the loop bounds

@@ -18,9 +18,11 @@ from polycuda.codegen import abi
 from polycuda.errors import SourceLoc, UnsupportedConstruct, UserError
 from polycuda.frontend import c_preprocess
 from polycuda.frontend.builder import ScopBuilder
-from polycuda.frontend.c_expression import Binding, CType, ExprTranslator, c_type
+from polycuda.frontend.c_expression import (SUPPORTED_TYPES, Binding, CType, ExprTranslator,
+                                            c_type, iterator_type_reason, typed_value)
 from polycuda.frontend.c_preprocess import Unit
 from polycuda.frontend.c_translate import RegionScan, RegionTranslator, scan_region
+from polycuda.ir.dtypes import INTEGER
 from polycuda.ir.expr import Const, Expr, Ref, walk
 from polycuda.ir.scop import Scop, SourceInfo
 
@@ -246,7 +248,8 @@ class _FileScope:
             self.bindings[decl.name] = Binding("array", decl.name, len(ctype.dims))
         elif ctype.dtype and not ctype.dims and "const" in ctype.quals and decl.init:
             value = self._value(decl.init)
-            self.bindings[decl.name] = invalid if value is None else Binding("subst", expr=value)
+            self.bindings[decl.name] = invalid if value is None else Binding(
+                "subst", expr=typed_value(value, ctype))
         else:
             self.bindings[decl.name] = invalid
 
@@ -476,10 +479,12 @@ def _declare_param(tr: RegionTranslator, p: c_ast.Decl, ctype: CType) -> str:
                      f"sizes, e.g. '{ctype.spelled} {name}[n]' or '{ctype.spelled} {name}[N][M]'")
     if ctype.dtype is None:
         tr.reject(p, f"parameter '{name}' of type '{ctype.spelled}' is not supported "
-                     "(supported: int, long, float, double and arrays of them)")
+                     f"(supported: {SUPPORTED_TYPES} and arrays of them)")
     assert ctype.dtype is not None
     if not ctype.dims:
         kind = "param" if ctype.dtype in ("int", "long") else "scalar"
+        if ctype.dtype in INTEGER and kind == "scalar":
+            tr.scalar_types[name] = ctype.spelled
         tr.b.add_arg(name, kind, ctype.dtype, loc=loc)
         tr.scopes[0][name] = Binding("var", name)
         return f"({ctype.spelled}){name}"
@@ -528,9 +533,10 @@ def _outer_binding(tr: RegionTranslator, decl: c_ast.Decl, ctype: CType, outside
             return Binding("invalid", reason=f"{where} and its value after the region's loops "
                                              "is read after the region (not supported)")
         if ctype.dtype in ("int", "long") and not ctype.dims and not ctype.pointer:
-            return Binding("iterdecl", name, reason=f"'{name}' is read outside of a loop over "
-                                                    "it: its value comes from outside the region")
-        return Binding("invalid", reason=f"loop iterator '{name}' must be an int or long")
+            return Binding("iterdecl", name, dtype=ctype.dtype,
+                           reason=f"'{name}' is read outside of a loop over it: its value "
+                                  "comes from outside the region")
+        return Binding("invalid", reason=iterator_type_reason(name, ctype))
     if ctype.dtype is None or ctype.pointer:
         return Binding("invalid", reason=f"{where}, of type '{ctype.spelled}"
                                          f"{' *' if ctype.pointer else ''}' (not supported)")
@@ -542,7 +548,7 @@ def _outer_binding(tr: RegionTranslator, decl: c_ast.Decl, ctype: CType, outside
         except UserError:
             value = None
         if value is not None and _is_parameter_expr(value, tr, outside):
-            return Binding("subst", name, expr=value)
+            return Binding("subst", name, expr=typed_value(value, ctype))
     return Binding("invalid", reason=f"{where}; the region cannot read values set outside it "
                                      "(only parameters, constants and variables initialized "
                                      "from them)")

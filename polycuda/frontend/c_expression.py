@@ -14,6 +14,7 @@ from pycparser import c_ast
 
 from polycuda.errors import NotAffineError, SourceLoc, UnsupportedConstruct, UserError
 from polycuda.frontend.c_preprocess import Unit
+from polycuda.ir.dtypes import BYTES, NARROW, UNSIGNED
 from polycuda.ir.expr import MATH_FUNCS, BinOp, Call, Cast, Const, Expr, Ref, Ternary, UnaryOp, Var
 
 _BINOPS = ("+", "-", "*", "/", "%", "<", "<=", ">", ">=", "==", "!=", "&&", "||")
@@ -23,10 +24,20 @@ _MINMAX_CALLS = {"min": "min", "max": "max", "MIN": "min", "MAX": "max",
                  "floord": "floordiv", "ceild": "ceildiv"}
 _FLOAT_MATH = {f"{name}f": name for name in MATH_FUNCS if name != "abs"}
 FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+# the sorted type specifiers (without "signed") of each dtype; "signed char" is told apart
 _DTYPE_NAMES = {(): "int", ("int",): "int", ("long",): "long", ("int", "long"): "long",
                 ("long", "long"): "long", ("int", "long", "long"): "long",
-                ("float",): "float", ("double",): "double"}
+                ("float",): "float", ("double",): "double", ("char",): "char",
+                ("char", "unsigned"): "uchar", ("short",): "short", ("int", "short"): "short",
+                ("short", "unsigned"): "ushort", ("int", "short", "unsigned"): "ushort",
+                ("unsigned",): "uint", ("int", "unsigned"): "uint",
+                ("long", "unsigned"): "ulong", ("int", "long", "unsigned"): "ulong",
+                ("long", "long", "unsigned"): "ulong", ("int", "long", "long", "unsigned"): "ulong"}
+SUPPORTED_TYPES = ("char, short, int, long, their unsigned forms, float, double "
+                   "(and typedefs of them)")
 _AFFINE_CTX = ("bound", "subscript", "condition", "size")
+_CTX_NAMES = {"bound": "loop bound", "subscript": "subscript", "condition": "condition",
+              "size": "array size"}
 
 
 # -- C types --------------------------------------------------------------------------------------
@@ -68,7 +79,33 @@ def _dtype_of(names: list[str], typedefs: dict[str, c_ast.Node]) -> str | None:
         target = c_type(typedefs[names[0]], {k: v for k, v in typedefs.items()
                                              if k != names[0]})
         return None if target.dims or target.pointer else target.dtype
+    if sorted(names) == ["char", "signed"]:
+        return "schar"
     return _DTYPE_NAMES.get(tuple(sorted(n for n in names if n != "signed")))
+
+
+def iterator_type_reason(name: str, ctype: CType) -> str:
+    """Why a loop iterator of this type is refused: only int and long iterators are exact."""
+    spelled = ctype.spelled + (" *" if ctype.pointer else "")
+    if ctype.dtype in UNSIGNED and not ctype.dims and not ctype.pointer:
+        return (f"loop iterator '{name}' of type '{spelled}' (unsigned): C's unsigned "
+                "iterator wraps around at 0 (`for (i = n - 1; i >= 0; i--)` never ends) and "
+                "compares with signed bounds in unsigned arithmetic, isl counts on unbounded "
+                "integers; declare it int or long")
+    if ctype.dtype in NARROW and not ctype.dims and not ctype.pointer:
+        return (f"loop iterator '{name}' of type '{spelled}': C truncates it to "
+                f"{8 * BYTES[ctype.dtype]} bits at each step, isl does not; declare it int or "
+                "long")
+    return f"loop iterator '{name}' of type '{spelled}' (int or long required)"
+
+
+def typed_value(value: Expr, ctype: CType) -> Expr:
+    """The value of a variable of type `ctype` initialized with `value`: converted as C
+    converts on initialization (`const unsigned u = 5;` is unsigned wherever `u` is used)."""
+    if ctype.dtype in ("int", "long") or isinstance(value, Const) and value.dtype == ctype.dtype:
+        return value
+    assert ctype.dtype is not None
+    return Cast(ctype.dtype, value, value.loc)
 
 
 # -- names ----------------------------------------------------------------------------------------
@@ -87,6 +124,7 @@ class Binding:
     ndim: int = 0
     expr: Expr | None = None
     reason: str = ""
+    dtype: str = ""  # an "iterdecl": its declared type (int or long)
 
 
 # -- expressions ----------------------------------------------------------------------------------
@@ -98,6 +136,9 @@ class ExprTranslator:
         self.unit = unit
         self.typedefs = typedefs
         self.scopes: list[dict[str, Binding]] = [bindings]
+        # scalar arguments of a type other than int and long: name -> spelling (refused in
+        # affine positions with the reason)
+        self.scalar_types: dict[str, str] = {}
 
     def loc(self, node: c_ast.Node) -> SourceLoc:
         return self.unit.loc(node.coord)
@@ -122,7 +163,12 @@ class ExprTranslator:
         return method(node, ctx)
 
     def _x_Constant(self, node: c_ast.Constant, ctx: str) -> Expr:
-        return Const(*parse_constant(node, self), loc=self.loc(node))
+        value, dtype = parse_constant(node, self)
+        if ctx in _AFFINE_CTX and dtype in UNSIGNED:
+            self.reject(node, f"unsigned constant '{node.value}' in a {_CTX_NAMES[ctx]}: C "
+                              "would compare and compute there in unsigned (wrapping) "
+                              "arithmetic, isl on unbounded integers")
+        return Const(value, dtype, loc=self.loc(node))
 
     def _x_ID(self, node: c_ast.ID, ctx: str) -> Expr:
         b = self.lookup(node.name, node)
@@ -133,6 +179,11 @@ class ExprTranslator:
             if b.ndim:
                 self.reject(node, f"array '{node.name}' is used without subscripts")
             return Ref(b.name, (), self.loc(node))
+        if ctx in _AFFINE_CTX and b.kind == "var" and b.name in self.scalar_types:
+            spelled = self.scalar_types[b.name]
+            self.reject(node, f"'{node.name}' of type '{spelled}' in a {_CTX_NAMES[ctx]}: only "
+                              "int and long parameters can be (isl computes on unbounded "
+                              "integers, not in C's unsigned or narrow arithmetic)")
         return Var(b.name, self.loc(node))
 
     def _x_ArrayRef(self, node: c_ast.ArrayRef, ctx: str) -> Expr:
@@ -187,7 +238,7 @@ class ExprTranslator:
         operand = self.expr(node.expr, ctx)
         if op == "+":
             return operand
-        if op == "-" and isinstance(operand, Const):
+        if op == "-" and isinstance(operand, Const) and operand.dtype not in UNSIGNED:
             return Const(-operand.value, operand.dtype, self.loc(node))
         return UnaryOp(op, operand, self.loc(node))
 
@@ -217,7 +268,10 @@ class ExprTranslator:
         ctype = c_type(node.to_type.type, self.typedefs)
         if ctype.dtype is None or ctype.dims or ctype.pointer:
             self.reject(node, f"cast to '{ctype.spelled}' is not supported "
-                              "(supported: int, long, float, double)")
+                              f"(supported: {SUPPORTED_TYPES})")
+        if ctx in _AFFINE_CTX and ctype.dtype not in ("int", "long"):
+            self.reject(node, f"cast to '{ctype.spelled}' in a {_CTX_NAMES[ctx]}: isl computes "
+                              "on unbounded integers, not on its wrapping or truncated values")
         return Cast(ctype.dtype, self.expr(node.expr, ctx), self.loc(node))
 
     def _x_FuncCall(self, node: c_ast.FuncCall, ctx: str) -> Expr:
@@ -272,12 +326,25 @@ def parse_constant(node: c_ast.Constant, tr: ExprTranslator) -> tuple[int | floa
         digits = text.rstrip("fF")
         value = float.fromhex(digits) if lower.startswith("0x") else float(digits)
         return value, "float" if lower.endswith("f") else "double"
-    if "u" in lower:
-        tr.reject(node, f"unsigned literal '{text}' is not supported (unsigned arithmetic)")
-    digits = lower.rstrip("l")
+    digits = lower.rstrip("ul")
     if digits.startswith(("0x", "0b")):
-        return int(digits, 0), "int"
-    return (int(digits, 8) if len(digits) > 1 and digits.startswith("0") else int(digits)), "int"
+        value = int(digits, 0)
+    else:
+        value = int(digits, 8) if len(digits) > 1 and digits.startswith("0") else int(digits)
+    return value, _literal_dtype(value, lower[len(digits):], digits[:2] in ("0x", "0b")
+                                 or len(digits) > 1 and digits.startswith("0"))
+
+
+def _literal_dtype(value: int, suffix: str, based: bool) -> str:
+    """The type of an integer literal (C11 6.4.4.1p5): the first of int, unsigned (only for
+    hexadecimal, octal and binary), long long, unsigned long long that holds it, as allowed
+    by its suffix."""
+    unsigned = "u" in suffix
+    if "l" not in suffix and value < 2**32 and (unsigned or based and value >= 2**31):
+        return "uint" if unsigned or value >= 2**31 else "int"
+    if "l" not in suffix and not unsigned and value < 2**31:
+        return "int"
+    return "ulong" if unsigned or value >= 2**63 else "long"
 
 
 def looks_nonnegative(expr: Expr) -> bool:

@@ -17,13 +17,16 @@ from polycuda.frontend.c_expression import (
     ASSIGN_OPS,
     FLIP,
     INCDEC,
+    SUPPORTED_TYPES,
     Binding,
     CType,
     ExprTranslator,
     c_type,
     describe,
+    iterator_type_reason,
 )
 from polycuda.frontend.c_preprocess import Unit
+from polycuda.ir.dtypes import pin_compound_operand, pin_signed_operands
 from polycuda.ir.expr import BinOp, Const, Expr, Ref, Var, walk
 
 
@@ -139,6 +142,7 @@ class RegionTranslator(ExprTranslator):
         super().__init__(unit, bindings, typedefs)
         self.b = builder
         self.scan = scan
+        self.iterator_types: dict[str, str] = {}  # declared type of each loop iterator
 
     def translate(self, items: tuple[c_ast.Node, ...] | list[c_ast.Node]) -> None:
         for item in items:
@@ -217,6 +221,16 @@ class RegionTranslator(ExprTranslator):
         return target
 
     def add(self, lhs: Ref, op: str, rhs: Expr, node: c_ast.Node) -> None:
+        known = {a.name: a.dtype for a in self.b.args}
+        known.update({name: arr.dtype for name, arr in self.b.arrays.items()})
+        known.update(self.iterator_types)
+
+        def dtype_of(name: str) -> str:
+            return known.get(name, "int")
+
+        rhs = pin_signed_operands(rhs, dtype_of)
+        if op != "=":
+            rhs = pin_compound_operand(rhs, dtype_of(lhs.array), dtype_of)
         self.b.add_statement(lhs, op, rhs, self.loc(node))
 
     def _s_Decl(self, node: c_ast.Decl) -> None:
@@ -226,14 +240,14 @@ class RegionTranslator(ExprTranslator):
         if ctype.dtype is None or ctype.pointer:
             self.reject(node, f"declaration of '{node.name}' of type '{ctype.spelled}"
                               f"{' *' if ctype.pointer else ''}' is not supported inside a "
-                              "region (supported: int, long, float, double and their arrays)")
+                              f"region (supported: {SUPPORTED_TYPES} and their arrays)")
         name = node.name
         if not ctype.dims and name in self.scan.iterators:
             self.scopes[-1][name] = (
-                Binding("iterdecl", name, reason=f"'{name}' is read outside of a loop over it: "
-                                                 "not supported")
+                Binding("iterdecl", name, dtype=ctype.dtype,
+                        reason=f"'{name}' is read outside of a loop over it: not supported")
                 if ctype.dtype in ("int", "long") else
-                Binding("invalid", reason=f"loop iterator '{name}' must be an int or long"))
+                Binding("invalid", reason=iterator_type_reason(name, ctype)))
             return
         if not ctype.dims and node.init is not None and name not in self.scan.written \
                 and ctype.dtype in ("int", "long"):
@@ -298,12 +312,13 @@ class RegionTranslator(ExprTranslator):
             decl = init.decls[0]
             ctype = c_type(decl.type, self.typedefs)
             if ctype.dtype not in ("int", "long") or ctype.dims or ctype.pointer:
-                self.reject(decl, f"loop iterator '{it}' of type '{ctype.spelled}' (int or "
-                                  "long required)")
+                self.reject(decl, iterator_type_reason(it, ctype))
             if decl.init is None:
                 self.reject(decl, f"loop iterator '{it}' declared without a start value")
+            self.iterator_types[it] = ctype.dtype
             return self.expr(decl.init, "bound")
         b = self.find(it)
+        self.iterator_types[it] = b.dtype if b is not None and b.dtype else "int"
         if b is None:
             self.reject(init, f"'{it}' is not declared", UserError)
         elif b.kind == "var":

@@ -23,7 +23,9 @@ from polycuda.errors import (
     UnsupportedConstruct,
     UserError,
 )
+from polycuda.frontend import python_ints
 from polycuda.frontend.builder import ScopBuilder
+from polycuda.ir import dtypes
 from polycuda.ir.affine import affine_text, is_indirect
 from polycuda.ir.expr import (
     BinOp,
@@ -44,6 +46,7 @@ _MATH_FUNCS = ("sqrt", "exp", "log", "sin", "cos", "tan", "tanh", "floor", "ceil
 _CONSTANTS = {"pi": math.pi, "e": math.e, "tau": math.tau}
 _ARITH = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*"}
 _AUG_OPS = {ast.Add: "+=", ast.Sub: "-=", ast.Mult: "*=", ast.Div: "/="}
+_AUG_INVERSE = {v: k() for k, v in _AUG_OPS.items()}
 _REWRITTEN_AUG_OPS = (ast.FloorDiv, ast.Mod, ast.Pow)  # `x //= e` becomes `x = x // e`
 _CMP = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
 _MAX_POW_UNROLL = 8  # x ** n for literal 0 <= n <= 8 is repeated multiplication
@@ -332,8 +335,13 @@ class _Parser:
         lhs = self._ref(target)
         rhs = self._expr(value)
         loc = self.loc(node)
-        if op is None:
+        numpy_ints = python_ints.is_np_int(lhs) or python_ints.is_np_int(rhs)
+        if op is None or numpy_ints and op != "=":
+            # NumPy's `A[i] op= e` is A[i] = A[i] op e: in A[i] op e's type, then stored
+            aug = aug if op is None else _AUG_INVERSE[op]
             rhs, op = self._arith(aug, lhs, rhs, loc), "="
+        if numpy_ints and lhs.dtype in dtypes.INTEGER:
+            python_ints.check_store(lhs.dtype, rhs, self._np_kind, loc)
         expr = rhs.expr
         if op == "/=" and _is_int(lhs.dtype) and _is_int(rhs.dtype):
             expr = Cast("double", expr, loc)  # true division, truncated on the store
@@ -345,6 +353,10 @@ class _Parser:
         name, loc = target.id, self.loc(node)
         self._check_assignable(name, target)
         rhs = self._expr(value)
+        if python_ints.is_np_int(rhs):
+            raise UnsupportedConstruct(
+                f"local variable '{name}' holding a NumPy {python_ints.numpy_name(rhs.dtype)} "
+                "value is not supported: use the expression in place, or int(...) of it", loc)
         has_refs = any(isinstance(e, Ref) for e in walk(rhs.expr))
         if op == "=" and not self.if_depth and self.assign_counts[name] == 1 and not has_refs:
             self.aliases[name] = (rhs, tuple(self.loop_ids))
@@ -528,8 +540,27 @@ class _Parser:
         return self._arith(node.op, self._expr(node.left), self._expr(node.right),
                            self.loc(node))
 
+    def _np_kind(self, t: _Typed) -> str | None:
+        """The kind of an operand for NumPy's rules (python_ints.KindOf): an integer typed as
+        a Python int is a constant (weak), or reads int32 / int64 array elements (of that
+        NumPy type), or is a Python integer known only at run time (None)."""
+        if t.np_kind is not None or t.dtype not in ("int", "long"):
+            return t.np_kind or t.dtype
+        if isinstance(t.expr, Const):
+            return python_ints.WEAK
+        arrays = [e.array for e in walk(t.expr) if isinstance(e, Ref)]
+        if not arrays or any(a in self.locals or self.specs[a].dtype not in ("int", "long")
+                             for a in arrays):
+            return None
+        return "long" if any(self.specs[a].dtype == "long" for a in arrays) else "int"
+
     def _arith(self, op: ast.operator | None, a: _Typed, b: _Typed, loc: SourceLoc) -> _Typed:
         sym = _ARITH.get(type(op))
+        if python_ints.is_np_int(a) or python_ints.is_np_int(b):
+            if sym is None and not isinstance(op, ast.Div):
+                python_ints.refuse(f"operator '{_op_text(op)}'", a if python_ints.is_np_int(a)
+                                   else b, loc)
+            return python_ints.arith(sym or "/", a, b, self._np_kind, loc)
         x, y = _const_value(a.expr), _const_value(b.expr)
         if sym is not None and x is not None and y is not None:  # exact, as Python's ints
             return _int_const(x + y if sym == "+" else x - y if sym == "-" else x * y, loc)
@@ -586,6 +617,8 @@ class _Parser:
         if isinstance(node.op, ast.Invert):
             raise self.unsupported(node, "bitwise operator '~'")
         t = self._expr(node.operand)
+        if python_ints.is_np_int(t):
+            return t if isinstance(node.op, ast.UAdd) else python_ints.negate(t, loc)
         dtype = _arith_dtype(t.dtype)
         if isinstance(node.op, ast.UAdd):
             return _Typed(t.expr, dtype)
@@ -601,7 +634,10 @@ class _Parser:
             sym = _CMP.get(type(op))
             if sym is None:
                 raise self.unsupported(node, f"comparison '{_op_text(op)}'")
-            cmp = BinOp(sym, operands[k].expr, operands[k + 1].expr, loc)
+            a, b = operands[k], operands[k + 1]
+            cmp = (python_ints.compare(sym, a, b, loc)
+                   if python_ints.is_np_int(a) or python_ints.is_np_int(b)
+                   else BinOp(sym, a.expr, b.expr, loc))
             result = cmp if result is None else BinOp("&&", result, cmp, loc)
         assert result is not None
         return _Typed(result, "bool")
@@ -611,6 +647,8 @@ class _Parser:
         loc = self.loc(node)
         is_and = isinstance(node.op, ast.And)
         values = [self._expr(v) for v in node.values]
+        for value in values:
+            python_ints.refuse(f"'{'and' if is_and else 'or'}'", value, loc)
         result = values[0]
         for value in values[1:]:
             if result.dtype == "bool" and value.dtype == "bool":
@@ -639,6 +677,11 @@ class _Parser:
     def _ifexp(self, node: ast.IfExp) -> _Typed:
         cond = self._cond(node.test)
         then, other = self._expr(node.body), self._expr(node.orelse)
+        if then.dtype != other.dtype:
+            for t in (then, other):
+                python_ints.refuse("'... if ... else ...' mixing types", t, self.loc(node))
+        elif python_ints.is_np_int(then):
+            return _Typed(Ternary(cond, then.expr, other.expr, self.loc(node)), then.dtype)
         dtype = "bool" if then.dtype == other.dtype == "bool" else _arith_dtype(then.dtype,
                                                                                 other.dtype)
         return _Typed(Ternary(cond, then.expr, other.expr, self.loc(node)), dtype)
@@ -692,6 +735,8 @@ class _Parser:
         if len(node.args) != arity:
             raise self.unsupported(node, f"'{module}.{name}' with {len(node.args)} argument(s)")
         args = [self._expr(a) for a in node.args]
+        for arg in args:
+            python_ints.refuse(f"'{module}.{name}'", arg, loc)
         if name == "abs":
             return self._abs(args[0], loc)
         floating = all(not _is_int(a.dtype) for a in args)
@@ -708,6 +753,8 @@ class _Parser:
         if len(node.args) < 2:
             raise self.unsupported(node, f"{name}() of fewer than two numbers")
         args = [self._expr(a) for a in node.args]
+        for arg in args:
+            python_ints.refuse(f"{name}()", arg, loc)
         dtype = _arith_dtype(*(a.dtype for a in args))
         if not _is_int(dtype):
             return _Typed(_py_min_max(name, [_cast(a, dtype) for a in args], loc), dtype)
@@ -733,6 +780,7 @@ class _Parser:
             return _Typed(Var(f"{arg.id}_d0", loc), "long")
         t = self._expr(arg)
         if name == "abs":
+            python_ints.refuse("abs()", t, loc)
             return self._abs(t, loc)
         if name == "float":
             return _Typed(_cast(t, "double"), "double")

@@ -24,7 +24,9 @@ from polycuda.ir.scop import Scop
 
 ARG_KINDS = ("param", "scalar", "array")
 # str(x.dtype) of NumPy / CuPy arrays, and of torch tensors without the "torch." prefix
-ARRAY_DTYPES = {"float64": "double", "float32": "float", "int32": "int", "int64": "long"}
+ARRAY_DTYPES = {"float64": "double", "float32": "float", "int32": "int", "int64": "long",
+                "int8": "schar", "uint8": "uchar", "int16": "short", "uint16": "ushort",
+                "uint32": "uint"}  # the narrow and unsigned ones: frontend/python_ints.py
 
 
 # -- argument kinds --------------------------------------------------------------------------
@@ -52,7 +54,8 @@ def arg_specs_from_values(fn: Callable, args: tuple, kwargs: Mapping[str, Any] |
 
     Python / NumPy integers are "param" ints; Python floats are "double" scalars (a NumPy
     float32 scalar is "float"); objects with `.shape` and `.dtype` (NumPy, CuPy, torch) are
-    arrays of float64 / float32 / int32 / int64 elements.
+    arrays of float64 / float32 / int64 / int32 / int16 / int8 / uint32 / uint16 / uint8
+    elements (ARRAY_DTYPES).
 
     Raises:
         UserError: the values do not match the signature.

@@ -29,6 +29,9 @@ class _Typed:
 
     expr: Expr
     dtype: str
+    # the NumPy type of a value computed with NumPy's integer rules (python_ints), when its
+    # dtype alone does not tell it from a Python int
+    np_kind: str | None = None
 
 
 def _is_int(dtype: str) -> bool:

@@ -37,9 +37,9 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from polycuda.ir.ast_expr import ast_expr_to_c
-from polycuda.ir import isl_build
+from polycuda.ir import dtypes, isl_build
 
-DTYPE_BYTES = {"int": 4, "long": 8, "float": 4, "double": 8}
+DTYPE_BYTES = dtypes.BYTES
 
 
 @dataclass(frozen=True)

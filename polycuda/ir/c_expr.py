@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from polycuda.ir.dtypes import INTEGER, cast_name, const_suffix
 from polycuda.ir.expr import BinOp, Call, Cast, Const, Expr, Ref, Ternary, UnaryOp, Var
 
 RefPrinter = Callable[[Ref, Callable[[Expr], str]], str]
@@ -17,8 +18,9 @@ def subscript_ref(ref: Ref, sub: Callable[[Expr], str]) -> str:
 
 
 def const_to_c(value: float, dtype: str) -> str:
-    if dtype in ("int", "long") and isinstance(value, int):
-        return str(value) if value >= 0 else f"({value})"
+    if dtype in INTEGER and isinstance(value, int):
+        text = f"{value}{const_suffix(dtype)}"
+        return text if value >= 0 else f"({text})"
     text = repr(float(value))
     if text in ("inf", "-inf", "nan"):
         raise ValueError(f"cannot print non-finite constant {value}")
@@ -47,7 +49,7 @@ def expr_to_c(expr: Expr, ref_printer: RefPrinter = subscript_ref,
         if isinstance(e, Ternary):
             return f"({go(e.cond)} ? {go(e.then)} : {go(e.other)})"
         if isinstance(e, Cast):
-            return f"(({e.dtype}){go(e.operand)})"
+            return f"(({cast_name(e.dtype)}){go(e.operand)})"
         raise TypeError(f"unknown expression node {e!r}")
 
     return go(expr)

@@ -8,7 +8,9 @@ from typing import Union
 
 from polycuda.errors import SourceLoc
 
-DTYPES = ("int", "long", "float", "double")
+# ir/dtypes.py holds their C spellings, sizes and conversions
+DTYPES = ("int", "long", "float", "double", "char", "schar", "uchar", "short", "ushort", "uint",
+          "ulong")
 # C semantics for every operator; "floordiv"/"ceildiv" round toward -inf/+inf (affine bounds,
 # Python's //), "/" truncates on integers as in C. "min"/"max" take two operands.
 BINARY_OPS = ("+", "-", "*", "/", "%", "floordiv", "ceildiv", "min", "max",
@@ -21,7 +23,7 @@ MATH_FUNCS = ("sqrt", "exp", "log", "fabs", "pow", "fmin", "fmax", "sin", "cos",
 @dataclass(frozen=True)
 class Const:
     value: int | float
-    dtype: str = "int"  # "int" for integer literals, "double"/"float" for floating literals
+    dtype: str = "int"  # "int" (or "long", "uint", "ulong") for integer literals, "double"/"float"
     loc: SourceLoc | None = field(default=None, compare=False, repr=False)
 
 

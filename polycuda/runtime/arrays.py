@@ -14,15 +14,17 @@ import numpy as np
 
 from polycuda.ir.c_expr import expr_to_c
 from polycuda.errors import LaunchError
+from polycuda.ir import dtypes
 from polycuda.ir.evaluate import eval_int
 from polycuda.ir.scop import Array
 from polycuda.runtime import device
 
-# NumPy / array-interface type strings and torch dtype names of each ir dtype.
-_TYPESTR = {"f8": "double", "f4": "float", "i4": "int", "i8": "long"}
-_TORCH = {"torch.float64": "double", "torch.float32": "float", "torch.int32": "int",
-          "torch.int64": "long"}
-NUMPY_DTYPES = {"double": np.float64, "float": np.float32, "int": np.int32, "long": np.int64}
+# NumPy / array-interface type strings and torch dtype names of each ir dtype; an int8 array
+# is a `signed char` one, and passes for a `char` one too (char is signed: ir/dtypes.py)
+NUMPY_DTYPES = {name: getattr(np, d.numpy) for name, d in dtypes.TABLE.items()}
+_TYPESTR = {np.dtype(t).str[1:]: dtypes.FROM_NUMPY[np.dtype(t).name]
+            for name, t in NUMPY_DTYPES.items() if name != "char"}
+_TORCH = {f"torch.{numpy}": name for numpy, name in dtypes.FROM_NUMPY.items()}
 _DLPACK_CPU, _DLPACK_CUDA, _DLPACK_CUDA_HOST, _DLPACK_CUDA_MANAGED = 1, 2, 3, 13
 
 
@@ -31,7 +33,7 @@ class ArrayInfo:
     """What the runtime needs of one array argument.
 
     kind: "numpy", "torch", "cuda" (any `__cuda_array_interface__` object: CuPy, Numba...).
-    dtype: the ir dtype name ("double", "float", "int", "long"), or the foreign name if none.
+    dtype: the ir dtype name (ir/dtypes.py), or the foreign name if none.
     obj: the object the pointer belongs to (kept alive while the info is).
     """
 
@@ -151,7 +153,7 @@ def check_array(name: str, obj: object, array: Array, params: dict[str, int], *,
             while the region writes it; the message names the argument and both values.
     """
     info = describe(obj, name)
-    if info.dtype != array.dtype:
+    if not same_dtype(info.dtype, array.dtype):
         raise LaunchError(f"argument '{name}' has dtype {info.dtype}, expected {array.dtype} "
                           f"(NumPy {np.dtype(NUMPY_DTYPES[array.dtype]).name})")
     want = expected_shape(array, params)
@@ -164,6 +166,12 @@ def check_array(name: str, obj: object, array: Array, params: dict[str, int], *,
     if written and not info.writeable:
         raise LaunchError(f"argument '{name}' is read-only but the region writes it")
     return info
+
+
+def same_dtype(given: str, wanted: str) -> bool:
+    """Whether an array of ir dtype `given` holds elements of `wanted` (int8 is char too)."""
+    return given == wanted or (given in NUMPY_DTYPES and wanted in NUMPY_DTYPES
+                               and NUMPY_DTYPES[given] is NUMPY_DTYPES[wanted])
 
 
 def _shape_text(array: Array) -> str:

@@ -24,13 +24,17 @@ from polycuda.analysis import bounds
 from polycuda.codegen import abi
 from polycuda.codegen.host_driver import MAX_INDEXED_ELEMENTS
 from polycuda.errors import LaunchError
+from polycuda.ir import dtypes
 from polycuda.ir.scop import Arg, Scop
 from polycuda.runtime import arrays, device, emulate
 
 HOST_TARGETS = ("c", "openmp", "reference", "emulate")
 _SCALAR_CTYPES = {"int": ctypes.c_int, "long": ctypes.c_longlong, "float": ctypes.c_float,
-                  "double": ctypes.c_double}
-_INT_RANGE = {"int": (-(2**31), 2**31 - 1), "long": (-(2**63), 2**63 - 1)}
+                  "double": ctypes.c_double, "char": ctypes.c_byte, "schar": ctypes.c_byte,
+                  "uchar": ctypes.c_ubyte, "short": ctypes.c_short, "ushort": ctypes.c_ushort,
+                  "uint": ctypes.c_uint, "ulong": ctypes.c_ulonglong}
+_INT_RANGE = {name: (int(np.iinfo(t).min), int(np.iinfo(t).max))
+              for name, t in arrays.NUMPY_DTYPES.items() if name in dtypes.INTEGER}
 CUDA_ERRORS = {1: "cudaErrorInvalidValue", 2: "cudaErrorMemoryAllocation",
                9: "cudaErrorInvalidConfiguration", 35: "cudaErrorInsufficientDriver",
                100: "cudaErrorNoDevice", 209: "cudaErrorNoKernelImageForDevice",

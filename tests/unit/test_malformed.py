@@ -96,7 +96,7 @@ C_FILES = {
     "no_region": "void f(int n, double B[n])\n{\n" + LOOP + "    B[i] = 1.0;\n}\n",
     "global_scalar": "double g;\nvoid f(int n, double B[n])\n{\n#pragma scop\n" + LOOP
                      + "    B[i] = g;\n#pragma endscop\n}\n",
-    "char_array": "void f(int n, char B[n])\n{\n#pragma scop\n" + LOOP
+    "long_double_array": "void f(int n, long double B[n])\n{\n#pragma scop\n" + LOOP
                   + "    B[i] = 1;\n#pragma endscop\n}\n",
 }
 MINMAX = ("#define min(a, b) ((a) < (b) ? (a) : (b))\n"
@@ -246,7 +246,7 @@ C_NEEDLES = {
     'unsized_array_param': 'has no size',
     'no_region': 'no loop region',
     'global_scalar': "global variable 'g'",
-    'char_array': "type 'char'",
+    'long_double_array': "type 'long double'",
 }
 PY_NEEDLES = {
     'while': "'while' loop",
