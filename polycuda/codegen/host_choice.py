@@ -2,7 +2,8 @@
 per call (Options.host_fallback; the rule of gpu.cost.HostChoice). The host version is
 overlap_guard's `pc_<name>_original` (the statements as written, sequential, compiled with the
 file's host optimization); `pc_<name>_host_version` evaluates the rule at a call's parameters;
-`pc_<name>_ran` says which ran last (1: the kernels, 2: the host version), for `polycuda run`.
+`pc_<name>_ran` says which ran last (1: the kernels, 2: the host version), for `polycuda run`;
+`pc_<name>_force` (0: the rule) makes every call run one version, for Program.verify.
 """
 
 from __future__ import annotations
@@ -28,8 +29,12 @@ def add_host_version(scop: Scop, source: str, choice: cost.HostChoice) -> str:
     params = ", ".join(a.name for a in scop.args if a.kind == "param")
     rule = abi.entry_name(scop, "_host_version")
     flag = abi.entry_name(scop, "_ran")
-    defs = [f'extern "C" {{ int {flag}; }}  /* the last call ran: {RAN_GPU} the kernels, '
-            f"{RAN_HOST} the host version */",
+    force = abi.entry_name(scop, "_force")
+    defs = [f"/* polycuda: {flag}: what the last call ran ({RAN_GPU} the kernels, {RAN_HOST} the "
+            f"host version); {force}: 0 the rule",
+            f"   decides, {RAN_GPU} or {RAN_HOST} runs that version (Program.verify checks "
+            "both) */",
+            f'extern "C" {{ int {flag}; int {force}; }}',
             *_original(scop, flag), *_rule_function(scop, choice), *_dev_on_host(scop)]
     first = re.search(rf'^extern "C" int ({re.escape(entry)}|{re.escape(dev)})\(', source, re.M)
     assert first, f"host_choice: no entry {entry} in the source"
@@ -79,10 +84,12 @@ def _rule_function(scop: Scop, choice: cost.HostChoice) -> list[str]:
             "original program on the host",
             "   when its estimated time (ns) is below the kernels' (copies + launches + work) "
             "*/",
-            f"static int {abi.entry_name(scop, '_host_version')}({', '.join(decls)}) {{"]
+            f"static int {abi.entry_name(scop, '_host_version')}({', '.join(decls)}) {{",
+            f"  if ({abi.entry_name(scop, '_force')}) return "
+            f"{abi.entry_name(scop, '_force')} == {RAN_HOST};"]
     if choice.mode == "always":
-        return head + ["  (void)pc_on_device;" if len(decls) == 1 else
-                       "  /* Options.host_fallback 'always' */", "  return 1;", "}"]
+        return head + ["  (void)pc_on_device;  /* Options.host_fallback 'always' */",
+                       "  return 1;", "}"]
     launch = choice.launch_ns[0] if len(choice.launch_ns) == 1 else (
         f"fmin({choice.launch_ns[0]}, {choice.launch_ns[1]})")
     host_bytes, host_copies = _bytes(scop, choice, on_device=False)
