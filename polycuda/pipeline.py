@@ -343,8 +343,8 @@ def _static_generated(scop: Scop, options: Options, start: float,
             host = host_choice(scop, options, ctx, mapped, variant_mapped)
             if host is not None:
                 source = host_choice_code.add_host_version(original, source, host)
-                reason = f"{reason}; {host.rule()}"
-            step.note = host.rule() if host else "none (Options.host_fallback or a serial region)"
+            step.note = host.note() if host else (
+                "none (Options.host_fallback never, or a serial region that runs on the CPU)")
     return Generated(scop, options, source, str(choice.schedule), mapped.kernels,
                      time.perf_counter() - start, reason, tuple(timer.steps))
 

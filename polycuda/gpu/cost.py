@@ -413,6 +413,11 @@ class HostChoice:
         found = self.estimates(values, on_device)
         return None if found is None else found[0] < found[1]
 
+    def note(self) -> str:
+        """What the file holds, in a few words (the step's note of `show passes`)."""
+        when = "where the rule picks it (show schedule)" if self.mode == "auto" else "always"
+        return f"the original program beside the kernels, run per call {when}"
+
     def rule(self) -> str:
         """The rule as text, with its constants and the parameters it reads."""
         if self.mode != "auto":
