@@ -201,11 +201,11 @@ def _version_runners(scop: Scop, kernel: Callable, target: str) -> dict[str, Run
         plain = _named_runner(scop, kernel)
 
         def run(args: dict[str, object]) -> None:
-            force.value = version
+            before, force.value = force.value, version
             try:
                 plain(args)
             finally:
-                force.value = 0
+                force.value = before
 
         return run
 

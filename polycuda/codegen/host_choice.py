@@ -3,7 +3,8 @@ per call (Options.host_fallback; the rule of gpu.cost.HostChoice). The host vers
 overlap_guard's `pc_<name>_original` (the statements as written, sequential, compiled with the
 file's host optimization); `pc_<name>_host_version` evaluates the rule at a call's parameters;
 `pc_<name>_ran` says which ran last (1: the kernels, 2: the host version), for `polycuda run`;
-`pc_<name>_force` (0: the rule) makes every call run one version, for Program.verify.
+`pc_<name>_force` (0: the rule; the emulator's default 1: the kernels, which it is there to
+test) makes every call run one version, for Program.verify ("always" ignores it).
 """
 
 from __future__ import annotations
@@ -34,7 +35,10 @@ def add_host_version(scop: Scop, source: str, choice: cost.HostChoice) -> str:
             f"host version); {force}: 0 the rule",
             f"   decides, {RAN_GPU} or {RAN_HOST} runs that version (Program.verify checks "
             "both) */",
-            f'extern "C" {{ int {flag}; int {force}; }}',
+            "#ifndef PC_HOST_VERSION_FORCE  /* the emulator's: the kernels (cuda_emu_api.h) */",
+            "#define PC_HOST_VERSION_FORCE 0",
+            "#endif",
+            f'extern "C" {{ int {flag}; int {force} = PC_HOST_VERSION_FORCE; }}',
             *_original(scop, flag), *_rule_function(scop, choice), *_dev_on_host(scop)]
     first = re.search(rf'^extern "C" int ({re.escape(entry)}|{re.escape(dev)})\(', source, re.M)
     assert first, f"host_choice: no entry {entry} in the source"
@@ -43,7 +47,7 @@ def add_host_version(scop: Scop, source: str, choice: cost.HostChoice) -> str:
                                   (dev, 1, abi.entry_name(scop, "_dev_on_host"))):
         call = f"{rule}({', '.join(filter(None, [params, str(on_device)]))})"
         source = _after_guard(source, name, [f"  if ({call}) return {host}({names});",
-                                             f"  {flag} = {RAN_GPU};"])
+                                             _store(flag, RAN_GPU)])
     return source
 
 
@@ -55,7 +59,12 @@ def _original(scop: Scop, flag: str) -> list[str]:
     return [f"/* polycuda: region '{scop.name}' as written: the host version, run where "
             f"{abi.entry_name(scop, '_host_version')} picks it",
             "   or where the arrays share memory */",
-            lines[head], f"  {flag} = {RAN_HOST};", *lines[head + 1:]]
+            lines[head], _store(flag, RAN_HOST), *lines[head + 1:]]
+
+
+def _store(flag: str, value: int) -> str:
+    """The line that sets the flag (atomic: calls from several threads may set it at once)."""
+    return f"  __atomic_store_n(&{flag}, {value}, __ATOMIC_RELAXED);"
 
 
 def _elements(scop: Scop, name: str) -> str:
@@ -85,11 +94,13 @@ def _rule_function(scop: Scop, choice: cost.HostChoice) -> list[str]:
             "   when its estimated time (ns) is below the kernels' (copies + launches + work) "
             "*/",
             f"static int {abi.entry_name(scop, '_host_version')}({', '.join(decls)}) {{",
-            f"  if ({abi.entry_name(scop, '_force')}) return "
-            f"{abi.entry_name(scop, '_force')} == {RAN_HOST};"]
+            ]
     if choice.mode == "always":
         return head + ["  (void)pc_on_device;  /* Options.host_fallback 'always' */",
                        "  return 1;", "}"]
+    head += [f"  const int pc_force = __atomic_load_n(&{abi.entry_name(scop, '_force')}, "
+             "__ATOMIC_RELAXED);",
+             f"  if (pc_force) return pc_force == {RAN_HOST};"]
     launch = choice.launch_ns[0] if len(choice.launch_ns) == 1 else (
         f"fmin({choice.launch_ns[0]}, {choice.launch_ns[1]})")
     host_bytes, host_copies = _bytes(scop, choice, on_device=False)

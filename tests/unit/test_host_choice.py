@@ -3,6 +3,8 @@ the rule of gpu.cost.HostChoice predicts it faster (Options.host_fallback; issue
 
 from __future__ import annotations
 
+import ctypes
+
 import numpy as np
 import pytest
 
@@ -50,9 +52,25 @@ def test_a_tiny_problem_picks_the_host_and_a_large_one_the_gpu():
     assert rule.picks_host(LARGE) is False  # only the rule: nothing runs at 4096^3
 
 
+def _force(prog: polycuda.Program, kernel: object) -> ctypes.c_int:
+    return ctypes.c_int.in_dll(kernel.lib, f"pc_{prog.name}_force")
+
+
+def test_the_emulator_runs_the_kernels_unless_told_to_let_the_rule_decide():
+    """The emulator tests the kernels (the suite's direct calls keep testing them); with
+    pc_<name>_force 0 its entries decide by the rule, as on a GPU."""
+    prog = _gemm()
+    kernel = prog.kernel("emulate")
+    assert _force(prog, kernel).value == host_choice.RAN_GPU
+    kernel(**random_arguments(prog.scop, TINY, seed=1))
+    assert ran_version(prog, kernel) == "gpu"
+    assert "#define PC_HOST_VERSION_FORCE 0" in prog.generate("cuda").source  # on a GPU: 0
+
+
 def test_the_generated_entry_runs_what_the_rule_picks():
     prog = _gemm()
     kernel = prog.kernel("emulate")
+    _force(prog, kernel).value = 0  # the rule decides, as on a GPU
     for sizes, ran in ((TINY, "host (sequential)"), (SMALL, "gpu")):
         assert _rule(prog).picks_host(sizes) is (ran != "gpu")
         args = random_arguments(prog.scop, sizes, seed=1)
@@ -61,6 +79,7 @@ def test_the_generated_entry_runs_what_the_rule_picks():
         kernel(**args)
         assert ran_version(prog, kernel) == ran
         np.testing.assert_allclose(args["C"], expected["C"], rtol=1e-12)
+    _force(prog, kernel).value = host_choice.RAN_GPU
 
 
 def test_the_option_forces_either_side():

@@ -382,11 +382,14 @@ static int pc_doitgen_run(long long nr, long long nq, long long nk, double *A, d
 }
 /* polycuda: pc_doitgen_ran: what the last call ran (1 the kernels, 2 the host version); pc_doitgen_force: 0 the rule
    decides, 1 or 2 runs that version (Program.verify checks both) */
-extern "C" { int pc_doitgen_ran; int pc_doitgen_force; }
+#ifndef PC_HOST_VERSION_FORCE  /* the emulator's: the kernels (cuda_emu_api.h) */
+#define PC_HOST_VERSION_FORCE 0
+#endif
+extern "C" { int pc_doitgen_ran; int pc_doitgen_force = PC_HOST_VERSION_FORCE; }
 /* polycuda: region 'doitgen' as written: the host version, run where pc_doitgen_host_version picks it
    or where the arrays share memory */
 static int pc_doitgen_original(long long nr, long long nq, long long nk, double *A, double *C4, double *acc) {
-  pc_doitgen_ran = 2;
+  __atomic_store_n(&pc_doitgen_ran, 2, __ATOMIC_RELAXED);
   for (long pc_v1 = 0; (pc_v1 < nr); pc_v1 += 1) {
     for (long pc_v3 = 0; (pc_v3 < nq); pc_v3 += 1) {
       for (long pc_v5 = 0; (pc_v5 < nk); pc_v5 += 1) {
@@ -406,7 +409,8 @@ static int pc_doitgen_original(long long nr, long long nq, long long nk, double 
 /* polycuda: where a call of region 'doitgen' runs (gpu.cost.HostChoice): the original program on the host
    when its estimated time (ns) is below the kernels' (copies + launches + work) */
 static int pc_doitgen_host_version(long long nr, long long nq, long long nk, int pc_on_device) {
-  if (pc_doitgen_force) return pc_doitgen_force == 2;
+  const int pc_force = __atomic_load_n(&pc_doitgen_force, __ATOMIC_RELAXED);
+  if (pc_force) return pc_force == 2;
   const double pc_instances = ((double)pc_max(0LL, (long long)(nr)) * (double)pc_max(0LL, (long long)(nq)) * (double)pc_max(0LL, (long long)(nk))) + ((double)pc_max(0LL, (long long)(nr)) * (double)pc_max(0LL, (long long)(nq)) * (double)pc_max(0LL, (long long)(nk)) * (double)pc_max(0LL, (long long)(nk))) + ((double)pc_max(0LL, (long long)(nr)) * (double)pc_max(0LL, (long long)(nq)) * (double)pc_max(0LL, (long long)(nk))) + ((double)pc_max(0LL, (long long)(nk)));
   const double pc_launch_ns = (2000.0) + (2000.0);
   const double pc_bytes = 2.0 * (double)pc_max(0LL, (long long)(nr)) * (double)pc_max(0LL, (long long)(nq)) * (double)pc_max(0LL, (long long)(nk)) * 8.0 + 1.0 * (double)pc_max(0LL, (long long)(nk)) * (double)pc_max(0LL, (long long)(nk)) * 8.0 + 2.0 * (double)pc_max(0LL, (long long)(nk)) * 8.0;
@@ -469,7 +473,7 @@ extern "C" int pc_doitgen_dev(long long nr, long long nq, long long nk, double *
     }
   }
   if (pc_doitgen_host_version(nr, nq, nk, 1)) return pc_doitgen_dev_on_host(nr, nq, nk, A, C4, acc);
-  pc_doitgen_ran = 1;
+  __atomic_store_n(&pc_doitgen_ran, 1, __ATOMIC_RELAXED);
   return pc_doitgen_run(nr, nq, nk, A, C4, acc, NULL);
 }
 
@@ -501,7 +505,7 @@ extern "C" int pc_doitgen(long long nr, long long nq, long long nk, double *A, d
     }
   }
   if (pc_doitgen_host_version(nr, nq, nk, 0)) return pc_doitgen_original(nr, nq, nk, A, C4, acc);
-  pc_doitgen_ran = 1;
+  __atomic_store_n(&pc_doitgen_ran, 1, __ATOMIC_RELAXED);
   pc_host_guard pc_guard(&pc_doitgen_state.lock);
   int err = 0;
   const size_t pc_bytes_A = (size_t)(nr) * (size_t)(nq) * (size_t)(nk) * sizeof(double);

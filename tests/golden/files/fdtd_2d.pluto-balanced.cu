@@ -493,11 +493,14 @@ static int pc_fdtd_2d_run(long long T, long long nx, long long ny, double *ex, d
 }
 /* polycuda: pc_fdtd_2d_ran: what the last call ran (1 the kernels, 2 the host version); pc_fdtd_2d_force: 0 the rule
    decides, 1 or 2 runs that version (Program.verify checks both) */
-extern "C" { int pc_fdtd_2d_ran; int pc_fdtd_2d_force; }
+#ifndef PC_HOST_VERSION_FORCE  /* the emulator's: the kernels (cuda_emu_api.h) */
+#define PC_HOST_VERSION_FORCE 0
+#endif
+extern "C" { int pc_fdtd_2d_ran; int pc_fdtd_2d_force = PC_HOST_VERSION_FORCE; }
 /* polycuda: region 'fdtd_2d' as written: the host version, run where pc_fdtd_2d_host_version picks it
    or where the arrays share memory */
 static int pc_fdtd_2d_original(long long T, long long nx, long long ny, double *ex, double *ey, double *hz, double *fict) {
-  pc_fdtd_2d_ran = 2;
+  __atomic_store_n(&pc_fdtd_2d_ran, 2, __ATOMIC_RELAXED);
   for (long pc_v1 = 0; (pc_v1 < T); pc_v1 += 1) {
     for (long pc_v3 = 0; (pc_v3 < ny); pc_v3 += 1) {
       ey[(0) * (ny) + (pc_v3)] = fict[pc_v1];
@@ -524,7 +527,8 @@ static int pc_fdtd_2d_original(long long T, long long nx, long long ny, double *
 /* polycuda: where a call of region 'fdtd_2d' runs (gpu.cost.HostChoice): the original program on the host
    when its estimated time (ns) is below the kernels' (copies + launches + work) */
 static int pc_fdtd_2d_host_version(long long T, long long nx, long long ny, int pc_on_device) {
-  if (pc_fdtd_2d_force) return pc_fdtd_2d_force == 2;
+  const int pc_force = __atomic_load_n(&pc_fdtd_2d_force, __ATOMIC_RELAXED);
+  if (pc_force) return pc_force == 2;
   const double pc_instances = ((double)pc_max(0LL, (long long)(T)) * (double)pc_max(0LL, (long long)(ny))) + ((double)pc_max(0LL, (long long)(T)) * (double)pc_max(0LL, (long long)((nx - 1))) * (double)pc_max(0LL, (long long)(ny))) + ((double)pc_max(0LL, (long long)(T)) * (double)pc_max(0LL, (long long)(nx)) * (double)pc_max(0LL, (long long)((ny - 1)))) + ((double)pc_max(0LL, (long long)(T)) * (double)pc_max(0LL, (long long)((nx - 1))) * (double)pc_max(0LL, (long long)((ny - 1))));
   const double pc_launch_ns = (7000.0 * (double)pc_max(0LL, (long long)((((nx >= 1) && ((nx + ny) >= 3)) ? (((((9 * T) + (4 * nx)) + ny) + 18) / 32) : ((((9 * T) + ny) + 22) / 32)))));
   const double pc_bytes = 2.0 * (double)pc_max(0LL, (long long)(nx)) * (double)pc_max(0LL, (long long)(ny)) * 8.0 + 2.0 * (double)pc_max(0LL, (long long)(nx)) * (double)pc_max(0LL, (long long)(ny)) * 8.0 + 2.0 * (double)pc_max(0LL, (long long)(nx)) * (double)pc_max(0LL, (long long)(ny)) * 8.0 + 1.0 * (double)pc_max(0LL, (long long)(T)) * 8.0;
@@ -597,7 +601,7 @@ extern "C" int pc_fdtd_2d_dev(long long T, long long nx, long long ny, double *e
     }
   }
   if (pc_fdtd_2d_host_version(T, nx, ny, 1)) return pc_fdtd_2d_dev_on_host(T, nx, ny, ex, ey, hz, fict);
-  pc_fdtd_2d_ran = 1;
+  __atomic_store_n(&pc_fdtd_2d_ran, 1, __ATOMIC_RELAXED);
   return pc_fdtd_2d_run(T, nx, ny, ex, ey, hz, fict, NULL);
 }
 
@@ -633,7 +637,7 @@ extern "C" int pc_fdtd_2d(long long T, long long nx, long long ny, double *ex, d
     }
   }
   if (pc_fdtd_2d_host_version(T, nx, ny, 0)) return pc_fdtd_2d_original(T, nx, ny, ex, ey, hz, fict);
-  pc_fdtd_2d_ran = 1;
+  __atomic_store_n(&pc_fdtd_2d_ran, 1, __ATOMIC_RELAXED);
   pc_host_guard pc_guard(&pc_fdtd_2d_state.lock);
   int err = 0;
   const size_t pc_bytes_ex = (size_t)(nx) * (size_t)(ny) * sizeof(double);

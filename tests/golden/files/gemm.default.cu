@@ -518,11 +518,14 @@ static int pc_gemm_run(long long ni, long long nj, long long nk, double alpha, d
 }
 /* polycuda: pc_gemm_ran: what the last call ran (1 the kernels, 2 the host version); pc_gemm_force: 0 the rule
    decides, 1 or 2 runs that version (Program.verify checks both) */
-extern "C" { int pc_gemm_ran; int pc_gemm_force; }
+#ifndef PC_HOST_VERSION_FORCE  /* the emulator's: the kernels (cuda_emu_api.h) */
+#define PC_HOST_VERSION_FORCE 0
+#endif
+extern "C" { int pc_gemm_ran; int pc_gemm_force = PC_HOST_VERSION_FORCE; }
 /* polycuda: region 'gemm' as written: the host version, run where pc_gemm_host_version picks it
    or where the arrays share memory */
 static int pc_gemm_original(long long ni, long long nj, long long nk, double alpha, double beta, double *C, double *A, double *B) {
-  pc_gemm_ran = 2;
+  __atomic_store_n(&pc_gemm_ran, 2, __ATOMIC_RELAXED);
   for (long pc_v1 = 0; (pc_v1 < ni); pc_v1 += 1) {
     for (long pc_v3 = 0; (pc_v3 < nj); pc_v3 += 1) {
       C[(pc_v1) * (nj) + (pc_v3)] *= beta;
@@ -537,7 +540,8 @@ static int pc_gemm_original(long long ni, long long nj, long long nk, double alp
 /* polycuda: where a call of region 'gemm' runs (gpu.cost.HostChoice): the original program on the host
    when its estimated time (ns) is below the kernels' (copies + launches + work) */
 static int pc_gemm_host_version(long long ni, long long nj, long long nk, int pc_on_device) {
-  if (pc_gemm_force) return pc_gemm_force == 2;
+  const int pc_force = __atomic_load_n(&pc_gemm_force, __ATOMIC_RELAXED);
+  if (pc_force) return pc_force == 2;
   const double pc_instances = ((double)pc_max(0LL, (long long)(ni)) * (double)pc_max(0LL, (long long)(nj))) + ((double)pc_max(0LL, (long long)(ni)) * (double)pc_max(0LL, (long long)(nj)) * (double)pc_max(0LL, (long long)(nk)));
   const double pc_launch_ns = (2000.0);
   const double pc_bytes = 2.0 * (double)pc_max(0LL, (long long)(ni)) * (double)pc_max(0LL, (long long)(nj)) * 8.0 + 1.0 * (double)pc_max(0LL, (long long)(ni)) * (double)pc_max(0LL, (long long)(nk)) * 8.0 + 1.0 * (double)pc_max(0LL, (long long)(nk)) * (double)pc_max(0LL, (long long)(nj)) * 8.0;
@@ -594,7 +598,7 @@ extern "C" int pc_gemm_dev(long long ni, long long nj, long long nk, double alph
     }
   }
   if (pc_gemm_host_version(ni, nj, nk, 1)) return pc_gemm_dev_on_host(ni, nj, nk, alpha, beta, C, A, B);
-  pc_gemm_ran = 1;
+  __atomic_store_n(&pc_gemm_ran, 1, __ATOMIC_RELAXED);
   return pc_gemm_run(ni, nj, nk, alpha, beta, C, A, B, NULL);
 }
 
@@ -621,7 +625,7 @@ extern "C" int pc_gemm(long long ni, long long nj, long long nk, double alpha, d
     }
   }
   if (pc_gemm_host_version(ni, nj, nk, 0)) return pc_gemm_original(ni, nj, nk, alpha, beta, C, A, B);
-  pc_gemm_ran = 1;
+  __atomic_store_n(&pc_gemm_ran, 1, __ATOMIC_RELAXED);
   pc_host_guard pc_guard(&pc_gemm_state.lock);
   int err = 0;
   const size_t pc_bytes_C = (size_t)(ni) * (size_t)(nj) * sizeof(double);

@@ -357,11 +357,14 @@ static int pc_gemver_run(long long n, double alpha, double beta, double *A, doub
 }
 /* polycuda: pc_gemver_ran: what the last call ran (1 the kernels, 2 the host version); pc_gemver_force: 0 the rule
    decides, 1 or 2 runs that version (Program.verify checks both) */
-extern "C" { int pc_gemver_ran; int pc_gemver_force; }
+#ifndef PC_HOST_VERSION_FORCE  /* the emulator's: the kernels (cuda_emu_api.h) */
+#define PC_HOST_VERSION_FORCE 0
+#endif
+extern "C" { int pc_gemver_ran; int pc_gemver_force = PC_HOST_VERSION_FORCE; }
 /* polycuda: region 'gemver' as written: the host version, run where pc_gemver_host_version picks it
    or where the arrays share memory */
 static int pc_gemver_original(long long n, double alpha, double beta, double *A, double *u1, double *v1, double *u2, double *v2, double *w, double *x, double *y, double *z) {
-  pc_gemver_ran = 2;
+  __atomic_store_n(&pc_gemver_ran, 2, __ATOMIC_RELAXED);
   for (long pc_v1 = 0; (pc_v1 < n); pc_v1 += 1) {
     for (long pc_v3 = 0; (pc_v3 < n); pc_v3 += 1) {
       A[(pc_v1) * (n) + (pc_v3)] = ((A[(pc_v1) * (n) + (pc_v3)] + (u1[pc_v1] * v1[pc_v3])) + (u2[pc_v1] * v2[pc_v3]));
@@ -386,7 +389,8 @@ static int pc_gemver_original(long long n, double alpha, double beta, double *A,
 /* polycuda: where a call of region 'gemver' runs (gpu.cost.HostChoice): the original program on the host
    when its estimated time (ns) is below the kernels' (copies + launches + work) */
 static int pc_gemver_host_version(long long n, int pc_on_device) {
-  if (pc_gemver_force) return pc_gemver_force == 2;
+  const int pc_force = __atomic_load_n(&pc_gemver_force, __ATOMIC_RELAXED);
+  if (pc_force) return pc_force == 2;
   const double pc_instances = ((double)pc_max(0LL, (long long)(n)) * (double)pc_max(0LL, (long long)(n))) + ((double)pc_max(0LL, (long long)(n)) * (double)pc_max(0LL, (long long)(n))) + ((double)pc_max(0LL, (long long)(n))) + ((double)pc_max(0LL, (long long)(n)) * (double)pc_max(0LL, (long long)(n)));
   const double pc_launch_ns = (2000.0) + (2000.0) + (2000.0);
   const double pc_bytes = 2.0 * (double)pc_max(0LL, (long long)(n)) * (double)pc_max(0LL, (long long)(n)) * 8.0 + 1.0 * (double)pc_max(0LL, (long long)(n)) * 8.0 + 1.0 * (double)pc_max(0LL, (long long)(n)) * 8.0 + 1.0 * (double)pc_max(0LL, (long long)(n)) * 8.0 + 1.0 * (double)pc_max(0LL, (long long)(n)) * 8.0 + 2.0 * (double)pc_max(0LL, (long long)(n)) * 8.0 + 2.0 * (double)pc_max(0LL, (long long)(n)) * 8.0 + 1.0 * (double)pc_max(0LL, (long long)(n)) * 8.0 + 1.0 * (double)pc_max(0LL, (long long)(n)) * 8.0;
@@ -524,7 +528,7 @@ extern "C" int pc_gemver_dev(long long n, double alpha, double beta, double *A, 
     }
   }
   if (pc_gemver_host_version(n, 1)) return pc_gemver_dev_on_host(n, alpha, beta, A, u1, v1, u2, v2, w, x, y, z);
-  pc_gemver_ran = 1;
+  __atomic_store_n(&pc_gemver_ran, 1, __ATOMIC_RELAXED);
   return pc_gemver_run(n, alpha, beta, A, u1, v1, u2, v2, w, x, y, z, NULL);
 }
 
@@ -600,7 +604,7 @@ extern "C" int pc_gemver(long long n, double alpha, double beta, double *A, doub
     }
   }
   if (pc_gemver_host_version(n, 0)) return pc_gemver_original(n, alpha, beta, A, u1, v1, u2, v2, w, x, y, z);
-  pc_gemver_ran = 1;
+  __atomic_store_n(&pc_gemver_ran, 1, __ATOMIC_RELAXED);
   pc_host_guard pc_guard(&pc_gemver_state.lock);
   int err = 0;
   const size_t pc_bytes_A = (size_t)(n) * (size_t)(n) * sizeof(double);

@@ -294,11 +294,14 @@ static int pc_jacobi_1d_run(long long T, long long n, double *A, double *B, cons
 }
 /* polycuda: pc_jacobi_1d_ran: what the last call ran (1 the kernels, 2 the host version); pc_jacobi_1d_force: 0 the rule
    decides, 1 or 2 runs that version (Program.verify checks both) */
-extern "C" { int pc_jacobi_1d_ran; int pc_jacobi_1d_force; }
+#ifndef PC_HOST_VERSION_FORCE  /* the emulator's: the kernels (cuda_emu_api.h) */
+#define PC_HOST_VERSION_FORCE 0
+#endif
+extern "C" { int pc_jacobi_1d_ran; int pc_jacobi_1d_force = PC_HOST_VERSION_FORCE; }
 /* polycuda: region 'jacobi_1d' as written: the host version, run where pc_jacobi_1d_host_version picks it
    or where the arrays share memory */
 static int pc_jacobi_1d_original(long long T, long long n, double *A, double *B) {
-  pc_jacobi_1d_ran = 2;
+  __atomic_store_n(&pc_jacobi_1d_ran, 2, __ATOMIC_RELAXED);
   for (long pc_v1 = 0; (pc_v1 < T); pc_v1 += 1) {
     for (long pc_v3 = 1; (pc_v3 < (n - 1)); pc_v3 += 1) {
       B[pc_v3] = (((A[(pc_v3 - 1)] + A[pc_v3]) + A[(pc_v3 + 1)]) / 3.0);
@@ -313,7 +316,8 @@ static int pc_jacobi_1d_original(long long T, long long n, double *A, double *B)
 /* polycuda: where a call of region 'jacobi_1d' runs (gpu.cost.HostChoice): the original program on the host
    when its estimated time (ns) is below the kernels' (copies + launches + work) */
 static int pc_jacobi_1d_host_version(long long T, long long n, int pc_on_device) {
-  if (pc_jacobi_1d_force) return pc_jacobi_1d_force == 2;
+  const int pc_force = __atomic_load_n(&pc_jacobi_1d_force, __ATOMIC_RELAXED);
+  if (pc_force) return pc_force == 2;
   const double pc_instances = ((double)pc_max(0LL, (long long)(T)) * (double)pc_max(0LL, (long long)((n - 2)))) + ((double)pc_max(0LL, (long long)(T)) * (double)pc_max(0LL, (long long)((n - 2))));
   const double pc_launch_ns = (7000.0 * (double)pc_max(0LL, (long long)(((((6 * T) + n) + 57) / 64))));
   const double pc_bytes = 2.0 * (double)pc_max(0LL, (long long)(n)) * 8.0 + 2.0 * (double)pc_max(0LL, (long long)(n)) * 8.0;
@@ -360,7 +364,7 @@ extern "C" int pc_jacobi_1d_dev(long long T, long long n, double *A, double *B) 
     }
   }
   if (pc_jacobi_1d_host_version(T, n, 1)) return pc_jacobi_1d_dev_on_host(T, n, A, B);
-  pc_jacobi_1d_ran = 1;
+  __atomic_store_n(&pc_jacobi_1d_ran, 1, __ATOMIC_RELAXED);
   return pc_jacobi_1d_run(T, n, A, B, NULL);
 }
 
@@ -381,7 +385,7 @@ extern "C" int pc_jacobi_1d(long long T, long long n, double *A, double *B) {
     }
   }
   if (pc_jacobi_1d_host_version(T, n, 0)) return pc_jacobi_1d_original(T, n, A, B);
-  pc_jacobi_1d_ran = 1;
+  __atomic_store_n(&pc_jacobi_1d_ran, 1, __ATOMIC_RELAXED);
   pc_host_guard pc_guard(&pc_jacobi_1d_state.lock);
   int err = 0;
   const size_t pc_bytes_A = (size_t)(n) * sizeof(double);

@@ -337,11 +337,14 @@ static int pc_sor_2d_run(long long T, long long n, double omega, double *A, cons
 }
 /* polycuda: pc_sor_2d_ran: what the last call ran (1 the kernels, 2 the host version); pc_sor_2d_force: 0 the rule
    decides, 1 or 2 runs that version (Program.verify checks both) */
-extern "C" { int pc_sor_2d_ran; int pc_sor_2d_force; }
+#ifndef PC_HOST_VERSION_FORCE  /* the emulator's: the kernels (cuda_emu_api.h) */
+#define PC_HOST_VERSION_FORCE 0
+#endif
+extern "C" { int pc_sor_2d_ran; int pc_sor_2d_force = PC_HOST_VERSION_FORCE; }
 /* polycuda: region 'sor_2d' as written: the host version, run where pc_sor_2d_host_version picks it
    or where the arrays share memory */
 static int pc_sor_2d_original(long long T, long long n, double omega, double *A) {
-  pc_sor_2d_ran = 2;
+  __atomic_store_n(&pc_sor_2d_ran, 2, __ATOMIC_RELAXED);
   for (long pc_v1 = 0; (pc_v1 < T); pc_v1 += 1) {
     for (long pc_v3 = 1; (pc_v3 < (n - 1)); pc_v3 += 1) {
       for (long pc_v5 = 1; (pc_v5 < (n - 1)); pc_v5 += 1) {
@@ -355,7 +358,8 @@ static int pc_sor_2d_original(long long T, long long n, double omega, double *A)
 /* polycuda: where a call of region 'sor_2d' runs (gpu.cost.HostChoice): the original program on the host
    when its estimated time (ns) is below the kernels' (copies + launches + work) */
 static int pc_sor_2d_host_version(long long T, long long n, int pc_on_device) {
-  if (pc_sor_2d_force) return pc_sor_2d_force == 2;
+  const int pc_force = __atomic_load_n(&pc_sor_2d_force, __ATOMIC_RELAXED);
+  if (pc_force) return pc_force == 2;
   const double pc_instances = ((double)pc_max(0LL, (long long)(T)) * (double)pc_max(0LL, (long long)((n - 2))) * (double)pc_max(0LL, (long long)((n - 2))));
   const double pc_launch_ns = (2000.0 * (double)pc_max(0LL, (long long)((((2 * T) + (2 * n)) - 7))));
   const double pc_bytes = 2.0 * (double)pc_max(0LL, (long long)(n)) * (double)pc_max(0LL, (long long)(n)) * 8.0;
@@ -384,7 +388,7 @@ extern "C" int pc_sor_2d_dev(long long T, long long n, double omega, double *A) 
     return (int)cudaErrorInvalidValue;
   }
   if (pc_sor_2d_host_version(T, n, 1)) return pc_sor_2d_dev_on_host(T, n, omega, A);
-  pc_sor_2d_ran = 1;
+  __atomic_store_n(&pc_sor_2d_ran, 1, __ATOMIC_RELAXED);
   return pc_sor_2d_run(T, n, omega, A, NULL);
 }
 
@@ -394,7 +398,7 @@ extern "C" int pc_sor_2d(long long T, long long n, double omega, double *A) {
     return (int)cudaErrorInvalidValue;
   }
   if (pc_sor_2d_host_version(T, n, 0)) return pc_sor_2d_original(T, n, omega, A);
-  pc_sor_2d_ran = 1;
+  __atomic_store_n(&pc_sor_2d_ran, 1, __ATOMIC_RELAXED);
   pc_host_guard pc_guard(&pc_sor_2d_state.lock);
   int err = 0;
   const size_t pc_bytes_A = (size_t)(n) * (size_t)(n) * sizeof(double);

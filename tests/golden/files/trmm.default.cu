@@ -402,11 +402,14 @@ static int pc_trmm_run(long long m, long long n, double alpha, double *A, double
 }
 /* polycuda: pc_trmm_ran: what the last call ran (1 the kernels, 2 the host version); pc_trmm_force: 0 the rule
    decides, 1 or 2 runs that version (Program.verify checks both) */
-extern "C" { int pc_trmm_ran; int pc_trmm_force; }
+#ifndef PC_HOST_VERSION_FORCE  /* the emulator's: the kernels (cuda_emu_api.h) */
+#define PC_HOST_VERSION_FORCE 0
+#endif
+extern "C" { int pc_trmm_ran; int pc_trmm_force = PC_HOST_VERSION_FORCE; }
 /* polycuda: region 'trmm' as written: the host version, run where pc_trmm_host_version picks it
    or where the arrays share memory */
 static int pc_trmm_original(long long m, long long n, double alpha, double *A, double *B) {
-  pc_trmm_ran = 2;
+  __atomic_store_n(&pc_trmm_ran, 2, __ATOMIC_RELAXED);
   for (long pc_v1 = 0; (pc_v1 < m); pc_v1 += 1) {
     for (long pc_v3 = 0; (pc_v3 < n); pc_v3 += 1) {
       for (long pc_v5 = (pc_v1 + 1); (pc_v5 < m); pc_v5 += 1) {
@@ -421,7 +424,8 @@ static int pc_trmm_original(long long m, long long n, double alpha, double *A, d
 /* polycuda: where a call of region 'trmm' runs (gpu.cost.HostChoice): the original program on the host
    when its estimated time (ns) is below the kernels' (copies + launches + work) */
 static int pc_trmm_host_version(long long m, long long n, int pc_on_device) {
-  if (pc_trmm_force) return pc_trmm_force == 2;
+  const int pc_force = __atomic_load_n(&pc_trmm_force, __ATOMIC_RELAXED);
+  if (pc_force) return pc_force == 2;
   const double pc_instances = ((double)pc_max(0LL, (long long)((m - 1))) * (double)pc_max(0LL, (long long)(n))) + ((double)pc_max(0LL, (long long)((m - 1))) * (double)pc_max(0LL, (long long)(n)) * (double)pc_max(0LL, (long long)((m - 1)))) + ((double)pc_max(0LL, (long long)(m)) * (double)pc_max(0LL, (long long)(n)));
   const double pc_launch_ns = (2000.0) + (2000.0) + (2000.0);
   const double pc_bytes = 1.0 * (double)pc_max(0LL, (long long)(m)) * (double)pc_max(0LL, (long long)(m)) * 8.0 + 2.0 * (double)pc_max(0LL, (long long)(m)) * (double)pc_max(0LL, (long long)(n)) * 8.0;
@@ -471,7 +475,7 @@ extern "C" int pc_trmm_dev(long long m, long long n, double alpha, double *A, do
     }
   }
   if (pc_trmm_host_version(m, n, 1)) return pc_trmm_dev_on_host(m, n, alpha, A, B);
-  pc_trmm_ran = 1;
+  __atomic_store_n(&pc_trmm_ran, 1, __ATOMIC_RELAXED);
   return pc_trmm_run(m, n, alpha, A, B, NULL);
 }
 
@@ -496,7 +500,7 @@ extern "C" int pc_trmm(long long m, long long n, double alpha, double *A, double
     }
   }
   if (pc_trmm_host_version(m, n, 0)) return pc_trmm_original(m, n, alpha, A, B);
-  pc_trmm_ran = 1;
+  __atomic_store_n(&pc_trmm_ran, 1, __ATOMIC_RELAXED);
   pc_host_guard pc_guard(&pc_trmm_state.lock);
   int err = 0;
   const size_t pc_bytes_A = (size_t)(m) * (size_t)(m) * sizeof(double);
