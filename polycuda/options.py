@@ -393,15 +393,15 @@ class Options:
 
     def plain_host_side(self) -> Options:
         """These options with the host entry's (HOST_SIDE_FIELDS) plain: buffers per call,
-        pageable copies, a serial region's entries in its kernels, no host version (no host
-        helpers in the generated file: the inspector/executor's static sub-regions, whose host entries are
+        pageable copies, a serial region's entries in its kernels (no host helpers in the
+        generated file: the inspector/executor's static sub-regions, whose host entries are
         dropped and whose device entries run between its kernels; one tune cache key for every
-        host side)."""
+        host side). host_fallback keeps its default: the sub-regions get no host version
+        (pipeline._static_generated without `original`), and the tune keys stay as they were."""
         default = Options()
         plain = {name: getattr(default, name) for name in HOST_SIDE_FIELDS}
         return self.replace(**{**plain, "host_buffers": "per-call", "host_copies": "pageable",
-                               "host_overlap": False, "serial_region": "gpu",
-                               "host_fallback": "never"})
+                               "host_overlap": False, "serial_region": "gpu"})
 
     def to_text(self) -> str:
         """Only the fields that differ from the defaults, as sorted JSON."""

@@ -127,10 +127,8 @@ def test_plain_host_side_generates_no_host_state():
     plain = Options(host_buffers="per-call", host_copies="pageable", host_overlap=False)
     source = polycuda.compile(SMOOTH, options=plain).generate("cuda").source
     assert "pc_host_state" not in source and "pc_smooth_release" not in source
-    # a serial region's entries keep their kernels there (inspector sub-regions), and no host
-    # version (codegen/host_choice.py)
-    assert Options().plain_host_side() == plain.replace(serial_region="gpu",
-                                                        host_fallback="never")
+    # a serial region's entries keep their kernels there (inspector sub-regions)
+    assert Options().plain_host_side() == plain.replace(serial_region="gpu")
     # the defaults (measured faster: bench/results/...-host-side.json) keep buffers, pin arrays
     default = polycuda.compile(SMOOTH).generate("cuda").source
     assert 'extern "C" int pc_smooth_release(void)' in default
