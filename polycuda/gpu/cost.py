@@ -378,7 +378,10 @@ class Transfer:
 class HostChoice:
     """The run-time choice between a region's kernels and its original program on the host
     (Options.host_fallback, the rule above): its bounds as C text in the parameters, the
-    arrays' copies, and the same bounds in isl for picks()."""
+    arrays' copies, and the same bounds in isl for picks_host(). Data already on the GPU
+    (pc_<name>_dev: CuPy / torch arrays through the Python API) counts no copies for the
+    kernels; the host version there pays for its copies out and back, included in its time
+    (it runs where it is faster even so: a host loop of many small launches)."""
 
     mode: str  # Options.host_fallback: "auto" decides per call, "always" runs the host
     launch_ns: tuple[str, ...]  # per variant (runtime_choice: two), the least counts
@@ -391,7 +394,8 @@ class HostChoice:
     def estimates(self, values: dict[str, int], on_device: bool = False
                   ) -> tuple[float, float] | None:
         """(host ns, GPU ns) of a call at these parameter values, on host arrays (the host
-        entry) or on device arrays (the device entry); None outside the context."""
+        entry: the GPU's copies in and out counted) or on device arrays (the device entry:
+        none for the GPU, the host version's round trip counted); None outside the context."""
         launches = [bound_at(b, values) for b in self.bounds[0]]
         instances = bound_at(self.bounds[1], values)
         if instances is None or None in launches:
