@@ -345,19 +345,19 @@ def picks_runner_up(launch_ns: tuple[float, float], instances: float) -> bool:
 # The host entry's copies are its copies in (every array argument) and out (the written ones).
 # On device arrays (pc_<name>_dev: CuPy/torch arrays) the GPU copies nothing and the host
 # version pays the round trip instead: each accessed array copied out, each written one back
-# (the rule includes that cost, as the serial region's device entry does). Every constant
-# leans to the GPU, so that the host runs only where it is clearly faster: HOST_INSTANCE_NS is
-# the slowest CPU time per statement instance of the plain-arithmetic serial regions, rounded
-# up (chain_2d; math_chain's calls of math functions took longer: bench/results/2026-11-26-
-# nvidia-h100-80gb-hbm3-serial-region-calibration.json); the launch constants are the
-# run-time choice's, below the launch times of bench/results/2026-11-28-calibration-nvidia-
-# h200.json (sigma_blk, sigma_ker); INSTANCE_NS is the most measured per instance (above).
-# Not measured yet (bench/results/ceilings-nvidia-h200.json holds the device's own copy
-# bandwidth, not the host link's): HOST_COPY_BYTES_PER_NS is PCIe Gen5 x16's 64 GB/s less its
-# protocol overhead, COPY_CALL_NS below a cudaMemcpy call's usual latency.
-HOST_INSTANCE_NS = 4.0
+# (the rule includes that cost, as the serial region's device entry does). The constants lean
+# to the GPU, so that the host runs where it is clearly faster. Measured on the H200 and its
+# host (bench/results/2026-12-02-nvidia-h200-host-choice.json, bench/host_choice/):
+# HOST_INSTANCE_NS is above the host's time per instance of gemm and 1-D Jacobi at the sizes
+# where the two versions cross (larger gemms take longer per instance, where the GPU wins by
+# far; statements calling math functions take longer too: the serial regions' math_chain in
+# bench/results/2026-11-26-nvidia-h100-80gb-hbm3-serial-region-calibration.json);
+# COPY_CALL_NS below the least time of one small cudaMemcpy, pageable or page-locked;
+# HOST_COPY_BYTES_PER_NS below the page-locked bandwidth (pageable copies, of arrays under
+# Options.host_pin_min_kib, are slower); the launch constants are the run-time choice's.
+HOST_INSTANCE_NS = 2.0
 HOST_COPY_BYTES_PER_NS = 50.0
-COPY_CALL_NS = 1000.0
+COPY_CALL_NS = 5000.0
 
 
 @dataclass(frozen=True)

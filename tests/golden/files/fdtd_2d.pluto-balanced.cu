@@ -533,8 +533,8 @@ static int pc_fdtd_2d_host_version(long long T, long long nx, long long ny, int 
   const double pc_launch_ns = (7000.0 * (double)pc_max(0LL, (long long)((((nx >= 1) && ((nx + ny) >= 3)) ? (((((9 * T) + (4 * nx)) + ny) + 18) / 32) : ((((9 * T) + ny) + 22) / 32)))));
   const double pc_bytes = 2.0 * (double)pc_max(0LL, (long long)(nx)) * (double)pc_max(0LL, (long long)(ny)) * 8.0 + 2.0 * (double)pc_max(0LL, (long long)(nx)) * (double)pc_max(0LL, (long long)(ny)) * 8.0 + 2.0 * (double)pc_max(0LL, (long long)(nx)) * (double)pc_max(0LL, (long long)(ny)) * 8.0 + 1.0 * (double)pc_max(0LL, (long long)(T)) * 8.0;
   const double pc_copies = 7.0;
-  const double pc_copy_ns = pc_bytes / 50.0 + pc_copies * 1000.0;
-  const double pc_host_ns = pc_instances * 4.0 + (pc_on_device ? pc_copy_ns : 0.0);
+  const double pc_copy_ns = pc_bytes / 50.0 + pc_copies * 5000.0;
+  const double pc_host_ns = pc_instances * 2.0 + (pc_on_device ? pc_copy_ns : 0.0);
   const double pc_gpu_ns = pc_launch_ns + pc_instances * 0.007 + (pc_on_device ? 0.0 : pc_copy_ns);
   return pc_host_ns < pc_gpu_ns;
 }

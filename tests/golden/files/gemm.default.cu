@@ -546,8 +546,8 @@ static int pc_gemm_host_version(long long ni, long long nj, long long nk, int pc
   const double pc_launch_ns = (2000.0);
   const double pc_bytes = 2.0 * (double)pc_max(0LL, (long long)(ni)) * (double)pc_max(0LL, (long long)(nj)) * 8.0 + 1.0 * (double)pc_max(0LL, (long long)(ni)) * (double)pc_max(0LL, (long long)(nk)) * 8.0 + 1.0 * (double)pc_max(0LL, (long long)(nk)) * (double)pc_max(0LL, (long long)(nj)) * 8.0;
   const double pc_copies = 4.0;
-  const double pc_copy_ns = pc_bytes / 50.0 + pc_copies * 1000.0;
-  const double pc_host_ns = pc_instances * 4.0 + (pc_on_device ? pc_copy_ns : 0.0);
+  const double pc_copy_ns = pc_bytes / 50.0 + pc_copies * 5000.0;
+  const double pc_host_ns = pc_instances * 2.0 + (pc_on_device ? pc_copy_ns : 0.0);
   const double pc_gpu_ns = pc_launch_ns + pc_instances * 0.007 + (pc_on_device ? 0.0 : pc_copy_ns);
   return pc_host_ns < pc_gpu_ns;
 }

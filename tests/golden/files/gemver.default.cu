@@ -395,8 +395,8 @@ static int pc_gemver_host_version(long long n, int pc_on_device) {
   const double pc_launch_ns = (2000.0) + (2000.0) + (2000.0);
   const double pc_bytes = 2.0 * (double)pc_max(0LL, (long long)(n)) * (double)pc_max(0LL, (long long)(n)) * 8.0 + 1.0 * (double)pc_max(0LL, (long long)(n)) * 8.0 + 1.0 * (double)pc_max(0LL, (long long)(n)) * 8.0 + 1.0 * (double)pc_max(0LL, (long long)(n)) * 8.0 + 1.0 * (double)pc_max(0LL, (long long)(n)) * 8.0 + 2.0 * (double)pc_max(0LL, (long long)(n)) * 8.0 + 2.0 * (double)pc_max(0LL, (long long)(n)) * 8.0 + 1.0 * (double)pc_max(0LL, (long long)(n)) * 8.0 + 1.0 * (double)pc_max(0LL, (long long)(n)) * 8.0;
   const double pc_copies = 12.0;
-  const double pc_copy_ns = pc_bytes / 50.0 + pc_copies * 1000.0;
-  const double pc_host_ns = pc_instances * 4.0 + (pc_on_device ? pc_copy_ns : 0.0);
+  const double pc_copy_ns = pc_bytes / 50.0 + pc_copies * 5000.0;
+  const double pc_host_ns = pc_instances * 2.0 + (pc_on_device ? pc_copy_ns : 0.0);
   const double pc_gpu_ns = pc_launch_ns + pc_instances * 0.007 + (pc_on_device ? 0.0 : pc_copy_ns);
   return pc_host_ns < pc_gpu_ns;
 }

@@ -479,8 +479,8 @@ static int pc_symm_host_version(long long m, long long n, int pc_on_device) {
   const double pc_launch_ns = (2000.0);
   const double pc_bytes = 2.0 * (double)pc_max(0LL, (long long)(m)) * (double)pc_max(0LL, (long long)(n)) * 8.0 + 1.0 * (double)pc_max(0LL, (long long)(m)) * (double)pc_max(0LL, (long long)(m)) * 8.0 + 1.0 * (double)pc_max(0LL, (long long)(m)) * (double)pc_max(0LL, (long long)(n)) * 8.0;
   const double pc_copies = 4.0;
-  const double pc_copy_ns = pc_bytes / 50.0 + pc_copies * 1000.0;
-  const double pc_host_ns = pc_instances * 4.0 + (pc_on_device ? pc_copy_ns : 0.0);
+  const double pc_copy_ns = pc_bytes / 50.0 + pc_copies * 5000.0;
+  const double pc_host_ns = pc_instances * 2.0 + (pc_on_device ? pc_copy_ns : 0.0);
   const double pc_gpu_ns = pc_launch_ns + pc_instances * 0.007 + (pc_on_device ? 0.0 : pc_copy_ns);
   return pc_host_ns < pc_gpu_ns;
 }
