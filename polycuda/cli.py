@@ -17,7 +17,8 @@ from polycuda.errors import (InvalidConfigError, PolycudaError, PolycudaWarning,
 from polycuda.options import (AUX_FRACTIONS, HOST_BUFFERS, HOST_COPIES, HOST_LOOPS,
                               HOST_SIDE_FIELDS, INTRA_WAVEFRONTS, MAX_REDUCTION_BLOCKS,
                               REDUCTION_COMBINES, RUNTIME_CHUNKINGS, RUNTIME_EXECUTORS,
-                              SCHEDULERS, SERIAL_REGIONS, WAVEFRONT_SYNCS, Options)
+                              SCHEDULERS, SERIAL_REGIONS, WAVEFRONT_SYNCS, HOST_FALLBACKS,
+                              Options)
 from polycuda.program import Program
 
 VERIFY_TARGETS = ("c", "openmp", "cuda", "emulate")
@@ -482,6 +483,12 @@ def _common(p: argparse.ArgumentParser) -> None:
                         "CPU on the host arrays and pc_<name>_dev in one-thread kernels or, "
                         "when predicted faster, on the CPU after copying the arrays out (cpu, "
                         "default); or both entries in one-thread kernels (gpu)")
+    p.add_argument("--host-fallback", choices=HOST_FALLBACKS,
+                   help="cuda: keep the region's original program beside its kernels and run it "
+                        "on the host where a rule on each call's sizes predicts it faster "
+                        "(auto, default: copies + launches + work against the host's time per "
+                        "statement instance; `show schedule` prints the rule), always (always), "
+                        "or never (never: the kernels alone)")
     p.add_argument("--runtime-executor", choices=RUNTIME_EXECUTORS,
                    help="cuda, loops with run-time dependences: one launch per level "
                         "(levels), one launch whose iterations wait on done-counters "

@@ -45,10 +45,12 @@ HOST_COPIES = ("pageable", "register", "staged")
 # The options of the host entry alone: they change no kernel (tune results, sub-regions of the
 # inspector/executor's entry ignore them).
 HOST_SIDE_FIELDS = ("host_buffers", "host_copies", "host_pin_min_kib", "host_chunk_kib",
-                    "host_overlap", "serial_region")
+                    "host_overlap", "serial_region", "host_fallback")
 # Where the CUDA entries run a region with no parallel loop (every kernel one thread): on the
 # CPU (the host entry on the host arrays; the device entry by a rule), or in one-thread kernels.
 SERIAL_REGIONS = ("cpu", "gpu")
+# Whether a call of a CUDA region may run its original program on the host (Options.host_fallback)
+HOST_FALLBACKS = ("auto", "never", "always")
 # How the levels of a run-time nest run on cuda (codegen/inspector_cuda.py): one launch per
 # level (Anantpur & Govindarajan 2013, Algorithms 5-6, pipelined with the inspection), one
 # launch for all levels whose iterations wait on done-counters (codegen/executor_cuda.py), or
@@ -290,6 +292,12 @@ class Options:
     # (bench/serial_region.py, 2026-11-26): the CPU took 1/72-1/11 of the kernels' time with
     # copies in the host entry.
     serial_region: str = "cpu"
+    # HOST_FALLBACKS: every CUDA region keeps its original program, sequential, beside its
+    # kernels, and each call of its entries runs the one that the rule of gpu.cost.HostChoice
+    # predicts faster at its parameters ("auto": copies, launches and work against the host's
+    # time per statement instance, gpu.cost.HOST_INSTANCE_NS), or always the host version
+    # ("always"), or never ("never": the kernels alone, no host version in the file).
+    host_fallback: str = "auto"
     # RUNTIME_EXECUTORS: the executor of run-time nests (indirect subscripts) on cuda. "auto":
     # no inspector where the writes are affine and injective (SpTRSV 27x faster than the levels
     # on the H100, 2.1x faster than cuSPARSE; README), else the paper's levels.
@@ -330,6 +338,8 @@ class Options:
             raise InvalidConfigError(f"{self.wavefront_sync=} is not one of {WAVEFRONT_SYNCS}")
         if self.serial_region not in SERIAL_REGIONS:
             raise InvalidConfigError(f"{self.serial_region=} is not one of {SERIAL_REGIONS}")
+        if self.host_fallback not in HOST_FALLBACKS:
+            raise InvalidConfigError(f"{self.host_fallback=} is not one of {HOST_FALLBACKS}")
         if self.host_loops not in HOST_LOOPS:
             raise InvalidConfigError(f"{self.host_loops=} is not one of {HOST_LOOPS}")
         if self.intra_wavefront not in INTRA_WAVEFRONTS:
@@ -386,7 +396,8 @@ class Options:
         pageable copies, a serial region's entries in its kernels (no host helpers in the
         generated file: the inspector/executor's static sub-regions, whose host entries are
         dropped and whose device entries run between its kernels; one tune cache key for every
-        host side)."""
+        host side). host_fallback keeps its default: the sub-regions get no host version
+        (pipeline._static_generated without `original`), and the tune keys stay as they were."""
         default = Options()
         plain = {name: getattr(default, name) for name in HOST_SIDE_FIELDS}
         return self.replace(**{**plain, "host_buffers": "per-call", "host_copies": "pageable",

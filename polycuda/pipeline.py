@@ -7,10 +7,12 @@ import dataclasses
 from dataclasses import dataclass, field
 
 import islpy as isl
+import numpy as np
 
 from polycuda.analysis import dependences, indirect, reductions
 from polycuda.codegen import (abi, c_target, cuda_host, cuda_target, fused_loops, inspector_cuda,
                               private_code, shared_code)
+from polycuda.codegen import host_choice as host_choice_code
 from polycuda.codegen.host_driver import HostSide
 from polycuda import progress
 from polycuda.errors import IllegalScheduleError, InvalidConfigError, PolycudaError
@@ -18,6 +20,7 @@ from polycuda.gpu import carry, cost, mapping, notes, promotion, shared_promotio
 from polycuda.ir import isl_build
 from polycuda.ir.scop import Arg, Scop
 from polycuda.options import Options
+from polycuda.runtime.arrays import NUMPY_DTYPES
 from polycuda.schedule import budget, expand, fallback, false_deps, isl_scheduler, legality
 
 
@@ -282,13 +285,14 @@ def compile_scop(scop: Scop, options: Options) -> Generated:
     timer = progress.PassTimer(scop.name)
     # Scop -> Scop: drop statements that never run, expand local scalars, optional array
     # copies against false dependences (transform_scop)
+    original = scop  # the program as written: the host version of the region (host_choice)
     scop = transform_scop(scop, options, timer)
     # analysis.indirect: nests with dependences known only at run time (A[idx[i]] written)
     # get the GPU inspector/executor, nests with other indirect subscripts or CSR loops a
     # check kernel before them (codegen/csr.py); the other statements the static path below
     if runs_inspector(scop, options):
         return _runtime_generated(scop, options, start)
-    return _static_generated(scop, options, start, timer)
+    return _static_generated(scop, options, start, timer, original=original)
 
 
 def runs_inspector(scop: Scop, options: Options) -> bool:
@@ -299,10 +303,12 @@ def runs_inspector(scop: Scop, options: Options) -> bool:
 
 
 def _static_generated(scop: Scop, options: Options, start: float,
-                      timer: progress.PassTimer, variants: bool = True) -> Generated:
+                      timer: progress.PassTimer, variants: bool = True,
+                      original: Scop | None = None) -> Generated:
     """The static path of compile_scop on the transformed Scop: dependences, schedule,
     mapping, AST, printer; with `variants`, the runner-up's code too where the entries choose
-    at run time (runtime_choice)."""
+    at run time (runtime_choice); with `original` (the Scop as written), that program on the
+    host beside the kernels, chosen per call (host_choice)."""
     ctx = isl_scheduler.new_context()
     # analysis.dependences: flow (value-based), anti, output
     with timer.step("dependences") as step:
@@ -318,6 +324,7 @@ def _static_generated(scop: Scop, options: Options, start: float,
     # codegen: isl AST (bounded, else the original order's), then the target's printer
     source, mapped = _bounded_source(scop, options, ctx, dep_map, promoted, timer)
     reason = choice.reason
+    variant_mapped = None  # the runner-up's mapping where its code is in the file too
     # the runner-up's code beside it, chosen per call by the launch bounds (runtime_choice)
     if (variants and mapped is promoted
             and (both := runtime_choice(scop, options, ctx, choice)) is not None):
@@ -331,6 +338,15 @@ def _static_generated(scop: Scop, options: Options, start: float,
                                                  HostSide.of(options))
                 reason = f"{reason}; {both.note()}"
                 step.note = both.note()
+                variant_mapped = choice.runner_up[2]
+    # the program as written on the host beside the kernels, chosen per call (host_choice)
+    if original is not None:
+        with timer.step("host version") as step:
+            host = host_choice(scop, options, ctx, mapped, variant_mapped)
+            if host is not None:
+                source = host_choice_code.add_host_version(original, source, host)
+            step.note = host.note() if host else (
+                "none (Options.host_fallback never, or a serial region that runs on the CPU)")
     return Generated(scop, options, source, str(choice.schedule), mapped.kernels,
                      time.perf_counter() - start, reason, tuple(timer.steps))
 
@@ -387,6 +403,33 @@ def runtime_choice(scop: Scop, options: Options, ctx: isl.Context, choice: Choic
             return cost.RuntimeChoice((choice.scheduler, choice.runner_up[0]),
                                       (texts[0], texts[1]), texts[2], values, bounds)
     return None
+
+
+def host_choice(scop: Scop, options: Options, ctx: isl.Context, mapped: mapping.MappedSchedule,
+                runner_up: mapping.MappedSchedule | None = None) -> cost.HostChoice | None:
+    """The run-time choice between the kernels of `mapped` (and of the runner-up's mapping,
+    where the file holds both: runtime_choice) and the region's original program on the host
+    (Options.host_fallback; the rule of gpu.cost.HOST_INSTANCE_NS), or None: not CUDA,
+    host_fallback "never", or a serial region whose entries already run it on the CPU
+    (Options.serial_region "cpu")."""
+    if options.target != "cuda" or options.host_fallback == "never":
+        return None
+    if options.serial_region == "cpu" and cuda_host.serial_region(mapped.kernels):
+        return None
+    context = isl_build.context_set(scop, ctx)
+    launches = tuple(cost.launch_times(m, context) for m in (mapped, runner_up) if m is not None)
+    instances = cost.instance_bounds(scop, ctx)
+    accessed, written = cuda_host.accessed_args(scop)
+    names = {a.name for a in accessed}
+    transfers = tuple(
+        cost.Transfer(a.name, scop.array(a.name).shape, np.dtype(NUMPY_DTYPES[a.dtype]).itemsize,
+                      1 + (a.name in written), (a.name in names) + (a.name in written))
+        for a in scop.args if a.kind == "array")
+    params = tuple(a.name for a in scop.args if a.kind == "param")
+    texts = tuple(cost.bound_c(b, context.params()) for b in launches)
+    return cost.HostChoice(options.host_fallback, texts,
+                           cost.bound_c(instances, context.params()), transfers, params,
+                           (launches, instances))
 
 
 def _runner_up_source(scop: Scop, options: Options, ctx: isl.Context, choice: Choice

@@ -169,12 +169,58 @@ class Program:
         for target in targets or self.verification_targets():
             shuffle = target in CPU_TARGETS
             kernel = self.kernel(target, shuffle_parallel=shuffle)
-            runners[target] = _named_runner(self.scop, kernel)
-        results = check_against(self.scop, self._reference, runners, values, seed)
+            runners.update(_version_runners(self.scop, kernel, target))
+        results = _merged_versions(check_against(self.scop, self._reference, runners, values,
+                                                 seed))
         bad = [r for r in results if not r.ok]
         if bad and raise_on_mismatch:
             raise VerificationError("; ".join(f"{r.target}: {r.message}" for r in bad))
         return results
+
+
+HOST_VERSION = " (host version)"  # the runner of a CUDA region's host version (verify)
+
+
+def _version_runners(scop: Scop, kernel: Callable, target: str) -> dict[str, Runner]:
+    """The runner of `target`; for a CUDA region with a host version (codegen/host_choice.py),
+    the kernels' runner and the host version's (pc_<name>_force set around each call), so that
+    verify checks both whatever the rule picks at the sizes."""
+    import ctypes
+
+    from polycuda.codegen.host_choice import RAN_GPU, RAN_HOST
+
+    lib = getattr(kernel, "lib", None)
+    try:
+        force = ctypes.c_int.in_dll(lib, f"pc_{scop.name}_force") if lib is not None else None
+    except ValueError:
+        force = None
+    if force is None:
+        return {target: _named_runner(scop, kernel)}
+
+    def forced(version: int) -> Runner:
+        plain = _named_runner(scop, kernel)
+
+        def run(args: dict[str, object]) -> None:
+            before, force.value = force.value, version
+            try:
+                plain(args)
+            finally:
+                force.value = before
+
+        return run
+
+    return {target: forced(RAN_GPU), target + HOST_VERSION: forced(RAN_HOST)}
+
+
+def _merged_versions(results: list[Comparison]) -> list[Comparison]:
+    """One Comparison per target: a host version's merged into its target's."""
+    from polycuda.verify import merge
+
+    by_target = {r.target: r for r in results if not r.target.endswith(HOST_VERSION)}
+    for r in results:
+        if r.target.endswith(HOST_VERSION):
+            merge(by_target[r.target[:-len(HOST_VERSION)]], r, "host version: ")
+    return list(by_target.values())
 
 
 def _named_runner(scop: Scop, kernel: Callable) -> Runner:

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from polycuda.analysis import indirect
+from polycuda.codegen import host_choice
 from polycuda.codegen.executor_cuda import EXECUTOR_CODES
 from polycuda.pipeline import transform_scop
 from polycuda.program import Program
@@ -79,6 +80,8 @@ class RunReport:
     executors: list[tuple[str, bool, float, int]] = field(default_factory=list)
     # per run-time nest: the host fallback's decision and its costs (runtime_fallbacks)
     fallbacks: list[Fallback] = field(default_factory=list)
+    # cuda: which version of the region the verified call ran (ran_version; "": not known)
+    ran: str = ""
 
     @property
     def ok(self) -> bool:
@@ -127,6 +130,8 @@ class RunReport:
                 line += (" (inspection pipelined with execution: bench/indirect_gpu.py times "
                          "them apart)")
             lines.append(line)
+        if self.ran:
+            lines.append(f"  ran: {self.ran}")
         lines.append(f"  result     {check[self.verified]}")
         return "\n".join(lines)
 
@@ -157,6 +162,7 @@ def run_and_time(prog: Program, sizes: dict[str, int], repeats: int = 10,
     if verify:
         programs["reference"] = prog._reference
     results = {name: _warm_up(run, inputs) for name, run in programs.items()}
+    report.ran = ran_version(prog, kernel)
     report.levels = runtime_levels(prog, kernel, target)
     report.executors = runtime_executors(prog, kernel, len(report.levels))
     report.fallbacks = runtime_fallbacks(prog, kernel, len(report.levels))
@@ -187,6 +193,24 @@ def _timed(run: Callable[[dict[str, object]], None], inputs: dict[str, object]) 
     start = time.perf_counter()
     run(args)
     return time.perf_counter() - start
+
+
+# pc_<name>_ran after a call (codegen/host_choice.py: RAN_GPU, RAN_HOST)
+RAN = {host_choice.RAN_GPU: "gpu", host_choice.RAN_HOST: "host (sequential)"}
+
+
+def ran_version(prog: Program, kernel: Callable) -> str:
+    """Which version of the region the last call of `kernel` ran: "gpu" or "host
+    (sequential)" (Options.host_fallback, codegen/host_choice.py); "" where the library has
+    no host version (not CUDA, host_fallback "never", a serial region, run-time nests)."""
+    lib = getattr(kernel, "lib", None)
+    if lib is None:
+        return ""
+    try:
+        flag = ctypes.c_int.in_dll(lib, f"pc_{prog.name}_ran").value
+    except ValueError:
+        return ""
+    return RAN.get(flag, "")
 
 
 def runtime_levels(prog: Program, kernel: Callable, target: str) -> list[tuple[str, int, int]]:

@@ -10,11 +10,11 @@ import islpy as isl
 from polycuda.analysis import affine_writers, dependences, indirect
 from polycuda.codegen import abi, cuda_host
 from polycuda.errors import PolycudaError
-from polycuda.gpu import mapping
+from polycuda.gpu import cost, mapping
 from polycuda.ir.scop import Scop
 from polycuda.options import Options
 from polycuda.pipeline import (Choice, choose_schedule, dependence_map, drop_empty_statements,
-                               runs_inspector, runtime_choice, transform_scop)
+                               host_choice, runs_inspector, runtime_choice, transform_scop)
 from polycuda.program import Program
 from polycuda.schedule import budget, expand, isl_scheduler, report, superposition
 
@@ -82,6 +82,21 @@ def schedule_of(prog: Program) -> dict:
                                  "launch_ns": list(both.launch_ns),
                                  "instance_bound": both.instances, "rule": both.condition(),
                                  "example": both.example, "note": both.note()}
+    # Options.host_fallback: the original program on the host, chosen per call
+    host = None if runs_inspector(scop, options) else host_choice(
+        scop, options, ctx, choice.mapped, choice.runner_up[2] if both and choice.runner_up
+        else None)
+    if host is not None:
+        out["host_fallback"] = {
+            "mode": host.mode, "rule": host.rule(), "params": list(host.params),
+            "launch_ns": list(host.launch_ns), "instance_bound": host.instances,
+            "copies": {t.array: {"host_entry": t.host_entry, "device_entry": t.device_entry,
+                                 "element_bytes": t.element_bytes} for t in host.transfers},
+            "constants": {"HOST_INSTANCE_NS": cost.HOST_INSTANCE_NS,
+                          "HOST_COPY_BYTES_PER_NS": cost.HOST_COPY_BYTES_PER_NS,
+                          "COPY_CALL_NS": cost.COPY_CALL_NS, "LAUNCH_NS": cost.LAUNCH_NS,
+                          "WAVEFRONT_LAUNCH_NS": cost.WAVEFRONT_LAUNCH_NS,
+                          "INSTANCE_NS": cost.INSTANCE_NS}}
     if choice.scheduler == "superposition" and choice.reason == "superposition (requested)":
         out["kernels"] = _superposition_kernels(scop, options, ctx, dep_map, choice)
     return out
@@ -189,6 +204,15 @@ def _schedule_text(prog: Program) -> str:
         lines.append(f"  {both['note']}")
         lines.append(f"    rule: {both['rule']}; {bounds}; instances (pc_instances): "
                      f"{both['instance_bound']}")
+    if "host_fallback" in scheduled:
+        host = scheduled["host_fallback"]
+        lines.append(f"  {host['rule']}")
+        if host["mode"] == "auto":
+            copies = ", ".join(f"{name} x{c['host_entry']} ({c['device_entry']} on device "
+                               f"arrays)" for name, c in host["copies"].items())
+            lines.append(f"    launch time (pc_launch_ns, the least of): "
+                         f"{'; '.join(host['launch_ns'])}; instances (pc_instances): "
+                         f"{host['instance_bound']}; copies: {copies or 'none'}")
     kernels = scheduled.get("kernels", [])
     for k in kernels if isinstance(kernels, list) else ():
         if not k["threads"]:

@@ -272,12 +272,13 @@ def check_against(scop: Scop, reference: Runner, runners: dict[str, Runner],
         for target, run in runners.items():
             actual = copy_arguments(inputs)
             run(actual)
-            _merge(results[target], compare(scop, target, expected, actual, rounding),
+            merge(results[target], compare(scop, target, expected, actual, rounding),
                    "" if k == 0 else "with NaN/inf inputs: ")
     return list(results.values())
 
 
-def _merge(into: Comparison, one: Comparison, label: str) -> None:
+def merge(into: Comparison, one: Comparison, label: str) -> None:
+    """`one`'s result folded into `into` (its message after `label`)."""
     into.ok = into.ok and one.ok
     for name, err in one.worst.items():
         if np.isfinite(err):

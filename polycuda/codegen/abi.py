@@ -73,7 +73,8 @@ REGION_SUFFIXES = (
     "_iterations", "_executor", "_reused", "_widest", "_inspect_s", "_inspect_s_wall",
     "_execute_s", "_fallback_below", "_level_s", "_level_measured", "_host_iter_s",
     "_host_measured", "_host_used_measured", "_chunk_steps", "_run", "_streams", "_cpu", "_gpu",
-    "_variant", "_kept", "_kept_bytes", "_original", "_divided", "_dev_divided")
+    "_variant", "_kept", "_kept_bytes", "_original", "_divided", "_dev_divided",
+    "_ran", "_force", "_host_version", "_dev_on_host")
 
 # The identifiers of polycuda's own code in a generated file: the helpers (ir/c_expr.py,
 # cuda_host.py, c_target.py, overlap_guard.py, zero_division.py), the host side

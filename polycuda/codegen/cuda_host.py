@@ -413,7 +413,7 @@ def _instances_bound(scop: Scop) -> str:
     return cost.bound_c(cost.instance_bounds(scop, ctx), isl_build.context_set(scop, ctx).params())
 
 
-def _accessed_args(scop: Scop) -> tuple[list, set[str]]:
+def accessed_args(scop: Scop) -> tuple[list, set[str]]:
     """The array arguments that the region reads or writes, and the names of those it writes."""
     accessed = {s.lhs.array for s in scop.statements}
     accessed |= {r.array for s in scop.statements for r in s.read_refs()}
@@ -444,7 +444,7 @@ def _serial_functions(scop: Scop, ast: isl.AstNode, printer: CpuPrinter,
                   "return (int)cudaErrorMemoryAllocation; }"]
         freed.insert(0, f"free({arr.name});")
     lines += printer.lines + [f"  {f}" for f in freed] + ["  return 0;", "}"]
-    accessed, written = _accessed_args(scop)
+    accessed, written = accessed_args(scop)
     copied = [f"pc_bytes_{a.name}" for a in accessed] + [
         f"pc_bytes_{a.name}" for a in accessed if a.name in written]
     host_args = ", ".join(f"h_{a.name}" if a in accessed else "NULL" if a.kind == "array"

@@ -96,8 +96,10 @@ def guard_source(scop: Scop, source: str, target: str) -> str:
     if target == "cuda":
         source = source.replace(abi.OWN_BEGIN + "\n", HELPER + abi.OWN_BEGIN + "\n", 1)
         helper = []
+    # the host version of a CUDA region (codegen/host_choice.py) is this function already
+    kept = f"static int {abi.entry_name(scop, '_original')}(" in source
     source = _around_entry(source, f"{extern}int {abi.entry_name(scop)}(",
-                           [*helper, *original_function(scop)],
+                           [*helper, *([] if kept else original_function(scop))],
                            _test_lines(scop, pairs, run_original))
     if target != "cuda":
         return source

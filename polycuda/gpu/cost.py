@@ -33,6 +33,7 @@ wavefront tiles leave one host loop over the wavefronts (depth 1).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import islpy as isl
@@ -41,6 +42,7 @@ from polycuda.gpu import extents
 from polycuda.gpu.mapping import (CHAIN, DUAL, KERNEL_MARK, REDUCE_MARK, ROWS, SERIAL_MARK,
                                   KernelMapping, MappedSchedule)
 from polycuda.ir import isl_build
+from polycuda.ir.evaluate import eval_int
 from polycuda.ir.scop import Scop
 
 # A loop whose trip count, for fixed outer loops, can exceed this is of parametric length
@@ -331,3 +333,119 @@ class RuntimeChoice:
 def picks_runner_up(launch_ns: tuple[float, float], instances: float) -> bool:
     """The rule of LAUNCH_NS on numbers (RuntimeChoice.condition in Python)."""
     return launch_ns[0] > launch_ns[1] and launch_ns[0] > instances * INSTANCE_NS
+
+
+# Options.host_fallback (pipeline.host_choice): every CUDA region keeps its original program,
+# sequential, beside its kernels (codegen/host_choice.py), and each call runs it where its
+# estimated time is below the GPU's:
+#     host = instances x HOST_INSTANCE_NS
+#     gpu  = copies + launches + instances x INSTANCE_NS
+#     copies = bytes copied / HOST_COPY_BYTES_PER_NS + copy calls x COPY_CALL_NS
+#     launches = launch_times' bound (LAUNCH_NS a launch, WAVEFRONT_LAUNCH_NS a wavefront's)
+# The host entry's copies are its copies in (every array argument) and out (the written ones).
+# On device arrays (pc_<name>_dev: CuPy/torch arrays) the GPU copies nothing and the host
+# version pays the round trip instead: each accessed array copied out, each written one back
+# (the rule includes that cost, as the serial region's device entry does). The constants lean
+# to the GPU, so that the host runs where it is clearly faster. Measured on the H200 and its
+# host (bench/results/2026-12-02-nvidia-h200-host-choice.json, bench/host_choice/):
+# HOST_INSTANCE_NS is above the host's time per instance of gemm and 1-D Jacobi at the sizes
+# where the two versions cross (larger gemms take longer per instance, where the GPU wins by
+# far; statements calling math functions take longer too: the serial regions' math_chain in
+# bench/results/2026-11-26-nvidia-h100-80gb-hbm3-serial-region-calibration.json);
+# COPY_CALL_NS below the least time of one small cudaMemcpy, pageable or page-locked;
+# HOST_COPY_BYTES_PER_NS below the page-locked bandwidth (pageable copies, of arrays under
+# Options.host_pin_min_kib, are slower); the launch constants are the run-time choice's.
+HOST_INSTANCE_NS = 2.0
+HOST_COPY_BYTES_PER_NS = 50.0
+COPY_CALL_NS = 5000.0
+
+
+@dataclass(frozen=True)
+class Transfer:
+    """An array argument's copies in one call: its elements (the shape's product, in the
+    parameters), the bytes of one, the host entry's copies to run on the GPU (in, and out
+    when written) and the device entry's to run on the host (out when accessed, back when
+    written)."""
+
+    array: str
+    shape: tuple  # of ir Exprs in the parameters
+    element_bytes: int
+    host_entry: int
+    device_entry: int
+
+
+@dataclass(frozen=True)
+class HostChoice:
+    """The run-time choice between a region's kernels and its original program on the host
+    (Options.host_fallback, the rule above): its bounds as C text in the parameters, the
+    arrays' copies, and the same bounds in isl for picks_host(). Data already on the GPU
+    (pc_<name>_dev: CuPy / torch arrays through the Python API) counts no copies for the
+    kernels; the host version there pays for its copies out and back, included in its time
+    (it runs where it is faster even so: a host loop of many small launches)."""
+
+    mode: str  # Options.host_fallback: "auto" decides per call, "always" runs the host
+    launch_ns: tuple[str, ...]  # per variant (runtime_choice: two), the least counts
+    instances: str
+    transfers: tuple[Transfer, ...]
+    params: tuple[str, ...]  # the parameters that the rule reads
+    bounds: tuple[tuple[Bound, ...], Bound] = field(default=((), ()), compare=False,
+                                                    repr=False)
+
+    def estimates(self, values: dict[str, int], on_device: bool = False
+                  ) -> tuple[float, float] | None:
+        """(host ns, GPU ns) of a call at these parameter values, on host arrays (the host
+        entry: the GPU's copies in and out counted) or on device arrays (the device entry:
+        none for the GPU, the host version's round trip counted); None outside the context."""
+        launches = [bound_at(b, values) for b in self.bounds[0]]
+        instances = bound_at(self.bounds[1], values)
+        if instances is None or None in launches:
+            return None
+        traffic = [(t, math.prod(max(0, eval_int(d, values)) for d in t.shape)
+                    * t.element_bytes) for t in self.transfers]
+        if on_device:
+            moved = [(b, t.device_entry) for t, b in traffic]
+        else:
+            moved = [(b, t.host_entry) for t, b in traffic]
+        copied = (sum(b * n for b, n in moved), sum(n for _, n in moved))
+        return host_and_gpu_ns(min(launches, default=0.0), instances, copied, on_device)
+
+    def picks_host(self, values: dict[str, int], on_device: bool = False) -> bool | None:
+        """Whether a call at these parameter values runs the host version (None: outside
+        the context, where "auto" decides)."""
+        if self.mode != "auto":
+            return self.mode == "always"
+        found = self.estimates(values, on_device)
+        return None if found is None else found[0] < found[1]
+
+    def note(self) -> str:
+        """What the file holds, in a few words (the step's note of `show passes`)."""
+        when = "where the rule picks it (show schedule)" if self.mode == "auto" else "always"
+        return f"the original program beside the kernels, run per call {when}"
+
+    def rule(self) -> str:
+        """The rule as text, with its constants and the parameters it reads."""
+        if self.mode != "auto":
+            return f"{HOST_NOTE}always (Options.host_fallback = '{self.mode}')"
+        return (f"{HOST_NOTE}the original program on the host where host < gpu, at each "
+                f"call's {', '.join(self.params) or 'constant sizes'}: host = instances x "
+                f"{HOST_INSTANCE_NS:g} ns (HOST_INSTANCE_NS); gpu = copied bytes / "
+                f"{HOST_COPY_BYTES_PER_NS:g} B/ns (HOST_COPY_BYTES_PER_NS) + copies x "
+                f"{COPY_CALL_NS:g} ns (COPY_CALL_NS) + launch time (launches x {LAUNCH_NS:g} "
+                f"ns, LAUNCH_NS; {WAVEFRONT_LAUNCH_NS:g} a wavefront kernel's) + instances x "
+                f"{INSTANCE_NS:g} ns (INSTANCE_NS); on device arrays the GPU copies nothing "
+                f"and the host pays the copies out and back")
+
+
+# How Generated.choice (and show schedule) begins the host choice's note
+HOST_NOTE = "host version: "
+
+
+def host_and_gpu_ns(launch_ns: float, instances: float, copied: tuple[float, int],
+                    on_device: bool = False) -> tuple[float, float]:
+    """The rule of HOST_INSTANCE_NS on numbers: (host ns, GPU ns) of a call whose copies move
+    copied[0] bytes in copied[1] calls: the GPU's on host arrays, the host's on device arrays
+    (its round trip). HostChoice's C function computes the same."""
+    copies = copied[0] / HOST_COPY_BYTES_PER_NS + copied[1] * COPY_CALL_NS
+    host = instances * HOST_INSTANCE_NS + (copies if on_device else 0.0)
+    gpu = launch_ns + instances * INSTANCE_NS + (0.0 if on_device else copies)
+    return host, gpu

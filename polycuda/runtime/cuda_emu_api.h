@@ -3,6 +3,12 @@
 #ifndef PC_CUDA_EMU_API_H
 #define PC_CUDA_EMU_API_H
 
+// The emulator is there to test the kernels: a region's entries run them where its host
+// version's rule would pick the host (codegen/host_choice.py: 0 there lets the rule decide),
+// unless pc_<name>_force says otherwise (Program.verify runs each version; tests of the rule
+// set it to 0).
+#define PC_HOST_VERSION_FORCE 1
+
 // ---- runtime API ----------------------------------------------------------------------------
 static inline cudaError_t cudaMalloc(void **p, size_t bytes) {
   if (pc_emu::tl_sticky_error) return (cudaError_t)pc_emu::tl_sticky_error;

@@ -53,17 +53,17 @@ def _expected_checksum(tmp_path: Path) -> str:
     return subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout
 
 
-def _compile_dropin(tmp_path: Path) -> tuple[Path, Path]:
+def _compile_dropin(tmp_path: Path, *flags: str) -> tuple[Path, Path]:
     src = tmp_path / "smooth.c"
     src.write_text(PROGRAM)
     out = tmp_path / "smooth.cu"
-    assert main(["compile", str(src), "--target", "cuda", "-o", str(out)]) == 0
+    assert main(["compile", str(src), "--target", "cuda", "-o", str(out), *flags]) == 0
     return out, tmp_path / "smooth_host.c"
 
 
-@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not found: CUDA not compiled")
-def test_cuda_error_ends_the_program_with_its_message(tmp_path):
-    cu, host = _compile_dropin(tmp_path)
+def _nvcc_program(tmp_path: Path, *flags: str) -> subprocess.CompletedProcess:
+    """The user's program linked with the nvcc-built drop-in entry, run."""
+    cu, host = _compile_dropin(tmp_path, *flags)
     nvcc = device.find_nvcc()
     subprocess.run([device.find_cc(), "-c", str(host), "-o", str(tmp_path / "host.o")],
                    check=True)
@@ -71,7 +71,14 @@ def test_cuda_error_ends_the_program_with_its_message(tmp_path):
     exe = tmp_path / "prog"
     subprocess.run([nvcc, str(tmp_path / "host.o"), str(tmp_path / "dev.o"), "-o", str(exe)],
                    check=True)
-    run = subprocess.run([str(exe)], capture_output=True, text=True)
+    return subprocess.run([str(exe)], capture_output=True, text=True)
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not found: CUDA not compiled")
+def test_cuda_error_ends_the_program_with_its_message(tmp_path):
+    # the kernels alone: this small region's host version (codegen/host_choice.py) would run
+    # without a GPU
+    run = _nvcc_program(tmp_path, "--host-fallback", "never")
     if device.gpu_info() is not None:  # on a GPU the program runs and computes as before
         assert run.returncode == 0 and run.stdout == _expected_checksum(tmp_path)
         return
@@ -79,6 +86,13 @@ def test_cuda_error_ends_the_program_with_its_message(tmp_path):
     assert "polycuda: pc_smooth failed: CUDA error " in run.stderr
     assert ("cudaErrorNoDevice" in run.stderr or "cudaErrorInsufficientDriver" in run.stderr
             or "cudaErrorNotSupported" in run.stderr), run.stderr
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not found: CUDA not compiled")
+def test_a_small_region_runs_its_host_version_without_touching_the_gpu(tmp_path):
+    run = _nvcc_program(tmp_path)  # 7 steps of 500 points: the rule picks the host
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == _expected_checksum(tmp_path)
 
 
 def test_dropin_host_file_runs_the_emulated_entry(tmp_path):

@@ -17,7 +17,7 @@ KERNELS = Path(__file__).resolve().parents[2] / "kernels" / "c"
 MAPPING_STEPS = ["schedule", "mapping", "tiling", "wavefront skewing", "shared staging",
                  "legality check"]
 LAST_STEPS = ["scheduler choice", "register promotion", "shared promotion", "AST build",
-              "CUDA printing"]
+              "CUDA printing", "host version"]
 
 
 def _steps(kernel: str, **options: object) -> dict[str, str]:
@@ -69,7 +69,7 @@ def test_show_passes_cli_json_and_text(capsys: pytest.CaptureFixture[str]):
     path = str(KERNELS / "gemver.c")
     assert cli.main(["show", "passes", path, "--target", "cuda", "--json"]) == 0
     steps = json.loads(capsys.readouterr().out)
-    assert [s["name"] for s in steps][-2:] == ["AST build", "CUDA printing"]
+    assert [s["name"] for s in steps][-3:] == ["AST build", "CUDA printing", "host version"]
     mapping_notes = [s["note"] for s in steps if s["name"] == "mapping"]
     assert any("reduction +=" in note for note in mapping_notes)
     assert cli.main(["show", "passes", path, "--target", "openmp"]) == 0

@@ -380,6 +380,70 @@ static int pc_doitgen_run(long long nr, long long nq, long long nk, double *A, d
   PC_CHECK(cudaDeviceSynchronize());
   return 0;
 }
+/* polycuda: pc_doitgen_ran: what the last call ran (1 the kernels, 2 the host version); pc_doitgen_force: 0 the rule
+   decides, 1 or 2 runs that version (Program.verify checks both) */
+#ifndef PC_HOST_VERSION_FORCE  /* the emulator's: the kernels (cuda_emu_api.h) */
+#define PC_HOST_VERSION_FORCE 0
+#endif
+extern "C" { int pc_doitgen_ran; int pc_doitgen_force = PC_HOST_VERSION_FORCE; }
+/* polycuda: region 'doitgen' as written: the host version, run where pc_doitgen_host_version picks it
+   or where the arrays share memory */
+static int pc_doitgen_original(long long nr, long long nq, long long nk, double *A, double *C4, double *acc) {
+  __atomic_store_n(&pc_doitgen_ran, 2, __ATOMIC_RELAXED);
+  for (long pc_v1 = 0; (pc_v1 < nr); pc_v1 += 1) {
+    for (long pc_v3 = 0; (pc_v3 < nq); pc_v3 += 1) {
+      for (long pc_v5 = 0; (pc_v5 < nk); pc_v5 += 1) {
+        acc[pc_v5] = 0.0;
+        for (long pc_v7 = 0; (pc_v7 < nk); pc_v7 += 1) {
+          acc[pc_v5] += (A[((pc_v1) * (nq) + (pc_v3)) * (nk) + (pc_v7)] * C4[(pc_v7) * (nk) + (pc_v5)]);
+        }
+      }
+      for (long pc_v5 = 0; (pc_v5 < nk); pc_v5 += 1) {
+        A[((pc_v1) * (nq) + (pc_v3)) * (nk) + (pc_v5)] = acc[pc_v5];
+      }
+    }
+  }
+  return 0;
+}
+
+/* polycuda: where a call of region 'doitgen' runs (gpu.cost.HostChoice): the original program on the host
+   when its estimated time (ns) is below the kernels' (copies + launches + work) */
+static int pc_doitgen_host_version(long long nr, long long nq, long long nk, int pc_on_device) {
+  const int pc_force = __atomic_load_n(&pc_doitgen_force, __ATOMIC_RELAXED);
+  if (pc_force) return pc_force == 2;
+  const double pc_instances = ((double)pc_max(0LL, (long long)(nr)) * (double)pc_max(0LL, (long long)(nq)) * (double)pc_max(0LL, (long long)(nk))) + ((double)pc_max(0LL, (long long)(nr)) * (double)pc_max(0LL, (long long)(nq)) * (double)pc_max(0LL, (long long)(nk)) * (double)pc_max(0LL, (long long)(nk))) + ((double)pc_max(0LL, (long long)(nr)) * (double)pc_max(0LL, (long long)(nq)) * (double)pc_max(0LL, (long long)(nk))) + ((double)pc_max(0LL, (long long)(nk)));
+  const double pc_launch_ns = (2000.0) + (2000.0);
+  const double pc_bytes = 2.0 * (double)pc_max(0LL, (long long)(nr)) * (double)pc_max(0LL, (long long)(nq)) * (double)pc_max(0LL, (long long)(nk)) * 8.0 + 1.0 * (double)pc_max(0LL, (long long)(nk)) * (double)pc_max(0LL, (long long)(nk)) * 8.0 + 2.0 * (double)pc_max(0LL, (long long)(nk)) * 8.0;
+  const double pc_copies = 5.0;
+  const double pc_copy_ns = pc_bytes / 50.0 + pc_copies * 5000.0;
+  const double pc_host_ns = pc_instances * 2.0 + (pc_on_device ? pc_copy_ns : 0.0);
+  const double pc_gpu_ns = pc_launch_ns + pc_instances * 0.007 + (pc_on_device ? 0.0 : pc_copy_ns);
+  return pc_host_ns < pc_gpu_ns;
+}
+/* polycuda: the host version on device arrays (pc_doitgen_dev): copied out, run, the written ones copied back */
+static int pc_doitgen_dev_on_host(long long nr, long long nq, long long nk, double *A, double *C4, double *acc) {
+  int err = 0;
+  const size_t pc_bytes_A = (size_t)(nr) * (size_t)(nq) * (size_t)(nk) * sizeof(double);
+  const size_t pc_bytes_C4 = (size_t)(nk) * (size_t)(nk) * sizeof(double);
+  const size_t pc_bytes_acc = (size_t)(nk) * sizeof(double);
+  double *h_A = (double *)malloc(pc_bytes_A ? pc_bytes_A : 1);
+  if (!h_A) err = (int)cudaErrorMemoryAllocation;
+  double *h_C4 = (double *)malloc(pc_bytes_C4 ? pc_bytes_C4 : 1);
+  if (!h_C4) err = (int)cudaErrorMemoryAllocation;
+  double *h_acc = (double *)malloc(pc_bytes_acc ? pc_bytes_acc : 1);
+  if (!h_acc) err = (int)cudaErrorMemoryAllocation;
+  if (!err) err = (int)cudaMemcpy(h_A, A, pc_bytes_A, cudaMemcpyDeviceToHost);
+  if (!err) err = (int)cudaMemcpy(h_C4, C4, pc_bytes_C4, cudaMemcpyDeviceToHost);
+  if (!err) err = (int)cudaMemcpy(h_acc, acc, pc_bytes_acc, cudaMemcpyDeviceToHost);
+  if (!err) err = pc_doitgen_original(nr, nq, nk, h_A, h_C4, h_acc);
+  if (!err) err = (int)cudaMemcpy(A, h_A, pc_bytes_A, cudaMemcpyHostToDevice);
+  if (!err) err = (int)cudaMemcpy(acc, h_acc, pc_bytes_acc, cudaMemcpyHostToDevice);
+  free(h_A);
+  free(h_C4);
+  free(h_acc);
+  return err;
+}
+
 extern "C" int pc_doitgen_dev(long long nr, long long nq, long long nk, double *A, double *C4, double *acc) {
   if (pc_elements((long long)(nr), (long long)(nq), (long long)(nk)) > 2147483647LL) {
     fprintf(stderr, "polycuda: pc_doitgen: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
@@ -408,25 +472,9 @@ extern "C" int pc_doitgen_dev(long long nr, long long nq, long long nk, double *
       return (int)cudaErrorInvalidValue;
     }
   }
+  if (pc_doitgen_host_version(nr, nq, nk, 1)) return pc_doitgen_dev_on_host(nr, nq, nk, A, C4, acc);
+  __atomic_store_n(&pc_doitgen_ran, 1, __ATOMIC_RELAXED);
   return pc_doitgen_run(nr, nq, nk, A, C4, acc, NULL);
-}
-
-/* polycuda: region 'doitgen' as written, run when its arrays share memory */
-static int pc_doitgen_original(long long nr, long long nq, long long nk, double *A, double *C4, double *acc) {
-  for (long pc_v1 = 0; (pc_v1 < nr); pc_v1 += 1) {
-    for (long pc_v3 = 0; (pc_v3 < nq); pc_v3 += 1) {
-      for (long pc_v5 = 0; (pc_v5 < nk); pc_v5 += 1) {
-        acc[pc_v5] = 0.0;
-        for (long pc_v7 = 0; (pc_v7 < nk); pc_v7 += 1) {
-          acc[pc_v5] += (A[((pc_v1) * (nq) + (pc_v3)) * (nk) + (pc_v7)] * C4[(pc_v7) * (nk) + (pc_v5)]);
-        }
-      }
-      for (long pc_v5 = 0; (pc_v5 < nk); pc_v5 += 1) {
-        A[((pc_v1) * (nq) + (pc_v3)) * (nk) + (pc_v5)] = acc[pc_v5];
-      }
-    }
-  }
-  return 0;
 }
 
 extern "C" int pc_doitgen(long long nr, long long nq, long long nk, double *A, double *C4, double *acc) {
@@ -456,6 +504,8 @@ extern "C" int pc_doitgen(long long nr, long long nq, long long nk, double *A, d
       return pc_doitgen_original(nr, nq, nk, A, C4, acc);
     }
   }
+  if (pc_doitgen_host_version(nr, nq, nk, 0)) return pc_doitgen_original(nr, nq, nk, A, C4, acc);
+  __atomic_store_n(&pc_doitgen_ran, 1, __ATOMIC_RELAXED);
   pc_host_guard pc_guard(&pc_doitgen_state.lock);
   int err = 0;
   const size_t pc_bytes_A = (size_t)(nr) * (size_t)(nq) * (size_t)(nk) * sizeof(double);

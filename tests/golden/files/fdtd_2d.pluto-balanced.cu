@@ -491,6 +491,83 @@ static int pc_fdtd_2d_run(long long T, long long nx, long long ny, double *ex, d
   PC_CHECK(cudaDeviceSynchronize());
   return 0;
 }
+/* polycuda: pc_fdtd_2d_ran: what the last call ran (1 the kernels, 2 the host version); pc_fdtd_2d_force: 0 the rule
+   decides, 1 or 2 runs that version (Program.verify checks both) */
+#ifndef PC_HOST_VERSION_FORCE  /* the emulator's: the kernels (cuda_emu_api.h) */
+#define PC_HOST_VERSION_FORCE 0
+#endif
+extern "C" { int pc_fdtd_2d_ran; int pc_fdtd_2d_force = PC_HOST_VERSION_FORCE; }
+/* polycuda: region 'fdtd_2d' as written: the host version, run where pc_fdtd_2d_host_version picks it
+   or where the arrays share memory */
+static int pc_fdtd_2d_original(long long T, long long nx, long long ny, double *ex, double *ey, double *hz, double *fict) {
+  __atomic_store_n(&pc_fdtd_2d_ran, 2, __ATOMIC_RELAXED);
+  for (long pc_v1 = 0; (pc_v1 < T); pc_v1 += 1) {
+    for (long pc_v3 = 0; (pc_v3 < ny); pc_v3 += 1) {
+      ey[(0) * (ny) + (pc_v3)] = fict[pc_v1];
+    }
+    for (long pc_v3 = 1; (pc_v3 < nx); pc_v3 += 1) {
+      for (long pc_v5 = 0; (pc_v5 < ny); pc_v5 += 1) {
+        ey[(pc_v3) * (ny) + (pc_v5)] = (ey[(pc_v3) * (ny) + (pc_v5)] - (0.5 * (hz[(pc_v3) * (ny) + (pc_v5)] - hz[((pc_v3 - 1)) * (ny) + (pc_v5)])));
+      }
+    }
+    for (long pc_v3 = 0; (pc_v3 < nx); pc_v3 += 1) {
+      for (long pc_v5 = 1; (pc_v5 < ny); pc_v5 += 1) {
+        ex[(pc_v3) * (ny) + (pc_v5)] = (ex[(pc_v3) * (ny) + (pc_v5)] - (0.5 * (hz[(pc_v3) * (ny) + (pc_v5)] - hz[(pc_v3) * (ny) + ((pc_v5 - 1))])));
+      }
+    }
+    for (long pc_v3 = 0; (pc_v3 < (nx - 1)); pc_v3 += 1) {
+      for (long pc_v5 = 0; (pc_v5 < (ny - 1)); pc_v5 += 1) {
+        hz[(pc_v3) * (ny) + (pc_v5)] = (hz[(pc_v3) * (ny) + (pc_v5)] - (0.7 * (((ex[(pc_v3) * (ny) + ((pc_v5 + 1))] - ex[(pc_v3) * (ny) + (pc_v5)]) + ey[((pc_v3 + 1)) * (ny) + (pc_v5)]) - ey[(pc_v3) * (ny) + (pc_v5)])));
+      }
+    }
+  }
+  return 0;
+}
+
+/* polycuda: where a call of region 'fdtd_2d' runs (gpu.cost.HostChoice): the original program on the host
+   when its estimated time (ns) is below the kernels' (copies + launches + work) */
+static int pc_fdtd_2d_host_version(long long T, long long nx, long long ny, int pc_on_device) {
+  const int pc_force = __atomic_load_n(&pc_fdtd_2d_force, __ATOMIC_RELAXED);
+  if (pc_force) return pc_force == 2;
+  const double pc_instances = ((double)pc_max(0LL, (long long)(T)) * (double)pc_max(0LL, (long long)(ny))) + ((double)pc_max(0LL, (long long)(T)) * (double)pc_max(0LL, (long long)((nx - 1))) * (double)pc_max(0LL, (long long)(ny))) + ((double)pc_max(0LL, (long long)(T)) * (double)pc_max(0LL, (long long)(nx)) * (double)pc_max(0LL, (long long)((ny - 1)))) + ((double)pc_max(0LL, (long long)(T)) * (double)pc_max(0LL, (long long)((nx - 1))) * (double)pc_max(0LL, (long long)((ny - 1))));
+  const double pc_launch_ns = (7000.0 * (double)pc_max(0LL, (long long)((((nx >= 1) && ((nx + ny) >= 3)) ? (((((9 * T) + (4 * nx)) + ny) + 18) / 32) : ((((9 * T) + ny) + 22) / 32)))));
+  const double pc_bytes = 2.0 * (double)pc_max(0LL, (long long)(nx)) * (double)pc_max(0LL, (long long)(ny)) * 8.0 + 2.0 * (double)pc_max(0LL, (long long)(nx)) * (double)pc_max(0LL, (long long)(ny)) * 8.0 + 2.0 * (double)pc_max(0LL, (long long)(nx)) * (double)pc_max(0LL, (long long)(ny)) * 8.0 + 1.0 * (double)pc_max(0LL, (long long)(T)) * 8.0;
+  const double pc_copies = 7.0;
+  const double pc_copy_ns = pc_bytes / 50.0 + pc_copies * 5000.0;
+  const double pc_host_ns = pc_instances * 2.0 + (pc_on_device ? pc_copy_ns : 0.0);
+  const double pc_gpu_ns = pc_launch_ns + pc_instances * 0.007 + (pc_on_device ? 0.0 : pc_copy_ns);
+  return pc_host_ns < pc_gpu_ns;
+}
+/* polycuda: the host version on device arrays (pc_fdtd_2d_dev): copied out, run, the written ones copied back */
+static int pc_fdtd_2d_dev_on_host(long long T, long long nx, long long ny, double *ex, double *ey, double *hz, double *fict) {
+  int err = 0;
+  const size_t pc_bytes_ex = (size_t)(nx) * (size_t)(ny) * sizeof(double);
+  const size_t pc_bytes_ey = (size_t)(nx) * (size_t)(ny) * sizeof(double);
+  const size_t pc_bytes_hz = (size_t)(nx) * (size_t)(ny) * sizeof(double);
+  const size_t pc_bytes_fict = (size_t)(T) * sizeof(double);
+  double *h_ex = (double *)malloc(pc_bytes_ex ? pc_bytes_ex : 1);
+  if (!h_ex) err = (int)cudaErrorMemoryAllocation;
+  double *h_ey = (double *)malloc(pc_bytes_ey ? pc_bytes_ey : 1);
+  if (!h_ey) err = (int)cudaErrorMemoryAllocation;
+  double *h_hz = (double *)malloc(pc_bytes_hz ? pc_bytes_hz : 1);
+  if (!h_hz) err = (int)cudaErrorMemoryAllocation;
+  double *h_fict = (double *)malloc(pc_bytes_fict ? pc_bytes_fict : 1);
+  if (!h_fict) err = (int)cudaErrorMemoryAllocation;
+  if (!err) err = (int)cudaMemcpy(h_ex, ex, pc_bytes_ex, cudaMemcpyDeviceToHost);
+  if (!err) err = (int)cudaMemcpy(h_ey, ey, pc_bytes_ey, cudaMemcpyDeviceToHost);
+  if (!err) err = (int)cudaMemcpy(h_hz, hz, pc_bytes_hz, cudaMemcpyDeviceToHost);
+  if (!err) err = (int)cudaMemcpy(h_fict, fict, pc_bytes_fict, cudaMemcpyDeviceToHost);
+  if (!err) err = pc_fdtd_2d_original(T, nx, ny, h_ex, h_ey, h_hz, h_fict);
+  if (!err) err = (int)cudaMemcpy(ex, h_ex, pc_bytes_ex, cudaMemcpyHostToDevice);
+  if (!err) err = (int)cudaMemcpy(ey, h_ey, pc_bytes_ey, cudaMemcpyHostToDevice);
+  if (!err) err = (int)cudaMemcpy(hz, h_hz, pc_bytes_hz, cudaMemcpyHostToDevice);
+  free(h_ex);
+  free(h_ey);
+  free(h_hz);
+  free(h_fict);
+  return err;
+}
+
 extern "C" int pc_fdtd_2d_dev(long long T, long long nx, long long ny, double *ex, double *ey, double *hz, double *fict) {
   if (pc_elements((long long)(nx), (long long)(ny)) > 2147483647LL) {
     fprintf(stderr, "polycuda: pc_fdtd_2d: array ex has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
@@ -523,32 +600,9 @@ extern "C" int pc_fdtd_2d_dev(long long T, long long nx, long long ny, double *e
       return (int)cudaErrorInvalidValue;
     }
   }
+  if (pc_fdtd_2d_host_version(T, nx, ny, 1)) return pc_fdtd_2d_dev_on_host(T, nx, ny, ex, ey, hz, fict);
+  __atomic_store_n(&pc_fdtd_2d_ran, 1, __ATOMIC_RELAXED);
   return pc_fdtd_2d_run(T, nx, ny, ex, ey, hz, fict, NULL);
-}
-
-/* polycuda: region 'fdtd_2d' as written, run when its arrays share memory */
-static int pc_fdtd_2d_original(long long T, long long nx, long long ny, double *ex, double *ey, double *hz, double *fict) {
-  for (long pc_v1 = 0; (pc_v1 < T); pc_v1 += 1) {
-    for (long pc_v3 = 0; (pc_v3 < ny); pc_v3 += 1) {
-      ey[(0) * (ny) + (pc_v3)] = fict[pc_v1];
-    }
-    for (long pc_v3 = 1; (pc_v3 < nx); pc_v3 += 1) {
-      for (long pc_v5 = 0; (pc_v5 < ny); pc_v5 += 1) {
-        ey[(pc_v3) * (ny) + (pc_v5)] = (ey[(pc_v3) * (ny) + (pc_v5)] - (0.5 * (hz[(pc_v3) * (ny) + (pc_v5)] - hz[((pc_v3 - 1)) * (ny) + (pc_v5)])));
-      }
-    }
-    for (long pc_v3 = 0; (pc_v3 < nx); pc_v3 += 1) {
-      for (long pc_v5 = 1; (pc_v5 < ny); pc_v5 += 1) {
-        ex[(pc_v3) * (ny) + (pc_v5)] = (ex[(pc_v3) * (ny) + (pc_v5)] - (0.5 * (hz[(pc_v3) * (ny) + (pc_v5)] - hz[(pc_v3) * (ny) + ((pc_v5 - 1))])));
-      }
-    }
-    for (long pc_v3 = 0; (pc_v3 < (nx - 1)); pc_v3 += 1) {
-      for (long pc_v5 = 0; (pc_v5 < (ny - 1)); pc_v5 += 1) {
-        hz[(pc_v3) * (ny) + (pc_v5)] = (hz[(pc_v3) * (ny) + (pc_v5)] - (0.7 * (((ex[(pc_v3) * (ny) + ((pc_v5 + 1))] - ex[(pc_v3) * (ny) + (pc_v5)]) + ey[((pc_v3 + 1)) * (ny) + (pc_v5)]) - ey[(pc_v3) * (ny) + (pc_v5)])));
-      }
-    }
-  }
-  return 0;
 }
 
 extern "C" int pc_fdtd_2d(long long T, long long nx, long long ny, double *ex, double *ey, double *hz, double *fict) {
@@ -582,6 +636,8 @@ extern "C" int pc_fdtd_2d(long long T, long long nx, long long ny, double *ex, d
       return pc_fdtd_2d_original(T, nx, ny, ex, ey, hz, fict);
     }
   }
+  if (pc_fdtd_2d_host_version(T, nx, ny, 0)) return pc_fdtd_2d_original(T, nx, ny, ex, ey, hz, fict);
+  __atomic_store_n(&pc_fdtd_2d_ran, 1, __ATOMIC_RELAXED);
   pc_host_guard pc_guard(&pc_fdtd_2d_state.lock);
   int err = 0;
   const size_t pc_bytes_ex = (size_t)(nx) * (size_t)(ny) * sizeof(double);

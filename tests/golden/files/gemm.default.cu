@@ -516,6 +516,64 @@ static int pc_gemm_run(long long ni, long long nj, long long nk, double alpha, d
   PC_CHECK(cudaDeviceSynchronize());
   return 0;
 }
+/* polycuda: pc_gemm_ran: what the last call ran (1 the kernels, 2 the host version); pc_gemm_force: 0 the rule
+   decides, 1 or 2 runs that version (Program.verify checks both) */
+#ifndef PC_HOST_VERSION_FORCE  /* the emulator's: the kernels (cuda_emu_api.h) */
+#define PC_HOST_VERSION_FORCE 0
+#endif
+extern "C" { int pc_gemm_ran; int pc_gemm_force = PC_HOST_VERSION_FORCE; }
+/* polycuda: region 'gemm' as written: the host version, run where pc_gemm_host_version picks it
+   or where the arrays share memory */
+static int pc_gemm_original(long long ni, long long nj, long long nk, double alpha, double beta, double *C, double *A, double *B) {
+  __atomic_store_n(&pc_gemm_ran, 2, __ATOMIC_RELAXED);
+  for (long pc_v1 = 0; (pc_v1 < ni); pc_v1 += 1) {
+    for (long pc_v3 = 0; (pc_v3 < nj); pc_v3 += 1) {
+      C[(pc_v1) * (nj) + (pc_v3)] *= beta;
+      for (long pc_v5 = 0; (pc_v5 < nk); pc_v5 += 1) {
+        C[(pc_v1) * (nj) + (pc_v3)] += ((alpha * A[(pc_v1) * (nk) + (pc_v5)]) * B[(pc_v5) * (nj) + (pc_v3)]);
+      }
+    }
+  }
+  return 0;
+}
+
+/* polycuda: where a call of region 'gemm' runs (gpu.cost.HostChoice): the original program on the host
+   when its estimated time (ns) is below the kernels' (copies + launches + work) */
+static int pc_gemm_host_version(long long ni, long long nj, long long nk, int pc_on_device) {
+  const int pc_force = __atomic_load_n(&pc_gemm_force, __ATOMIC_RELAXED);
+  if (pc_force) return pc_force == 2;
+  const double pc_instances = ((double)pc_max(0LL, (long long)(ni)) * (double)pc_max(0LL, (long long)(nj))) + ((double)pc_max(0LL, (long long)(ni)) * (double)pc_max(0LL, (long long)(nj)) * (double)pc_max(0LL, (long long)(nk)));
+  const double pc_launch_ns = (2000.0);
+  const double pc_bytes = 2.0 * (double)pc_max(0LL, (long long)(ni)) * (double)pc_max(0LL, (long long)(nj)) * 8.0 + 1.0 * (double)pc_max(0LL, (long long)(ni)) * (double)pc_max(0LL, (long long)(nk)) * 8.0 + 1.0 * (double)pc_max(0LL, (long long)(nk)) * (double)pc_max(0LL, (long long)(nj)) * 8.0;
+  const double pc_copies = 4.0;
+  const double pc_copy_ns = pc_bytes / 50.0 + pc_copies * 5000.0;
+  const double pc_host_ns = pc_instances * 2.0 + (pc_on_device ? pc_copy_ns : 0.0);
+  const double pc_gpu_ns = pc_launch_ns + pc_instances * 0.007 + (pc_on_device ? 0.0 : pc_copy_ns);
+  return pc_host_ns < pc_gpu_ns;
+}
+/* polycuda: the host version on device arrays (pc_gemm_dev): copied out, run, the written ones copied back */
+static int pc_gemm_dev_on_host(long long ni, long long nj, long long nk, double alpha, double beta, double *C, double *A, double *B) {
+  int err = 0;
+  const size_t pc_bytes_C = (size_t)(ni) * (size_t)(nj) * sizeof(double);
+  const size_t pc_bytes_A = (size_t)(ni) * (size_t)(nk) * sizeof(double);
+  const size_t pc_bytes_B = (size_t)(nk) * (size_t)(nj) * sizeof(double);
+  double *h_C = (double *)malloc(pc_bytes_C ? pc_bytes_C : 1);
+  if (!h_C) err = (int)cudaErrorMemoryAllocation;
+  double *h_A = (double *)malloc(pc_bytes_A ? pc_bytes_A : 1);
+  if (!h_A) err = (int)cudaErrorMemoryAllocation;
+  double *h_B = (double *)malloc(pc_bytes_B ? pc_bytes_B : 1);
+  if (!h_B) err = (int)cudaErrorMemoryAllocation;
+  if (!err) err = (int)cudaMemcpy(h_C, C, pc_bytes_C, cudaMemcpyDeviceToHost);
+  if (!err) err = (int)cudaMemcpy(h_A, A, pc_bytes_A, cudaMemcpyDeviceToHost);
+  if (!err) err = (int)cudaMemcpy(h_B, B, pc_bytes_B, cudaMemcpyDeviceToHost);
+  if (!err) err = pc_gemm_original(ni, nj, nk, alpha, beta, h_C, h_A, h_B);
+  if (!err) err = (int)cudaMemcpy(C, h_C, pc_bytes_C, cudaMemcpyHostToDevice);
+  free(h_C);
+  free(h_A);
+  free(h_B);
+  return err;
+}
+
 extern "C" int pc_gemm_dev(long long ni, long long nj, long long nk, double alpha, double beta, double *C, double *A, double *B) {
   if (pc_elements((long long)(ni), (long long)(nj)) > 2147483647LL) {
     fprintf(stderr, "polycuda: pc_gemm: array C has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
@@ -539,20 +597,9 @@ extern "C" int pc_gemm_dev(long long ni, long long nj, long long nk, double alph
       return (int)cudaErrorInvalidValue;
     }
   }
+  if (pc_gemm_host_version(ni, nj, nk, 1)) return pc_gemm_dev_on_host(ni, nj, nk, alpha, beta, C, A, B);
+  __atomic_store_n(&pc_gemm_ran, 1, __ATOMIC_RELAXED);
   return pc_gemm_run(ni, nj, nk, alpha, beta, C, A, B, NULL);
-}
-
-/* polycuda: region 'gemm' as written, run when its arrays share memory */
-static int pc_gemm_original(long long ni, long long nj, long long nk, double alpha, double beta, double *C, double *A, double *B) {
-  for (long pc_v1 = 0; (pc_v1 < ni); pc_v1 += 1) {
-    for (long pc_v3 = 0; (pc_v3 < nj); pc_v3 += 1) {
-      C[(pc_v1) * (nj) + (pc_v3)] *= beta;
-      for (long pc_v5 = 0; (pc_v5 < nk); pc_v5 += 1) {
-        C[(pc_v1) * (nj) + (pc_v3)] += ((alpha * A[(pc_v1) * (nk) + (pc_v5)]) * B[(pc_v5) * (nj) + (pc_v3)]);
-      }
-    }
-  }
-  return 0;
 }
 
 extern "C" int pc_gemm(long long ni, long long nj, long long nk, double alpha, double beta, double *C, double *A, double *B) {
@@ -577,6 +624,8 @@ extern "C" int pc_gemm(long long ni, long long nj, long long nk, double alpha, d
       return pc_gemm_original(ni, nj, nk, alpha, beta, C, A, B);
     }
   }
+  if (pc_gemm_host_version(ni, nj, nk, 0)) return pc_gemm_original(ni, nj, nk, alpha, beta, C, A, B);
+  __atomic_store_n(&pc_gemm_ran, 1, __ATOMIC_RELAXED);
   pc_host_guard pc_guard(&pc_gemm_state.lock);
   int err = 0;
   const size_t pc_bytes_C = (size_t)(ni) * (size_t)(nj) * sizeof(double);

@@ -355,6 +355,106 @@ static int pc_gemver_run(long long n, double alpha, double beta, double *A, doub
   PC_CHECK(cudaDeviceSynchronize());
   return 0;
 }
+/* polycuda: pc_gemver_ran: what the last call ran (1 the kernels, 2 the host version); pc_gemver_force: 0 the rule
+   decides, 1 or 2 runs that version (Program.verify checks both) */
+#ifndef PC_HOST_VERSION_FORCE  /* the emulator's: the kernels (cuda_emu_api.h) */
+#define PC_HOST_VERSION_FORCE 0
+#endif
+extern "C" { int pc_gemver_ran; int pc_gemver_force = PC_HOST_VERSION_FORCE; }
+/* polycuda: region 'gemver' as written: the host version, run where pc_gemver_host_version picks it
+   or where the arrays share memory */
+static int pc_gemver_original(long long n, double alpha, double beta, double *A, double *u1, double *v1, double *u2, double *v2, double *w, double *x, double *y, double *z) {
+  __atomic_store_n(&pc_gemver_ran, 2, __ATOMIC_RELAXED);
+  for (long pc_v1 = 0; (pc_v1 < n); pc_v1 += 1) {
+    for (long pc_v3 = 0; (pc_v3 < n); pc_v3 += 1) {
+      A[(pc_v1) * (n) + (pc_v3)] = ((A[(pc_v1) * (n) + (pc_v3)] + (u1[pc_v1] * v1[pc_v3])) + (u2[pc_v1] * v2[pc_v3]));
+    }
+  }
+  for (long pc_v1 = 0; (pc_v1 < n); pc_v1 += 1) {
+    for (long pc_v3 = 0; (pc_v3 < n); pc_v3 += 1) {
+      x[pc_v1] = (x[pc_v1] + ((beta * A[(pc_v3) * (n) + (pc_v1)]) * y[pc_v3]));
+    }
+  }
+  for (long pc_v1 = 0; (pc_v1 < n); pc_v1 += 1) {
+    x[pc_v1] = (x[pc_v1] + z[pc_v1]);
+  }
+  for (long pc_v1 = 0; (pc_v1 < n); pc_v1 += 1) {
+    for (long pc_v3 = 0; (pc_v3 < n); pc_v3 += 1) {
+      w[pc_v1] = (w[pc_v1] + ((alpha * A[(pc_v1) * (n) + (pc_v3)]) * x[pc_v3]));
+    }
+  }
+  return 0;
+}
+
+/* polycuda: where a call of region 'gemver' runs (gpu.cost.HostChoice): the original program on the host
+   when its estimated time (ns) is below the kernels' (copies + launches + work) */
+static int pc_gemver_host_version(long long n, int pc_on_device) {
+  const int pc_force = __atomic_load_n(&pc_gemver_force, __ATOMIC_RELAXED);
+  if (pc_force) return pc_force == 2;
+  const double pc_instances = ((double)pc_max(0LL, (long long)(n)) * (double)pc_max(0LL, (long long)(n))) + ((double)pc_max(0LL, (long long)(n)) * (double)pc_max(0LL, (long long)(n))) + ((double)pc_max(0LL, (long long)(n))) + ((double)pc_max(0LL, (long long)(n)) * (double)pc_max(0LL, (long long)(n)));
+  const double pc_launch_ns = (2000.0) + (2000.0) + (2000.0);
+  const double pc_bytes = 2.0 * (double)pc_max(0LL, (long long)(n)) * (double)pc_max(0LL, (long long)(n)) * 8.0 + 1.0 * (double)pc_max(0LL, (long long)(n)) * 8.0 + 1.0 * (double)pc_max(0LL, (long long)(n)) * 8.0 + 1.0 * (double)pc_max(0LL, (long long)(n)) * 8.0 + 1.0 * (double)pc_max(0LL, (long long)(n)) * 8.0 + 2.0 * (double)pc_max(0LL, (long long)(n)) * 8.0 + 2.0 * (double)pc_max(0LL, (long long)(n)) * 8.0 + 1.0 * (double)pc_max(0LL, (long long)(n)) * 8.0 + 1.0 * (double)pc_max(0LL, (long long)(n)) * 8.0;
+  const double pc_copies = 12.0;
+  const double pc_copy_ns = pc_bytes / 50.0 + pc_copies * 5000.0;
+  const double pc_host_ns = pc_instances * 2.0 + (pc_on_device ? pc_copy_ns : 0.0);
+  const double pc_gpu_ns = pc_launch_ns + pc_instances * 0.007 + (pc_on_device ? 0.0 : pc_copy_ns);
+  return pc_host_ns < pc_gpu_ns;
+}
+/* polycuda: the host version on device arrays (pc_gemver_dev): copied out, run, the written ones copied back */
+static int pc_gemver_dev_on_host(long long n, double alpha, double beta, double *A, double *u1, double *v1, double *u2, double *v2, double *w, double *x, double *y, double *z) {
+  int err = 0;
+  const size_t pc_bytes_A = (size_t)(n) * (size_t)(n) * sizeof(double);
+  const size_t pc_bytes_u1 = (size_t)(n) * sizeof(double);
+  const size_t pc_bytes_v1 = (size_t)(n) * sizeof(double);
+  const size_t pc_bytes_u2 = (size_t)(n) * sizeof(double);
+  const size_t pc_bytes_v2 = (size_t)(n) * sizeof(double);
+  const size_t pc_bytes_w = (size_t)(n) * sizeof(double);
+  const size_t pc_bytes_x = (size_t)(n) * sizeof(double);
+  const size_t pc_bytes_y = (size_t)(n) * sizeof(double);
+  const size_t pc_bytes_z = (size_t)(n) * sizeof(double);
+  double *h_A = (double *)malloc(pc_bytes_A ? pc_bytes_A : 1);
+  if (!h_A) err = (int)cudaErrorMemoryAllocation;
+  double *h_u1 = (double *)malloc(pc_bytes_u1 ? pc_bytes_u1 : 1);
+  if (!h_u1) err = (int)cudaErrorMemoryAllocation;
+  double *h_v1 = (double *)malloc(pc_bytes_v1 ? pc_bytes_v1 : 1);
+  if (!h_v1) err = (int)cudaErrorMemoryAllocation;
+  double *h_u2 = (double *)malloc(pc_bytes_u2 ? pc_bytes_u2 : 1);
+  if (!h_u2) err = (int)cudaErrorMemoryAllocation;
+  double *h_v2 = (double *)malloc(pc_bytes_v2 ? pc_bytes_v2 : 1);
+  if (!h_v2) err = (int)cudaErrorMemoryAllocation;
+  double *h_w = (double *)malloc(pc_bytes_w ? pc_bytes_w : 1);
+  if (!h_w) err = (int)cudaErrorMemoryAllocation;
+  double *h_x = (double *)malloc(pc_bytes_x ? pc_bytes_x : 1);
+  if (!h_x) err = (int)cudaErrorMemoryAllocation;
+  double *h_y = (double *)malloc(pc_bytes_y ? pc_bytes_y : 1);
+  if (!h_y) err = (int)cudaErrorMemoryAllocation;
+  double *h_z = (double *)malloc(pc_bytes_z ? pc_bytes_z : 1);
+  if (!h_z) err = (int)cudaErrorMemoryAllocation;
+  if (!err) err = (int)cudaMemcpy(h_A, A, pc_bytes_A, cudaMemcpyDeviceToHost);
+  if (!err) err = (int)cudaMemcpy(h_u1, u1, pc_bytes_u1, cudaMemcpyDeviceToHost);
+  if (!err) err = (int)cudaMemcpy(h_v1, v1, pc_bytes_v1, cudaMemcpyDeviceToHost);
+  if (!err) err = (int)cudaMemcpy(h_u2, u2, pc_bytes_u2, cudaMemcpyDeviceToHost);
+  if (!err) err = (int)cudaMemcpy(h_v2, v2, pc_bytes_v2, cudaMemcpyDeviceToHost);
+  if (!err) err = (int)cudaMemcpy(h_w, w, pc_bytes_w, cudaMemcpyDeviceToHost);
+  if (!err) err = (int)cudaMemcpy(h_x, x, pc_bytes_x, cudaMemcpyDeviceToHost);
+  if (!err) err = (int)cudaMemcpy(h_y, y, pc_bytes_y, cudaMemcpyDeviceToHost);
+  if (!err) err = (int)cudaMemcpy(h_z, z, pc_bytes_z, cudaMemcpyDeviceToHost);
+  if (!err) err = pc_gemver_original(n, alpha, beta, h_A, h_u1, h_v1, h_u2, h_v2, h_w, h_x, h_y, h_z);
+  if (!err) err = (int)cudaMemcpy(A, h_A, pc_bytes_A, cudaMemcpyHostToDevice);
+  if (!err) err = (int)cudaMemcpy(w, h_w, pc_bytes_w, cudaMemcpyHostToDevice);
+  if (!err) err = (int)cudaMemcpy(x, h_x, pc_bytes_x, cudaMemcpyHostToDevice);
+  free(h_A);
+  free(h_u1);
+  free(h_v1);
+  free(h_u2);
+  free(h_v2);
+  free(h_w);
+  free(h_x);
+  free(h_y);
+  free(h_z);
+  return err;
+}
+
 extern "C" int pc_gemver_dev(long long n, double alpha, double beta, double *A, double *u1, double *v1, double *u2, double *v2, double *w, double *x, double *y, double *z) {
   if (pc_elements((long long)(n), (long long)(n)) > 2147483647LL) {
     fprintf(stderr, "polycuda: pc_gemver: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
@@ -427,30 +527,9 @@ extern "C" int pc_gemver_dev(long long n, double alpha, double beta, double *A, 
       return (int)cudaErrorInvalidValue;
     }
   }
+  if (pc_gemver_host_version(n, 1)) return pc_gemver_dev_on_host(n, alpha, beta, A, u1, v1, u2, v2, w, x, y, z);
+  __atomic_store_n(&pc_gemver_ran, 1, __ATOMIC_RELAXED);
   return pc_gemver_run(n, alpha, beta, A, u1, v1, u2, v2, w, x, y, z, NULL);
-}
-
-/* polycuda: region 'gemver' as written, run when its arrays share memory */
-static int pc_gemver_original(long long n, double alpha, double beta, double *A, double *u1, double *v1, double *u2, double *v2, double *w, double *x, double *y, double *z) {
-  for (long pc_v1 = 0; (pc_v1 < n); pc_v1 += 1) {
-    for (long pc_v3 = 0; (pc_v3 < n); pc_v3 += 1) {
-      A[(pc_v1) * (n) + (pc_v3)] = ((A[(pc_v1) * (n) + (pc_v3)] + (u1[pc_v1] * v1[pc_v3])) + (u2[pc_v1] * v2[pc_v3]));
-    }
-  }
-  for (long pc_v1 = 0; (pc_v1 < n); pc_v1 += 1) {
-    for (long pc_v3 = 0; (pc_v3 < n); pc_v3 += 1) {
-      x[pc_v1] = (x[pc_v1] + ((beta * A[(pc_v3) * (n) + (pc_v1)]) * y[pc_v3]));
-    }
-  }
-  for (long pc_v1 = 0; (pc_v1 < n); pc_v1 += 1) {
-    x[pc_v1] = (x[pc_v1] + z[pc_v1]);
-  }
-  for (long pc_v1 = 0; (pc_v1 < n); pc_v1 += 1) {
-    for (long pc_v3 = 0; (pc_v3 < n); pc_v3 += 1) {
-      w[pc_v1] = (w[pc_v1] + ((alpha * A[(pc_v1) * (n) + (pc_v3)]) * x[pc_v3]));
-    }
-  }
-  return 0;
 }
 
 extern "C" int pc_gemver(long long n, double alpha, double beta, double *A, double *u1, double *v1, double *u2, double *v2, double *w, double *x, double *y, double *z) {
@@ -524,6 +603,8 @@ extern "C" int pc_gemver(long long n, double alpha, double beta, double *A, doub
       return pc_gemver_original(n, alpha, beta, A, u1, v1, u2, v2, w, x, y, z);
     }
   }
+  if (pc_gemver_host_version(n, 0)) return pc_gemver_original(n, alpha, beta, A, u1, v1, u2, v2, w, x, y, z);
+  __atomic_store_n(&pc_gemver_ran, 1, __ATOMIC_RELAXED);
   pc_host_guard pc_guard(&pc_gemver_state.lock);
   int err = 0;
   const size_t pc_bytes_A = (size_t)(n) * (size_t)(n) * sizeof(double);

@@ -279,11 +279,60 @@ static int pc_sor_2d_run(long long T, long long n, double omega, double *A, cons
   PC_CHECK(cudaDeviceSynchronize());
   return 0;
 }
+/* polycuda: pc_sor_2d_ran: what the last call ran (1 the kernels, 2 the host version); pc_sor_2d_force: 0 the rule
+   decides, 1 or 2 runs that version (Program.verify checks both) */
+#ifndef PC_HOST_VERSION_FORCE  /* the emulator's: the kernels (cuda_emu_api.h) */
+#define PC_HOST_VERSION_FORCE 0
+#endif
+extern "C" { int pc_sor_2d_ran; int pc_sor_2d_force = PC_HOST_VERSION_FORCE; }
+/* polycuda: region 'sor_2d' as written: the host version, run where pc_sor_2d_host_version picks it
+   or where the arrays share memory */
+static int pc_sor_2d_original(long long T, long long n, double omega, double *A) {
+  __atomic_store_n(&pc_sor_2d_ran, 2, __ATOMIC_RELAXED);
+  for (long pc_v1 = 0; (pc_v1 < T); pc_v1 += 1) {
+    for (long pc_v3 = 1; (pc_v3 < (n - 1)); pc_v3 += 1) {
+      for (long pc_v5 = 1; (pc_v5 < (n - 1)); pc_v5 += 1) {
+        A[(pc_v3) * (n) + (pc_v5)] = (((1.0 - omega) * A[(pc_v3) * (n) + (pc_v5)]) + ((omega * 0.25) * (((A[((pc_v3 - 1)) * (n) + (pc_v5)] + A[((pc_v3 + 1)) * (n) + (pc_v5)]) + A[(pc_v3) * (n) + ((pc_v5 - 1))]) + A[(pc_v3) * (n) + ((pc_v5 + 1))])));
+      }
+    }
+  }
+  return 0;
+}
+
+/* polycuda: where a call of region 'sor_2d' runs (gpu.cost.HostChoice): the original program on the host
+   when its estimated time (ns) is below the kernels' (copies + launches + work) */
+static int pc_sor_2d_host_version(long long T, long long n, int pc_on_device) {
+  const int pc_force = __atomic_load_n(&pc_sor_2d_force, __ATOMIC_RELAXED);
+  if (pc_force) return pc_force == 2;
+  const double pc_instances = ((double)pc_max(0LL, (long long)(T)) * (double)pc_max(0LL, (long long)((n - 2))) * (double)pc_max(0LL, (long long)((n - 2))));
+  const double pc_launch_ns = (7000.0 * (double)pc_max(0LL, (long long)(((((13 * T) + (17 * n)) + 17) / 32))));
+  const double pc_bytes = 2.0 * (double)pc_max(0LL, (long long)(n)) * (double)pc_max(0LL, (long long)(n)) * 8.0;
+  const double pc_copies = 2.0;
+  const double pc_copy_ns = pc_bytes / 50.0 + pc_copies * 5000.0;
+  const double pc_host_ns = pc_instances * 2.0 + (pc_on_device ? pc_copy_ns : 0.0);
+  const double pc_gpu_ns = pc_launch_ns + pc_instances * 0.007 + (pc_on_device ? 0.0 : pc_copy_ns);
+  return pc_host_ns < pc_gpu_ns;
+}
+/* polycuda: the host version on device arrays (pc_sor_2d_dev): copied out, run, the written ones copied back */
+static int pc_sor_2d_dev_on_host(long long T, long long n, double omega, double *A) {
+  int err = 0;
+  const size_t pc_bytes_A = (size_t)(n) * (size_t)(n) * sizeof(double);
+  double *h_A = (double *)malloc(pc_bytes_A ? pc_bytes_A : 1);
+  if (!h_A) err = (int)cudaErrorMemoryAllocation;
+  if (!err) err = (int)cudaMemcpy(h_A, A, pc_bytes_A, cudaMemcpyDeviceToHost);
+  if (!err) err = pc_sor_2d_original(T, n, omega, h_A);
+  if (!err) err = (int)cudaMemcpy(A, h_A, pc_bytes_A, cudaMemcpyHostToDevice);
+  free(h_A);
+  return err;
+}
+
 extern "C" int pc_sor_2d_dev(long long T, long long n, double omega, double *A) {
   if (pc_elements((long long)(n), (long long)(n)) > 2147483647LL) {
     fprintf(stderr, "polycuda: pc_sor_2d: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
     return (int)cudaErrorInvalidValue;
   }
+  if (pc_sor_2d_host_version(T, n, 1)) return pc_sor_2d_dev_on_host(T, n, omega, A);
+  __atomic_store_n(&pc_sor_2d_ran, 1, __ATOMIC_RELAXED);
   return pc_sor_2d_run(T, n, omega, A, NULL);
 }
 
@@ -292,6 +341,8 @@ extern "C" int pc_sor_2d(long long T, long long n, double omega, double *A) {
     fprintf(stderr, "polycuda: pc_sor_2d: array A has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
     return (int)cudaErrorInvalidValue;
   }
+  if (pc_sor_2d_host_version(T, n, 0)) return pc_sor_2d_original(T, n, omega, A);
+  __atomic_store_n(&pc_sor_2d_ran, 1, __ATOMIC_RELAXED);
   pc_host_guard pc_guard(&pc_sor_2d_state.lock);
   int err = 0;
   const size_t pc_bytes_A = (size_t)(n) * (size_t)(n) * sizeof(double);

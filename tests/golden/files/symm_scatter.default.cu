@@ -385,6 +385,68 @@ static int pc_symm_scatter_run(long long m, long long n, double alpha, double be
   PC_CHECK(cudaDeviceSynchronize());
   return 0;
 }
+/* polycuda: pc_symm_scatter_ran: what the last call ran (1 the kernels, 2 the host version); pc_symm_scatter_force: 0 the rule
+   decides, 1 or 2 runs that version (Program.verify checks both) */
+#ifndef PC_HOST_VERSION_FORCE  /* the emulator's: the kernels (cuda_emu_api.h) */
+#define PC_HOST_VERSION_FORCE 0
+#endif
+extern "C" { int pc_symm_scatter_ran; int pc_symm_scatter_force = PC_HOST_VERSION_FORCE; }
+/* polycuda: region 'symm_scatter' as written: the host version, run where pc_symm_scatter_host_version picks it
+   or where the arrays share memory */
+static int pc_symm_scatter_original(long long m, long long n, double alpha, double beta, double *C, double *A, double *B) {
+  __atomic_store_n(&pc_symm_scatter_ran, 2, __ATOMIC_RELAXED);
+  double *temp2 = (double *)calloc(1, sizeof(double));
+  for (long pc_v1 = 0; (pc_v1 < m); pc_v1 += 1) {
+    for (long pc_v3 = 0; (pc_v3 < n); pc_v3 += 1) {
+      temp2[0] = 0.0;
+      for (long pc_v5 = 0; (pc_v5 < pc_v1); pc_v5 += 1) {
+        C[(pc_v5) * (n) + (pc_v3)] += ((alpha * B[(pc_v1) * (n) + (pc_v3)]) * A[(pc_v1) * (m) + (pc_v5)]);
+        temp2[0] += (B[(pc_v5) * (n) + (pc_v3)] * A[(pc_v1) * (m) + (pc_v5)]);
+      }
+      C[(pc_v1) * (n) + (pc_v3)] = (((beta * C[(pc_v1) * (n) + (pc_v3)]) + ((alpha * B[(pc_v1) * (n) + (pc_v3)]) * A[(pc_v1) * (m) + (pc_v1)])) + (alpha * temp2[0]));
+    }
+  }
+  free(temp2);
+  return 0;
+}
+
+/* polycuda: where a call of region 'symm_scatter' runs (gpu.cost.HostChoice): the original program on the host
+   when its estimated time (ns) is below the kernels' (copies + launches + work) */
+static int pc_symm_scatter_host_version(long long m, long long n, int pc_on_device) {
+  const int pc_force = __atomic_load_n(&pc_symm_scatter_force, __ATOMIC_RELAXED);
+  if (pc_force) return pc_force == 2;
+  const double pc_instances = ((double)pc_max(0LL, (long long)(m)) * (double)pc_max(0LL, (long long)(n))) + ((double)pc_max(0LL, (long long)((m - 1))) * (double)pc_max(0LL, (long long)(n)) * (double)pc_max(0LL, (long long)((m - 1)))) + ((double)pc_max(0LL, (long long)((m - 1))) * (double)pc_max(0LL, (long long)(n)) * (double)pc_max(0LL, (long long)((m - 1)))) + ((double)pc_max(0LL, (long long)(m)) * (double)pc_max(0LL, (long long)(n)));
+  const double pc_launch_ns = (2000.0);
+  const double pc_bytes = 2.0 * (double)pc_max(0LL, (long long)(m)) * (double)pc_max(0LL, (long long)(n)) * 8.0 + 1.0 * (double)pc_max(0LL, (long long)(m)) * (double)pc_max(0LL, (long long)(m)) * 8.0 + 1.0 * (double)pc_max(0LL, (long long)(m)) * (double)pc_max(0LL, (long long)(n)) * 8.0;
+  const double pc_copies = 4.0;
+  const double pc_copy_ns = pc_bytes / 50.0 + pc_copies * 5000.0;
+  const double pc_host_ns = pc_instances * 2.0 + (pc_on_device ? pc_copy_ns : 0.0);
+  const double pc_gpu_ns = pc_launch_ns + pc_instances * 0.007 + (pc_on_device ? 0.0 : pc_copy_ns);
+  return pc_host_ns < pc_gpu_ns;
+}
+/* polycuda: the host version on device arrays (pc_symm_scatter_dev): copied out, run, the written ones copied back */
+static int pc_symm_scatter_dev_on_host(long long m, long long n, double alpha, double beta, double *C, double *A, double *B) {
+  int err = 0;
+  const size_t pc_bytes_C = (size_t)(m) * (size_t)(n) * sizeof(double);
+  const size_t pc_bytes_A = (size_t)(m) * (size_t)(m) * sizeof(double);
+  const size_t pc_bytes_B = (size_t)(m) * (size_t)(n) * sizeof(double);
+  double *h_C = (double *)malloc(pc_bytes_C ? pc_bytes_C : 1);
+  if (!h_C) err = (int)cudaErrorMemoryAllocation;
+  double *h_A = (double *)malloc(pc_bytes_A ? pc_bytes_A : 1);
+  if (!h_A) err = (int)cudaErrorMemoryAllocation;
+  double *h_B = (double *)malloc(pc_bytes_B ? pc_bytes_B : 1);
+  if (!h_B) err = (int)cudaErrorMemoryAllocation;
+  if (!err) err = (int)cudaMemcpy(h_C, C, pc_bytes_C, cudaMemcpyDeviceToHost);
+  if (!err) err = (int)cudaMemcpy(h_A, A, pc_bytes_A, cudaMemcpyDeviceToHost);
+  if (!err) err = (int)cudaMemcpy(h_B, B, pc_bytes_B, cudaMemcpyDeviceToHost);
+  if (!err) err = pc_symm_scatter_original(m, n, alpha, beta, h_C, h_A, h_B);
+  if (!err) err = (int)cudaMemcpy(C, h_C, pc_bytes_C, cudaMemcpyHostToDevice);
+  free(h_C);
+  free(h_A);
+  free(h_B);
+  return err;
+}
+
 extern "C" int pc_symm_scatter_dev(long long m, long long n, double alpha, double beta, double *C, double *A, double *B) {
   if (pc_elements((long long)(m), (long long)(n)) > 2147483647LL) {
     fprintf(stderr, "polycuda: pc_symm_scatter: array C has more than 2147483647 elements, more than the kernels' 32-bit indices reach; nothing was run\n");
@@ -412,24 +474,9 @@ extern "C" int pc_symm_scatter_dev(long long m, long long n, double alpha, doubl
       return (int)cudaErrorInvalidValue;
     }
   }
+  if (pc_symm_scatter_host_version(m, n, 1)) return pc_symm_scatter_dev_on_host(m, n, alpha, beta, C, A, B);
+  __atomic_store_n(&pc_symm_scatter_ran, 1, __ATOMIC_RELAXED);
   return pc_symm_scatter_run(m, n, alpha, beta, C, A, B, NULL);
-}
-
-/* polycuda: region 'symm_scatter' as written, run when its arrays share memory */
-static int pc_symm_scatter_original(long long m, long long n, double alpha, double beta, double *C, double *A, double *B) {
-  double *temp2 = (double *)calloc(1, sizeof(double));
-  for (long pc_v1 = 0; (pc_v1 < m); pc_v1 += 1) {
-    for (long pc_v3 = 0; (pc_v3 < n); pc_v3 += 1) {
-      temp2[0] = 0.0;
-      for (long pc_v5 = 0; (pc_v5 < pc_v1); pc_v5 += 1) {
-        C[(pc_v5) * (n) + (pc_v3)] += ((alpha * B[(pc_v1) * (n) + (pc_v3)]) * A[(pc_v1) * (m) + (pc_v5)]);
-        temp2[0] += (B[(pc_v5) * (n) + (pc_v3)] * A[(pc_v1) * (m) + (pc_v5)]);
-      }
-      C[(pc_v1) * (n) + (pc_v3)] = (((beta * C[(pc_v1) * (n) + (pc_v3)]) + ((alpha * B[(pc_v1) * (n) + (pc_v3)]) * A[(pc_v1) * (m) + (pc_v1)])) + (alpha * temp2[0]));
-    }
-  }
-  free(temp2);
-  return 0;
 }
 
 extern "C" int pc_symm_scatter(long long m, long long n, double alpha, double beta, double *C, double *A, double *B) {
@@ -458,6 +505,8 @@ extern "C" int pc_symm_scatter(long long m, long long n, double alpha, double be
       return pc_symm_scatter_original(m, n, alpha, beta, C, A, B);
     }
   }
+  if (pc_symm_scatter_host_version(m, n, 0)) return pc_symm_scatter_original(m, n, alpha, beta, C, A, B);
+  __atomic_store_n(&pc_symm_scatter_ran, 1, __ATOMIC_RELAXED);
   pc_host_guard pc_guard(&pc_symm_scatter_state.lock);
   int err = 0;
   const size_t pc_bytes_C = (size_t)(m) * (size_t)(n) * sizeof(double);

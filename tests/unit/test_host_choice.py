@@ -1,0 +1,172 @@
+"""A CUDA region keeps its original program beside its kernels and runs it on the host where
+the rule of gpu.cost.HostChoice predicts it faster (Options.host_fallback; issue 41, item 2)."""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+import pytest
+
+import polycuda
+from kernels import suite
+from polycuda import pipeline, program, show
+from polycuda.cli import _options, parser as build_parser
+from polycuda.codegen import host_choice
+from polycuda.errors import InvalidConfigError, VerificationError
+from polycuda.gpu import cost
+from polycuda.options import Options
+from polycuda.run import RunReport, ran_version
+from polycuda.runtime import emulate, launch
+from polycuda.schedule import isl_scheduler
+from polycuda.verify import random_arguments
+
+TINY = {"ni": 4, "nj": 4, "nk": 4}
+SMALL = {"ni": 32, "nj": 32, "nk": 32}
+LARGE = {"ni": 4096, "nj": 4096, "nk": 4096}
+
+
+def _gemm(**changes: object) -> polycuda.Program:
+    gemm = suite.by_name("gemm")
+    return polycuda.compile(str(gemm.c_path), function=gemm.function,
+                            options=Options(**changes))
+
+
+def _rule(prog: polycuda.Program) -> cost.HostChoice | None:
+    """The HostChoice that compile_scop puts in the region's CUDA file."""
+    options = prog.options.replace(target="cuda")
+    scop = pipeline.transform_scop(prog.scop, options)
+    ctx = isl_scheduler.new_context()
+    choice = pipeline.choose_schedule(scop, options, ctx, pipeline.dependence_map(scop, ctx))
+    return pipeline.host_choice(scop, options, ctx, choice.mapped)
+
+
+def test_a_tiny_problem_picks_the_host_and_a_large_one_the_gpu():
+    rule = _rule(_gemm())
+    assert rule is not None and rule.params == ("ni", "nj", "nk")
+    host, gpu = rule.estimates(TINY)
+    # 4^3 + 4^2 instances at HOST_INSTANCE_NS; one launch and four copies on the GPU side
+    assert host == pytest.approx(80 * cost.HOST_INSTANCE_NS)
+    assert gpu > cost.LAUNCH_NS + 4 * cost.COPY_CALL_NS
+    assert rule.picks_host(TINY) is True
+    assert rule.picks_host(LARGE) is False  # only the rule: nothing runs at 4096^3
+
+
+def _force(prog: polycuda.Program, kernel: object) -> ctypes.c_int:
+    return ctypes.c_int.in_dll(kernel.lib, f"pc_{prog.name}_force")
+
+
+def test_the_emulator_runs_the_kernels_unless_told_to_let_the_rule_decide():
+    """The emulator tests the kernels (the suite's direct calls keep testing them); with
+    pc_<name>_force 0 its entries decide by the rule, as on a GPU."""
+    prog = _gemm()
+    kernel = prog.kernel("emulate")
+    assert _force(prog, kernel).value == host_choice.RAN_GPU
+    kernel(**random_arguments(prog.scop, TINY, seed=1))
+    assert ran_version(prog, kernel) == "gpu"
+    assert "#define PC_HOST_VERSION_FORCE 0" in prog.generate("cuda").source  # on a GPU: 0
+
+
+def test_the_generated_entry_runs_what_the_rule_picks():
+    prog = _gemm()
+    kernel = prog.kernel("emulate")
+    _force(prog, kernel).value = 0  # the rule decides, as on a GPU
+    for sizes, ran in ((TINY, "host (sequential)"), (SMALL, "gpu")):
+        assert _rule(prog).picks_host(sizes) is (ran != "gpu")
+        args = random_arguments(prog.scop, sizes, seed=1)
+        expected = {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in args.items()}
+        prog._reference(expected)
+        kernel(**args)
+        assert ran_version(prog, kernel) == ran
+        np.testing.assert_allclose(args["C"], expected["C"], rtol=1e-12)
+    _force(prog, kernel).value = host_choice.RAN_GPU
+
+
+def test_the_option_forces_either_side():
+    always, never = _gemm(host_fallback="always"), _gemm(host_fallback="never")
+    assert _rule(always).picks_host(LARGE) is True
+    assert _rule(never) is None
+    assert "pc_gemm_host_version" not in never.generate("cuda").source
+    kernel = always.kernel("emulate")
+    args = random_arguments(always.scop, SMALL, seed=2)
+    kernel(**args)
+    assert ran_version(always, kernel) == "host (sequential)"
+    kernel = never.kernel("emulate")
+    kernel(**random_arguments(never.scop, TINY, seed=2))
+    assert ran_version(never, kernel) == ""  # no host version in the file
+    with pytest.raises(InvalidConfigError):
+        Options(host_fallback="sometimes")
+
+
+def test_the_cli_flag_sets_the_option():
+    for value in ("auto", "never", "always"):
+        args = build_parser().parse_args(["compile", "x.c", "--host-fallback", value])
+        assert _options(args).host_fallback == value
+    assert _options(build_parser().parse_args(["compile", "x.c"])).host_fallback == "auto"
+
+
+@pytest.mark.parametrize("sizes", [TINY, SMALL])
+def test_both_versions_verify_on_the_emulator(sizes):
+    [result] = _gemm().verify(sizes, targets=("emulate",))
+    assert result.ok and result.target == "emulate"
+
+
+def test_verify_checks_the_host_version_where_the_kernels_run(monkeypatch):
+    """A wrong host version is caught at sizes where the rule picks the kernels."""
+    real = host_choice._original
+
+    def broken(scop, flag):
+        lines = real(scop, flag)
+        return [line.replace("*= beta", "*= -beta") for line in lines]
+
+    monkeypatch.setattr(host_choice, "_original", broken)
+    program._generate.cache_clear()  # the source with the broken host version
+    try:
+        prog = _gemm()
+        assert _rule(prog).picks_host(SMALL) is False
+        with pytest.raises(VerificationError, match="host version"):
+            prog.verify(SMALL, targets=("emulate",))
+    finally:
+        program._generate.cache_clear()
+
+
+def test_device_arrays_count_no_gpu_copies_and_the_host_round_trip():
+    rule = _rule(_gemm())
+    host, gpu = rule.estimates(TINY)
+    host_dev, gpu_dev = rule.estimates(TINY, on_device=True)
+    elements = {"C": 16, "A": 16, "B": 16}
+    # the host entry copies C, A, B in and C out; the device entry's host version copies
+    # C, A, B out and C back: the same bytes here, in as many copies
+    copies_ns = sum(elements.values()) * 8 / cost.HOST_COPY_BYTES_PER_NS + (
+        elements["C"] * 8 / cost.HOST_COPY_BYTES_PER_NS) + 4 * cost.COPY_CALL_NS
+    assert gpu - gpu_dev == pytest.approx(copies_ns)
+    assert host_dev - host == pytest.approx(copies_ns)
+    assert rule.picks_host(TINY, on_device=True) is False  # copies cost more than the work
+    # the rule on numbers: zero copies to the GPU's side on device arrays
+    assert cost.host_and_gpu_ns(0.0, 0.0, (500.0, 2), on_device=True) == (
+        500.0 / cost.HOST_COPY_BYTES_PER_NS + 2 * cost.COPY_CALL_NS, 0.0)
+    assert cost.host_and_gpu_ns(0.0, 0.0, (500.0, 2))[0] == 0.0
+
+
+def test_the_device_entry_runs_the_host_version_on_device_arrays():
+    prog = _gemm(host_fallback="always")
+    gen = prog.generate("emulate")
+    kernel = launch.load(emulate.build_emulated(gen.source), prog.scop, "emulate",
+                         transformed=gen.scop, device_entry=True)
+    args = random_arguments(prog.scop, TINY, seed=4)
+    expected = {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in args.items()}
+    prog._reference(expected)
+    kernel(**args)
+    assert ran_version(prog, kernel) == "host (sequential)"
+    np.testing.assert_allclose(args["C"], expected["C"], rtol=1e-12)
+
+
+def test_show_schedule_prints_the_rule_and_run_says_which_ran():
+    text = show.show("schedule", (_gemm(target="cuda"),))
+    assert "host version: the original program on the host where host < gpu" in text
+    assert "ni, nj, nk" in text and "HOST_INSTANCE_NS" in text and "COPY_CALL_NS" in text
+    assert "pc_launch_ns" in text and "copies: C x2 (2 on device arrays)" in text
+    assert "host version" not in show.show("schedule", (_gemm(target="cuda",
+                                                              host_fallback="never"),))
+    report = RunReport("gemm", "cuda", TINY, ran="host (sequential)")
+    assert "ran: host (sequential)" in report.render()
