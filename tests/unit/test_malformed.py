@@ -77,7 +77,8 @@ C_BODIES = {
     "division_by_variable": LOOP + "    B[(i - 5) / m] = 1.0;",
     "min_in_lower_bound": LOOP + "    for (int j = min(i, m); j < n; j++) B[j] = 1.0;",
     "max_in_upper_bound": LOOP + "    for (int j = 0; j < max(i, m); j++) B[j] = 1.0;",
-    "ternary_subscript": LOOP + "    B[i > 2 ? i : 0] = 1.0;",
+    # an affine condition makes a piecewise access (test_subscript_forms); this one is not
+    "ternary_subscript": LOOP + "    B[i * i > 2 ? i : 0] = 1.0;",
 }
 REGION = "\n{\n#pragma scop\n" + LOOP + "    B[i] = 1.0;\n#pragma endscop\n}\n"
 C_FILES = {
@@ -234,7 +235,7 @@ C_NEEDLES = {
     'division_by_variable': "divides by a non-constant with C '/'",
     'min_in_lower_bound': "lower bound of loop 'j' takes a min",
     'max_in_upper_bound': "upper bound of loop 'j' takes a max",
-    'ternary_subscript': 'subscript is not affine',
+    'ternary_subscript': "conditional '?:' whose condition is not affine",
     'kr_definition': 'K&R',
     'pointer_param': "pointer parameter 'B'",
     'variadic': 'variadic',
