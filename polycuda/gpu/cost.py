@@ -346,8 +346,8 @@ def picks_runner_up(launch_ns: tuple[float, float], instances: float) -> bool:
 # On device arrays (pc_<name>_dev: CuPy/torch arrays) the GPU copies nothing and the host
 # version pays the round trip instead: each accessed array copied out, each written one back
 # (the rule includes that cost, as the serial region's device entry does). The constants lean
-# to the GPU, so that the host runs where it is clearly faster. Measured on the H200 and its
-# host (bench/results/2026-12-02-nvidia-h200-host-choice.json, bench/host_choice/):
+# to the GPU, so that the host runs where it is clearly faster. Calibrated by bench/host_choice/
+# (its results: bench/results/2026-12-02-nvidia-h200-host-choice.json):
 # HOST_INSTANCE_NS is above the host's time per instance of gemm and 1-D Jacobi at the sizes
 # where the two versions cross (larger gemms take longer per instance, where the GPU wins by
 # far; statements calling math functions take longer too: the serial regions' math_chain in
