@@ -9,8 +9,8 @@ per crash class, and every wrong result and new crash in full (seed and source).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
-import multiprocessing
 import os
 import platform
 import statistics
@@ -18,10 +18,11 @@ import subprocess
 import sys
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from tests.fuzz.generator import PROFILES, generate
-from tests.fuzz.harness import CONFIGS, TARGETS, Outcome, report, run_program
+from tests.fuzz.children import run_isolated
+from tests.fuzz.harness import CONFIGS, TARGETS, Outcome, report
 from tests.fuzz.reduce import minimise, size
 from tests.fuzz.tree import FuzzProgram
 
@@ -42,14 +43,15 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--targets", nargs="+", choices=TARGETS + ("cuda",), default=list(TARGETS),
                     help="cuda: the generated CUDA on this machine's GPU")
     ap.add_argument("--time-limit", type=float, default=60.0,
-                    help="seconds per (program, configuration, target) before 'timeout'")
+                    help="seconds per step (compile; generate per target) before 'timeout': "
+                         "SIGALRM first, then the child is killed")
     ap.add_argument("--minimise", action="store_true",
                     help="shrink wrong results and new crashes before printing them")
     ap.add_argument("--print-source", action="store_true", help="print each program")
     ap.add_argument("--minutes", type=float, default=0.0,
                     help="stop starting programs after this many minutes (0: no limit)")
     ap.add_argument("--jobs", type=int, default=1,
-                    help="programs run at once, each in its own worker process")
+                    help="forked children at once (one per program and configuration)")
     ap.add_argument("--json", metavar="FILE",
                     help="also write the counts, compile-time percentiles and failures as JSON")
     return ap.parse_args(argv)
@@ -108,7 +110,8 @@ def _shrink(prog: FuzzProgram, out: Outcome, time_limit: float
     last = {"out": out}
 
     def still_fails(candidate: FuzzProgram) -> bool:
-        (again,) = run_program(candidate, (out.config,), (out.target,), time_limit)
+        ((_, (again,)),) = run_isolated([candidate], lambda _p: ((out.config,), (out.target,)),
+                                        time_limit_s=time_limit)
         if again.status == out.status and again.crash_class == out.crash_class:
             last["out"] = again
             return True
@@ -118,38 +121,30 @@ def _shrink(prog: FuzzProgram, out: Outcome, time_limit: float
     return small, (last["out"] if small is not prog else out)
 
 
-def _outcomes(seed: int, args: argparse.Namespace) -> tuple[FuzzProgram, list[Outcome]]:
-    """Program `seed` and its outcomes under the pairs that args select."""
-    configs, targets = tuple(args.configs), tuple(args.targets)
-    prog = generate(seed, args.profile)
-    pair = (configs, targets) if args.long else rotation(seed, configs, targets)
-    return prog, run_program(prog, *pair, time_limit_s=args.time_limit)
-
-
-def _job(task: tuple[int, argparse.Namespace]) -> tuple[FuzzProgram, list[Outcome]]:
-    return _outcomes(*task)
-
-
-def _results(args: argparse.Namespace, seeds: range
+def _results(args: argparse.Namespace, seeds: range, stop: Callable[[], bool]
              ) -> Iterator[tuple[FuzzProgram, list[Outcome]]]:
-    """(program, outcomes) per seed, in seed order; with --jobs, computed by worker processes
-    (fork: each worker has its own isl contexts and SIGALRM for the time limits)."""
-    if args.jobs <= 1:
-        for seed in seeds:
-            yield _outcomes(seed, args)
-        return
-    with multiprocessing.get_context("fork").Pool(args.jobs, maxtasksperchild=20) as pool:
-        yield from pool.imap(_job, [(seed, args) for seed in seeds])
+    """(program, outcomes) per seed, in seed order, each program in forked children (a
+    straggler inside one islpy call is killed at its time limit); --jobs of them at once."""
+    configs, targets = tuple(args.configs), tuple(args.targets)
+
+    def pairs(prog: FuzzProgram) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        return (configs, targets) if args.long else rotation(prog.seed, configs, targets)
+
+    progs = (generate(seed, args.profile) for seed in seeds)
+    yield from run_isolated(progs, pairs, time_limit_s=args.time_limit, jobs=args.jobs,
+                            stop=stop)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parse(argv)
+    _commit()
     tally = Tally()
     start = time.perf_counter()
     done = 0
-    for prog, outcomes in _results(args, range(args.seed, args.seed + args.count)):
-        if args.minutes and time.perf_counter() - start > 60 * args.minutes:
-            break
+    def stop() -> bool:
+        return bool(args.minutes) and time.perf_counter() - start > 60 * args.minutes
+
+    for prog, outcomes in _results(args, range(args.seed, args.seed + args.count), stop):
         if args.print_source:
             print(f"--- seed {prog.seed}\n{prog.source}")
         for out in outcomes:
@@ -186,6 +181,7 @@ def _write_json(args: argparse.Namespace, tally: Tally, done: int, elapsed: floa
     os.replace(args.json + ".part", args.json)
 
 
+@functools.cache  # read once, at the start: a commit made during a campaign is not what ran
 def _commit() -> str:
     try:
         return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,

@@ -71,6 +71,18 @@ class Outcome:
         return self.status == "crash" and self.crash_class in KNOWN_CLASSES
 
 
+class Watch:
+    """What run_program tells an observer (the parent of a forked child, tests/fuzz/children.py):
+    each time-limited step before it starts, and each outcome once it is known."""
+
+    def step(self, config: str, target: str, what: str, seconds: float) -> None:
+        """`what` ("compile", "generate" or "run") of (config, target) starts, limited to
+        `seconds`; target is "" for the compile, which every target of `config` shares."""
+
+    def outcome(self, out: Outcome) -> None:
+        """`out` is final."""
+
+
 class Timeout(Exception):
     """Raised inside a run that passed its time limit."""
 
@@ -100,35 +112,42 @@ def classify(exc: BaseException) -> str:
 
 
 def run_program(prog: FuzzProgram, configs: tuple[str, ...], targets: tuple[str, ...],
-                time_limit_s: float = 60.0) -> list[Outcome]:
+                time_limit_s: float = 60.0, watch: Watch | None = None) -> list[Outcome]:
     """Every (configuration, target) outcome of `prog`, configuration-major."""
+    watch = watch or Watch()
     outcomes = []
     for config in configs:
         start = time.perf_counter()
+        watch.step(config, "", "compile", time_limit_s)
         try:  # the front end and the scop transformations count against the limit too
             with time_limit(time_limit_s):
                 program = polycuda.compile(prog.source, options=CONFIGS[config],
                                            filename="fuzz.c")
         except Timeout as exc:
-            outcomes += [Outcome(seed=prog.seed, config=config, target=target, status="crash",
-                                 crash_class="timeout", message=str(exc),
-                                 compile_s=time.perf_counter() - start) for target in targets]
+            for target in targets:
+                outcomes.append(Outcome(seed=prog.seed, config=config, target=target,
+                                        status="crash", crash_class="timeout", message=str(exc),
+                                        compile_s=time.perf_counter() - start))
+                watch.outcome(outcomes[-1])
             continue
         for target in targets:
-            outcomes.append(_run_one(prog, program, config, target, time_limit_s))
+            outcomes.append(_run_one(prog, program, config, target, time_limit_s, watch))
+            watch.outcome(outcomes[-1])
     return outcomes
 
 
 def _run_one(prog: FuzzProgram, program: polycuda.Program, config: str, target: str,
-             time_limit_s: float) -> Outcome:
+             time_limit_s: float, watch: Watch) -> Outcome:
     base = dict(seed=prog.seed, config=config, target=target)
     start = time.perf_counter()
     compile_s = 0.0
     try:
         # the limit is on polycuda's own time; the same Options as verify's (cached there)
+        watch.step(config, target, "generate", time_limit_s)
         with time_limit(time_limit_s):
             program.generate(target, shuffle_parallel=target in CPU_TARGETS)
         compile_s = time.perf_counter() - start
+        watch.step(config, target, "run", RUN_LIMIT_S)
         with time_limit(RUN_LIMIT_S):  # builds and runs: a hang here is a finding
             results = program.verify(prog.sizes, targets=(target,), seed=prog.seed,
                                      raise_on_mismatch=False)
