@@ -79,18 +79,49 @@ def dependence_maps(scop: Scop, ctx: isl.Context) -> tuple[isl.UnionMap, isl.Uni
     try:
         flow, false = _dependence_maps(scop, ctx)
     except isl.Error as err:
-        # isl's dataflow analysis fails on some accesses with integer divisions ("affine
-        # expression involves some of the domain dimensions", fuzz profile divmod): a clear
-        # refusal instead of isl's raw error; no code is generated without the dependences
-        first = scop.statements[0].loc if scop.statements else None
-        raise UnsupportedConstruct(
-            f"isl could not compute the dependences of region '{scop.name}' ({str(err)[:160]}); "
-            "seen with C '/' and '%' in its bounds and subscripts: computing such a quotient "
-            "in a variable before the loop may avoid it", first) from None
+        # isl's dataflow analysis fails on some accesses with integer divisions (an internal
+        # "affine expression involves some of the domain dimensions" on one read against one
+        # write, fuzz profile divmod seed 30273): no code without the dependences, so a clear
+        # refusal that names the two accesses instead of isl's raw error
+        raise _refusal(scop, ctx, err) from None
     if len(_MAPS) >= MAPS_KEPT:
         del _MAPS[next(iter(_MAPS))]
     _MAPS[scop] = (str(flow), str(false))
     return flow, false
+
+
+def _refusal(scop: Scop, ctx: isl.Context, err: isl.Error) -> UnsupportedConstruct:
+    """The error for a region whose dataflow isl cannot compute, at the first (access, write)
+    pair of one array on which isl's analysis fails alone (the region's first statement when
+    no single pair does)."""
+    sched = isl_build.original_schedule(scop, ctx)
+    refs = [(stmt, acc) for stmt in scop.statements
+            for acc in isl_build.statement_accesses(scop, stmt) if not acc.indirect]
+    for sink_stmt, sink in refs:
+        for source_stmt, source in refs:
+            if not source.is_write or source.array != sink.array:
+                continue
+            sinks = isl.UnionMap.from_map(isl_build.access_map(sink, sink_stmt, ctx, False))
+            sources = isl.UnionMap.from_map(isl_build.access_map(source, source_stmt, ctx, False))
+            try:
+                _last_source(sinks, sources, sched)
+                _last_source(sinks, sources, _reversed(sched))
+            except isl.Error:
+                return UnsupportedConstruct(
+                    f"isl's dataflow analysis (compute_flow) fails on the "
+                    f"{'write' if sink.is_write else 'read'} {_ref_text(sink)} against the write "
+                    f"{_ref_text(source)} at line {source_stmt.loc.line if source_stmt.loc else '?'}"
+                    f" ({_isl_message(err)}); seen with C '/' and '%' in subscripts and bounds: "
+                    "computing such a quotient in a variable before the loop may avoid it",
+                    sink_stmt.loc)
+    first = scop.statements[0].loc if scop.statements else None
+    return UnsupportedConstruct(
+        f"isl could not compute the dependences of region '{scop.name}' ({_isl_message(err)})",
+        first)
+
+
+def _isl_message(err: isl.Error) -> str:
+    return str(err).split(" in /")[0][:200]  # without isl's source file and line
 
 
 def _dependence_maps(scop: Scop, ctx: isl.Context) -> tuple[isl.UnionMap, isl.UnionMap]:
