@@ -107,12 +107,13 @@ def _refusal(scop: Scop, ctx: isl.Context, err: isl.Error) -> UnsupportedConstru
                 _last_source(sinks, sources, sched)
                 _last_source(sinks, sources, _reversed(sched))
             except isl.Error:
+                line = source_stmt.loc.line if source_stmt.loc else "?"
                 return UnsupportedConstruct(
                     f"isl's dataflow analysis (compute_flow) fails on the "
                     f"{'write' if sink.is_write else 'read'} {_ref_text(sink)} against the write "
-                    f"{_ref_text(source)} at line {source_stmt.loc.line if source_stmt.loc else '?'}"
-                    f" ({_isl_message(err)}); seen with C '/' and '%' in subscripts and bounds: "
-                    "computing such a quotient in a variable before the loop may avoid it",
+                    f"{_ref_text(source)} at line {line} ({_isl_message(err)}); seen with C '/' "
+                    "and '%' in subscripts and bounds: computing such a quotient in a variable "
+                    "before the loop may avoid it",
                     sink_stmt.loc)
     first = scop.statements[0].loc if scop.statements else None
     return UnsupportedConstruct(
