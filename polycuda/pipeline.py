@@ -140,6 +140,10 @@ class Choice:
     # auto: the candidate of least launches among those whose cost differs from the chosen
     # one's in launches alone, (scheduler, schedule, mapping); None if there is none
     runner_up: tuple[str, isl.Schedule, mapping.MappedSchedule] | None = None
+    # auto: every other candidate mapped legally, in auto's order (AUTO_SCHEDULERS), each
+    # (scheduler, schedule, mapping): the next ones to try when the chosen one's AST build
+    # gives up (_bounded_source)
+    others: tuple[tuple[str, isl.Schedule, mapping.MappedSchedule], ...] = ()
 
 
 def choose_schedule(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl.UnionMap,
@@ -193,7 +197,8 @@ def choose_schedule(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl
                   f"in one-thread kernels / on the longest path outside blocks and threads / "
                   f"run in sequence by threads, summed over statements / kernel launches "
                   f"repeated by host loops at parameters {cost.LAUNCH_PARAMETER}; ties: "
-                  f"{names[0]}){used}", second and (second[2], second[3], second[4]))
+                  f"{names[0]}){used}", second and (second[2], second[3], second[4]),
+                  tuple((f[2], f[3], f[4]) for f in found if f is not best))
 
 
 # The note that ends a requested scheduler's choice when its fallback chain gave up a step
@@ -322,8 +327,9 @@ def _static_generated(scop: Scop, options: Options, start: float,
     timer.record("scheduler choice", 0.0, choice.reason)
     promoted = _promotions(scop, options, ctx, choice.mapped, timer)
     # codegen: isl AST (bounded, else the original order's), then the target's printer
-    source, mapped = _bounded_source(scop, options, ctx, dep_map, promoted, timer)
-    reason = choice.reason
+    source, mapped, schedule, ast_note = _bounded_source(scop, options, ctx, dep_map, choice,
+                                                         promoted, timer)
+    reason = f"{choice.reason}; {ast_note}" if ast_note else choice.reason
     variant_mapped = None  # the runner-up's mapping where its code is in the file too
     # the runner-up's code beside it, chosen per call by the launch bounds (runtime_choice)
     if (variants and mapped is promoted
@@ -347,7 +353,7 @@ def _static_generated(scop: Scop, options: Options, start: float,
                 source = host_choice_code.add_host_version(original, source, host)
             step.note = host.note() if host else (
                 "none (Options.host_fallback never, or a serial region that runs on the CPU)")
-    return Generated(scop, options, source, str(choice.schedule), mapped.kernels,
+    return Generated(scop, options, source, str(schedule), mapped.kernels,
                      time.perf_counter() - start, reason, tuple(timer.steps))
 
 
@@ -553,12 +559,14 @@ def _source(scop: Scop, options: Options, ctx: isl.Context, mapped: mapping.Mapp
 
 
 def _bounded_source(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl.UnionMap,
-                    mapped: mapping.MappedSchedule, timer: progress.PassTimer
-                    ) -> tuple[str, mapping.MappedSchedule]:
-    """_source() within Options.ast_operations; else, with a PolycudaWarning, the
-    original order's code (unbounded: the last resort; its AST is the simplest one).
-    Returns the source and the mapping it was generated from; records the steps "AST build"
-    and "<target> printing" on `timer`."""
+                    choice: Choice, promoted: mapping.MappedSchedule, timer: progress.PassTimer
+                    ) -> tuple[str, mapping.MappedSchedule, isl.Schedule, str]:
+    """_source() of the chosen mapping (`promoted`) within Options.ast_operations; else, with
+    a PolycudaWarning each, of auto's next candidates in auto's order (Choice.others, promoted
+    as the chosen one), each within the same limit; else the original order's code
+    (unbounded: the last resort; its AST is the simplest one). Returns the source, the
+    mapping and schedule it was generated from, and a note of the steps given up ("" when
+    none); records the steps "AST build" and "<target> printing" on `timer`."""
     limit = _ast_limit(options)
     printing = f"{options.target.replace('cuda', 'CUDA').replace('openmp', 'OpenMP')} printing"
 
@@ -569,17 +577,31 @@ def _bounded_source(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl
                      f"{source.count(chr(10)) + 1} lines{fused_loops.note(source)}")
         return source
 
-    try:
-        return recorded(budget.run_bounded(lambda: _source(scop, options, ctx, mapped), ctx,
-                                           limit, "the AST build", options.solver_timeout_s),
-                        f"within {limit.operations} isl operations"), mapped
-    except budget.SolverGaveUp as gave_up:
-        fallback.give_up(scop, gave_up.what, gave_up.reason)
-        timer.record("AST build", 0.0, f"given up ({gave_up.reason}): the original order")
+    candidates = [(choice.scheduler, choice.schedule, promoted), *choice.others]
+    given_up: list[str] = []
+    for k, (name, schedule, mapped) in enumerate(candidates):
+        if k:
+            mapped = _promotions(scop, options, ctx, mapped, timer)
+        try:
+            built = budget.run_bounded(lambda: _source(scop, options, ctx, mapped), ctx, limit,
+                                       "the AST build", options.solver_timeout_s)
+        except budget.SolverGaveUp as gave_up:
+            nxt = f"auto's {candidates[k + 1][0]}" if k + 1 < len(candidates) else \
+                "the original order"
+            what = f"the AST build of {name}'s schedule" if choice.others else "the AST build"
+            fallback.give_up(scop, what, gave_up.reason)
+            timer.record("AST build", 0.0, f"given up ({gave_up.reason}): {nxt}")
+            given_up.append(f"{what} given up ({gave_up.reason})")
+            continue
+        note = f"within {limit.operations} isl operations"
+        used = f"{'; '.join(given_up)}; {USED_NOTE}{name}'s AST" if given_up else ""
+        return recorded(built, f"{note} ({name}'s)" if k else note), mapped, schedule, used
     original = isl_scheduler.original_schedule_tree(scop, ctx)
     mapped = _promoted(scop, options, ctx,
                        _map_checked(scop, original, options, ctx, dep_map, timer))
-    return recorded(_source(scop, options, ctx, mapped), "the original order's, unbounded"), mapped
+    source = recorded(_source(scop, options, ctx, mapped), "the original order's, unbounded")
+    return (source, mapped, original,
+            f"{'; '.join(given_up)}; {USED_NOTE}{fallback.ORIGINAL_ORDER}")
 
 
 def _ast_limit(options: Options) -> budget.Limit:

@@ -237,6 +237,45 @@ def test_exhausted_budgets_end_in_the_original_order():
     _verified(prog, {"T": 3, "n": 9})
 
 
+# jacobi_2d on cuda under auto: pluto's (chosen) AST needs more than AUTO_AST isl operations
+# and isl's fewer; below AUTO_AST_NONE none of the candidates' fits (issue 40, item b)
+AUTO_AST, AUTO_AST_NONE = 100_000, 30_000
+
+
+def _auto_cuda(ast_operations):
+    prog = polycuda.compile(str(suite.by_name("jacobi_2d").c_path),
+                            options=Options(ast_operations=ast_operations))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        gen = prog.generate("cuda")
+    return prog, gen, [str(w.message) for w in caught if w.category is PolycudaWarning]
+
+
+def test_auto_tries_its_next_candidate_when_the_chosen_ones_ast_build_gives_up():
+    """Not the original order at once: auto's next candidate in auto's order (isl), reported
+    as a warning, in the choice and in the steps (`show passes`), the same on every compile."""
+    prog, gen, messages = _auto_cuda(AUTO_AST)
+    assert any("the AST build of pluto's schedule given up (isl operation limit of 100000 ran "
+               "out (Options.ast_operations))" in m for m in messages), messages
+    assert not any("isl's schedule given up" in m for m in messages), messages
+    assert gen.choice.startswith("auto: pluto")
+    assert gen.choice.endswith("; used: isl's AST"), gen.choice
+    assert "original program order" not in gen.choice
+    ast_notes = [step.note for step in gen.steps if step.name == "AST build"]
+    assert ast_notes[0].startswith("given up (isl operation limit of 100000") and \
+        ast_notes[0].endswith("): auto's isl"), ast_notes
+    assert ast_notes[1] == "within 100000 isl operations (isl's)", ast_notes
+    assert _auto_cuda(AUTO_AST)[1].source == gen.source
+    _verified(prog, {"T": 3, "n": 9}, targets=("emulate",))
+
+
+def test_auto_ends_in_the_original_order_when_no_candidates_ast_build_fits():
+    _, gen, messages = _auto_cuda(AUTO_AST_NONE)
+    for name in ("pluto", "isl", "isl-distributed"):
+        assert any(f"the AST build of {name}'s schedule given up" in m for m in messages)
+    assert gen.choice.endswith("used: the original program order (sequential)"), gen.choice
+
+
 def test_a_fallback_is_the_same_on_every_compile_and_always_reported():
     """Out of its work limit, isl's scheduler gives up at the same point on every call: the
     same warnings and the same code each time, and `show schedule` says so."""
