@@ -53,6 +53,13 @@ def _help_text(parser: argparse.ArgumentParser, action: argparse.Action) -> str:
     return " ".join(text.split())
 
 
+def _md(text: str) -> str:
+    """Plain help text as Markdown that renders as written: `<name>` is not an HTML tag, `*=` no
+    emphasis, `_` inside a name no emphasis either."""
+    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace("*", "\\*").replace("_", "\\_"))
+
+
 def _signature(action: argparse.Action) -> str:
     """`--flag VALUE` or `FILE` as a user types it."""
     if not action.option_strings:
@@ -83,7 +90,7 @@ def _default_note(action: argparse.Action) -> str:
 
 def _action_line(parser: argparse.ArgumentParser, action: argparse.Action) -> str:
     repeat = " (repeatable)" if isinstance(action, argparse._AppendAction) else ""
-    text = _help_text(parser, action)
+    text = _md(_help_text(parser, action))
     return f"- `{_signature(action)}`{repeat}{_default_note(action)}: {text}".rstrip(": ")
 
 
@@ -104,9 +111,10 @@ def cli_page() -> str:
     out += [_action_line(top, a) + "\n" for a in _visible(top)
             if not isinstance(a, argparse._SubParsersAction)]
     out.append("\nCommands:\n\n")
-    out += [f"- [`{name}`](#{name}): {' '.join(helps.get(name, '').split())}\n" for name in subs]
+    out += [f"- [`{name}`](#{name}): {_md(' '.join(helps.get(name, '').split()))}\n"
+            for name in subs]
     for name, sub in subs.items():
-        out.append(f"\n## {name}\n\n{' '.join(helps.get(name, '').split())}\n\n")
+        out.append(f"\n## {name}\n\n{_md(' '.join(helps.get(name, '').split()))}\n\n")
         own = [a for a in _visible(sub) if _key(a) not in common]
         out += [_action_line(sub, a) + "\n" for a in own]
         if common and sub in common_parsers:
@@ -213,7 +221,7 @@ def options_page() -> str:
                             if action.help)
         else:
             text = comments.get(field.name, "") or constants.get(field.name.upper() + "S", "")
-        out.append(f"\n{text or '(no description in the code)'}\n")
+        out.append(f"\n{_md(text) or '(no description in the code)'}\n")
     return "".join(out)
 
 
