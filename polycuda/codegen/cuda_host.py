@@ -29,7 +29,8 @@ from polycuda.ir import isl_build
 from polycuda.ir.c_expr import C_HELPERS
 from polycuda.ir.scop import Scop
 from polycuda.codegen.cuda_target import (MAX_GRID, KernelParam, KernelPrinter, ReductionPrinter,
-                                          accessed_arrays, kernel_params, read_and_written)
+                                          accessed_arrays, kernel_params, read_and_written,
+                                          read_only)
 
 
 class HostPrinter(AstPrinter):
@@ -127,7 +128,8 @@ class HostPrinter(AstPrinter):
         self.copies[kernel.name] = copies + 1
         name = kernel.name if copies == 0 else f"{kernel.name}_{copies}"
         params = kernel_params(self.scop, list(host_iters),
-                                restrict=not read_and_written(self.scop, body))
+                                restrict=not read_and_written(self.scop, body),
+                                read_only=read_only(self.scop, body))
         scope = frozenset(host_iters) | (frozenset() if w_loop is None
                                          else {for_parts(w_loop)[0]})
         printer: AstPrinter
@@ -263,7 +265,8 @@ class HostPrinter(AstPrinter):
         self.copies[base] = copies + 1
         name = base if copies == 0 else f"{base}_{copies}"
         params = kernel_params(self.scop, list(self.host_iters),
-                               restrict=not read_and_written(self.scop, node))
+                               restrict=not read_and_written(self.scop, node),
+                               read_only=read_only(self.scop, node))
         decl = ", ".join(p.decl for p in params)
         self.kernel_sources.append(fused_loops.kernel_source(name, decl, node, chosen,
                                                              one_block))

@@ -88,10 +88,13 @@ class KernelParam:
         return f"{self.ctype}{'' if self.ctype.endswith('*') else ' '}{self.name}"
 
 
-def kernel_params(scop: Scop, host_iters: list[str],
-                   restrict: bool = True) -> list[KernelParam]:
+def kernel_params(scop: Scop, host_iters: list[str], restrict: bool = True,
+                  read_only: frozenset[str] = frozenset()) -> list[KernelParam]:
     """The parameters of a kernel: region args, locals, host iterators; the arrays
-    __restrict__ unless `restrict` is false (see read_and_written)."""
+    __restrict__ unless `restrict` is false (see read_and_written), and the region's array
+    arguments in `read_only` (the kernel reads them and writes none of their elements)
+    `const ... *__restrict__` whatever `restrict` is: nvcc may then move their loads across
+    the kernel's stores, and take the read-only data path."""
     pointer = "*__restrict__" if restrict else "*"
     params = []
     for arg in scop.args:
@@ -100,12 +103,21 @@ def kernel_params(scop: Scop, host_iters: list[str],
         elif arg.kind == "scalar":
             params.append(KernelParam(abi.C_TYPES[arg.dtype], arg.name, arg.name))
         else:
-            params.append(KernelParam(f"{abi.C_TYPES[arg.dtype]} {pointer}", arg.name, arg.name))
+            const = "const " if arg.name in read_only else ""
+            ptr = "*__restrict__" if arg.name in read_only else pointer
+            params.append(KernelParam(f"{const}{abi.C_TYPES[arg.dtype]} {ptr}", arg.name,
+                                      arg.name))
     for arr in scop.arrays:
         if arr.local:
             params.append(KernelParam(f"{abi.C_TYPES[arr.dtype]} {pointer}", arr.name, arr.name))
     params += [KernelParam("int", it, f"(int){it}") for it in host_iters]
     return params
+
+
+def read_only(scop: Scop, body: isl.AstNode) -> frozenset[str]:
+    """The arrays that the statements under `body` read and never write."""
+    reads, writes = accessed_arrays(scop, body)
+    return reads - writes
 
 
 def read_and_written(scop: Scop, body: isl.AstNode) -> frozenset[str]:
@@ -117,7 +129,10 @@ def read_and_written(scop: Scop, body: isl.AstNode) -> frozenset[str]:
     with ptxas -O1, with -G, and without __restrict__ on that kernel's parameters (2026-11-25;
     compute-sanitizer's memcheck, racecheck and initcheck found nothing). Dropping it from y2
     alone did not help: imgIn's had to go too. Kernels that only read some arrays and only
-    write others keep it (their reads may take the read-only path)."""
+    write others keep it (their reads may take the read-only path). The arrays such a kernel
+    only reads take `const ... *__restrict__` (kernel_params' read_only): every suite kernel
+    verified on the GPU with them, and with __restrict__ on every array deriche failed again
+    (bench/restrict_variants.sh; bench/results/2026-12-02-nvidia-h200-restrict.json)."""
     reads, writes = accessed_arrays(scop, body)
     return reads & writes
 

@@ -253,7 +253,7 @@ static inline int pc_overlap_ranges(const void *a, size_t na, const void *b, siz
 #endif
 /* polycuda: the region's own definitions */
 
-__global__ void __launch_bounds__(512) kernel0(int nr, int nq, int nk, double *A, double *C4, double *acc, double *acc_x0) {
+__global__ void __launch_bounds__(512) kernel0(int nr, int nq, int nk, const double *__restrict__ A, const double *__restrict__ C4, double *acc, double *acc_x0) {
   __shared__ double pc_sh_C4_0[1024];
   __shared__ double pc_sh_A_0[512];
   for (int c0 = (int)blockIdx.z; (c0 <= (nr / 4)); c0 += (int)gridDim.z) {

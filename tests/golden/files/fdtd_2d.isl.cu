@@ -253,7 +253,7 @@ static inline int pc_overlap_ranges(const void *a, size_t na, const void *b, siz
 #endif
 /* polycuda: the region's own definitions */
 
-__global__ void __launch_bounds__(256) kernel0(int T, int nx, int ny, double *ex, double *ey, double *hz, double *fict, int c0) {
+__global__ void __launch_bounds__(256) kernel0(int T, int nx, int ny, double *ex, double *ey, const double *__restrict__ hz, double *fict, int c0) {
   for (int c1 = (int)blockIdx.y; (c1 <= pc_floord((nx - 1), 8)); c1 += (int)gridDim.y) {
     for (int c2 = (int)blockIdx.x; (c2 <= pc_floord((ny - 1), 32)); c2 += (int)gridDim.x) {
       if ((int)threadIdx.y >= 0) {
@@ -271,7 +271,7 @@ __global__ void __launch_bounds__(256) kernel0(int T, int nx, int ny, double *ex
   }
 }
 
-__global__ void __launch_bounds__(256) kernel1(int T, int nx, int ny, double *ex, double *ey, double *hz, double *fict, int c0) {
+__global__ void __launch_bounds__(256) kernel1(int T, int nx, int ny, const double *__restrict__ ex, double *ey, double *hz, const double *__restrict__ fict, int c0) {
   __shared__ double pc_sh_fict_0[1];
   for (int c1 = (int)blockIdx.x; (c1 <= pc_floord((ny - 1), 256)); c1 += (int)gridDim.x) {
     {

@@ -253,7 +253,7 @@ static inline int pc_overlap_ranges(const void *a, size_t na, const void *b, siz
 #endif
 /* polycuda: the region's own definitions */
 
-__global__ void __launch_bounds__(256) kernel0(int T, int nx, int ny, double *ex, double *ey, double *hz, double *fict, int c0) {
+__global__ void __launch_bounds__(256) kernel0(int T, int nx, int ny, double *ex, double *ey, double *hz, const double *__restrict__ fict, int c0) {
   if (((nx >= 1) && ((nx + ny) >= 3))) {
     for (int c1 = pc_max(pc_max(0, ((c0 - (((((5 * T) + (4 * nx)) + ny) + 22) / 32)) + 1)), (pc_floord((((((-4) * nx) - ny) + (32 * c0)) - 31), 72) + 1)) + pc_mod((int)blockIdx.y - (pc_max(pc_max(0, ((c0 - (((((5 * T) + (4 * nx)) + ny) + 22) / 32)) + 1)), (pc_floord((((((-4) * nx) - ny) + (32 * c0)) - 31), 72) + 1))), (int)gridDim.y); (c1 <= pc_floord(((((-T) - ny) + (32 * c0)) + 1), 64)); c1 += (int)gridDim.y) {
       for (int c2 = pc_max(pc_max((((c0 - c1) - (((T + nx) + 6) / 8)) + 1), ((c0 - (2 * c1)) - ((nx + 6) / 8))), (c1 / 4)) + pc_mod((int)blockIdx.x - (pc_max(pc_max((((c0 - c1) - (((T + nx) + 6) / 8)) + 1), ((c0 - (2 * c1)) - ((nx + 6) / 8))), (c1 / 4))), (int)gridDim.x); (c2 <= pc_min(pc_floord(((T + ny) - 2), 32), pc_floord(((ny + (8 * c1)) + 6), 32))); c2 += (int)gridDim.x) {

@@ -253,7 +253,7 @@ static inline int pc_overlap_ranges(const void *a, size_t na, const void *b, siz
 #endif
 /* polycuda: the region's own definitions */
 
-__global__ void __launch_bounds__(512) kernel0(int ni, int nj, int nk, double alpha, double beta, double *C, double *A, double *B) {
+__global__ void __launch_bounds__(512) kernel0(int ni, int nj, int nk, double alpha, double beta, double *C, const double *__restrict__ A, const double *__restrict__ B) {
   __shared__ double pc_sh_B_0[2048];
   __shared__ double pc_sh_A_0[2048];
   for (int c0 = (int)blockIdx.y; (c0 <= pc_floord((ni - 1), 64)); c0 += (int)gridDim.y) {

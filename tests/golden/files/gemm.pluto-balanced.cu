@@ -253,7 +253,7 @@ static inline int pc_overlap_ranges(const void *a, size_t na, const void *b, siz
 #endif
 /* polycuda: the region's own definitions */
 
-__global__ void __launch_bounds__(256) kernel0(int ni, int nj, int nk, double alpha, double beta, double *C, double *A, double *B, int c0) {
+__global__ void __launch_bounds__(256) kernel0(int ni, int nj, int nk, double alpha, double beta, double *C, const double *__restrict__ A, const double *__restrict__ B, int c0) {
   if (((((nj + (4 * nk)) >= ((32 * c0) + 33)) && (((32 * c0) + 28) >= ((4 * ((ni + 6) % 8)) + nj))) || ((((32 * c0) + 32) >= (nj + (4 * nk))) && ((((((4 * ni) + nj) - 5) % 32) + (4 * nk)) >= 36)))) {
     for (int c2 = pc_max(0, ((((((4 * ni) + nj) + 27) / 32) - (((ni + nk) + 6) / 8)) + 1)) + pc_mod((int)blockIdx.x - (pc_max(0, ((((((4 * ni) + nj) + 27) / 32) - (((ni + nk) + 6) / 8)) + 1))), (int)gridDim.x); (c2 <= c0); c2 += (int)gridDim.x) {
       for (int c3 = 0; (c3 <= pc_min(7, ((((ni + nk) + (8 * c2)) - (8 * ((((4 * ni) + nj) + 27) / 32))) - 2))); c3 += 1) {
@@ -338,7 +338,7 @@ __global__ void __launch_bounds__(256) kernel0(int ni, int nj, int nk, double al
   }
 }
 
-__global__ void __launch_bounds__(256) kernel0_1(int ni, int nj, int nk, double alpha, double beta, double *C, double *A, double *B, int c0) {
+__global__ void __launch_bounds__(256) kernel0_1(int ni, int nj, int nk, double alpha, double beta, double *C, const double *__restrict__ A, const double *__restrict__ B, int c0) {
   for (int c1 = pc_max(pc_floord(((-ni) + 1), 8), ((c0 + pc_floord((((((-4) * ni) - nj) - (4 * nk)) + 8), 32)) + 1)) + pc_mod((int)blockIdx.y - (pc_max(pc_floord(((-ni) + 1), 8), ((c0 + pc_floord((((((-4) * ni) - nj) - (4 * nk)) + 8), 32)) + 1))), (int)gridDim.y); (c1 <= 0); c1 += (int)gridDim.y) {
     for (int c2 = pc_max(pc_max(0, ((c0 - ((nk + 7) / 8)) + 1)), (((c0 - c1) - (((ni + nk) + 6) / 8)) + 1)) + pc_mod((int)blockIdx.x - (pc_max(pc_max(0, ((c0 - ((nk + 7) / 8)) + 1)), (((c0 - c1) - (((ni + nk) + 6) / 8)) + 1))), (int)gridDim.x); (c2 <= pc_floord((nj - 1), 32)); c2 += (int)gridDim.x) {
       for (int c3 = 0; (c3 <= pc_min(pc_min(7, (((((ni + nk) - (8 * c0)) + (8 * c1)) + (8 * c2)) - 2)), (((nk - (8 * c0)) + (8 * c2)) - 1))); c3 += 1) {

@@ -253,7 +253,7 @@ static inline int pc_overlap_ranges(const void *a, size_t na, const void *b, siz
 #endif
 /* polycuda: the region's own definitions */
 
-__global__ void __launch_bounds__(256) kernel0(int n, double alpha, double beta, double *A, double *u1, double *v1, double *u2, double *v2, double *w, double *x, double *y, double *z) {
+__global__ void __launch_bounds__(256) kernel0(int n, double alpha, double beta, double *A, const double *__restrict__ u1, const double *__restrict__ v1, const double *__restrict__ u2, const double *__restrict__ v2, double *w, double *x, const double *__restrict__ y, double *z) {
   for (int c0 = 0 + (int)(blockIdx.x * blockDim.x + threadIdx.x) * 1; (c0 < n); c0 += (int)(gridDim.x * blockDim.x) * 1) {
     {
       double pc_acc = (double)0;
@@ -267,7 +267,7 @@ __global__ void __launch_bounds__(256) kernel0(int n, double alpha, double beta,
   }
 }
 
-__global__ void __launch_bounds__(256) kernel1(int n, double alpha, double beta, double *A, double *u1, double *v1, double *u2, double *v2, double *w, double *x, double *y, double *z) {
+__global__ void __launch_bounds__(256) kernel1(int n, double alpha, double beta, double *A, double *u1, double *v1, double *u2, double *v2, double *w, double *x, double *y, const double *__restrict__ z) {
   for (int c0 = (int)blockIdx.x; (c0 <= pc_floord((n - 1), 256)); c0 += (int)gridDim.x) {
     if ((int)threadIdx.x >= 0) {
       const int c1 = (int)threadIdx.x;
@@ -278,7 +278,7 @@ __global__ void __launch_bounds__(256) kernel1(int n, double alpha, double beta,
   }
 }
 
-__global__ void __launch_bounds__(256) kernel2(int n, double alpha, double beta, double *A, double *u1, double *v1, double *u2, double *v2, double *w, double *x, double *y, double *z) {
+__global__ void __launch_bounds__(256) kernel2(int n, double alpha, double beta, const double *__restrict__ A, double *u1, double *v1, double *u2, double *v2, double *w, const double *__restrict__ x, double *y, double *z) {
   __shared__ double pc_tree0[8][32];
   __shared__ double *pc_cells0[8][32];
   for (int pc_round = 0; ; pc_round++) {

@@ -296,7 +296,7 @@ __global__ void __launch_bounds__(256) kernel0_loop(int T, int n, double *A, dou
   }
 }
 
-__global__ void __launch_bounds__(256) kernel0(int T, int n, double *__restrict__ A, double *__restrict__ B, int c0) {
+__global__ void __launch_bounds__(256) kernel0(int T, int n, const double *__restrict__ A, double *__restrict__ B, int c0) {
   for (int c1 = (int)blockIdx.x; (c1 <= pc_floord((n - 2), 256)); c1 += (int)gridDim.x) {
     if ((int)threadIdx.x >= pc_max(0, (((-256) * c1) + 1))) {
       const int c2 = (int)threadIdx.x;
@@ -307,7 +307,7 @@ __global__ void __launch_bounds__(256) kernel0(int T, int n, double *__restrict_
   }
 }
 
-__global__ void __launch_bounds__(256) kernel1(int T, int n, double *__restrict__ A, double *__restrict__ B, int c0) {
+__global__ void __launch_bounds__(256) kernel1(int T, int n, double *__restrict__ A, const double *__restrict__ B, int c0) {
   for (int c1 = (int)blockIdx.x; (c1 <= pc_floord((n - 2), 256)); c1 += (int)gridDim.x) {
     if ((int)threadIdx.x >= pc_max(0, (((-256) * c1) + 1))) {
       const int c2 = (int)threadIdx.x;

@@ -318,7 +318,7 @@ __global__ void __launch_bounds__(256) kernel0_loop(int T, int n, double *A, dou
   }
 }
 
-__global__ void __launch_bounds__(256) kernel0(int T, int n, double *__restrict__ A, double *__restrict__ B, int c0) {
+__global__ void __launch_bounds__(256) kernel0(int T, int n, const double *__restrict__ A, double *__restrict__ B, int c0) {
   for (int c1 = (int)blockIdx.y; (c1 <= pc_floord((n - 2), 8)); c1 += (int)gridDim.y) {
     for (int c2 = (int)blockIdx.x; (c2 <= ((n - 2) / 32)); c2 += (int)gridDim.x) {
       if ((int)threadIdx.y >= pc_max(0, (((-8) * c1) + 1))) {
@@ -336,7 +336,7 @@ __global__ void __launch_bounds__(256) kernel0(int T, int n, double *__restrict_
   }
 }
 
-__global__ void __launch_bounds__(256) kernel1(int T, int n, double *__restrict__ A, double *__restrict__ B, int c0) {
+__global__ void __launch_bounds__(256) kernel1(int T, int n, double *__restrict__ A, const double *__restrict__ B, int c0) {
   for (int c1 = (int)blockIdx.y; (c1 <= pc_floord((n - 2), 8)); c1 += (int)gridDim.y) {
     for (int c2 = (int)blockIdx.x; (c2 <= ((n - 2) / 32)); c2 += (int)gridDim.x) {
       if ((int)threadIdx.y >= pc_max(0, (((-8) * c1) + 1))) {

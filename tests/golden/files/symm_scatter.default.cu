@@ -253,7 +253,7 @@ static inline int pc_overlap_ranges(const void *a, size_t na, const void *b, siz
 #endif
 /* polycuda: the region's own definitions */
 
-__global__ void __launch_bounds__(256) kernel0(int m, int n, double alpha, double beta, double *C, double *A, double *B, double *temp2, double *temp2_x0) {
+__global__ void __launch_bounds__(256) kernel0(int m, int n, double alpha, double beta, double *C, const double *__restrict__ A, const double *__restrict__ B, double *temp2, double *temp2_x0) {
   __shared__ double pc_sh_B_0[1024];
   __shared__ double pc_sh_A_1[64];
   __shared__ double pc_sh_A_0[1024];

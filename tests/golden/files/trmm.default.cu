@@ -253,7 +253,7 @@ static inline int pc_overlap_ranges(const void *a, size_t na, const void *b, siz
 #endif
 /* polycuda: the region's own definitions */
 
-__global__ void __launch_bounds__(256) kernel0(int m, int n, double alpha, double *__restrict__ A, double *__restrict__ B, double *__restrict__ B0) {
+__global__ void __launch_bounds__(256) kernel0(int m, int n, double alpha, double *__restrict__ A, const double *__restrict__ B, double *__restrict__ B0) {
   for (int c0 = (int)blockIdx.y; (c0 <= pc_floord((m - 1), 8)); c0 += (int)gridDim.y) {
     for (int c1 = (int)blockIdx.x; (c1 <= pc_floord((n - 1), 32)); c1 += (int)gridDim.x) {
       if ((int)threadIdx.y >= pc_max(0, (((-8) * c0) + 1))) {
@@ -271,7 +271,7 @@ __global__ void __launch_bounds__(256) kernel0(int m, int n, double alpha, doubl
   }
 }
 
-__global__ void __launch_bounds__(512) kernel1(int m, int n, double alpha, double *A, double *B, double *B0) {
+__global__ void __launch_bounds__(512) kernel1(int m, int n, double alpha, const double *__restrict__ A, double *B, double *B0) {
   __shared__ double pc_sh_B0_0[2048];
   __shared__ double pc_sh_A_0[2048];
   for (int c0 = (int)blockIdx.y; (c0 <= pc_floord((m - 2), 64)); c0 += (int)gridDim.y) {
