@@ -120,17 +120,19 @@ def _serial_region(scop: Scop, options: Options) -> str:
 def passes_of(prog: Program) -> list[dict]:
     """The named steps that compiling the region ran (pipeline.compile_scop), in order: name,
     what the step did for this region ("note") and its seconds. With scheduler "auto" each
-    candidate schedule's mapping steps appear, then "scheduler choice" says which was kept."""
+    candidate schedule's mapping steps appear, each with its "candidate" scheduler (else ""),
+    then "scheduler choice" says which was kept."""
     target = prog.resolve_target(None).replace("emulate", "cuda")
-    return [{"name": step.name, "note": step.note, "seconds": round(step.seconds, 4)}
-            for step in prog.generate(target).steps]
+    return [{"name": step.name, "candidate": step.candidate, "note": step.note,
+             "seconds": round(step.seconds, 4)} for step in prog.generate(target).steps]
 
 
 def _passes_text(prog: Program) -> str:
     steps = passes_of(prog)
     width = max((len(s["name"]) for s in steps), default=0)
     lines = [f"region {prog.name}:"]
-    lines += [f"  {s['name']:{width}s} {s['seconds']:8.3f} s  {s['note']}" for s in steps]
+    lines += [f"  {s['name']:{width}s} {s['seconds']:8.3f} s  "
+              + (f"[{s['candidate']}] " if s["candidate"] else "") + s["note"] for s in steps]
     return "\n".join(lines)
 
 
