@@ -42,7 +42,8 @@ def schedule_of(prog: Program) -> dict:
     scop = transform_scop(prog.scop, options)
     dep_map = dependence_map(scop, ctx)
     choice = choose_schedule(scop, options, ctx, dep_map)
-    scheduled = report.schedule_json(scop, choice.schedule)
+    scheduled = report.schedule_json(scop, choice.schedule,
+                                     report.labelled_dependences(scop, ctx))
     kernels = {name: k for k in choice.mapped.kernels
                if k.reduction and k.reduction_combine not in (mapping.DUAL, mapping.CHAIN)
                for name in (k.row_statements or (k.reduction_statement,))}
@@ -181,10 +182,14 @@ def _schedule_text(prog: Program) -> str:
     scheduled = schedule_of(prog)
     lines = [f"region {prog.name} ({scheduled['scheduler']} scheduler; {scheduled['choice']}):"]
     for stmt in scheduled["statements"]:
-        lines.append(f"  {stmt['name']}[{', '.join(stmt['iterators'])}]")
+        where = f"  line {stmt['line']}: {stmt['source']}" if "line" in stmt else ""
+        lines.append(f"  {stmt['name']}[{', '.join(stmt['iterators'])}]{where}")
         reduction = stmt.get("reduction", {})
         for k, (row, par) in enumerate(zip(stmt["hyperplanes"], stmt["parallel"])):
-            kind = "parallel" if par else "sequential"
+            why = stmt["sequential"][k]
+            kind = "parallel" if not why else (
+                why if why == report.CONSTANT_ROW or why.startswith("sequential")
+                else f"sequential: {why}")
             if reduction.get("row") == k:  # Shirako et al. 2017, Section 5.3: a reduction loop
                 kind = (f"reduction ({reduction['op']}), {reduction['kernel']}: "
                         f"{reduction['run']}")
