@@ -15,6 +15,11 @@ from polycuda.program import Program, require_one
 from polycuda.verify import Comparison, Runner
 
 
+# What `polycuda run` compares against: the user's C built as the targets are (build.py)
+C_REFERENCE_NAME = "gcc -O3 build of the C original"
+PYTHON_REFERENCE_NAME = "CPython interpreter (the Python function, as written)"
+
+
 def _c_reference(scop: Scop) -> Runner:
     """The user's own C function, compiled sequentially, as the oracle."""
     cache: dict[str, Callable] = {}
@@ -44,7 +49,7 @@ def compile_all(source: str, *, options: Options | None = None, filename: str | 
     else:
         scops = cfront.parse_source(source, filename=filename or "<string>",
                                     include_dirs=include_dirs, defines=defines)
-    return tuple(Program(s, options, _c_reference(s), "gcc -O2 (original C)") for s in scops)
+    return tuple(Program(s, options, _c_reference(s), C_REFERENCE_NAME) for s in scops)
 
 
 def compile(source: str, *, function: str | None = None, options: Options | None = None,
@@ -72,7 +77,7 @@ class JitFunction:
         if key not in self._programs:
             scop = pyfront.parse_function(self.fn, specs)
             self._programs[key] = Program(scop, self.options, self._reference(),
-                                          "the Python function")
+                                          PYTHON_REFERENCE_NAME)
         return self._programs[key]
 
     def _reference(self) -> Runner:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import re
@@ -14,17 +15,10 @@ from pathlib import Path
 from polycuda.bench import command as bench_command
 from polycuda.errors import (InvalidConfigError, PolycudaError, PolycudaWarning, SourceLoc,
                              UserError)
-from polycuda.options import (AUX_FRACTIONS, HOST_BUFFERS, HOST_COPIES, HOST_LOOPS,
-                              HOST_SIDE_FIELDS, INTRA_WAVEFRONTS, MAX_REDUCTION_BLOCKS,
-                              REDUCTION_COMBINES, RUNTIME_CHUNKINGS, RUNTIME_EXECUTORS,
-                              SCHEDULERS, SERIAL_REGIONS, WAVEFRONT_SYNCS, HOST_FALLBACKS,
-                              Options)
+from polycuda.options import Options, flag_of, shown_default
 from polycuda.program import Program
 
 VERIFY_TARGETS = ("c", "openmp", "cuda", "emulate")
-# options whose value may start with '-' ("--tile-sizes -4,8" is a value, not an option)
-_VALUE_OPTIONS = ("--tile-sizes", "--block-sizes", "--size", "--shared-memory", "--repeat",
-                  "--top-k", "--budget", "--reduction-blocks")
 _EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what a shell reports for `yes | head`
 
 
@@ -67,14 +61,14 @@ def _size(text: str) -> tuple[str, int]:
     return name, int(value)
 
 
-def read_options_file(path: str) -> Options:
-    """Options written by --dump-options; a missing, unreadable or malformed file is a UserError
-    located at the offending line and column."""
+def read_options_file(path: str, what: str = "options file") -> Options:
+    """Options written by --dump-options (`what`: the file's role, in errors); a missing,
+    unreadable or malformed file is a UserError located at the offending line and column."""
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
         why = err.strerror if isinstance(err, OSError) else "not a UTF-8 text file"
-        raise UserError(f"cannot read options file '{path}': {why}") from None
+        raise UserError(f"cannot read {what} '{path}': {why}") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as err:
@@ -119,73 +113,37 @@ def _fallback_threshold(text: str) -> float | str:
 
 
 def _options(args: argparse.Namespace, target: str | None = None) -> Options:
+    """The Options of a command: --options FILE's (else the defaults), each Options flag given
+    on the command line, then the sizes of --tuned FILE."""
     base = read_options_file(args.options) if args.options else Options()
-    changes: dict[str, object] = {"scheduler": args.scheduler or base.scheduler}
+    changes: dict[str, object] = {f.name: getattr(args, f.name) for f in option_fields()
+                                  if getattr(args, f.name, None) is not None}
     if target or getattr(args, "target", None):
         changes["target"] = target or args.target
-    if args.tile_sizes:
-        changes["tile_sizes"] = args.tile_sizes
-    if args.block_sizes:
-        changes["block_sizes"] = args.block_sizes
-    if args.register_tiles:
-        changes["register_tiles"] = args.register_tiles
-    for flag in ("balanced_wavefront", "eliminate_false_deps", "shared_staging"):
-        if getattr(args, flag):
-            changes[flag] = True
-    if args.no_wavefront:
-        changes["wavefront"] = False
-    if args.no_expand_scalars:
-        changes["expand_scalars"] = False
-    if args.allow_reassociation is not None:
-        changes["allow_reassociation"] = args.allow_reassociation
-    if args.reduction_blocks is not None:
-        changes["reduction_blocks"] = args.reduction_blocks
-    if args.reduction_combine:
-        changes["reduction_combine"] = args.reduction_combine
-    if args.shared_promotion is not None:
-        changes["shared_promotion"] = args.shared_promotion
-    if args.sequential_tile is not None:
-        changes["sequential_tile"] = args.sequential_tile
-    if args.no_private_promotion:
-        changes["private_promotion"] = False
-    if args.no_row_reductions:
-        changes["row_reductions"] = False
-    if args.no_column_reductions:
-        changes["column_reductions"] = False
-    if args.no_dual_reductions:
-        changes["dual_reductions"] = False
-    if args.no_chain_reductions:
-        changes["chain_reductions"] = False
-    if args.no_producer_fusion:
-        changes["producer_fusion"] = False
-    if args.no_runtime_choice:
-        changes["runtime_choice"] = False
-    if args.wavefront_sync:
-        changes["wavefront_sync"] = args.wavefront_sync
-    if args.host_loops:
-        changes["host_loops"] = args.host_loops
-    if args.intra_wavefront:
-        changes["intra_wavefront"] = args.intra_wavefront
-    if args.shared_memory is not None:
-        changes["shared_memory_kib"] = args.shared_memory
-    if getattr(args, "sizes", None):
-        changes.update(read_sizes_file(args.sizes))
-    if args.no_tuned_sizes:
-        changes["tuned_sizes"] = False
-    for name in HOST_SIDE_FIELDS:
-        if getattr(args, name) is not None:
-            changes[name] = getattr(args, name)
-    if args.runtime_executor:
-        changes["runtime_executor"] = args.runtime_executor
-    if args.reuse_levels:
-        changes["reuse_levels"] = True
-    if args.cpu_fallback_per_level is not None:
-        changes["cpu_fallback_per_level"] = args.cpu_fallback_per_level
-    if args.aux_fraction is not None:
-        changes["aux_fraction"] = args.aux_fraction
-    if args.chunking is not None:
-        changes["runtime_chunking"] = args.chunking
+    tuned = _tuned_file(args)
+    if tuned:
+        changes.update(read_sizes_file(tuned))
     return base.replace(**changes)
+
+
+_NAME_VALUE = re.compile(r"[A-Za-z_]\w*=-?\d+")
+
+
+def _tuned_file(args: argparse.Namespace) -> str | None:
+    """--tuned FILE, or the deprecated --sizes FILE (with a warning; NAME=VALUE there is the
+    problem size --size NAME=VALUE, said so)."""
+    old = getattr(args, "sizes_file", None)
+    if old is None:
+        return getattr(args, "tuned_file", None)
+    if _NAME_VALUE.fullmatch(old):
+        where = "" if hasattr(args, "size") else " (of run, verify or tune)"
+        raise UserError(f"--sizes takes a tuned sizes file (now --tuned FILE), not a problem "
+                        f"size: did you mean --size {old}{where}?")
+    if getattr(args, "tuned_file", None):
+        raise UserError("--sizes FILE is the deprecated name of --tuned FILE: give one of them")
+    warnings.warn(f"--sizes FILE is deprecated (PPCG's --sizes means tile sizes): use --tuned "
+                  f"{old}", PolycudaWarning, stacklevel=2)
+    return old
 
 
 SIZES_FILE_KEYS = ("tile_sizes", "block_sizes", "register_tiles", "sequential_tile",
@@ -196,7 +154,7 @@ def read_sizes_file(path: str) -> dict[str, object]:
     """tile_sizes, block_sizes (register_tiles and sequential_tile where tune chose them;
     scheduler, from `tune --schedulers`) written by `polycuda tune --dump-sizes`; anything
     else in the file is a UserError."""
-    sizes = read_options_file(path)
+    sizes = read_options_file(path, "tuned sizes file")
     data = json.loads(Path(path).read_text(encoding="utf-8"))
     other = sorted(set(data) - set(SIZES_FILE_KEYS))
     if other:
@@ -386,171 +344,60 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("-I", dest="include", action="append", metavar="DIR", help="include dir (C)")
     p.add_argument("-D", dest="define", action="append", metavar="NAME[=VAL]",
                    help="macro definition (C)")
-    p.add_argument("--scheduler", choices=SCHEDULERS,
-                   help="auto (default: on cuda, whichever of isl, pluto and "
-                        "isl-distributed maps with the fewest sequential loops of parametric "
-                        "length, then launches; isl on c and openmp), isl (PPCG-like), pluto "
-                        "or isl-distributed (isl's, each strongly connected component of the "
-                        "dependence graph in its own loop nest) or superposition (Shirako et "
-                        "al. 2017: separate block- and thread-level schedules superposed, the "
-                        "DL model's coalescing loop on thread x)")
-    p.add_argument("--tile-sizes", type=_ints,
-                   help="e.g. 8,32 (outermost first; the last entries apply to each kernel's "
-                        "innermost mapped loops)")
-    p.add_argument("--block-sizes", type=_ints,
-                   help="threads per block, e.g. 8,32 (outermost first, as --tile-sizes; at "
-                        "most 1024 threads, z <= 64, each at most its tile size)")
-    p.add_argument("--register-tiles", type=_ints,
-                   help="CUDA: points per thread along each mapped loop of a parallel kernel, "
-                        "e.g. 2,2 (outermost first, as --tile-sizes; each divides its tile "
-                        "size), unrolled and jammed with their accumulators in registers")
-    p.add_argument("--balanced-wavefront", action="store_true",
-                   help="pluto: Di et al. Theorem 2 constraint (balanced intra-tile wavefronts)")
-    p.add_argument("--eliminate-false-deps", action="store_true",
-                   help="copy arrays to remove parallelism-hindering false dependences")
-    p.add_argument("--no-wavefront", action="store_true",
-                   help="do not tile sequential permutable bands into two-level wavefronts")
-    p.add_argument("--allow-reassociation", action=argparse.BooleanOptionalAction,
-                   default=None,
-                   help="cuda: sum a reduction loop that would run in one thread with a block "
-                        "of threads, in another order (default: on; floating-point results "
-                        "then differ by rounding)")
-    p.add_argument("--reduction-blocks", type=int, metavar="N",
-                   help="cuda: blocks of a reduction kernel: 0 (default) fills the GPU, "
-                        "min(ceil(L / 1024), 4 x SMs) for L iterations; N: at most N (1: one "
-                        f"block); at most {MAX_REDUCTION_BLOCKS}")
-    p.add_argument("--reduction-combine", choices=REDUCTION_COMBINES,
-                   help="cuda: the blocks of a reduction kernel combine their results by "
-                        "atomicAdd for += and -= and a pass over a partial array for *= "
-                        "(auto, default), or always by the pass, in a fixed order (pass: the "
-                        "same floating-point result on every run)")
-    p.add_argument("--no-expand-scalars", action="store_true",
-                   help="keep one cell for each region-local scalar or array set and read in "
-                        "each iteration of its loops, and no copy for reads of values from "
-                        "before their loop nest (by default both are made so that the loops "
-                        "can run in parallel)")
-    p.add_argument("--wavefront-sync", choices=WAVEFRONT_SYNCS,
-                   help="order inter-tile wavefronts by kernel launches (default) or by a "
-                        "grid-wide barrier in one cooperative launch")
-    p.add_argument("--host-loops", choices=HOST_LOOPS,
-                   help="a host loop whose body is kernel launches: the whole loop in one "
-                        "cooperative launch, a grid-wide barrier after each kernel's part, when "
-                        "its kernels have at most 2 grid dimensions and it runs 128 iterations "
-                        "or more (auto, default), always (grid), or one launch per iteration "
-                        "(launches)")
-    p.add_argument("--intra-wavefront", choices=INTRA_WAVEFRONTS,
-                   help="points of a wavefront tile: along the first hyperplane where Theorem 2 "
-                        "holds, else the skewed sum (auto, default), or always the skewed sum "
-                        "(sum, as PLUTO's CUDA in Di et al. 2012, Figure 5)")
-    p.add_argument("--shared-staging", action="store_true",
-                   help="stage each wavefront tile's data in shared memory when it fits")
-    p.add_argument("--shared-memory", type=int, metavar="KIB",
-                   help="shared memory per block for staged tiles (default 48; above 48 the "
-                        "kernel opts in to more: H100 allows 227, A100 163)")
-    p.add_argument("--shared-promotion", action=argparse.BooleanOptionalAction, default=None,
-                   help="CUDA: hold each block's tile of an array that its threads reuse in "
-                        "shared memory in DOALL kernels, loaded per tile of the loops inside "
-                        "the kernel (gemm's k), when it fits --shared-memory (at most 48 KiB); "
-                        "off by default")
-    p.add_argument("--sequential-tile", type=int, metavar="N",
-                   help="with --shared-promotion: tile size of the loops inside the kernel "
-                        "(gemm's k), i.e. the depth of each block's shared tiles (default 0: "
-                        "automatic, 16 in the gemm-like default layout, else 32)")
-    p.add_argument("--no-private-promotion", action="store_true",
-                   help="CUDA: keep every array element in global memory (no registers for "
-                        "elements that one thread reuses)")
-    p.add_argument("--host-buffers", choices=HOST_BUFFERS,
-                   help="cuda host entry: allocate and free the device arrays in every call "
-                        "(per-call) or keep them across calls (reuse, default: grown when a "
-                        "call needs more, freed by pc_<name>_release() and at exit)")
-    p.add_argument("--host-copies", choices=HOST_COPIES,
-                   help="cuda host entry: copy the arrays in and out as pageable memory, "
-                        "page-locked for the call (register, default: cudaHostRegister), or "
-                        "through a reused page-locked buffer in double-buffered chunks (staged)")
-    p.add_argument("--host-pin-min", type=int, metavar="KIB", dest="host_pin_min_kib",
-                   help="--host-copies register/staged: arrays under KIB KiB are copied as "
-                        "pageable memory (default 1024)")
-    p.add_argument("--host-chunk", type=int, metavar="KIB", dest="host_chunk_kib",
-                   help="--host-copies staged: KiB per chunk of the staging buffer (default "
-                        "4096; the buffer holds two)")
-    p.add_argument("--host-overlap", action=argparse.BooleanOptionalAction, default=None,
-                   help="cuda host entry: copy each array in on a stream of its own, waited "
-                        "for by the first part of the driver that uses it, and each written "
-                        "array out after the last part that writes it, while later parts run "
-                        "(default on; not with --host-copies staged)")
-    p.add_argument("--serial-region", choices=SERIAL_REGIONS,
-                   help="cuda, a region in which no loop is parallel: pc_<name> runs it on the "
-                        "CPU on the host arrays and pc_<name>_dev in one-thread kernels or, "
-                        "when predicted faster, on the CPU after copying the arrays out (cpu, "
-                        "default); or both entries in one-thread kernels (gpu)")
-    p.add_argument("--host-fallback", choices=HOST_FALLBACKS,
-                   help="cuda: keep the region's original program beside its kernels and run it "
-                        "on the host where a rule on each call's sizes predicts it faster "
-                        "(auto, default: copies + launches + work against the host's time per "
-                        "statement instance; `show schedule` prints the rule), always (always), "
-                        "or never (never: the kernels alone)")
-    p.add_argument("--runtime-executor", choices=RUNTIME_EXECUTORS,
-                   help="cuda, loops with run-time dependences: one launch per level "
-                        "(levels), one launch whose iterations wait on done-counters "
-                        "(syncfree), one launch without inspector whose reads wait on their "
-                        "writer when the writes are affine and injective (syncfree-affine; "
-                        "the levels when a check finds a read of a later iteration's cell), the "
-                        "same with one warp per iteration whose lanes split its CSR reductions "
-                        "(syncfree-affine-warp), or "
-                        "per call (auto, default: syncfree-affine(-warp) where it applies, else "
-                        "levels, and syncfree when reused levels are many)")
-    p.add_argument("--reuse-levels", action="store_true",
-                   help="cuda, loops with run-time dependences: reuse the levels of an earlier "
-                        "outer iteration or call when the index arrays are equal (compared on "
-                        "the GPU) at the same parameters")
-    p.add_argument("--cpu-fallback-per-level", type=_fallback_threshold,
-                   metavar="auto|ITERATIONS",
-                   help="cuda, loops with run-time dependences: run the rest of the loop in "
-                        "order on the host once the inspector has found more than n / "
-                        "ITERATIONS levels; 0: never; auto (default): ITERATIONS = the GPU's "
-                        "measured cost of one level / the host's cost of one iteration")
-    p.add_argument("--aux-fraction", type=int, choices=AUX_FRACTIONS,
-                   help="cuda, loops with run-time dependences: the inspector's auxiliary "
-                        "array of each monitored array holds 1/N of its cells, indexed by cell "
-                        "mod its size (default 1; false conflicts add levels, never lose one)")
-    p.add_argument("--chunking", choices=RUNTIME_CHUNKINGS,
-                   help="cuda, loops with run-time dependences: none (default); static: N "
-                        "chunks of the iterations (N = --aux-fraction), chunk k from level k; "
-                        "dynamic: static, and more levels per chunk when a pass sees many "
-                        "nearby conflicts")
-    p.add_argument("--no-row-reductions", action="store_true",
-                   help="CUDA: keep a parallel loop of reductions (y[i] += A[i][j] * x[j]) on "
-                        "threads, each thread summing its row, instead of rows on blocks and "
-                        "the reduction loop on the threads of each row")
-    p.add_argument("--no-column-reductions", action="store_true",
-                   help="CUDA: keep a parallel loop of `+=` / `-=` reductions along another loop "
-                        "(y[j] += A[i][j] * x[i]) one column per thread, instead of columns on "
-                        "threads and chunks of the reduction loop on blocks with atomicAdd")
-    p.add_argument("--no-dual-reductions", action="store_true",
-                   help="CUDA: run a row and a column reduction of one matrix (bicg's "
-                        "q[i] += A[i][j] * p[j] and s[j] += r[i] * A[i][j]) as two kernels, "
-                        "each reading the matrix, instead of one kernel that reads it once")
-    p.add_argument("--no-chain-reductions", action="store_true",
-                   help="CUDA: run a row reduction and a column reduction of one matrix that "
-                        "reads its result (atax's tmp[i] += A[i][j] * x[j], then y[j] += "
-                        "A[i][j] * tmp[i]) as two kernels, each reading the matrix, instead of "
-                        "one kernel that reads it once")
-    p.add_argument("--no-runtime-choice", action="store_true",
-                   help="CUDA, --scheduler auto: compile the least-cost schedule alone, not "
-                        "also the runner-up that differs in kernel launches alone, chosen per "
-                        "call by the launch and work bounds at its sizes (1-D Jacobi)")
-    p.add_argument("--no-producer-fusion", action="store_true",
-                   help="CUDA: run a DOALL statement that writes the elements a column-split "
-                        "reduction right after it reads (gemver's A update, then x += A^T y) "
-                        "as its own kernel, instead of in the reduction's kernel, each "
-                        "instance just before the one that reads its element")
-    p.add_argument("--options", help="read options written by --dump-options")
-    p.add_argument("--no-tuned-sizes", action="store_true",
-                   help="cuda: ignore the sizes of an earlier `polycuda tune` of this region "
-                        "(used by default when no --tile-sizes / --block-sizes is given)")
-    p.add_argument("--sizes", metavar="FILE",
-                   help="read tile_sizes and block_sizes written by `polycuda tune "
-                        "--dump-sizes` (they override --tile-sizes and --block-sizes)")
+    add_option_flags(p)
+    p.add_argument("--options", metavar="FILE", help="read options written by --dump-options")
+    p.add_argument("--tuned", metavar="FILE", dest="tuned_file",
+                   help="read the sizes written by `polycuda tune --dump-sizes` (they override "
+                        "--tile-sizes and --block-sizes)")
+    p.add_argument("--sizes", metavar="FILE", dest="sizes_file",
+                   help="deprecated name of --tuned FILE (a tuned sizes file; the problem size "
+                        "is --size N=V)")
+
+
+def option_fields() -> tuple[dataclasses.Field, ...]:
+    """The Options fields that every command taking a file has a flag for (Options.target's
+    flag is each command's own)."""
+    return tuple(f for f in dataclasses.fields(Options)
+                 if f.metadata["command"] is None and f.metadata["api_only"] is None)
+
+
+_PARSERS = {"auto-or-number": _fallback_threshold}
+
+
+def add_option_flags(parser: argparse.ArgumentParser) -> None:
+    """One flag per Options field, derived from its declaration (options.option): a bool gets
+    `--name` / `--no-name`, a tuple of sizes comma-separated integers, any other the type of
+    its default or its `parse`; the help ends with the field's default. Every flag's dest is
+    the field's name; its value None when not given (_options)."""
+    p = parser.add_argument_group("options (the fields of polycuda.Options, with dashes)")
+    for f in option_fields():
+        meta = f.metadata
+        shown = f"{meta['help']} (default: {shown_default(f.default)})".replace("%", "%%")
+        flags = [flag_of(f)] + ([f"--{f.name.replace('_', '-')}"]
+                                if meta["flag"] and not isinstance(f.default, bool) else [])
+        if isinstance(f.default, bool):
+            p.add_argument(*flags, dest=f.name, action=argparse.BooleanOptionalAction,
+                           default=None, help=shown)
+            if meta["alias"]:
+                p.add_argument(meta["alias"], dest=f.name, action="store_const", const=False,
+                               help=f"the same as --no-{f.name.replace('_', '-')}")
+            continue
+        if meta["parse"]:
+            kind = _PARSERS[meta["parse"]]
+        elif isinstance(f.default, tuple):
+            kind = _ints
+        else:
+            kind = type(f.default)
+        metavar = meta["metavar"] or ("N,N" if isinstance(f.default, tuple) else None)
+        p.add_argument(*flags, dest=f.name, type=kind, choices=meta["choices"], metavar=metavar,
+                       help=shown)
+
+
+def _value_options() -> tuple[str, ...]:
+    """Options whose value may start with '-' ("--tile-sizes -4,8" is a value, not an
+    option): every non-bool Options flag, and the commands' own numeric ones."""
+    flags = [flag_of(f) for f in option_fields() if not isinstance(f.default, bool)]
+    return (*flags, "--size", "--repeat", "--top-k", "--budget")
 
 
 def version() -> str:
@@ -618,7 +465,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--budget", type=_positive_float, default=60.0, metavar="SECONDS",
                    help="seconds for ranking layouts by the model (default 60)")
     p.add_argument("--dump-sizes", metavar="FILE",
-                   help="write the chosen sizes, for --sizes FILE of compile, run, verify")
+                   help="write the chosen sizes, for --tuned FILE of compile, run, verify")
     p.add_argument("--no-cache", action="store_true", help="tune again even if cached")
     p.add_argument("--no-refit", action="store_true",
                    help="do not measure probes (up to 4 layouts where each model term weighs "
@@ -649,10 +496,11 @@ def parser() -> argparse.ArgumentParser:
 def _join_negative_values(argv: list[str]) -> list[str]:
     """`--tile-sizes -4,8` -> `--tile-sizes=-4,8`: argparse takes a value that starts with '-'
     for an option, and would say 'expected one argument' instead of what is wrong."""
+    value_options = _value_options()
     out: list[str] = []
     k = 0
     while k < len(argv):
-        if argv[k] in _VALUE_OPTIONS and k + 1 < len(argv) and \
+        if argv[k] in value_options and k + 1 < len(argv) and \
                 re.match(r"^-\d", argv[k + 1]):
             out.append(f"{argv[k]}={argv[k + 1]}")
             k += 2

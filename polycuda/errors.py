@@ -56,6 +56,11 @@ class InvalidConfigError(PolycudaError):
     """Options that cannot apply to this program (a tuner skips such a configuration)."""
 
 
+class UnknownOptionError(InvalidConfigError, TypeError):
+    """A keyword that is no Options field (`Options(tile_size=...)`): a TypeError too, as the
+    dataclass's own would be."""
+
+
 class IllegalScheduleError(PolycudaError):
     """A schedule that violates a dependence: never used to generate code."""
 

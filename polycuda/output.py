@@ -123,7 +123,8 @@ def write_outputs(input_path: Path, programs: tuple[Program, ...], options: Opti
     abi.check_region_names([p.scop for p in programs])  # one file: no two define one name
     # per-region progress on stderr once the file has compiled for 2 s (progress.py)
     generated = [p.generate(options.target).source
-                 for p in progress.regions(programs, lambda p: p.name)]
+                 for p in progress.regions(programs, lambda p: p.name,
+                                              show=options.progress)]
     is_c = input_path.suffix != ".py"
     if options.target == "cuda":
         main_text = cuda_host.join(generated, [p.scop for p in programs])

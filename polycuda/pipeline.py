@@ -57,7 +57,7 @@ def transform_scop(scop: Scop, options: Options, timer: progress.PassTimer | Non
     local scalars and arrays expanded, reads of values from before their loop nest redirected
     to a copy taken there (expand_scalars); array copies when eliminate_false_deps is set
     (within Options.schedule_operations; else unchanged, with a PolycudaWarning)."""
-    timer = timer or progress.PassTimer(scop.name)
+    timer = timer or progress.PassTimer(scop.name, show=options.progress)
     # statements whose domain is empty never run: dropped, so that no band is empty
     scop = drop_empty_statements(scop)
     # expansion and array copies need exact footprints; indirect accesses (A[idx[i]]) have
@@ -153,7 +153,7 @@ def choose_schedule(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl
 
     # dep_map: { S[i] -> T[j] }, all dependences within the context
     """
-    timer = timer or progress.PassTimer(scop.name)
+    timer = timer or progress.PassTimer(scop.name, show=options.progress)
     if options.scheduler != "auto":
         notes: list[str] = []
         schedule, mapped = _schedule_and_map(scop, options, ctx, dep_map, timer, notes)
@@ -164,8 +164,9 @@ def choose_schedule(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl
     found, skipped, given_up = [], [], []
     for order, name in enumerate(names):
         if order == 0:  # the first candidate: its whole fallback chain, as when requested
-            schedule, mapped = _schedule_and_map(scop, options.replace(scheduler=name), ctx,
-                                                 dep_map, timer, given_up)
+            with timer.trying(name):
+                schedule, mapped = _schedule_and_map(scop, options.replace(scheduler=name),
+                                                     ctx, dep_map, timer, given_up)
         else:  # a later one: its own scheduler only, within auto_candidate_operations, or
             # skipped (Pluto on adi needs more: the default compile stays near the first
             # scheduler's cost)
@@ -175,8 +176,9 @@ def choose_schedule(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl
                                f"than {AUTO_MIN_DEPTH[name]} parametric loops on the longest "
                                f"path)")
                 continue
-            later = _later_candidate(scop, options.replace(scheduler=name), ctx, dep_map,
-                                     timer)
+            with timer.trying(name):
+                later = _later_candidate(scop, options.replace(scheduler=name), ctx, dep_map,
+                                         timer)
             if isinstance(later, str):
                 skipped.append(f"{name} skipped ({later})")
                 continue
@@ -287,7 +289,7 @@ def compile_scop(scop: Scop, options: Options) -> Generated:
         raise InvalidConfigError("resolve target 'auto' (Program.resolve_target) before codegen")
     abi.check_region_names([scop])  # its entries' names are free
     start = time.perf_counter()
-    timer = progress.PassTimer(scop.name)
+    timer = progress.PassTimer(scop.name, show=options.progress)
     # Scop -> Scop: drop statements that never run, expand local scalars, optional array
     # copies against false dependences (transform_scop)
     original = scop  # the program as written: the host version of the region (host_choice)
@@ -444,7 +446,8 @@ def _runner_up_source(scop: Scop, options: Options, ctx: isl.Context, choice: Ch
     one's), or None when its AST build runs out of Options.ast_operations (no fallback: the
     chosen schedule's code is there)."""
     assert choice.runner_up is not None
-    timer = progress.PassTimer(f"{scop.name} ({choice.runner_up[0]})")
+    timer = progress.PassTimer(f"{scop.name} ({choice.runner_up[0]})",
+                               show=options.progress)
     mapped = _promotions(scop, options, ctx, choice.runner_up[2], timer)
 
     try:
@@ -471,7 +474,7 @@ def _map_checked(scop: Scop, schedule: isl.Schedule, options: Options, ctx: isl.
     """The mapping steps of `schedule` (gpu/tiling.map_schedule's, each timed and noted), its
     tiled schedule and parallel loops checked against every dependence
     (IllegalScheduleError when they are not legal)."""
-    timer = timer or progress.PassTimer(scop.name)
+    timer = timer or progress.PassTimer(scop.name, show=options.progress)
     context = isl_build.context_set(scop, ctx)
     accesses = _accesses(scop, ctx)
     # gpu.mapping: each subtree a kernel (blocks/threads, wavefront, reduction, one thread)
@@ -627,7 +630,7 @@ def _runtime_generated(scop: Scop, options: Options, start: float) -> Generated:
         # host side keeps the host-side helpers out of its text; its own index checks are
         # the "check" part before it, so it takes the static path directly
         host = options.plain_host_side()
-        timer = progress.PassTimer(sub.name)
+        timer = progress.PassTimer(sub.name, show=options.progress)
         generated = _static_generated(transform_scop(sub, host, timer), host,
                                       time.perf_counter(), timer, variants=False)
         kernels.extend(generated.kernels)

@@ -8,7 +8,7 @@ import traceback
 from pathlib import Path
 from types import ModuleType
 
-from polycuda.api import JitFunction
+from polycuda.api import PYTHON_REFERENCE_NAME, JitFunction
 from polycuda.errors import SourceLoc, UserError
 from polycuda.options import Options
 from polycuda.program import Program
@@ -35,7 +35,7 @@ def programs_of_file(path: Path, options: Options, function: str | None = None
     for fn in functions:
         scop = pyfront.parse_function(fn, pyfront.default_arg_specs(fn))
         jit = JitFunction(fn, options)
-        programs.append(Program(scop, options, jit._reference(), "the Python function"))
+        programs.append(Program(scop, options, jit._reference(), PYTHON_REFERENCE_NAME))
     return tuple(programs)
 
 

@@ -42,7 +42,8 @@ def schedule_of(prog: Program) -> dict:
     scop = transform_scop(prog.scop, options)
     dep_map = dependence_map(scop, ctx)
     choice = choose_schedule(scop, options, ctx, dep_map)
-    scheduled = report.schedule_json(scop, choice.schedule)
+    scheduled = report.schedule_json(scop, choice.schedule,
+                                     report.labelled_dependences(scop, ctx))
     kernels = {name: k for k in choice.mapped.kernels
                if k.reduction and k.reduction_combine not in (mapping.DUAL, mapping.CHAIN)
                for name in (k.row_statements or (k.reduction_statement,))}
@@ -120,17 +121,19 @@ def _serial_region(scop: Scop, options: Options) -> str:
 def passes_of(prog: Program) -> list[dict]:
     """The named steps that compiling the region ran (pipeline.compile_scop), in order: name,
     what the step did for this region ("note") and its seconds. With scheduler "auto" each
-    candidate schedule's mapping steps appear, then "scheduler choice" says which was kept."""
+    candidate schedule's mapping steps appear, each with its "candidate" scheduler (else ""),
+    then "scheduler choice" says which was kept."""
     target = prog.resolve_target(None).replace("emulate", "cuda")
-    return [{"name": step.name, "note": step.note, "seconds": round(step.seconds, 4)}
-            for step in prog.generate(target).steps]
+    return [{"name": step.name, "candidate": step.candidate, "note": step.note,
+             "seconds": round(step.seconds, 4)} for step in prog.generate(target).steps]
 
 
 def _passes_text(prog: Program) -> str:
     steps = passes_of(prog)
     width = max((len(s["name"]) for s in steps), default=0)
     lines = [f"region {prog.name}:"]
-    lines += [f"  {s['name']:{width}s} {s['seconds']:8.3f} s  {s['note']}" for s in steps]
+    lines += [f"  {s['name']:{width}s} {s['seconds']:8.3f} s  "
+              + (f"[{s['candidate']}] " if s["candidate"] else "") + s["note"] for s in steps]
     return "\n".join(lines)
 
 
@@ -179,10 +182,14 @@ def _schedule_text(prog: Program) -> str:
     scheduled = schedule_of(prog)
     lines = [f"region {prog.name} ({scheduled['scheduler']} scheduler; {scheduled['choice']}):"]
     for stmt in scheduled["statements"]:
-        lines.append(f"  {stmt['name']}[{', '.join(stmt['iterators'])}]")
+        where = f"  line {stmt['line']}: {stmt['source']}" if "line" in stmt else ""
+        lines.append(f"  {stmt['name']}[{', '.join(stmt['iterators'])}]{where}")
         reduction = stmt.get("reduction", {})
         for k, (row, par) in enumerate(zip(stmt["hyperplanes"], stmt["parallel"])):
-            kind = "parallel" if par else "sequential"
+            why = stmt["sequential"][k]
+            kind = "parallel" if not why else (
+                why if why == report.CONSTANT_ROW or why.startswith("sequential")
+                else f"sequential: {why}")
             if reduction.get("row") == k:  # Shirako et al. 2017, Section 5.3: a reduction loop
                 kind = (f"reduction ({reduction['op']}), {reduction['kernel']}: "
                         f"{reduction['run']}")

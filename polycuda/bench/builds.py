@@ -14,7 +14,7 @@ from polycuda.bench.configs import Variant, dtype_defines
 from polycuda.options import Options
 
 REFERENCE = "reference"
-# The sequential baseline: the user's C as written, at -O3 for this CPU (after build's -O2).
+# The sequential baseline: the user's C as written, at -O3 for this CPU (after build's own -O3).
 REFERENCE_FLAGS = ("-O3", "-march=native")
 
 

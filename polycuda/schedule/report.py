@@ -28,44 +28,119 @@ def _rows_of_upa(upa: isl.UnionPwAff) -> dict[str, tuple[list[int], list[int], i
     return rows
 
 
-def _band_rows(node: isl.ScheduleNode, out: dict[str, list[dict]]) -> None:
+def _band_rows(node: isl.ScheduleNode, out: dict[str, list[dict]],
+               deps: tuple[tuple[str, isl.UnionMap], ...] = ()) -> None:
     partial = node.band_get_partial_schedule()
     reaching = node.get_domain()
     names = isl_build.statement_names(reaching)
     for k in range(node.band_n_member()):
         rows = _rows_of_upa(partial.get_at(k))
         parallel = bool(node.band_member_get_coincident(k))
+        carriers = _carried(node, k, deps) if deps and not parallel else []
         for name in names:
             if name in rows:
                 coeffs, params, const = rows[name]
-                out.setdefault(name, []).append(
-                    {"row": coeffs + [const], "params": params, "parallel": parallel,
-                     "permutable": bool(node.band_get_permutable())})
+                entry = {"row": coeffs + [const], "params": params, "parallel": parallel,
+                         "permutable": bool(node.band_get_permutable())}
+                if deps and not parallel:
+                    entry["carries"] = [label for label, source, sink in carriers
+                                        if name in (source, sink)]
+                out.setdefault(name, []).append(entry)
 
 
-def schedule_rows(schedule: isl.Schedule) -> dict[str, list[dict]]:
-    """Every band member on the way from the root to each statement, outermost first."""
+def _carried(node: isl.ScheduleNode, k: int, deps: tuple[tuple[str, isl.UnionMap], ...]
+             ) -> list[tuple[str, str, str]]:
+    """The dependences that member k of the band `node` carries: equal schedule before it
+    (the prefix and members 0..k-1), different at it. (label, source, sink) each.
+
+    # each dep: { S[i] -> T[j] }
+    """
+    partial = node.band_get_partial_schedule()
+    n = node.band_n_member()
+    outer = node.get_prefix_schedule_multi_union_pw_aff()
+    before = outer.flat_range_product(partial.drop_dims(isl.dim_type.set, k, n - k))
+    upto = outer.flat_range_product(partial.drop_dims(isl.dim_type.set, k + 1, n - k - 1))
+    domain = node.get_domain()
+    found = []
+    for label, dep_map in deps:
+        within = dep_map.intersect_domain(domain).intersect_range(domain)
+        carried = within.eq_at_multi_union_pw_aff(before).subtract(
+            within.eq_at_multi_union_pw_aff(upto))
+        if not carried.is_empty():
+            source, sink = (carried.domain().get_set_list().get_at(0).get_tuple_name(),
+                            carried.range().get_set_list().get_at(0).get_tuple_name())
+            found.append((label, source, sink))
+    return found
+
+
+def schedule_rows(schedule: isl.Schedule,
+                  deps: tuple[tuple[str, isl.UnionMap], ...] = ()) -> dict[str, list[dict]]:
+    """Every band member on the way from the root to each statement, outermost first. With
+    `deps` ((label, { S[i] -> T[j] }) each, one statement pair per map), each member that is
+    not parallel lists in "carries" the labels of the dependences it carries that touch the
+    statement."""
     out: dict[str, list[dict]] = {}
 
     def visit(node: isl.ScheduleNode) -> bool:
         if node.get_type() == isl.schedule_node_type.band:
-            _band_rows(node, out)
+            _band_rows(node, out, deps)
         return True
 
     schedule.get_root().foreach_descendant_top_down(visit)
     return out
 
 
-def schedule_json(scop: Scop, schedule: isl.Schedule) -> dict:
-    """{"statements": [{"name", "iterators", "hyperplanes", "parallel", ["params"]}]}"""
-    rows = schedule_rows(schedule)
+def schedule_json(scop: Scop, schedule: isl.Schedule,
+                  deps: tuple[tuple[str, isl.UnionMap], ...] = ()) -> dict:
+    """{"statements": [{"name", "iterators", "hyperplanes", "parallel", ["params"]}]}; with
+    `deps` (schedule_rows), also "sequential": per row, why it is not parallel ("constant
+    row": no loop at all; "carries <dep>, ..."; or "" where it is parallel), and "line"/"source"
+    where the statement's source location is known."""
+    rows = schedule_rows(schedule, deps)
     statements = []
     for stmt in scop.statements:
         entries = rows.get(stmt.name, [])
         item: dict = {"name": stmt.name, "iterators": list(stmt.iterators),
                       "hyperplanes": [e["row"] for e in entries],
                       "parallel": [e["parallel"] for e in entries]}
+        if stmt.loc is not None:
+            item["line"] = stmt.loc.line
+            item["source"] = stmt.loc.text.strip()
+        if deps:
+            item["sequential"] = [_why_sequential(e) for e in entries]
         if any(any(e["params"]) for e in entries):
             item["params"] = [e["params"] for e in entries]
         statements.append(item)
     return {"statements": statements}
+
+
+CONSTANT_ROW = "constant row"  # a row with no iterator: it orders statements, it is no loop
+
+
+def _why_sequential(entry: dict) -> str:
+    """Why a schedule row is not a parallel loop ("" where it is one)."""
+    if not any(entry["row"][:-1]):
+        return CONSTANT_ROW
+    if entry["parallel"]:
+        return ""
+    carried = entry.get("carries", [])
+    if not carried:
+        return "sequential: the scheduler did not mark it coincident (no dependence of this " \
+               "statement carried here)"
+    shown = ", ".join(carried[:3]) + (f" and {len(carried) - 3} more" if len(carried) > 3 else "")
+    return f"carries {shown}"
+
+
+def labelled_dependences(scop: Scop, ctx: isl.Context) -> tuple[tuple[str, isl.UnionMap], ...]:
+    """Every dependence of the Scop as ("S1 -> S0 flow on A", { S1[i] -> S0[j] }) within its
+    context, for schedule_json's reasons; one label per (source, sink, kind, array)."""
+    from polycuda.analysis import dependences
+
+    context = isl_build.context_set(scop, ctx)
+    merged: dict[str, isl.UnionMap] = {}
+    for d in dependences.compute(scop, ctx):
+        label = f"{d.source} -> {d.sink} {d.kind} on {d.array}"
+        rel = isl.UnionMap.from_map(isl.Map.read_from_str(ctx, d.relation)).intersect_params(
+            context)
+        merged[label] = merged[label].union(rel) if label in merged else rel
+    return tuple(merged.items())

@@ -314,6 +314,36 @@ def test_run_times_reference_and_target_alike(monkeypatch):
     assert text.count("median") >= 3 and text.count("min-max") == 2
     assert "7 runs after 1 warm-up" in text and "speedup" in text
 
+    assert "(c against the gcc -O3 build of the C original; medians)" in text
+
+
+def test_run_times_an_interpreted_reference_once_and_says_so(monkeypatch, capsys):
+    # issue 44: the Python function (CPython, minutes for a 2-D stencil at n = 1024) ran 11
+    # times with nothing printed; now once, verified and timed, announced on stderr
+    from polycuda.run import run_and_time
+
+    def scale(n: int, A, B):
+        for i in range(n):
+            B[i] = 2.0 * A[i]
+
+    import numpy as np
+
+    prog = polycuda.jit(scale, target="c").program(8, np.zeros(8), np.zeros(8))
+    calls = []
+    reference = prog._reference
+    monkeypatch.setattr(prog, "_reference", lambda args: (calls.append(1), reference(args)))
+    report = run_and_time(prog, {"n": 100}, repeats=5)
+    assert len(calls) == 1 and len(report.reference_times_s) == 1 and report.verified
+    assert len(report.times_s) == 5
+    text = report.render()
+    assert "1 run, the verified one; CPython interpreter" in text
+    assert "(c against the CPython interpreter" in text
+    err = capsys.readouterr().err
+    assert "scale: running the reference once (CPython interpreter" in err
+    assert "scale: the reference took " in err
+    prog.options = prog.options.replace(progress=False)
+    run_and_time(prog, {"n": 100}, repeats=1)
+    assert capsys.readouterr().err == ""
 
 # -- verify/run: the arguments' bytes are estimated before allocating ----------------------------
 DEEP = "void f({params}, double A{dims})\n{{\n#pragma scop\n{loops}    A{subs} += 1.0;\n" \

@@ -150,7 +150,7 @@ def test_unknown_target_is_refused():
 def test_compile_commands_per_target(tmp_path):
     src, out = tmp_path / "k.c", tmp_path / "k.so"
     assert "-fopenmp" in build.compile_command("openmp", "gcc", src, out)
-    assert "-O2" in build.compile_command("reference", "gcc", src, out)
+    assert "-O3" in build.compile_command("reference", "gcc", src, out)  # as c, openmp
     cuda = build.compile_command("cuda", "nvcc", src, out, arch="sm_80")
     assert "-arch=sm_80" in cuda and "-Xcompiler" in cuda and "-shared" in cuda
     emu = build.compile_command("emulate", "g++", src, out, shared=False)

@@ -144,7 +144,7 @@ def test_cli_tune_dump_sizes_round_trip(tmp_path, capsys):
     assert set(data) == {"tile_sizes", "block_sizes"}
     tiles, block = ",".join(map(str, data["tile_sizes"])), ",".join(map(str, data["block_sizes"]))
     a, b = tmp_path / "a.cu", tmp_path / "b.cu"
-    assert main(["compile", "kernels/c/sor_1d.c", "--sizes", str(sizes), "-o", str(a)]) == 0
+    assert main(["compile", "kernels/c/sor_1d.c", "--tuned", str(sizes), "-o", str(a)]) == 0
     assert main(["compile", "kernels/c/sor_1d.c", "--tile-sizes", tiles, "--block-sizes", block,
                  "-o", str(b)]) == 0
     assert a.read_text() == b.read_text()
@@ -163,7 +163,7 @@ def _fails(capsys, argv, needle, code=1):
 def test_cli_tune_errors(tmp_path, capsys):
     bad = tmp_path / "bad.json"
     bad.write_text('{"tile_sizes": [8, 8], "target": "c"}')
-    _fails(capsys, ["compile", "kernels/c/sor_1d.c", "--sizes", str(bad)],
+    _fails(capsys, ["compile", "kernels/c/sor_1d.c", "--tuned", str(bad)],
            "may hold only tile_sizes, block_sizes, register_tiles, sequential_tile, scheduler")
     _fails(capsys, ["tune", "kernels/c/sor_1d.c", "--budget", "0"], "must be > 0", code=2)
     _fails(capsys, ["tune", "kernels/c/sor_1d.c", "--top-k", "0"], "must be >= 1", code=2)
@@ -291,7 +291,7 @@ def test_tune_chooses_the_scheduler_by_measuring_each_candidate(capsys, tmp_path
     assert result.apply(Options(scheduler="pluto")).scheduler == "pluto"
     out = tmp_path / "sizes.json"
     out.write_text(result.sizes_text())
-    assert main(["compile", "kernels/c/sor_1d.c", "--sizes", str(out), "-o",
+    assert main(["compile", "kernels/c/sor_1d.c", "--tuned", str(out), "-o",
                  str(tmp_path / "a.cu")]) == 0
     # without a way to measure, the candidates cannot be compared
     with pytest.raises(InvalidConfigError, match="no GPU"):
