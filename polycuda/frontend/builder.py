@@ -23,10 +23,12 @@ import islpy as isl
 
 from polycuda.errors import NotAffineError, SourceLoc, UnsupportedConstruct, UserError
 from polycuda.ir import dtypes
+from polycuda.ir.c_expr import expr_to_c
 from polycuda.ir.affine import (INDEX_DTYPES, affine_text, bound_terms, condition_text,
                                 indirect_shape_text, is_indirect)
 from polycuda.ir.quasi_affine import condition_set, has_c_division, is_piecewise, pw_aff
-from polycuda.ir.expr import DTYPES, BinOp, Cast, Const, Expr, Ref, UnaryOp, Var, refs, walk
+from polycuda.ir.expr import (DTYPES, BinOp, Cast, Const, Expr, Ref, Ternary, UnaryOp, Var,
+                              map_refs, refs, walk)
 from polycuda.ir.scop import ASSIGN_OPS, Arg, Array, CsrLoop, Scop, SourceInfo, Statement
 
 
@@ -64,6 +66,13 @@ class ScopBuilder:
         # (loop depth at which it was entered, isl text, or the Expr when it holds C '/' '%')
         self._conds: list[tuple[int, str | Expr]] = []
         self._next_pos: list[int] = [0]  # next textual position at each depth
+        # `if` on data (if-conversion): each open one's predicate, a local int set by a
+        # statement before its branch; every assignment inside becomes conditional on it
+        self._data_preds: list[str] = []
+        self._if_kinds: list[str] = []  # "affine" or "data", one per open if/else
+        self._last_data_if: tuple[str, str | None] | None = None  # (predicate, outer one)
+        # 1-D arrays declared with a product of sizes (a[n * m]): their factors, the view
+        self._flat: dict[str, tuple[Expr, ...]] = {}
 
     # -- declarations ------------------------------------------------------------------------
     def add_arg(self, name: str, kind: str, dtype: str, shape: tuple[Expr, ...] = (),
@@ -79,6 +88,10 @@ class ScopBuilder:
         check_name(name, "argument", loc)
         self.args.append(Arg(name, kind, dtype))
         if kind == "array":
+            factors = _flat_factors(shape, set(self.params))
+            if factors is not None:  # a[n * m]: seen as a[n][m] (same layout, see _delinearize)
+                self._flat[name] = factors
+                shape = factors
             self.arrays[name] = Array(name, dtype, tuple(shape))
 
     def add_local(self, name: str, dtype: str, shape: tuple[Expr, ...] = (),
@@ -200,35 +213,82 @@ class ScopBuilder:
                             "result; write one statement per loop", frame.loop.loc)
 
     def enter_if(self, cond: Expr, loc: SourceLoc | None = None) -> None:
-        """An affine condition guarding the statements added until `exit_if`.
+        """A condition guarding the statements added until `exit_if`.
+
+        An affine condition restricts the statements' domains. A condition that reads data
+        (an array element or a local scalar: `if (dist < best)`) is if-converted: a statement
+        sets a fresh local int predicate to it (and to the enclosing data predicates), and each
+        assignment inside is made conditional on that predicate (`_conditional`), so that the
+        statements are may-writes in effect and the dependences stay exact.
 
         Raises:
-            NotAffineError: the condition reads an array element (a branch on data), or is not
-                affine in the iterators and parameters.
+            NotAffineError: an affine-looking condition that is not affine in the iterators and
+                parameters.
         """
         if self._csr:
             raise UnsupportedConstruct(
                 f"condition inside loop '{self._csr[-1].loop.iterator}', whose bounds read "
                 "arrays: not supported (write the choice as 'c ? x : y' in the value)", loc)
-        for e in walk(cond):
-            if isinstance(e, Ref):
-                raise NotAffineError(
-                    f"data-dependent condition: it reads '{e.array}' (an array element); "
-                    "conditions must be affine in the loop iterators and integer parameters "
-                    "(write a choice on data as 'c ? x : y' in the assigned value)",
-                    e.loc or loc)
+        if any(isinstance(e, Ref) for e in walk(cond)):
+            outer = self._data_preds[-1] if self._data_preds else None
+            self._data_preds.append(self._predicate(cond, outer, loc))
+            self._if_kinds.append("data")
+            return
         if has_c_division(cond):  # exact only as a piecewise function (quasi_affine)
             condition_set(cond, _space("", self._names()))
             self._conds.append((len(self._loops), cond))
         else:
             self._conds.append((len(self._loops), condition_text(cond, self._names())))
+        self._if_kinds.append("affine")
 
     def enter_else(self, cond: Expr, loc: SourceLoc | None = None) -> None:
-        """The else branch of the `if (cond)` just exited."""
+        """The else branch of the `if (cond)` just exited. On data, its predicate is the
+        negation of the if's predicate, evaluated before the then-branch ran (which may change
+        what the condition reads)."""
+        if any(isinstance(e, Ref) for e in walk(cond)):
+            if self._last_data_if is None:
+                raise ValueError("enter_else on data without a matching enter_if")
+            pred, outer = self._last_data_if
+            self._data_preds.append(self._predicate(UnaryOp("!", Ref(pred, (), loc), loc),
+                                                    outer, loc))
+            self._if_kinds.append("data")
+            return
         self.enter_if(UnaryOp("!", cond, loc), loc)
 
     def exit_if(self) -> None:
-        self._conds.pop()
+        if self._if_kinds.pop() == "data":
+            pred = self._data_preds.pop()
+            self._last_data_if = (pred, self._data_preds[-1] if self._data_preds else None)
+        else:
+            self._conds.pop()
+
+    def _predicate(self, cond: Expr, outer: str | None, loc: SourceLoc | None) -> str:
+        """A fresh local int set to `cond` (`outer ? cond : 0` inside another data if) by a
+        statement at the current point; its name."""
+        taken = set(self.arrays) | {a.name for a in self.args} | self._names()
+        k = 0
+        while f"pc_if{k}" in taken:
+            k += 1
+        name = f"pc_if{k}"
+        self.arrays[name] = Array(name, "int", (), local=True)
+        value = cond if outer is None else Ternary(Ref(outer, (), loc), cond, Const(0), loc)
+        self._add(Ref(name, (), loc), "=", Ternary(value, Const(1), Const(0), loc), loc)
+        return name
+
+    def _conditional(self, lhs: Ref, op: str, rhs: Expr, loc: SourceLoc | None
+                     ) -> tuple[str, Expr]:
+        """`lhs op rhs` under the innermost data predicate p: `lhs += p ? rhs : 0` (`-=`),
+        `lhs *= p ? rhs : 1` (`/=`), so that reductions stay reductions, else
+        `lhs = p ? rhs : lhs` (the old value stored back where the branch is not taken)."""
+        pred = Ref(self._data_preds[-1], (), loc)
+        if op in ("+=", "-="):
+            return op, Ternary(pred, rhs, Const(0), loc)
+        if op in ("*=", "/="):
+            return op, Ternary(pred, rhs, Const(1), loc)
+        if op != "=":
+            raise UnsupportedConstruct(f"assignment operator '{op}' inside an if on data is "
+                                       "not supported", loc)
+        return "=", Ternary(pred, rhs, lhs, loc)
 
     def _take_position(self) -> int:
         pos = self._next_pos[-1]
@@ -237,7 +297,16 @@ class ScopBuilder:
 
     # -- statements --------------------------------------------------------------------------
     def add_statement(self, lhs: Ref, op: str, rhs: Expr, loc: SourceLoc | None = None) -> str:
-        """Add `lhs op rhs;` at the current point; returns the statement name."""
+        """Add `lhs op rhs;` at the current point (conditional on the open ifs on data);
+        returns the statement name."""
+        if self._data_preds and op in ASSIGN_OPS:
+            op, rhs = self._conditional(lhs, op, rhs, loc)
+        return self._add(lhs, op, rhs, loc)
+
+    def _add(self, lhs: Ref, op: str, rhs: Expr, loc: SourceLoc | None) -> str:
+        if self._flat:
+            lhs = self._delinearize(lhs)
+            rhs = map_refs(rhs, self._delinearize)
         if op not in ASSIGN_OPS:
             raise UnsupportedConstruct(f"assignment operator '{op}' is not supported", loc)
         if lhs.array not in self.arrays:
@@ -253,11 +322,70 @@ class ScopBuilder:
         iters = tuple(lp.iterator for lp in self._loops)
         domain = self._domain(name, iters)
         beta = tuple(lp.position for lp in self._loops) + (self._take_position(),)
+        self._check_flat_ranges(domain, refs(lhs) + refs(rhs))
         stmt = Statement(name, iters, domain, beta, lhs, op, rhs, loc,
                          tuple(lp.direction for lp in self._loops),
                          tuple(c.loop for c in self._csr))
         self.statements.append(stmt)
         return name
+
+    def _delinearize(self, ref: Ref) -> Ref:
+        """`a[P * m + Q]` of an array declared `a[n * m]` as `a[P][Q]` (recursively for more
+        factors: `a[(i * n + j) * n + k]` of `a[l * n * n]`), the same cell in the same
+        row-major layout, so that the subscripts are affine (Grosser et al. 2015, recovering
+        multi-dimensional arrays). Q collects the terms without m, P the others divided by m;
+        `_check_flat_ranges` proves 0 <= Q < m at every instance, without which two (P, Q)
+        could name one cell. A subscript that is no polynomial of that form is left as it is
+        (and refused by the affine checks, with their message)."""
+        factors = self._flat.get(ref.array)
+        if factors is None or len(ref.index) != 1:
+            return ref
+        poly = _polynomial(ref.index[0])
+        if poly is None:
+            return ref
+        index: list[Expr] = []
+        for factor in reversed(factors[1:]):
+            m = factor.name  # _flat_factors: every factor after the first is a parameter
+            rest = {mono: c for mono, c in poly.items() if m not in mono}
+            poly = {_drop(mono, m): c for mono, c in poly.items() if m in mono}
+            index.insert(0, _poly_expr(rest, ref.loc))
+        index.insert(0, _poly_expr(poly, ref.loc))
+        return Ref(ref.array, tuple(index), ref.loc)
+
+    def _check_flat_ranges(self, domain: str, accesses: tuple[Ref, ...]) -> None:
+        """Each inner subscript of a delinearized access lies in 0 .. factor - 1 at every
+        instance of the statement.
+
+        Raises:
+            UnsupportedConstruct: it does not (e.g. a[i * m + j] with j up to m): the flattened
+                subscript cannot be split into rows and columns.
+        """
+        dom = isl.Set(domain)
+        names = self._names()
+        head = f"[{', '.join(self.params)}] -> {{ {dom.get_tuple_name()}[{', '.join(self._iters())}]"
+        for inner in accesses:
+            factors = self._flat.get(inner.array)
+            if factors is None or len(inner.index) != len(factors):
+                continue
+            for idx, factor in zip(inner.index[1:], factors[1:]):
+                bad = is_indirect(idx) or is_piecewise(idx)
+                if not bad:
+                    text = affine_text(idx, names, "subscript")
+                    # m <= 0: the array is empty, every access refused by the bounds check
+                    outside = isl.Set(f"{head} : {factor.name} >= 1 and ({text} < 0 or "
+                                      f"{text} >= {factor.name}) }}")
+                    bad = not dom.intersect(outside).is_empty()
+                if bad:
+                    raise UnsupportedConstruct(
+                        f"'{inner.array}' is declared as {len(factors)} sizes multiplied and "
+                        f"its subscript is read as rows of '{factor.name}' elements, but its "
+                        f"part inside a row, {_show(idx)}, is not always within 0 .. "
+                        f"{factor.name} - 1 here: polycuda cannot split this flattened "
+                        "subscript (declare the array with one size per dimension, a[n][m])",
+                        inner.loc)
+
+    def _iters(self) -> tuple[str, ...]:
+        return tuple(lp.iterator for lp in self._loops)
 
     def _check_unsigned_min_max(self, rhs: Expr, loc: SourceLoc | None) -> None:
         """min/max print as helpers that compare in long long (C) or in the operands' type
@@ -473,6 +601,76 @@ def _check_convex(term: Expr, side: str, iterator: str) -> None:
         raise NotAffineError(f"{side} bound of loop '{iterator}' takes a {wrong}(...): the "
                              f"loop would not be convex (only max in lower and min in upper "
                              "bounds are supported)", term.loc)
+
+
+# -- flattened arrays ------------------------------------------------------------------------------
+def _flat_factors(shape: tuple[Expr, ...], params: set[str]) -> tuple[Expr, ...] | None:
+    """The factors of a 1-D array's size written as a product whose factors after the first
+    are integer parameters (`n * m`, `l * n * n`); None for any other shape."""
+    if len(shape) != 1:
+        return None
+    factors: list[Expr] = []
+    stack = [shape[0]]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, BinOp) and e.op == "*":
+            stack += [e.rhs, e.lhs]
+        else:
+            factors.append(e)
+    if len(factors) < 2 or not all(isinstance(f, Var) and f.name in params
+                                   for f in factors[1:]):
+        return None
+    return tuple(factors)
+
+
+def _polynomial(expr: Expr) -> dict[tuple[str, ...], int] | None:
+    """`expr` as integer polynomial: {sorted names of a monomial: coefficient}; None when it
+    holds anything but integer constants, names, + - and *."""
+    if isinstance(expr, Const):
+        return {(): expr.value} if isinstance(expr.value, int) else None
+    if isinstance(expr, Var):
+        return {(expr.name,): 1}
+    if isinstance(expr, UnaryOp) and expr.op == "-":
+        inner = _polynomial(expr.operand)
+        return None if inner is None else {m: -c for m, c in inner.items()}
+    if isinstance(expr, Cast) and expr.dtype in ("int", "long"):
+        return _polynomial(expr.operand)
+    if not isinstance(expr, BinOp) or expr.op not in ("+", "-", "*"):
+        return None
+    lhs, rhs = _polynomial(expr.lhs), _polynomial(expr.rhs)
+    if lhs is None or rhs is None:
+        return None
+    out: dict[tuple[str, ...], int] = {}
+    if expr.op == "*":
+        for ma, ca in lhs.items():
+            for mb, cb in rhs.items():
+                mono = tuple(sorted(ma + mb))
+                out[mono] = out.get(mono, 0) + ca * cb
+    else:
+        out = dict(lhs)
+        for mono, c in rhs.items():
+            out[mono] = out.get(mono, 0) + (c if expr.op == "+" else -c)
+    return {m: c for m, c in out.items() if c != 0}
+
+
+def _drop(mono: tuple[str, ...], name: str) -> tuple[str, ...]:
+    k = mono.index(name)
+    return mono[:k] + mono[k + 1:]
+
+
+def _poly_expr(poly: dict[tuple[str, ...], int], loc: SourceLoc | None) -> Expr:
+    """The polynomial as an Expr, monomials in sorted order (deterministic)."""
+    total: Expr | None = None
+    for mono in sorted(poly):
+        term: Expr = Const(poly[mono], loc=loc)
+        for name in mono:
+            term = Var(name, loc) if term == Const(1) else BinOp("*", term, Var(name, loc), loc)
+        total = term if total is None else BinOp("+", total, term, loc)
+    return Const(0, loc=loc) if total is None else total
+
+
+def _show(expr: Expr) -> str:
+    return expr_to_c(expr)
 
 
 def _space(name: str, names: set[str]) -> isl.Space:

@@ -277,13 +277,7 @@ class _Parser:
         return t.expr
 
     def _if(self, node: ast.If) -> None:
-        cond = self._cond(node.test)
-        for e in walk(cond):
-            if isinstance(e, Ref):
-                raise NotAffineError(
-                    f"data-dependent condition: it reads '{e.array}'; conditions of 'if' must "
-                    "be affine in loop variables and integer parameters (write a data-dependent "
-                    "choice as 'x if c else y' in the assigned value)", self.loc(node.test))
+        cond = self._cond(node.test)  # on data: if-converted by the builder
         loc = self.loc(node)
         self.if_depth += 1
         self.builder.enter_if(cond, loc)

@@ -176,13 +176,6 @@ def test_k_and_r_definition_is_refused():
     assert "K&R" in err.msg and err.loc.line == 1
 
 
-def test_data_dependent_if_is_not_called_an_indirect_subscript():
-    err = _c_error(_region("  for (int i = 0; i < n; i++)\n    if (A[i] > 0)\n      B[i] = 1.0;"),
-                   NotAffineError)
-    assert "data-dependent condition" in err.msg and "indirect" not in err.msg
-    assert (err.loc.line, err.loc.col) == (5, 9)
-
-
 MINMAX = "#define min(a, b) ((a) < (b) ? (a) : (b))\n#define max(a, b) ((a) > (b) ? (a) : (b))\n"
 
 

@@ -497,12 +497,6 @@ def e_reuse(n, A):
     A[i] = 1.0  # ERR
 
 
-def e_data_if(n, A):
-    for i in range(n):
-        if A[i] > 0:  # ERR
-            A[i] = 0.0
-
-
 def e_global(n, A):
     for i in range(n):
         A[i] = GLOBAL_SCALE  # ERR
@@ -552,7 +546,6 @@ A1 = {"n": P, "A": arr(1)}
     (e_tuple, A1, UnsupportedConstruct, "tuple assignment"),
     (e_list, A1, UnsupportedConstruct, "list"),
     (e_reuse, A1, UnsupportedConstruct, "loop variable 'i' is used after its loop"),
-    (e_data_if, A1, NotAffineError, "data-dependent condition"),
     (e_global, A1, UnsupportedConstruct, "name 'GLOBAL_SCALE'"),
     (e_iterate_array, A1, UnsupportedConstruct, "iteration over 'A'"),
     (e_bound_not_affine, A1, NotAffineError, "loop bound"),

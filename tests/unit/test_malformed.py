@@ -45,7 +45,6 @@ C_BODIES = {
     "indirect_subscript": LOOP + "    B[idx[i] * idx[i]] = 1.0;",
     "index_array_written": LOOP + "  { idx[i] = i; B[idx[i]] = 1.0; }",
     "float_index_array": LOOP + "    B[(int)B[i]] = 1.0;",
-    "data_dep_if": LOOP + "    if (B[i] > 0) B[i] = 1.0;",
     "data_dep_bound": LOOP + "    for (int j = 0; j < idx[i] * idx[i]; j++) B[j] = 1.0;",
     "nonaffine_subscript": LOOP + "    B[i * i] = 1.0;",
     "nonaffine_bound": LOOP + "    for (int j = 0; j < i * i; j++) B[j] = 1.0;",
@@ -132,7 +131,6 @@ PY_BODIES = {
     "tuple_target": "    for i, j in zip(range(n), range(n)):\n        B[i] = 1.0",
     "indirect": "    for i in range(n):\n        B[idx[i] * idx[i]] = 1.0",
     "index_array_written": "    for i in range(n):\n        idx[i] = i\n        B[idx[i]] = 1.0",
-    "data_dep_if": "    for i in range(n):\n        if B[i] > 0:\n            B[i] = 1.0",
     "data_dep_bound": ("    for i in range(n):\n        for j in range(idx[i]):\n"
                        "            B[j] = 1.0"),
     "nonaffine": "    for i in range(n):\n        B[i * i] = 1.0",
@@ -203,7 +201,6 @@ C_NEEDLES = {
     'indirect_subscript': 'indirect subscript multiplies two non-constant terms',
     'index_array_written': "uses 'idx' as an index array",
     'float_index_array': "'B', an array of double",
-    'data_dep_if': 'data-dependent condition',
     'data_dep_bound': 'loop bound read from arrays',
     'nonaffine_subscript': 'not affine',
     'nonaffine_bound': 'loop bound multiplies',
@@ -267,7 +264,6 @@ PY_NEEDLES = {
     'tuple_target': 'loop target',
     'indirect': "indirect subscript multiplies two non-constant terms",
     'index_array_written': "uses 'idx' as an index array",
-    'data_dep_if': 'data-dependent condition',
     'data_dep_bound': "range() bound 'idx[i]' is a double",  # integer arrays: CSR loops
     'nonaffine': 'not affine',
     'float_bound': "range() bound 's' is a double",
