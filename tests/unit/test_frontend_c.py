@@ -272,7 +272,7 @@ ERRORS = [
     ("for (k = 0; k < i * i; k++) A[k] = 0.0;", NotAffineError, "loop bound"),
     ("for (k = 0; k < n; k += 2) A[k] = 0.0;", UnsupportedConstruct, "step 2"),
     ("for (k = 0; k != n; k++) A[k] = 0.0;", NotAffineError, "loop condition"),
-    ("if (A[i] > 0) A[i] = 0.0;", NotAffineError, "condition"),
+    ("if (i * i > n) A[i] = 0.0;", NotAffineError, "condition"),  # data conditions: if-converted
     ("n = 3;", UnsupportedConstruct, "parameter 'n'"),
     ("i = 3;", UnsupportedConstruct, "loop iterator 'i'"),
     ("A[i] = A[i] / (1 << 2);", UnsupportedConstruct, "operator '<<'"),
