@@ -10,8 +10,8 @@ import islpy as isl
 import numpy as np
 
 from polycuda.analysis import dependences, indirect, reductions
-from polycuda.codegen import (abi, c_target, cuda_host, cuda_target, fused_loops, inspector_cuda,
-                              private_code, shared_code)
+from polycuda.codegen import (abi, ast_check, c_target, cuda_host, cuda_target, fused_loops,
+                              inspector_cuda, private_code, shared_code)
 from polycuda.codegen import host_choice as host_choice_code
 from polycuda.codegen.host_driver import HostSide
 from polycuda import progress
@@ -451,10 +451,15 @@ def _runner_up_source(scop: Scop, options: Options, ctx: isl.Context, choice: Ch
     mapped = _promotions(scop, options, ctx, choice.runner_up[2], timer)
 
     try:
-        return budget.run_bounded(lambda: _source(scop, options, ctx, mapped)[0], ctx,
-                                  _ast_limit(options), "the AST build", options.solver_timeout_s)
+        source, _, _, checked = budget.run_bounded(
+            lambda: _source(scop, options, ctx, mapped), ctx, _ast_limit(options),
+            "the AST build", options.solver_timeout_s, give_up_on=(ast_check.AstNotExact,))
     except budget.SolverGaveUp:
         return None
+    if checked:
+        fallback.ast_rebuilt(scop, f"{choice.runner_up[0]}'s (the run-time choice's runner-up) "
+                             f"{checked}")
+    return source
 
 
 def _promoted(scop: Scop, options: Options, ctx: isl.Context, mapped: mapping.MappedSchedule
@@ -533,23 +538,37 @@ def _schedule_and_map(scop: Scop, options: Options, ctx: isl.Context, dep_map: i
 
 
 def _source(scop: Scop, options: Options, ctx: isl.Context, mapped: mapping.MappedSchedule
-            ) -> tuple[str, float, float]:
-    """The isl AST of the mapped schedule (loop iterators named <prefix><depth>), printed by
-    the target's printer; and the seconds of the AST build and of the printer."""
+            ) -> tuple[str, float, float, str]:
+    """The isl AST of the mapped schedule (loop iterators named <prefix><depth>), checked to
+    run each instance of the domain once (codegen/ast_check.py: isl's default AST, else with
+    atomic, else separate loops), printed by the target's printer; the seconds of the AST
+    build (with its check) and of the printer, and a note naming the AST builds that failed
+    the check ("" when the first passed).
+
+    Raises:
+        ast_check.AstNotExact: no AST build of ast_check.LOOP_TYPES passed the check.
+    """
     begin = time.perf_counter()
-    build = isl.AstBuild.from_context(isl_build.context_set(scop, ctx))
-    build = build.set_iterators(_iterator_ids(ctx, iterator_prefix(scop)))
-    # staged tiles: the leaves that make a tile's last write of an element, and their guards;
-    # DOALL kernels: the block/thread coordinates that a leaf's AST leaves implicit
-    build, handle, final_conditions, coordinates = cuda_target.final_store_guards(
-        build, mapped.kernels, mapped.schedule, iterator_prefix(scop))
-    # private scopes: each AST copy's registers, loads and stores in its iterators
-    # shared scopes: each AST copy's box offsets and copy conditions in its iterators
-    shared_hook, shared = shared_code.shared_marks(scop, mapped.kernels)
-    build, private_handle, private = private_code.private_registers(
-        build, scop, mapped.kernels, shared_hook, shared)
-    ast = build.node_from_schedule(mapped.schedule)
-    del handle, private_handle
+    context = isl_build.context_set(scop, ctx)
+
+    def build_ast(schedule: isl.Schedule, leaves: ast_check.LeafDomains) -> tuple:
+        build = isl.AstBuild.from_context(context)
+        build = build.set_iterators(_iterator_ids(ctx, iterator_prefix(scop)))
+        # staged tiles: the leaves that make a tile's last write of an element, and their
+        # guards; DOALL kernels: the block/thread coordinates that a leaf's AST leaves implicit
+        build, handle, final_conditions, coordinates = cuda_target.final_store_guards(
+            build, mapped.kernels, schedule, iterator_prefix(scop), leaves)
+        # private scopes: each AST copy's registers, loads and stores in its iterators
+        # shared scopes: each AST copy's box offsets and copy conditions in its iterators
+        shared_hook, shared = shared_code.shared_marks(scop, mapped.kernels)
+        build, private_handle, private = private_code.private_registers(
+            build, scop, mapped.kernels, shared_hook, shared)
+        ast = build.node_from_schedule(schedule)
+        del handle, private_handle
+        return ast, final_conditions, coordinates, private
+
+    (ast, final_conditions, coordinates, private), note = ast_check.exact(
+        mapped.schedule, context, build_ast)
     built = time.perf_counter()
     if options.target == "cuda":
         source = cuda_host.generate(scop, ast, mapped.kernels, final_conditions, private,
@@ -558,7 +577,7 @@ def _source(scop: Scop, options: Options, ctx: isl.Context, mapped: mapping.Mapp
         source = c_target.generate(scop, ast, mapped.kernels,
                                    openmp=options.target == "openmp",
                                    shuffle=options.shuffle_parallel)
-    return source, built - begin, time.perf_counter() - built
+    return source, built - begin, time.perf_counter() - built, note
 
 
 def _bounded_source(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl.UnionMap,
@@ -573,12 +592,14 @@ def _bounded_source(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl
     limit = _ast_limit(options)
     printing = f"{options.target.replace('cuda', 'CUDA').replace('openmp', 'OpenMP')} printing"
 
-    def recorded(built: tuple[str, float, float], ast_note: str) -> str:
-        source, ast_s, print_s = built
-        timer.record("AST build", ast_s, ast_note)
+    def recorded(built: tuple[str, float, float, str], ast_note: str) -> tuple[str, str]:
+        source, ast_s, print_s, checked = built
+        if checked:
+            fallback.ast_rebuilt(scop, checked)
+        timer.record("AST build", ast_s, f"{ast_note}; {checked}" if checked else ast_note)
         timer.record(printing, print_s,
                      f"{source.count(chr(10)) + 1} lines{fused_loops.note(source)}")
-        return source
+        return source, checked
 
     candidates = [(choice.scheduler, choice.schedule, promoted), *choice.others]
     given_up: list[str] = []
@@ -587,7 +608,8 @@ def _bounded_source(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl
             mapped = _promotions(scop, options, ctx, mapped, timer)
         try:
             built = budget.run_bounded(lambda: _source(scop, options, ctx, mapped), ctx, limit,
-                                       "the AST build", options.solver_timeout_s)
+                                       "the AST build", options.solver_timeout_s,
+                                       give_up_on=(ast_check.AstNotExact,))
         except budget.SolverGaveUp as gave_up:
             nxt = f"auto's {candidates[k + 1][0]}" if k + 1 < len(candidates) else \
                 "the original order"
@@ -597,14 +619,22 @@ def _bounded_source(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl
             given_up.append(f"{what} given up ({gave_up.reason})")
             continue
         note = f"within {limit.operations} isl operations"
-        used = f"{'; '.join(given_up)}; {USED_NOTE}{name}'s AST" if given_up else ""
-        return recorded(built, f"{note} ({name}'s)" if k else note), mapped, schedule, used
+        source, checked = recorded(built, f"{note} ({name}'s)" if k else note)
+        used = [*given_up, f"{USED_NOTE}{name}'s AST"] if given_up else []
+        return source, mapped, schedule, "; ".join(used + ([checked] if checked else []))
     original = isl_scheduler.original_schedule_tree(scop, ctx)
     mapped = _promoted(scop, options, ctx,
                        _map_checked(scop, original, options, ctx, dep_map, timer))
-    source = recorded(_source(scop, options, ctx, mapped), "the original order's, unbounded")
+    try:
+        built = _source(scop, options, ctx, mapped)
+    except ast_check.AstNotExact as err:
+        raise PolycudaError(f"region '{scop.name}': isl's AST of the original order loses or "
+                            f"repeats instances {err}: no code is generated rather than code "
+                            "that skips iterations") from None
+    source, checked = recorded(built, "the original order's, unbounded")
     return (source, mapped, original,
-            f"{'; '.join(given_up)}; {USED_NOTE}{fallback.ORIGINAL_ORDER}")
+            "; ".join([*given_up, f"{USED_NOTE}{fallback.ORIGINAL_ORDER}"]
+                      + ([checked] if checked else [])))
 
 
 def _ast_limit(options: Options) -> budget.Limit:

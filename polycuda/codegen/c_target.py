@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import islpy as isl
 
-from polycuda.codegen import abi, csr
+from polycuda.codegen import abi, ast_check, csr
 from polycuda.codegen.statements import statement_parts
 from polycuda.ir import isl_build
 from polycuda.ir.c_expr import C_HELPERS, expr_to_c
@@ -430,11 +430,8 @@ def index_checks(scop: Scop, openmp: bool = False) -> list[str]:
         return []
     ctx = isl.Context()
     sub = dataclasses.replace(scop, statements=tuple(checked))
-    build = isl.AstBuild.from_context(isl_build.context_set(scop, ctx))
-    ids = isl.IdList.alloc(ctx, 64)
-    for k in range(64):
-        ids = ids.add(isl.Id(f"pc_v{k}", context=ctx))
-    ast = build.set_iterators(ids).node_from_schedule_map(isl_build.original_schedule(sub, ctx))
+    ast = ast_check.original_ast(isl_build.context_set(scop, ctx),
+                                 isl_build.original_schedule(sub, ctx))
     printer = _CheckPrinter(scop, openmp)
     printer.node(ast, 2)
     none = "0x7fffffff"

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from polycuda.codegen import abi, carry_code, reduction_code, shared_code, staging_code
+from polycuda.codegen import abi, ast_check, carry_code, reduction_code, shared_code, staging_code
 from polycuda.codegen.printer import AstPrinter, for_parts, mark_parts
 from polycuda.codegen.private_code import PrivateTables
 from polycuda.codegen.statements import flat_ref_printer, statement_parts, user_statement
@@ -559,7 +559,8 @@ def _annotation(node: isl.AstNode) -> str | None:
 
 
 def final_store_guards(build: isl.AstBuild, kernels: tuple[KernelMapping, ...],
-                       schedule: isl.Schedule | None = None, prefix: str = "c"
+                       schedule: isl.Schedule | None = None, prefix: str = "c",
+                       leaves: ast_check.LeafDomains | None = None
                        ) -> tuple[isl.AstBuild, object, dict[str, str],
                                   dict[str, dict[str, str]]]:
     """`build` set to annotate AST leaves with an id that the third and fourth results map:
@@ -571,18 +572,23 @@ def final_store_guards(build: isl.AstBuild, kernels: tuple[KernelMapping, ...],
       block and thread coordinate of a DOALL kernel at the leaf (isl drops a dimension that
       has one value or that the outer ones determine); KernelPrinter._owner runs the leaf on
       the block/thread of that coordinate, as the loops do.
+    With `leaves`, every leaf's instances are recorded in it too (ast_check.check).
     The second result must outlive the AST's generation (islpy's callback handle)."""
     finals = [a.final for k in kernels for a in k.staged if a.final is not None]
     conditions: dict[str, str] = {}
     coordinates: dict[str, dict[str, str]] = {}
     members = _doall_members(schedule, kernels) if schedule is not None else {}
-    if not finals and not members:
+    if not finals and not members and leaves is None:
         return build, None, conditions, coordinates
     final = finals[0] if finals else None
     for more in finals[1:]:
         final = final.union(more)
 
     def at_domain(node: isl.AstNode, leaf: isl.AstBuild) -> isl.AstNode:
+        if leaves is not None:
+            leaves.record(leaf)
+        if final is None and not members:
+            return node
         name = f"pc_leaf{len(conditions) + len(coordinates)}"
         points = (leaf.get_schedule().intersect_domain(final).range() if final is not None
                   else None)

@@ -15,7 +15,7 @@ import re
 
 import islpy as isl
 
-from polycuda.codegen import abi, host_driver
+from polycuda.codegen import abi, ast_check, host_driver
 from polycuda.codegen.c_target import CPrinter, array_elements
 from polycuda.ir import isl_build
 from polycuda.ir.scop import Arg, Scop
@@ -62,11 +62,8 @@ def original_function(scop: Scop) -> list[str]:
     """`static int pc_<name>_original(ARGS)`: the region's statements sequentially in their
     textual order (the c target of the original schedule), local arrays from calloc; 0."""
     ctx = isl.Context()
-    build = isl.AstBuild.from_context(isl_build.context_set(scop, ctx))
-    ids = isl.IdList.alloc(ctx, 64)
-    for k in range(64):
-        ids = ids.add(isl.Id(f"pc_v{k}", context=ctx))
-    ast = build.set_iterators(ids).node_from_schedule_map(isl_build.original_schedule(scop, ctx))
+    ast = ast_check.original_ast(isl_build.context_set(scop, ctx),
+                                 isl_build.original_schedule(scop, ctx))
     printer = CPrinter(scop, {}, openmp=False, shuffle=False)
     printer.node(ast, 1)
     locals_ = [a for a in scop.arrays if a.local]

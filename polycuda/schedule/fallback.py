@@ -158,6 +158,12 @@ def give_up(scop: Scop, what: str, reason: str) -> None:
                   "schedule", PolycudaWarning, stacklevel=3)
 
 
+def ast_rebuilt(scop: Scop, note: str) -> None:
+    """Warn that isl's first AST of region `scop` failed the exactness check and another
+    AST build of the same schedule is used (codegen/ast_check.py); `note` says which."""
+    warnings.warn(f"region '{scop.name}': {note}", PolycudaWarning, stacklevel=3)
+
+
 def refused(scop: Scop, name: str, err: IllegalScheduleError) -> None:
     """Warn that the schedule `name` could not be mapped legally (tiling or parallel loops)."""
     give_up(scop, f"the {name}'s mapping", f"refused by the legality check: {str(err)[:300]}")
