@@ -1,5 +1,7 @@
 """polycuda: sequential loop nests (C or Python) to verified parallel CUDA and OpenMP code."""
 
+import logging
+
 from polycuda.api import JitFunction, compile, compile_all, jit
 from polycuda.errors import PolycudaError, UserError
 from polycuda.options import Options
@@ -16,3 +18,7 @@ __all__ = [
            "jit",
 ]
 __version__ = "0.1.0"
+
+# Progress records (progress.py) go nowhere unless the application configures logging; the
+# `polycuda` command shows them on stderr (cli._progress_on_stderr).
+logging.getLogger("polycuda").addHandler(logging.NullHandler())

@@ -487,11 +487,15 @@ class Options:
         help="cuda, loops with run-time dependences: none; static: N chunks of the iterations (N = "
         "--aux-fraction), chunk k from level k; dynamic: static, and more levels per chunk when a "
         "pass sees many nearby conflicts")
-    # Progress lines on stderr (progress.py): each pass's time, the region and the candidate
-    # scheduler, once a compile has run progress.QUIET_S seconds. Changes no code.
+    # Progress records (progress.py, Python's logging, logger "polycuda.progress"): each
+    # pass's time, the region and the candidate scheduler. Where they go is logging's
+    # configuration (nowhere from the Python API until it is configured; the command line's
+    # stderr); False makes none. Changes no code.
     progress: bool = option(True, code=False, alias="--quiet",
-        help="progress lines on stderr (each pass, its region and candidate scheduler, once a "
-        "compile has run 2 s; `polycuda run`: before the reference's runs)")
+        help="progress lines (Python logging, logger polycuda.progress; the command line shows "
+        "them on stderr, the Python API only where logging is configured): each pass, its region "
+        "and candidate scheduler once a compile has run 2 s (every pass with --verbose); `polycuda "
+        "run`: before the reference's one run; `polycuda tune`: its steps")
 
     def __post_init__(self) -> None:
         if self.target not in TARGETS:

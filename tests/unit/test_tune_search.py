@@ -312,7 +312,7 @@ def _law_measurer(prog, sizes, law, slow=frozenset()):
     from polycuda.tune import problem
 
     props, _ = occupancy.current_device()
-    cal = calibrate.load_calibration(None, warn=False)
+    cal = calibrate.load_calibration(None, say=None)
     gen = prog.generate("cuda", tile_sizes=(), block_sizes=(), tuned_sizes=False)
     models = problem.kernel_models(gen, sizes)
     calls = []
@@ -376,7 +376,7 @@ def test_refit_never_measures_less_and_never_keeps_a_slower_layout(no_probes, tm
 
 def test_refit_that_agrees_with_the_model_measures_nothing_more(no_probes, tmp_path):
     prog = polycuda.compile("kernels/c/sor_1d.c", options=Options(target="cuda"))
-    cal = calibrate.load_calibration(None, warn=False)
+    cal = calibrate.load_calibration(None, say=None)
     same = (cal.alpha, cal.beta, cal.gamma, cal.lam)
     measure, calls, ranked, _ = _law_measurer(prog, SOR1_SIZES, same)
     result = search.tune(prog, SOR1_SIZES, top_k=5, measure=measure, cache=tmp_path,
@@ -471,7 +471,7 @@ def _models(prog, sizes):
     from polycuda.tune import problem
 
     props, _ = occupancy.current_device()
-    cal = calibrate.load_calibration(None, warn=False)
+    cal = calibrate.load_calibration(None, say=None)
     gen = prog.generate("cuda", tile_sizes=(), block_sizes=(), tuned_sizes=False)
     return problem.kernel_models(gen, sizes), cal, props
 
