@@ -1,4 +1,4 @@
-"""The `polycuda` command: compile, run, verify, show, tune, bench, demo."""
+"""The `polycuda` command: compile, run, verify, show, tune, bench, cache, demo."""
 
 from __future__ import annotations
 
@@ -331,6 +331,16 @@ def cmd_tune(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_cache(args: argparse.Namespace) -> int:
+    from polycuda.runtime import cache
+
+    if args.clear or args.clear_all:
+        files, size = cache.clear(everything=args.clear_all)
+        print(f"removed {files} files ({cache.size_text(size)})")
+    print(cache.report())
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from polycuda.demo import demo
 
@@ -497,6 +507,13 @@ def parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_tune)
     p = sub.add_parser("bench", help="every kernel of the suite against every baseline")
     bench_command.add_arguments(p)
+    p = sub.add_parser("cache", help="the build cache: its folder, files and size; clear it")
+    p.add_argument("--clear", action="store_true",
+                   help="remove the built libraries and their sources (rebuilt when needed)")
+    p.add_argument("--clear-all", action="store_true",
+                   help="also remove tune's results (later compiles use the default sizes "
+                        "again) and GPU calibrations")
+    p.set_defaults(func=cmd_cache)
     p = sub.add_parser("demo", help="compile, run and verify the embedded example")
     p.add_argument("--target", choices=("auto", "cuda", "openmp", "c"), default="auto")
     p.add_argument("--source", action="store_true",
