@@ -3,19 +3,38 @@
 import logging
 
 from polycuda.api import JitFunction, compile, compile_all, jit
-from polycuda.errors import PolycudaError, UserError
+from polycuda.errors import (BuildError, IllegalScheduleError, IndexAccessError,
+                             IndirectSubscriptError, InvalidConfigError, LaunchError,
+                             NotAffineError, OutOfBoundsError, PolycudaError, PolycudaWarning,
+                             SolverTimeoutError, SourceLoc, ToolNotFoundError, UnknownOptionError,
+                             UnsupportedConstruct, UserError, VerificationError)
 from polycuda.options import Options
 from polycuda.program import Program
 
 __all__ = [
-           "JitFunction",
-           "Options",
-           "PolycudaError",
-           "Program",
-           "UserError",
-           "compile",
-           "compile_all",
-           "jit",
+    "BuildError",
+    "IllegalScheduleError",
+    "IndexAccessError",
+    "IndirectSubscriptError",
+    "InvalidConfigError",
+    "JitFunction",
+    "LaunchError",
+    "NotAffineError",
+    "Options",
+    "OutOfBoundsError",
+    "PolycudaError",
+    "PolycudaWarning",
+    "Program",
+    "SolverTimeoutError",
+    "SourceLoc",
+    "ToolNotFoundError",
+    "UnknownOptionError",
+    "UnsupportedConstruct",
+    "UserError",
+    "VerificationError",
+    "compile",
+    "compile_all",
+    "jit",
 ]
 __version__ = "0.1.0"
 

@@ -169,17 +169,19 @@ class Options:
     # "isl" (isl's scheduler, PPCG's), "pluto" (Farkas ILP, schedule/pluto.py),
     # "isl-distributed" (isl's, one loop nest per strongly connected component), "superposition"
     # (Shirako et al. 2017: block-level and thread-level schedules superposed, the DL model's
-    # coalescing loop on thread x; schedule/superposition.py; not among auto's) or "auto": on
-    # the cuda target all three, and the one whose mapping has the fewest loops of parametric
+    # coalescing loop on thread x; schedule/superposition.py) or "auto": on the cuda target
+    # each of pipeline.AUTO_SCHEDULERS (superposition only where AUTO_MIN_DEPTH says), and the
+    # one whose mapping has the fewest loops of parametric
     # length outside blocks and threads, then in threads, then the fewest launches
-    # (gpu/cost.py; ties: the first of isl, pluto, isl-distributed); on c and openmp, isl.
+    # (gpu/cost.py; ties: the first of pipeline.AUTO_SCHEDULERS); on c and openmp, isl.
     scheduler: str = option("auto", choices=SCHEDULERS,
-        help="auto (on cuda: whichever of isl, pluto and isl-distributed maps with the fewest "
-        "sequential loops of parametric length, then launches; isl on c and openmp), isl "
-        "(PPCG-like), pluto (Farkas ILP), isl-distributed (isl's, each strongly connected "
-        "component of the dependence graph in its own loop nest) or superposition (Shirako et al. "
-        "2017: separate block- and thread-level schedules superposed, the DL model's coalescing "
-        "loop on thread x; not among auto's candidates)")
+        help="auto (on cuda: whichever of isl, pluto, isl-distributed and superposition maps with "
+        "the fewest sequential loops of parametric length, then launches, superposition tried only "
+        "where the others leave 2 or more such loops on the longest path; `show schedule` gives the "
+        "table; isl on c and openmp), isl (PPCG-like), pluto (Farkas ILP), isl-distributed (isl's, "
+        "each strongly connected component of the dependence graph in its own loop nest) or "
+        "superposition (Shirako et al. 2017: separate block- and thread-level schedules "
+        "superposed, the DL model's coalescing loop on thread x)")
     # Tile sizes of the mapped band, outermost first; () picks the defaults of gpu.mapping.
     tile_sizes: tuple[int, ...] = option((),
         help="e.g. 8,32 (outermost first; the last entries apply to each kernel's innermost mapped "

@@ -308,7 +308,8 @@ def test_run_times_reference_and_target_alike(monkeypatch):
     assert text.count("median") >= 3 and text.count("min-max") == 2
     assert "7 runs after 1 warm-up" in text and "speedup" in text
 
-    assert "(c against the gcc -O3 build of the C original; medians)" in text
+    assert "(c against the gcc -O3 build of the C original; medians, " in text
+    assert "over the paired runs)" in text  # the least and largest of the 7 pairs
 
 
 def test_run_times_an_interpreted_reference_once_and_says_so(monkeypatch, caplog):
