@@ -1,15 +1,18 @@
-"""The `polycuda` command: compile, run, verify, show, tune, bench, demo."""
+"""The `polycuda` command: compile, run, verify, show, tune, bench, cache, demo."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
+import logging
 import os
 import re
 import sys
 import time
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 from polycuda.bench import command as bench_command
@@ -292,19 +295,15 @@ def _positive_float(text: str) -> float:
 
 
 def cmd_tune(args: argparse.Namespace) -> int:
-    import logging
-
     from polycuda.program import require_one
     from polycuda.tune import search
 
     _check_writable(args.dump_sizes)
-    if args.verbose:  # every excluded layout with its reason
-        logging.basicConfig(stream=sys.stderr, format="polycuda: tune: %(message)s")
-        logging.getLogger("polycuda.tune").setLevel(logging.DEBUG)
     options = _options(args).replace(target="cuda")
     prog = require_one(load_programs(args, options), args.function, args.file)
     result = search.tune(prog, dict(args.size or ()), top_k=args.top_k, budget_s=args.budget,
                          use_cache=not args.no_cache, schedulers=args.schedulers,
+                         progress=search.log_progress if options.progress else None,
                          refit=not args.no_refit,
                          local_rounds=0 if args.no_local_search else search.LOCAL_ROUNDS)
     scheduler = f"scheduler {result.scheduler} " if result.scheduler else ""
@@ -332,10 +331,20 @@ def cmd_tune(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_cache(args: argparse.Namespace) -> int:
+    from polycuda.runtime import cache
+
+    if args.clear or args.clear_all:
+        files, size = cache.clear(everything=args.clear_all)
+        print(f"removed {files} files ({cache.size_text(size)})")
+    print(cache.report())
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from polycuda.demo import demo
 
-    return demo(target=args.target)
+    return demo(target=args.target, progress=args.progress is not False, source=args.source)
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -352,6 +361,19 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sizes", metavar="FILE", dest="sizes_file",
                    help="deprecated name of --tuned FILE (a tuned sizes file; the problem size "
                         "is --size N=V)")
+    _verbosity(p)
+
+
+def _verbosity(p: argparse.ArgumentParser, quiet: bool = False) -> None:
+    """-v/--verbose, and with `quiet` --quiet (elsewhere it is Options.progress's flag, from
+    add_option_flags: the same dest)."""
+    if quiet:
+        p.add_argument("--quiet", dest="progress", action="store_const", const=False,
+                       help="no progress lines on stderr")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="more progress lines: every pass of a compile from the start (else "
+                        "only once it has run 2 s), tune's excluded layouts and why, and the "
+                        "command's total time")
 
 
 def option_fields() -> tuple[dataclasses.Field, ...]:
@@ -482,13 +504,21 @@ def parser() -> argparse.ArgumentParser:
                    help="with --scheduler auto (the default): tune each of auto's candidates "
                         "(isl, pluto, isl-distributed), keep the fastest measured; compile and "
                         "run then use its scheduler too (needs a GPU)")
-    p.add_argument("-v", "--verbose", action="store_true",
-                   help="log every excluded layout and why")
     p.set_defaults(func=cmd_tune)
     p = sub.add_parser("bench", help="every kernel of the suite against every baseline")
     bench_command.add_arguments(p)
+    p = sub.add_parser("cache", help="the build cache: its folder, files and size; clear it")
+    p.add_argument("--clear", action="store_true",
+                   help="remove the built libraries and their sources (rebuilt when needed)")
+    p.add_argument("--clear-all", action="store_true",
+                   help="also remove tune's results (later compiles use the default sizes "
+                        "again) and GPU calibrations")
+    p.set_defaults(func=cmd_cache)
     p = sub.add_parser("demo", help="compile, run and verify the embedded example")
     p.add_argument("--target", choices=("auto", "cuda", "openmp", "c"), default="auto")
+    p.add_argument("--source", action="store_true",
+                   help="print the example's C source (to try the other commands on)")
+    _verbosity(p, quiet=True)
     p.set_defaults(func=cmd_demo)
     return top
 
@@ -533,12 +563,34 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 _PYTHON_SHOW_WARNING = warnings.showwarning
 
 
+@contextlib.contextmanager
+def _progress_on_stderr(args: argparse.Namespace) -> Iterator[None]:
+    """The command's progress (the "polycuda" loggers' records, progress.py) on stderr: INFO,
+    DEBUG too with --verbose, only WARNING and worse with --quiet. main() is also called
+    in-process (tests, scripts): the logger is left as found."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("polycuda: %(message)s"))
+    logger = logging.getLogger("polycuda")
+    level = logger.level
+    if getattr(args, "progress", None) is False:
+        logger.setLevel(logging.WARNING)
+    else:
+        logger.setLevel(logging.DEBUG if getattr(args, "verbose", False) else logging.INFO)
+    logger.addHandler(handler)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(_join_negative_values(sys.argv[1:] if argv is None else argv))
     start = time.perf_counter()
     shown_by, warnings.showwarning = warnings.showwarning, _show_warning
     try:
-        code = args.func(args)
+        with _progress_on_stderr(args):
+            code = args.func(args)
         sys.stdout.flush()
     except BrokenPipeError:
         return _quiet_broken_pipe()

@@ -115,7 +115,7 @@ def cli_page() -> str:
             for name in subs]
     for name, sub in subs.items():
         out.append(f"\n## {name}\n\n{_md(' '.join(helps.get(name, '').split()))}\n\n")
-        own = [a for a in _visible(sub) if _key(a) not in common]
+        own = [a for a in _visible(sub) if sub not in common_parsers or _key(a) not in common]
         out += [_action_line(sub, a) + "\n" for a in own]
         if common and sub in common_parsers:
             out.append("\nand the [common options](#common-options).\n")

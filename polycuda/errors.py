@@ -82,6 +82,16 @@ class LaunchError(PolycudaError):
     """A generated kernel or entry failed at run time (CUDA error code, bad arguments)."""
 
 
+class OutOfBoundsError(UserError, LaunchError):
+    """An access of the region reaches outside its array at the given parameter values
+    (analysis/bounds.py, checked before anything runs)."""
+
+
+class IndexAccessError(UserError):
+    """The drawn inputs would make the original program access outside an array
+    (analysis/index_check.py)."""
+
+
 class VerificationError(PolycudaError):
     """The transformed program's result differs from the sequential reference."""
 

@@ -169,17 +169,19 @@ class Options:
     # "isl" (isl's scheduler, PPCG's), "pluto" (Farkas ILP, schedule/pluto.py),
     # "isl-distributed" (isl's, one loop nest per strongly connected component), "superposition"
     # (Shirako et al. 2017: block-level and thread-level schedules superposed, the DL model's
-    # coalescing loop on thread x; schedule/superposition.py; not among auto's) or "auto": on
-    # the cuda target all three, and the one whose mapping has the fewest loops of parametric
+    # coalescing loop on thread x; schedule/superposition.py) or "auto": on the cuda target
+    # each of pipeline.AUTO_SCHEDULERS (superposition only where AUTO_MIN_DEPTH says), and the
+    # one whose mapping has the fewest loops of parametric
     # length outside blocks and threads, then in threads, then the fewest launches
-    # (gpu/cost.py; ties: the first of isl, pluto, isl-distributed); on c and openmp, isl.
+    # (gpu/cost.py; ties: the first of pipeline.AUTO_SCHEDULERS); on c and openmp, isl.
     scheduler: str = option("auto", choices=SCHEDULERS,
-        help="auto (on cuda: whichever of isl, pluto and isl-distributed maps with the fewest "
-        "sequential loops of parametric length, then launches; isl on c and openmp), isl "
-        "(PPCG-like), pluto (Farkas ILP), isl-distributed (isl's, each strongly connected "
-        "component of the dependence graph in its own loop nest) or superposition (Shirako et al. "
-        "2017: separate block- and thread-level schedules superposed, the DL model's coalescing "
-        "loop on thread x; not among auto's candidates)")
+        help="auto (on cuda: whichever of isl, pluto, isl-distributed and superposition maps with "
+        "the fewest sequential loops of parametric length, then launches, superposition tried only "
+        "where the others leave 2 or more such loops on the longest path; `show schedule` gives the "
+        "table; isl on c and openmp), isl (PPCG-like), pluto (Farkas ILP), isl-distributed (isl's, "
+        "each strongly connected component of the dependence graph in its own loop nest) or "
+        "superposition (Shirako et al. 2017: separate block- and thread-level schedules "
+        "superposed, the DL model's coalescing loop on thread x)")
     # Tile sizes of the mapped band, outermost first; () picks the defaults of gpu.mapping.
     tile_sizes: tuple[int, ...] = option((),
         help="e.g. 8,32 (outermost first; the last entries apply to each kernel's innermost mapped "
@@ -487,11 +489,15 @@ class Options:
         help="cuda, loops with run-time dependences: none; static: N chunks of the iterations (N = "
         "--aux-fraction), chunk k from level k; dynamic: static, and more levels per chunk when a "
         "pass sees many nearby conflicts")
-    # Progress lines on stderr (progress.py): each pass's time, the region and the candidate
-    # scheduler, once a compile has run progress.QUIET_S seconds. Changes no code.
+    # Progress records (progress.py, Python's logging, logger "polycuda.progress"): each
+    # pass's time, the region and the candidate scheduler. Where they go is logging's
+    # configuration (nowhere from the Python API until it is configured; the command line's
+    # stderr); False makes none. Changes no code.
     progress: bool = option(True, code=False, alias="--quiet",
-        help="progress lines on stderr (each pass, its region and candidate scheduler, once a "
-        "compile has run 2 s; `polycuda run`: before the reference's runs)")
+        help="progress lines (Python logging, logger polycuda.progress; the command line shows "
+        "them on stderr, the Python API only where logging is configured): each pass, its region "
+        "and candidate scheduler once a compile has run 2 s (every pass with --verbose); `polycuda "
+        "run`: before the reference's one run; `polycuda tune`: its steps")
 
     def __post_init__(self) -> None:
         if self.target not in TARGETS:

@@ -144,6 +144,11 @@ class Choice:
     # (scheduler, schedule, mapping): the next ones to try when the chosen one's AST build
     # gives up (_bounded_source)
     others: tuple[tuple[str, isl.Schedule, mapping.MappedSchedule], ...] = ()
+    # auto: each candidate in auto's order, (scheduler, its Cost or None where skipped, why
+    # skipped or ""): `show schedule`'s table
+    candidates: tuple[tuple[str, cost.Cost | None, str], ...] = ()
+    # the first candidate's (or the requested scheduler's) fallback chain: the steps given up
+    fallbacks: tuple[str, ...] = ()
 
 
 def choose_schedule(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl.UnionMap,
@@ -159,9 +164,10 @@ def choose_schedule(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl
         schedule, mapped = _schedule_and_map(scop, options, ctx, dep_map, timer, notes)
         used = f"; {'; '.join(notes)}" if notes else ""
         return Choice(options.scheduler, schedule, mapped,
-                      f"{options.scheduler} (requested){used}")
+                      f"{options.scheduler} (requested){used}", fallbacks=tuple(notes))
     names = AUTO_SCHEDULERS.get(options.target, ("isl",))
     found, skipped, given_up = [], [], []
+    table: list[tuple[str, cost.Cost | None, str]] = []
     for order, name in enumerate(names):
         if order == 0:  # the first candidate: its whole fallback chain, as when requested
             with timer.trying(name):
@@ -172,35 +178,37 @@ def choose_schedule(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl
             # scheduler's cost)
             least = min(f[0] for f in found)
             if least.serial == 0 and least.depth < AUTO_MIN_DEPTH.get(name, 0):
-                skipped.append(f"{name} skipped (the least cost so far, {least}, has fewer "
-                               f"than {AUTO_MIN_DEPTH[name]} parametric loops on the longest "
-                               f"path)")
+                why = (f"the least cost so far, {least}, has fewer than {AUTO_MIN_DEPTH[name]} "
+                       "parametric loops on the longest path")
+                skipped.append(f"{name} skipped ({why})")
+                table.append((name, None, f"skipped: {why}"))
                 continue
             with timer.trying(name):
                 later = _later_candidate(scop, options.replace(scheduler=name), ctx, dep_map,
                                          timer)
             if isinstance(later, str):
                 skipped.append(f"{name} skipped ({later})")
+                table.append((name, None, f"skipped: {later}"))
                 continue
             schedule, mapped = later
         found.append((cost.cost(mapped), order, name, schedule, mapped))
+        table.append((name, found[-1][0], ""))
     best = min(found, key=lambda f: (f[0], f[1]))
     # the first candidate's fallbacks, as a requested scheduler's (show schedule reports them)
     used = f"; {'; '.join(given_up)}" if given_up else ""
     if len(names) == 1:
         return Choice(best[2], best[3], best[4], f"auto: {best[2]} (the only candidate on "
-                      f"target {options.target}){used}")
+                      f"target {options.target}){used}", fallbacks=tuple(given_up))
     compared = ", ".join([f"{f[2]} {f[0]}" for f in found] + skipped)
     others = [f for f in found if f[0] != best[0] and
               dataclasses.replace(f[0], launches=0) == dataclasses.replace(best[0], launches=0)]
     second = min(others, key=lambda f: (f[0], f[1]), default=None)
     return Choice(best[2], best[3], best[4],
-                  f"auto: {best[2]}, the least cost of {compared} (loops of parametric length "
-                  f"in one-thread kernels / on the longest path outside blocks and threads / "
-                  f"run in sequence by threads, summed over statements / kernel launches "
-                  f"repeated by host loops at parameters {cost.LAUNCH_PARAMETER}; ties: "
-                  f"{names[0]}){used}", second and (second[2], second[3], second[4]),
-                  tuple((f[2], f[3], f[4]) for f in found if f is not best))
+                  f"auto: {best[2]}, the least cost of {compared} ("
+                  + " / ".join(term[2] for term in cost.COST_TERMS)
+                  + f"; ties: {names[0]}){used}", second and (second[2], second[3], second[4]),
+                  tuple((f[2], f[3], f[4]) for f in found if f is not best), tuple(table),
+                  tuple(given_up))
 
 
 # The note that ends a requested scheduler's choice when its fallback chain gave up a step

@@ -1,18 +1,21 @@
-"""Progress of long compiles on stderr: each pass's name and time, and which region of a file
-is compiling, shown only once the work has run for QUIET_S seconds (fast compiles print
-nothing)."""
+"""Progress of long compiles, through Python's logging (logger "polycuda.progress"): each pass's
+name and time, and which region of a file is compiling. At INFO only once the work has run for
+QUIET_S seconds (fast compiles say nothing), at DEBUG every pass from the start. The library
+makes the records; where they go is logging's configuration: the command line shows them on
+stderr (`--quiet`: not, `--verbose`: DEBUG too), the Python API nowhere until it is configured.
+"""
 
 from __future__ import annotations
 
-import math
-import sys
+import logging
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TextIO, TypeVar
+from typing import TypeVar
 
-QUIET_S = 2.0  # nothing is printed before a compile (or a file's regions) has run this long
+QUIET_S = 2.0  # no INFO record before a compile (or a file's regions) has run this long
+LOG = logging.getLogger("polycuda.progress")
 
 T = TypeVar("T")
 
@@ -31,12 +34,13 @@ class Step:
 class PassTimer:
     """Times the named passes of one region's compile.
 
-    Once the compile has run for more than `quiet_s` seconds, every pass that ends prints
-    `polycuda: <region>: <pass> <s> s (<total> s)` on `stream`, and every pass that starts
-    prints `polycuda: <region>: <pass> ...`; the passes that ended before are printed then too,
-    so the log shows the whole compile. While `candidate` is set (scheduler "auto" trying each
-    of its schedulers), the lines say `<region> [<candidate>]`. With show=False
-    (Options.progress off) nothing is printed; the steps are kept alike.
+    Once the compile has run for more than `quiet_s` seconds (None: QUIET_S), every pass that
+    ends logs `<region>: <pass> <s> s (<total> s)` at INFO on LOG, and every pass that starts
+    `<region>: <pass> ...`; the passes that ended before are logged then too, so the log shows
+    the whole compile. Before that, each pass that ends is logged at DEBUG where LOG is enabled
+    for DEBUG (`polycuda --verbose`). While `candidate` is set (scheduler "auto" trying each of
+    its schedulers), the lines say `<region> [<candidate>]`. With show=False (Options.progress
+    off) nothing is logged; the steps are kept alike.
 
     Every pass is kept in `steps` (name, seconds, note), in the order in which they ended.
 
@@ -47,11 +51,10 @@ class PassTimer:
             step.note = "3 relations"
     """
 
-    def __init__(self, region: str, stream: TextIO | None = None, quiet_s: float = QUIET_S,
-                 show: bool = True):
+    def __init__(self, region: str, quiet_s: float | None = None, show: bool = True):
         self.region = region
-        self.stream = stream
-        self.quiet_s = quiet_s if show else math.inf
+        self.quiet_s = QUIET_S if quiet_s is None else quiet_s
+        self.show = show
         self.start = time.perf_counter()
         self.steps: list[Step] = []
         self.candidate = ""
@@ -75,10 +78,9 @@ class PassTimer:
         """Time the pass `name` (the body of the with statement); yields its Step, whose note
         the body may set."""
         begin = time.perf_counter()
-        if begin - self.start > self.quiet_s:  # already long: say what runs now
+        if self.show and begin - self.start > self.quiet_s:  # already long: say what runs now
             self._show()
-            print(f"polycuda: {self._label()}: {name} ...", file=self.stream or sys.stderr,
-                  flush=True)
+            LOG.info("%s: %s ...", self._label(), name)
         step = Step(name, candidate=self.candidate)
         try:
             yield step
@@ -94,25 +96,26 @@ class PassTimer:
 
     def _show(self) -> None:
         total = time.perf_counter() - self.start
-        if total <= self.quiet_s:
+        level = logging.INFO if total > self.quiet_s else logging.DEBUG
+        if not self.show or not LOG.isEnabledFor(level):
             return
-        stream = self.stream or sys.stderr
         for step in self.steps[self._shown:]:
-            print(f"polycuda: {self._label(step)}: {step.name} {step.seconds:.2f} s "
-                  f"({total:.2f} s)",
-                  file=stream, flush=True)
+            LOG.log(level, "%s: %s %.2f s (%.2f s)", self._label(step), step.name,
+                    step.seconds, total)
         self._shown = len(self.steps)
 
 
-def regions(items: Iterable[T], name_of, stream: TextIO | None = None,
-            quiet_s: float = QUIET_S, show: bool = True) -> Iterator[T]:
-    """Yield `items` (a file's regions); once more than `quiet_s` seconds have passed since the
-    first, print `polycuda: region k/N <name>` on `stream` before each further one (never with
-    show=False)."""
+def regions(items: Iterable[T], name_of, quiet_s: float | None = None,
+            show: bool = True) -> Iterator[T]:
+    """Yield `items` (a file's regions); log `region k/N <name>` before each: at INFO once more
+    than `quiet_s` seconds (None: QUIET_S) have passed since the first, else at DEBUG (never
+    with show=False)."""
     items = list(items)
+    quiet_s = QUIET_S if quiet_s is None else quiet_s
     start = time.perf_counter()
     for k, item in enumerate(items, 1):
-        if show and time.perf_counter() - start > quiet_s:
-            print(f"polycuda: region {k}/{len(items)} {name_of(item)}",
-                  file=stream or sys.stderr, flush=True)
+        if show:
+            late = time.perf_counter() - start > quiet_s
+            LOG.log(logging.INFO if late else logging.DEBUG, "region %d/%d %s", k, len(items),
+                    name_of(item))
         yield item

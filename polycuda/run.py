@@ -5,19 +5,19 @@ warm-up calls (the first call of each loads its library; its result is the one v
 the same number of timed calls, alternating between the two so that drift affects both, each
 on a fresh copy of the inputs (the copy is not timed). The report gives both medians, both
 spreads and the ratio of the medians. An interpreted reference (a Python function: minutes
-for a 2-D stencil at n = 1024) runs once, its one run both verified and timed, a progress line
-on stderr before it and its time after it.
+for a 2-D stencil at n = 1024) runs once, its one run both verified and timed, a progress record
+(progress.LOG) before it and its time after it.
 """
 
 from __future__ import annotations
 
 import ctypes
 import statistics
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from polycuda import progress
 from polycuda.analysis import indirect
 from polycuda.api import PYTHON_REFERENCE_NAME
 from polycuda.codegen import host_choice
@@ -28,6 +28,11 @@ from polycuda.sizes import resolve_sizes
 from polycuda.verify import compare, copy_arguments, random_arguments
 
 WARMUP = 1  # calls of each program before timing (library load, first-touch of pages)
+# A reference faster than this is work of the size of what a loaded machine's scheduler takes
+# from one run (time slices of other processes, frequency changes), so the ratio of two such
+# medians says little; the report says so (RunReport.caveat).
+MEANINGFUL_S = 0.1
+NOISY = 1.5  # slowest / fastest run of one program above this: the runs disagree, said so
 
 
 @dataclass(frozen=True)
@@ -97,6 +102,31 @@ class RunReport:
         """Median time of the reference (0.0 when it was not timed)."""
         return statistics.median(self.reference_times_s) if self.reference_times_s else 0.0
 
+    def speedup_spread(self) -> tuple[float, float] | None:
+        """The least and largest ratio reference / target over the runs timed in pairs (run k
+        of each, one after the other: drift of the machine hits both alike); None when the
+        reference was not timed as often (an interpreted reference: its one run)."""
+        if len(self.times_s) < 2 or len(self.reference_times_s) != len(self.times_s):
+            return None
+        ratios = [r / t for r, t in zip(self.reference_times_s, self.times_s) if t > 0]
+        return (min(ratios), max(ratios)) if ratios else None
+
+    def caveat(self) -> str:
+        """Why the speedup means little, in words ("" where nothing says so): the reference
+        runs under MEANINGFUL_S, or the runs of either program vary by more than NOISY."""
+        why = []
+        if 0 < self.reference_s < MEANINGFUL_S:
+            why.append(f"the work is small (the reference runs {self.reference_s * 1e3:.1f} ms, "
+                       f"under {MEANINGFUL_S * 1e3:.0f} ms)")
+        for label, times in (("target", self.times_s), ("reference", self.reference_times_s)):
+            if len(times) > 1 and min(times) > 0 and max(times) / min(times) > NOISY:
+                why.append(f"the {label}'s runs vary {max(times) / min(times):.1f}x "
+                           "(a busy machine)")
+        if not why:
+            return ""
+        return ("; ".join(why) + ": this speedup is not a measurement to quote; time a larger "
+                "--size, on an idle machine")
+
     def render(self) -> str:
         check = {True: "verified", False: f"MISMATCH {self.message}", None: "not verified"}
         where = ("host arrays, copies to and from the GPU included" if self.target == "cuda"
@@ -110,8 +140,14 @@ class RunReport:
             lines.append("  reference  not run (--no-verify)")
         if self.times_s and self.reference_times_s:
             ratio = self.reference_s / statistics.median(self.times_s)
+            spread = self.speedup_spread()
+            shown = f", {spread[0]:.2f}x to {spread[1]:.2f}x over the paired runs" if spread \
+                else ""
             lines.append(f"  speedup    {ratio:10.2f}x  ({self.target} against the "
-                         f"{self.reference_name}; medians)")
+                         f"{self.reference_name}; medians{shown})")
+            caveat = self.caveat()
+            if caveat:
+                lines.append(f"  caveat     {caveat}")
         for k, (loop, levels, iterations) in enumerate(self.levels):
             if k < len(self.executors) and self.executors[k][0].startswith("syncfree-affine"):
                 lines.append(f"  run-time   loop '{loop}': {iterations} iterations; executor: "
@@ -196,18 +232,17 @@ def run_and_time(prog: Program, sizes: dict[str, int], repeats: int = 10,
 
 def _reference_once(prog: Program, inputs: dict[str, object]) -> tuple[dict[str, object], float]:
     """The interpreted reference's one run on a copy of `inputs`: its result and seconds, said
-    on stderr before and after (unless Options.progress is off)."""
+    before and after at INFO on progress.LOG (unless Options.progress is off)."""
     say = prog.options.progress
     if say:
-        print(f"polycuda: {prog.name}: running the reference once ({prog.reference_name}; "
-              "it may take minutes; --no-verify skips it) ...", file=sys.stderr, flush=True)
+        progress.LOG.info("%s: running the reference once (%s; it may take minutes; "
+                          "--no-verify skips it) ...", prog.name, prog.reference_name)
     args = copy_arguments(inputs)
     start = time.perf_counter()
     prog._reference(args)
     seconds = time.perf_counter() - start
     if say:
-        print(f"polycuda: {prog.name}: the reference took {seconds:.2f} s", file=sys.stderr,
-              flush=True)
+        progress.LOG.info("%s: the reference took %.2f s", prog.name, seconds)
     return args, seconds
 
 

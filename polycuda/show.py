@@ -74,6 +74,13 @@ def schedule_of(prog: Program) -> dict:
             stmt["reduction"] = {"row": len(stmt["hyperplanes"]) - 1, "op": kernel.reduction,
                                  "kernel": kernel.name, "run": kernel.reduction_combine}
     out = {"scheduler": choice.scheduler, "choice": choice.reason, **scheduled}
+    if choice.candidates:  # scheduler auto: each candidate's cost terms, or why it was skipped
+        out["candidates"] = [
+            {"scheduler": name, "cost": None if c is None else
+             {term: getattr(c, term) for term, _, _ in cost.COST_TERMS},
+             "chosen": name == choice.scheduler, "note": note}
+            for name, c, note in choice.candidates]
+        out["fallbacks"] = list(choice.fallbacks)
     if options.target == "cuda" and cuda_host.serial_region(choice.mapped.kernels):
         out["serial_region"] = _serial_region(prog.scop, options)
     # compile_scop's runtime-nest path has no run-time choice of schedules
@@ -178,9 +185,32 @@ def _privatized(prog: Program) -> tuple[expand.Privatized, ...]:
     return expand.expand_noted(scop, with_removed=True)[1]
 
 
+def _candidates_text(scheduled: dict) -> list[str]:
+    """auto's choice as a small table: per candidate scheduler its cost terms (gpu/cost.py,
+    compared in order, the least wins), or why it was skipped; then what each term counts."""
+    heads = [head for _, head, _ in cost.COST_TERMS]
+    width = max(len(c["scheduler"]) for c in scheduled["candidates"])
+    lines = ["  auto's candidates (cost terms compared left to right, the least chosen; ties: "
+             f"the first):", f"    {'scheduler':{width}s}  " + "  ".join(heads)]
+    for c in scheduled["candidates"]:
+        terms = [str(c["cost"][term]) if c["cost"] else "-" for term, _, _ in cost.COST_TERMS]
+        cells = "  ".join(f"{v:>{len(h)}s}" for v, h in zip(terms, heads))
+        note = "  chosen" if c["chosen"] else f"  {c['note']}" if c["note"] else ""
+        lines.append(f"    {c['scheduler']:{width}s}  {cells}{note}")
+    lines += [f"    {head}: {what}" for _, head, what in cost.COST_TERMS]
+    return lines
+
+
 def _schedule_text(prog: Program) -> str:
     scheduled = schedule_of(prog)
-    lines = [f"region {prog.name} ({scheduled['scheduler']} scheduler; {scheduled['choice']}):"]
+    candidates = scheduled.get("candidates")
+    choice = scheduled["choice"]
+    if candidates:
+        choice = "; ".join([f"auto: {scheduled['scheduler']}, the least cost of "
+                            f"{len(candidates)} candidates (table below)"]
+                           + scheduled["fallbacks"])
+    lines = [f"region {prog.name} ({scheduled['scheduler']} scheduler; {choice}):"]
+    lines += _candidates_text(scheduled) if candidates else []
     for stmt in scheduled["statements"]:
         where = f"  line {stmt['line']}: {stmt['source']}" if "line" in stmt else ""
         lines.append(f"  {stmt['name']}[{', '.join(stmt['iterators'])}]{where}")

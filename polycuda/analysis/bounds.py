@@ -16,16 +16,12 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from polycuda.errors import LaunchError, NotAffineError, UserError
+from polycuda.errors import NotAffineError, OutOfBoundsError
 from polycuda.ir import isl_build
 from polycuda.ir.affine import condition_text
 from polycuda.ir.evaluate import eval_int
 from polycuda.ir.expr import BinOp, Expr, Ref, Ternary, UnaryOp, children
 from polycuda.ir.scop import Access, Scop, Statement
-
-
-class OutOfBoundsError(UserError, LaunchError):
-    """An access of the region reaches outside its array at the given parameter values."""
 
 
 @dataclass(frozen=True)

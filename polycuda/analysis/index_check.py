@@ -15,7 +15,7 @@ from __future__ import annotations
 import islpy as isl
 import numpy as np
 
-from polycuda.errors import UserError
+from polycuda.errors import IndexAccessError
 from polycuda.ir import isl_build
 from polycuda.ir.expr import BinOp, Call, Cast, Const, Expr, Ref, Ternary, UnaryOp, Var
 from polycuda.ir.scop import Scop, Statement
@@ -25,10 +25,6 @@ from polycuda.ir.scop import Scop, Statement
 MAX_POINTS = 1 << 18
 
 Env = dict[str, np.ndarray]
-
-
-class IndexAccessError(UserError):
-    """The drawn inputs would make the original program access outside an array."""
 
 
 def check_accesses(scop: Scop, values: dict[str, int], args: dict[str, object]) -> list[str]:

@@ -70,6 +70,17 @@ class Cost:
         return f"{self.serial}/{self.depth}/{self.in_thread}/{self.launches}"
 
 
+# The terms of a Cost as `show schedule`'s table of auto's candidates heads them, in the
+# order compared, with what each counts (the module docstring says why)
+COST_TERMS = (("serial", "one-thread", "loops of parametric length in one-thread kernels"),
+              ("depth", "longest path", "parametric loops on the longest path outside blocks and "
+               "threads"),
+              ("in_thread", "in threads", "parametric loops run in sequence by threads, summed "
+               "over statements"),
+              ("launches", "launches", f"kernel launches repeated by host loops, at every "
+               f"parameter {LAUNCH_PARAMETER}"))
+
+
 def cost(mapped: MappedSchedule) -> Cost:
     """The Cost of a mapped schedule (see the module docstring)."""
     kernels = {k.name: k for k in mapped.kernels}

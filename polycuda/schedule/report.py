@@ -61,6 +61,8 @@ def _carried(node: isl.ScheduleNode, k: int, deps: tuple[tuple[str, isl.UnionMap
     before = outer.flat_range_product(partial.drop_dims(isl.dim_type.set, k, n - k))
     upto = outer.flat_range_product(partial.drop_dims(isl.dim_type.set, k + 1, n - k - 1))
     domain = node.get_domain()
+    row_map = isl.UnionMap.from_multi_union_pw_aff(
+        isl.MultiUnionPwAff.from_union_pw_aff(partial.get_at(k)))
     found = []
     for label, dep_map in deps:
         within = dep_map.intersect_domain(domain).intersect_range(domain)
@@ -69,8 +71,40 @@ def _carried(node: isl.ScheduleNode, k: int, deps: tuple[tuple[str, isl.UnionMap
         if not carried.is_empty():
             source, sink = (carried.domain().get_set_list().get_at(0).get_tuple_name(),
                             carried.range().get_set_list().get_at(0).get_tuple_name())
-            found.append((label, source, sink))
+            found.append((f"{label} at distance {_distance(carried, row_map)}", source, sink))
     return found
+
+
+def _distance(carried: isl.UnionMap, row_map: isl.UnionMap) -> str:
+    """How far apart along the row the instances of a carried dependence are: "1", "1..2",
+    ">= 1" (no constant largest), or "parametric".
+
+    # carried: { S[i] -> T[j] }, row_map: { S[i] -> [f(i)]; T[j] -> [g(j)] }
+    """
+    deltas = isl.Set.from_union_set(carried.apply_domain(row_map).apply_range(row_map).deltas())
+    low = _constant(deltas, "min")
+    if low is None:
+        return "parametric"
+    high = _constant(deltas, "max")
+    if high is None:
+        return f">= {low}"
+    return str(low) if low == high else f"{low}..{high}"
+
+
+def _constant(distance_set: isl.Set, which: str) -> int | None:
+    """The least or largest value of the 1-D `distance_set` where it is the same at every
+    parameter value, else None (parametric or unbounded)."""
+    try:
+        bound = distance_set.dim_min(0) if which == "min" else distance_set.dim_max(0)
+    except isl.Error:  # unbounded
+        return None
+    if not bound.is_cst():
+        return None
+    values: list[int] = []
+    bound.foreach_piece(lambda _set, aff: values.append(aff.get_constant_val().to_python()))
+    if not values or any(not isinstance(v, int) for v in values):
+        return None
+    return min(values) if which == "min" else max(values)
 
 
 def schedule_rows(schedule: isl.Schedule,
@@ -132,14 +166,17 @@ def _why_sequential(entry: dict) -> str:
 
 
 def labelled_dependences(scop: Scop, ctx: isl.Context) -> tuple[tuple[str, isl.UnionMap], ...]:
-    """Every dependence of the Scop as ("S1 -> S0 flow on A", { S1[i] -> S0[j] }) within its
-    context, for schedule_json's reasons; one label per (source, sink, kind, array)."""
+    """Every dependence of the Scop as ("S1 (line 24) -> S0 (line 21) flow on A",
+    { S1[i] -> S0[j] }) within its context, for schedule_json's reasons (the lines where the
+    statements' source locations are known); one label per (source, sink, kind, array)."""
     from polycuda.analysis import dependences
 
     context = isl_build.context_set(scop, ctx)
+    lines = {s.name: f" (line {s.loc.line})" for s in scop.statements if s.loc is not None}
     merged: dict[str, isl.UnionMap] = {}
     for d in dependences.compute(scop, ctx):
-        label = f"{d.source} -> {d.sink} {d.kind} on {d.array}"
+        label = (f"{d.source}{lines.get(d.source, '')} -> {d.sink}{lines.get(d.sink, '')} "
+                 f"{d.kind} on {d.array}")
         rel = isl.UnionMap.from_map(isl.Map.read_from_str(ctx, d.relation)).intersect_params(
             context)
         merged[label] = merged[label].union(rel) if label in merged else rel

@@ -15,6 +15,7 @@ import itertools
 import json
 import re
 import sys
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 
@@ -92,27 +93,30 @@ def cache_path(gpu: str, root: Path | None = None, kind: str = "calibration") ->
     return (root or build.cache_dir() / "tune") / f"{kind}-{slug}.json"
 
 
+def _say_on_stderr(message: str) -> None:
+    print(f"polycuda: tune: {message}", file=sys.stderr)
+
+
 def load_calibration(gpu: str | None, root: Path | None = None,
-                     warn: bool = True) -> Calibration:
+                     say: Callable[[str], None] | None = _say_on_stderr) -> Calibration:
     """The cached calibration of `gpu`, else the one packaged for it, else the reference one
-    (the last two said on stderr if `warn`)."""
+    (the last two said through `say`, unless it is None; `tune` passes its progress)."""
     if gpu:
         path = cache_path(gpu, root)
         if path.is_file():
             return from_json(path.read_text(), str(path))
     own = packaged_calibration(gpu)
     if own is not None:
-        if warn:
-            print(f"polycuda: tune: no calibration of '{gpu}' cached: using the one packaged "
-                  f"for it (fitted on its measured kernels)", file=sys.stderr)
+        if say:
+            say(f"no calibration of '{gpu}' cached: using the one packaged for it (fitted on "
+                "its measured kernels)")
         return own
     cal = reference_calibration()
-    if warn:
+    if say:
         why = f"no calibration of '{gpu}' cached" if gpu else "no GPU"
         status = "measured" if cal.measured else ESTIMATED
-        print(f"polycuda: tune: {why}: using the reference calibration of {cal.gpu} "
-              f"({status}; run `python -m polycuda.tune.calibrate --out DIR` on the GPU)",
-              file=sys.stderr)
+        say(f"{why}: using the reference calibration of {cal.gpu} ({status}; run "
+            "`python -m polycuda.tune.calibrate --out DIR` on the GPU)")
     return cal
 
 

@@ -14,7 +14,6 @@ import json
 import logging
 import math
 import random
-import sys
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -406,7 +405,7 @@ def rank(models: tuple[KernelModel, ...], cal: Calibration, props: occupancy.Dev
     for k, lay in enumerate(candidates):
         why = excluded_by(models, lay.tiles, lay.block, props)
         if why:
-            LOG.debug("excluded tiles=%s block=%s: %s", lay.tiles, lay.block, why)
+            LOG.debug("tune: excluded tiles=%s block=%s: %s", lay.tiles, lay.block, why)
             excluded[_reason_kind(why)] += 1
             continue
         ranked.append(Ranked(lay.tiles, lay.block, estimate(models, lay.tiles, lay.block,
@@ -520,13 +519,14 @@ def store(key: str, result: TuneResult, root: Path | None = None) -> Path:
     return path
 
 
-def stderr_progress(message: str) -> None:
-    print(f"polycuda: tune: {message}", file=sys.stderr, flush=True)
+def log_progress(message: str) -> None:
+    """tune's progress as an INFO record of LOG (the command line shows it unless --quiet)."""
+    LOG.info("tune: %s", message)
 
 
 def tune(prog, sizes: dict[str, int], *, top_k: int = 5, budget_s: float = 60.0,
          measure: Callable[[Options], float] | None = None, cache: Path | None = None,
-         use_cache: bool = True, progress: Callable[[str], None] | None = stderr_progress,
+         use_cache: bool = True, progress: Callable[[str], None] | None = log_progress,
          schedulers: bool = False, refit: bool = True, local_rounds: int = LOCAL_ROUNDS,
          probe_count: int | None = None) -> TuneResult:
     """Tune the tile and block sizes of Program `prog` at parameter values `sizes`.
@@ -591,7 +591,7 @@ def _tune_layouts(prog, values: dict[str, int], sizes: dict[str, int], top_k: in
     props, on_gpu = occupancy.current_device()
     gen = prog.generate("cuda", tile_sizes=(), block_sizes=(), tuned_sizes=False)
     models = problem.kernel_models(gen, values)
-    cal = calibrate.load_calibration(props.name if on_gpu else None, warn=progress is not None)
+    cal = calibrate.load_calibration(props.name if on_gpu else None, say=progress)
     try:
         ranked, excluded = rank(models, cal, props, budget_s, progress)
     except InvalidConfigError as err:
@@ -1062,7 +1062,7 @@ def _measured(top: list[Ranked], options: Options, measure: Callable[[Options], 
         try:
             seconds: float | None = measure(r.options(options))
         except PolycudaError as err:  # InvalidConfigError, LaunchError: skip the layout
-            LOG.info("layout %s %s failed: %s", r.tiles, r.block, err)
+            LOG.info("tune: layout %s %s failed: %s", r.tiles, r.block, err)
             seconds = None
             why = (str(err).splitlines() or [type(err).__name__])[0][:160]
         out.append(dataclasses.replace(r, measured_s=seconds))

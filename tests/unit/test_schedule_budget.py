@@ -2,7 +2,7 @@
 budgeted solver calls, the fallback chain and its warnings, Pluto on parity dependences and on
 Python regions, and the progress lines of long compiles."""
 
-import io
+import logging
 import os
 import signal
 import time
@@ -311,34 +311,39 @@ def test_random_20_statement_5_deep_region_compiles_and_verifies():
 
 
 # -- item 10: progress ----------------------------------------------------------------------
-def test_pass_timer_prints_every_pass_once_past_the_threshold():
-    out = io.StringIO()
-    timer = progress.PassTimer("r", stream=out, quiet_s=0.05)
+def _progress_lines(caplog) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.name == "polycuda.progress"]
+
+
+def test_pass_timer_logs_every_pass_once_past_the_threshold(caplog):
+    caplog.set_level(logging.INFO, logger="polycuda")
+    timer = progress.PassTimer("r", quiet_s=0.05)
     with timer.step("fast"):
         pass
-    assert out.getvalue() == ""
+    assert _progress_lines(caplog) == []
     with timer.step("slow"):
         time.sleep(0.1)
-    lines = out.getvalue().splitlines()
-    assert [line.split()[2] for line in lines] == ["fast", "slow"]
-    assert lines[0].startswith("polycuda: r: fast ")
+    lines = _progress_lines(caplog)
+    assert [line.split()[1] for line in lines] == ["fast", "slow"]
+    assert lines[0].startswith("r: fast ")
     with timer.step("next"):  # past the threshold: announced when it starts, then timed
-        assert out.getvalue().splitlines()[-1] == "polycuda: r: next ..."
-    assert out.getvalue().splitlines()[-1].startswith("polycuda: r: next 0.")
+        assert _progress_lines(caplog)[-1] == "r: next ..."
+    assert _progress_lines(caplog)[-1].startswith("r: next 0.")
 
 
-def test_regions_are_announced_only_after_the_threshold():
-    out = io.StringIO()
-    names = list(progress.regions(["a", "b"], str, stream=out, quiet_s=1e9))
-    assert names == ["a", "b"] and out.getvalue() == ""
-    list(progress.regions(["a", "b"], str, stream=out, quiet_s=-1))
-    assert out.getvalue().splitlines() == ["polycuda: region 1/2 a", "polycuda: region 2/2 b"]
+def test_regions_are_announced_only_after_the_threshold(caplog):
+    caplog.set_level(logging.INFO, logger="polycuda")
+    names = list(progress.regions(["a", "b"], str, quiet_s=1e9))
+    assert names == ["a", "b"] and _progress_lines(caplog) == []
+    list(progress.regions(["a", "b"], str, quiet_s=-1))
+    assert _progress_lines(caplog) == ["region 1/2 a", "region 2/2 b"]
 
 
-def test_fast_compiles_print_nothing(capsys):
+def test_fast_compiles_print_nothing(capsys, caplog):
+    caplog.set_level(logging.INFO, logger="polycuda")
     scop = cfront.parse_file(str(suite.by_name("jacobi_1d").c_path))[0]
     compile_scop(scop, Options(target="c"))
-    assert capsys.readouterr().err == ""
+    assert capsys.readouterr().err == "" and _progress_lines(caplog) == []
 
 
 def test_a_failure_after_the_quota_ran_out_is_a_give_up():

@@ -20,11 +20,13 @@ def test_sequential_rows_name_the_dependences_they_carry(capsys):
     text, data = _schedule(capsys, str(KERNELS / "jacobi_2d.c"), "--target", "openmp")
     s0, s1 = data["statements"]
     # t carries the time steps' dependences; i and j carry none (each sweep is parallel)
-    assert s0["sequential"][0].startswith("carries ") and "S1 -> S0 flow on A" in \
-        s0["sequential"][0]
+    # each names both statements' lines, the array and the distance along the row
+    assert s0["sequential"][0].startswith("carries ") and \
+        "S1 (line 24) -> S0 (line 21) flow on A at distance 1" in s0["sequential"][0]
     assert s0["sequential"][1:] == ["", ""] and s0["parallel"][1:] == [True, True]
-    assert "S0 -> S1 flow on B" not in s0["sequential"][0]  # carried at the loop inside t
-    assert "[1, 0, 0, 0]  sequential: carries S0 -> S0 output on B" in text
+    assert "S0 (line 21) -> S1 (line 24) flow on B" not in s0["sequential"][0]  # inside t
+    assert "[1, 0, 0, 0]  sequential: carries S0 (line 21) -> S0 (line 21) output on B at " \
+        "distance 1" in text
     assert s0["line"] == 21 and s0["source"].startswith("B[i][j] = SCALAR_VAL(0.2)")
     assert "  S0[t, i, j]  line 21: B[i][j] = SCALAR_VAL(0.2)" in text
 
@@ -45,5 +47,32 @@ def test_python_statements_show_their_line(capsys, tmp_path):
     text, data = _schedule(capsys, str(path), "--target", "c")
     s0 = data["statements"][0]
     assert s0["line"] == 3 and s0["source"] == "A[i] = A[i] + A[i - 1]"
-    assert s0["sequential"] == ["carries S0 -> S0 flow on A"]
-    assert "[1, 0]  sequential: carries S0 -> S0 flow on A" in text
+    assert s0["sequential"] == ["carries S0 (line 3) -> S0 (line 3) flow on A at distance 1"]
+    assert "[1, 0]  sequential: carries S0 (line 3) -> S0 (line 3) flow on A at distance 1" in text
+
+
+def test_a_distance_that_grows_with_the_problem_says_so(capsys):
+    text, data = _schedule(capsys, str(KERNELS / "lu.c"), "--target", "openmp")
+    s1 = data["statements"][1]
+    assert s1["sequential"][2] == "carries S0 (line 23) -> S1 (line 26) flow on A at distance >= 1"
+
+
+def test_auto_choice_is_a_table_of_the_candidates_cost_terms(capsys):
+    text, data = _schedule(capsys, str(KERNELS / "jacobi_2d.c"), "--target", "cuda")
+    rows = {c["scheduler"]: c for c in data["candidates"]}
+    assert list(rows) == ["isl", "pluto", "isl-distributed", "superposition"]
+    assert [c["scheduler"] for c in data["candidates"] if c["chosen"]] == [data["scheduler"]]
+    assert set(rows["isl"]["cost"]) == {"serial", "depth", "in_thread", "launches"}
+    assert rows["superposition"]["cost"] is None
+    assert rows["superposition"]["note"].startswith("skipped: the least cost so far")
+    lines = text.splitlines()
+    assert lines[0] == (f"region jacobi_2d ({data['scheduler']} scheduler; auto: "
+                        f"{data['scheduler']}, the least cost of 4 candidates (table below)):")
+    assert lines[2].split() == ["scheduler", "one-thread", "longest", "path", "in", "threads",
+                                "launches"]
+    chosen = next(line for line in lines if line.endswith("  chosen"))
+    cost = rows[data["scheduler"]]["cost"]
+    assert chosen.split() == [data["scheduler"], *map(str, (cost["serial"], cost["depth"],
+                                                            cost["in_thread"], cost["launches"])),
+                              "chosen"]
+    assert max(len(line) for line in lines[:11]) < 200  # no 500-character parenthesis

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import math
 import shutil
 import time
@@ -82,7 +83,8 @@ def test_kernel_layout_fits_sizes_like_options():
     assert search.kernel_layout(WAVE, (8, 32, 128), (32,)) == Layout((32, 128), (32,))
 
 
-def test_tune_measures_top_k_keeps_the_fastest_and_caches(no_probes, capsys):
+def test_tune_measures_top_k_keeps_the_fastest_and_caches(no_probes, caplog):
+    caplog.set_level(logging.INFO, logger="polycuda")  # tune's progress: logging records
     prog = polycuda.compile("kernels/c/sor_1d.c", options=Options(target="cuda"))
     calls = []
 
@@ -94,7 +96,7 @@ def test_tune_measures_top_k_keeps_the_fastest_and_caches(no_probes, capsys):
                          local_rounds=0)
     assert len(calls) == 5 and calls[4] == () and result.measured  # the defaults last
     assert result.tile_sizes == calls[2] and result.top[2].measured_s == 0.5
-    assert "excluded before measuring" in capsys.readouterr().err
+    assert "excluded before measuring" in caplog.text
     again = search.tune(prog, {"T": 64, "n": 2048}, top_k=4, measure=measure,
                         local_rounds=0)
     assert again == result and len(calls) == 5  # from the cache
@@ -263,7 +265,8 @@ def test_exclusion_kinds_are_counted_apart():
     assert excluded["tile over the domain"] > 0 and excluded["threads without work"] > 0
 
 
-def test_tune_chooses_the_scheduler_by_measuring_each_candidate(capsys, tmp_path):
+def test_tune_chooses_the_scheduler_by_measuring_each_candidate(caplog, tmp_path):
+    caplog.set_level(logging.INFO, logger="polycuda")
     from polycuda import pipeline
 
     prog = polycuda.compile("kernels/c/sor_1d.c", options=Options(target="cuda"))
@@ -280,7 +283,7 @@ def test_tune_chooses_the_scheduler_by_measuring_each_candidate(capsys, tmp_path
     assert set(seen) == set(pipeline.AUTO_SCHEDULERS["cuda"]) - {"superposition"}
     assert result.scheduler == "isl-distributed" and result.measured_s_of_choice() == 0.5
     assert result.candidates == {"isl": 1.0, "pluto": 1.0, "isl-distributed": 0.5}
-    err = capsys.readouterr().err
+    err = caplog.text
     assert "keeping isl-distributed" in err and "scheduler superposition left out" in err
     assert search.TuneResult.from_json(result.to_json()) == result
     # compile and run of the auto program then take the scheduler and its sizes
@@ -312,7 +315,7 @@ def _law_measurer(prog, sizes, law, slow=frozenset()):
     from polycuda.tune import problem
 
     props, _ = occupancy.current_device()
-    cal = calibrate.load_calibration(None, warn=False)
+    cal = calibrate.load_calibration(None, say=None)
     gen = prog.generate("cuda", tile_sizes=(), block_sizes=(), tuned_sizes=False)
     models = problem.kernel_models(gen, sizes)
     calls = []
@@ -376,7 +379,7 @@ def test_refit_never_measures_less_and_never_keeps_a_slower_layout(no_probes, tm
 
 def test_refit_that_agrees_with_the_model_measures_nothing_more(no_probes, tmp_path):
     prog = polycuda.compile("kernels/c/sor_1d.c", options=Options(target="cuda"))
-    cal = calibrate.load_calibration(None, warn=False)
+    cal = calibrate.load_calibration(None, say=None)
     same = (cal.alpha, cal.beta, cal.gamma, cal.lam)
     measure, calls, ranked, _ = _law_measurer(prog, SOR1_SIZES, same)
     result = search.tune(prog, SOR1_SIZES, top_k=5, measure=measure, cache=tmp_path,
@@ -471,7 +474,7 @@ def _models(prog, sizes):
     from polycuda.tune import problem
 
     props, _ = occupancy.current_device()
-    cal = calibrate.load_calibration(None, warn=False)
+    cal = calibrate.load_calibration(None, say=None)
     gen = prog.generate("cuda", tile_sizes=(), block_sizes=(), tuned_sizes=False)
     return problem.kernel_models(gen, sizes), cal, props
 
