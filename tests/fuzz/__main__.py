@@ -183,6 +183,8 @@ def _write_json(args: argparse.Namespace, tally: Tally, done: int, elapsed: floa
 
 @functools.cache  # read once, at the start: a commit made during a campaign is not what ran
 def _commit() -> str:
+    if os.environ.get("POLYCUDA_COMMIT"):  # a copy of the tree without .git (the GPU machine)
+        return os.environ["POLYCUDA_COMMIT"]
     try:
         return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                               text=True, check=False).stdout.strip() or "unknown"
