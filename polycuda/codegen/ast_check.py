@@ -143,11 +143,14 @@ def with_loop_type(schedule: isl.Schedule, loop_type: object) -> isl.Schedule:
 
 def original_ast(context: isl.Set, schedule: isl.UnionMap) -> isl.AstNode:
     """The AST of an original-order schedule map (a scan of the statements as written, loop
-    iterators pc_v0, pc_v1, ...), checked. Such a scan has no tiles or skews for isl to split,
-    so a failure is an error, not a retry.
+    iterators pc_v0, pc_v1, ...), checked. Where isl's AST build of the map fails (its
+    "input involves unknown divs" on some domains with C '%' of the parameters), the same
+    order as a one-band schedule tree, which isl builds by another path. Such a scan has no
+    tiles or skews for isl to split, so a failed check is an error, not a retry.
 
     Raises:
         AstNotExact: isl's AST of it does not run the domain once.
+        isl.Error: neither form builds.
     """
     ctx = context.get_ctx()
     ids = isl.IdList.alloc(ctx, 64)
@@ -156,7 +159,13 @@ def original_ast(context: isl.Set, schedule: isl.UnionMap) -> isl.AstNode:
     leaves = LeafDomains()
     build, handle = isl.AstBuild.from_context(context).set_iterators(ids).set_at_each_domain(
         leaves.hook())
-    ast = build.node_from_schedule_map(schedule)
+    try:
+        ast = build.node_from_schedule_map(schedule)
+    except isl.Error:
+        leaves.leaves.clear()
+        tree = isl.Schedule.from_domain(schedule.domain()).insert_partial_schedule(
+            isl.MultiUnionPwAff.from_union_map(schedule))
+        ast = build.node_from_schedule(tree)
     del handle
     check(schedule.domain(), context, leaves)
     return ast

@@ -26,7 +26,8 @@ from polycuda.frontend.c_expression import (
     iterator_type_reason,
 )
 from polycuda.frontend.c_preprocess import Unit
-from polycuda.ir.dtypes import pin_compound_operand, pin_signed_operands
+from polycuda.ir.dtypes import (math_arguments_as_double, pin_compound_operand,
+                                pin_signed_operands)
 from polycuda.ir.expr import BinOp, Const, Expr, Ref, Var, walk
 
 
@@ -228,7 +229,7 @@ class RegionTranslator(ExprTranslator):
         def dtype_of(name: str) -> str:
             return known.get(name, "int")
 
-        rhs = pin_signed_operands(rhs, dtype_of)
+        rhs = math_arguments_as_double(pin_signed_operands(rhs, dtype_of), dtype_of)
         if op != "=":
             rhs = pin_compound_operand(rhs, dtype_of(lhs.array), dtype_of)
         self.b.add_statement(lhs, op, rhs, self.loc(node))

@@ -151,6 +151,19 @@ def pin_signed_operands(expr: Expr, dtype_of: Callable[[str], str]) -> Expr:
     return expr
 
 
+def math_arguments_as_double(expr: Expr, dtype_of: Callable[[str], str]) -> Expr:
+    """`expr` with each integer argument of a <math.h> function (not `abs`) cast to double, as
+    C's prototype converts it: in CUDA C++ the overloads differ (`sqrt(int)` names a constexpr
+    host function, which a kernel cannot call)."""
+    expr = with_children(expr, tuple(math_arguments_as_double(c, dtype_of)
+                                     for c in children(expr)))
+    if not isinstance(expr, Call) or expr.func == "abs":
+        return expr
+    args = tuple(Cast("double", a, getattr(a, "loc", None))
+                 if c_type_of(a, dtype_of) in INTEGER else a for a in expr.args)
+    return Call(expr.func, args, expr.loc)
+
+
 def pin_compound_operand(rhs: Expr, target: str, dtype_of: Callable[[str], str]) -> Expr:
     """The rhs of `X op= rhs` for an X of dtype `target`: C computes X op rhs (see
     pin_signed_operands)."""

@@ -57,11 +57,12 @@ def test_check_accepts_a_partition_and_names_lost_repeated_and_extra_instances()
             ast_check.check(domain, context, _leaves(ctx, *sets))
 
 
-def _isl_c_instances(ast: isl.AstNode, tmp_path: Path, params: dict[str, int]) -> list[tuple]:
+def _isl_c_instances(ast: isl.AstNode, tmp_path: Path, params: dict[str, int],
+                     statements: tuple[str, ...] = ("S0", "S1")) -> list[tuple]:
     """Run isl's own C of `ast` (each statement call prints its arguments)."""
     macros = "\n".join(
         f'#define {s}(...) pr("{s}", (long[]){{__VA_ARGS__}}, '
-        f"sizeof((long[]){{__VA_ARGS__}}) / sizeof(long))" for s in ("S0", "S1"))
+        f"sizeof((long[]){{__VA_ARGS__}}) / sizeof(long))" for s in statements)
     decls = " ".join(f"long {k} = {v};" for k, v in params.items())
     src = tmp_path / "ast.c"
     src.write_text(
@@ -158,3 +159,23 @@ def test_no_exact_ast_at_all_is_an_error_not_code(monkeypatch, tmp_path):
     _failing_first(monkeypatch, tmp_path, 10**6)
     with pytest.raises(PolycudaError, match="no code is generated"):
         _compiled()
+
+
+def test_original_order_where_isl_cannot_build_the_schedule_map(tmp_path):
+    """Fuzz seed 60589: isl's AST build of the original-order map fails on an `n % (-2)`
+    bound; the one-band tree of the same order builds, checked, and runs every instance."""
+    from polycuda.frontend import c as cfront
+    from polycuda.ir import isl_build
+
+    (scop,) = cfront.parse_file(DATA / "isl_ast_map_60589.c")
+    ctx = isl.Context()
+    schedule = isl_build.original_schedule(scop, ctx)
+    with pytest.raises(isl.Error, match="unknown divs"):
+        isl.AstBuild.from_context(isl_build.context_set(scop, ctx)).node_from_schedule_map(
+            schedule)
+    params = {"n": 9, "m": 6}
+    context = isl.Set("[n, m] -> { : n = 9 and m = 6 }", context=ctx)
+    ast = ast_check.original_ast(context, schedule)
+    ran = _isl_c_instances(ast, tmp_path, params, ("S0", "S1", "S2", "S3"))
+    assert ran and len(ran) == len(set(ran))
+    assert set(ran) == _points(schedule.domain().intersect_params(context))

@@ -119,6 +119,15 @@ void f(int n, unsigned s, short t, int A[n]) {
     A[i] = (A[i] - 3 < s) + t * 1000;
 #pragma endscop
 }""", {"n": 37}),
+    # <math.h> functions of integers: C converts each argument to double (fuzz seed 61486:
+    # nvcc refused sqrt(int) in a kernel, a constexpr host overload in CUDA C++)
+    "math_of_integers": ("""
+void f(int n, int A[n], unsigned char C[n], double D[n]) {
+#pragma scop
+  for (int i = 0; i < n; i++)
+    D[i] = sqrt(A[i] * A[i] + 1) + exp(C[i] % 3) + pow(i, 2) + fabs(i - 5) + abs(A[i] - 3);
+#pragma endscop
+}""", {"n": 37}),
 }
 
 
@@ -290,7 +299,7 @@ def test_c_refusal_through_the_cli(capsys, tmp_path, name):
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not found: CUDA not compiled")
-@pytest.mark.parametrize("name", ["narrow_reductions", "unsigned_wrap"])
+@pytest.mark.parametrize("name", ["math_of_integers", "narrow_reductions", "unsigned_wrap"])
 def test_generated_cuda_of_narrow_and_unsigned_updates_compiles_with_nvcc(name):
     # the emulator accepts an atomicAdd of a char, nvcc does not
     from polycuda.runtime import build
