@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import islpy as isl
 
 from polycuda.ir.ast_expr import ast_expr_to_c
@@ -25,7 +27,9 @@ def for_parts(node: isl.AstNode) -> tuple[str, str, str, str]:
 
 
 def simple_upper_bound(node: isl.AstNode) -> str | None:
-    """ub when the loop condition is `it <= ub` (or `it < ub` -> ub - 1), else None."""
+    """ub when the loop condition is `it <= ub` (or `it < ub` -> ub - 1) with ub free of `it`,
+    else None. isl may bound a loop by an expression of its own iterator
+    (`c5 <= min(7, floord(2 * c5 - c3, 8))`): no trip count, no OpenMP canonical form."""
     cond = node.for_get_cond()
     it = node.for_get_iterator().get_id().get_name()
     if cond.get_type() != isl.ast_expr_type.op or cond.get_op_n_arg() != 2:
@@ -35,6 +39,8 @@ def simple_upper_bound(node: isl.AstNode) -> str | None:
         return None
     op = cond.get_op_type()
     ub = ast_expr_to_c(cond.get_op_arg(1))
+    if re.search(rf"\b{re.escape(it)}\b", ub):
+        return None
     if op == isl.ast_expr_op_type.le:
         return ub
     if op == isl.ast_expr_op_type.lt:

@@ -3,6 +3,7 @@
 import math
 import shutil
 
+import islpy as isl
 import numpy as np
 import pytest
 
@@ -145,3 +146,31 @@ void f(int n, double c1, double c0[n]) {
 
     results = polycuda.compile(text, filename="clash.c").verify({"n": 9}, targets=("c", "openmp"))
     assert all(r.ok for r in results)
+
+
+class _ForStub:
+    """The two queries simple_upper_bound makes of an isl for node."""
+
+    def __init__(self, it: isl.AstExpr, cond: isl.AstExpr):
+        self.it, self.cond = it, cond
+
+    def for_get_iterator(self) -> isl.AstExpr:
+        return self.it
+
+    def for_get_cond(self) -> isl.AstExpr:
+        return self.cond
+
+
+def test_simple_upper_bound_refuses_a_bound_of_the_loop_s_own_iterator():
+    """Fuzz seed 61181: isl bounded `c5` by `min(7, ... floord(2 * c5 ...))`; the shuffled and
+    OpenMP loops took it as a trip count and named c5 before declaring it."""
+    from polycuda.codegen.printer import simple_upper_bound
+
+    ctx = isl.Context()
+    c5, c3 = (isl.AstExpr.from_id(isl.Id(n, context=ctx)) for n in ("c5", "c3"))
+    seven = isl.AstExpr.from_val(isl.Val.int_from_si(ctx, 7))
+    assert simple_upper_bound(_ForStub(c5, c5.le(c3.add(seven)))) == "(c3 + 7)"
+    assert simple_upper_bound(_ForStub(c5, c5.lt(c3))) == "(c3 - 1)"
+    assert simple_upper_bound(_ForStub(c5, c5.le(c5.add(c3)))) is None
+    assert simple_upper_bound(_ForStub(c5, c5.le(isl.AstExpr.from_id(
+        isl.Id("c55", context=ctx))))) == "c55"
