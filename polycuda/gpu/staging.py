@@ -323,9 +323,11 @@ def _largest(pw_aff: isl.PwAff) -> int | None:
     """
     found = None
     for values in _value_sets(pw_aff):  # { [e] }
-        # the hull drops the existentials that the projection leaves (with them isl cannot
-        # tell a bounded set from an unbounded one): a superset, so an upper bound
-        hull = isl.Set.from_basic_set(isl.Set.from_basic_set(values).polyhedral_hull())
+        # drop the existentials that the projection leaves (with them isl cannot tell a
+        # bounded set from an unbounded one): the rational projection, a superset, so an
+        # upper bound. Not polyhedral_hull, the same set for one basic set: on some nested
+        # divisions it loops without counting isl operations (fuzz seed 60914, divmod)
+        hull = isl.Set.from_basic_set(values.remove_divs())
         if hull.is_empty():
             continue
         if not hull.is_bounded():
