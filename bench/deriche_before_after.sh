@@ -5,17 +5,14 @@
 # the two compare within one run. Output: $OUT/deriche_{before,after}.txt.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-OUT=${OUT:-out}
-mkdir -p "$OUT"
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-  --target /tmp/site .whl/*.whl || exit 1
-nvidia-smi --query-gpu=name,driver_version --format=csv | tee "$OUT/gpu.txt"
+# shellcheck source=bench/device_env.sh
+. bench/device_env.sh
 file=$PWD/tests/unit/c_inputs/deriche_polybench.c
 for side in before after; do
   root=$PWD
   [ "$side" = before ] && root=$PWD/.old
   # python -m puts the working directory first on sys.path: run from the tree's own root
-  (cd "$root" && PYTHONPATH=/tmp/site:$root PYTHONUNBUFFERED=1 timeout 250 python3 -m polycuda.cli run "$file" \
+  (cd "$root" && PYTHONPATH=$DEVICE_SITE:$root timeout 250 python3 -m polycuda.cli run "$file" \
     --target cuda --size w=4096 --size h=2160 --repeat 5 2>&1 | grep -v "^polycuda: deriche" \
     | tee "$OUT/deriche_$side.txt" | tail -15)
 done

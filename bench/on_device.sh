@@ -13,13 +13,9 @@
 # measured ceilings in bench/results are copied to $OUT so that the bench finds them.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-OUT=${OUT:-out}
-mkdir -p "$OUT"
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-  --target /tmp/site .whl/*.whl || exit 1
-export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1
+# shellcheck source=bench/device_env.sh
+. bench/device_env.sh
 cp bench/results/ceilings-*.json "$OUT"/ 2>/dev/null
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$OUT/gpu.txt"
 step=${1:-smoke}
 shift || true
 case "$step" in

@@ -5,14 +5,11 @@
 # each mode and times the recurrence kernels, all in one call so that they compare within one run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-OUT=${OUT:-out}
-mkdir -p "$OUT"
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-  --target /tmp/site .whl/*.whl || exit 1
-nvidia-smi --query-gpu=name,driver_version --format=csv | tee "$OUT/gpu.txt"
+# shellcheck source=bench/device_env.sh
+. bench/device_env.sh
 root=$PWD
 cd .exp
-export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1
+export PYTHONPATH=$DEVICE_SITE:$PWD
 files="$(ls $root/kernels/c/*.c) $root/tests/unit/c_inputs/deriche_polybench.c"
 for mode in ${MODES:-readonly all}; do
   echo "== verify $mode" | tee -a "$OUT/verify.txt"

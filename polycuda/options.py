@@ -385,12 +385,17 @@ class Options:
     pluto_ilp_solves: int = option(5_000, metavar="N",
         help="--scheduler pluto: ILP solves of the Farkas ILP per schedule (past it: the fallback "
         "chain's next step)")
-    # Wall-clock seconds one bounded call may run: a safety net far above any normal compile,
-    # not a budget: reaching it fails the compile (SolverTimeoutError); it never changes the
-    # code.
+    # Wall-clock seconds one bounded call may run (schedule/budget.run_bounded): a safety net far
+    # above any normal compile, not a budget. The work limits above alone decide the code: a
+    # call past the net fails the compile (SolverTimeoutError, also from inside another bounded
+    # call), it is never a give-up that falls back to other code, and a result the solver has
+    # already sent is used however late the parent reads it. So the field changes no code
+    # (code=False: not in to_text or the tune cache key).
     solver_timeout_s: float = option(600.0, flag="--solver-timeout", metavar="SECONDS",
-        help="wall-clock safety net of one bounded solver call: reaching it fails the compile; it "
-        "never changes the code")
+        code=False,
+        help="wall-clock safety net of one bounded solver call (a runaway): past it the compile "
+        "fails with an error; it never falls back to other code, so on a loaded machine the "
+        "code is the same or there is none (the work limits decide the code)")
     # CUDA: when neither tile_sizes nor block_sizes is given, take those of the latest
     # `polycuda tune` of this region (same options) on this GPU, from the tune cache
     # (Program.effective_options; tune/search.lookup). False: the defaults of gpu/mapping.

@@ -147,6 +147,8 @@ def _call(fn: Callable[[], T], ctx: isl.Context, limit: Limit,
         return ("gave_up", f"isl failed: {err}"[:500])
     except OutOfWork as err:
         return ("gave_up", str(err)[:500])
+    except SolverTimeoutError as err:  # a nested call's clock: an error, never a fallback
+        return ("raise", err)
     except give_up_on as err:
         if quota_reached(ctx):  # an isl error seen through a PolycudaError
             return out_of_work
@@ -178,12 +180,13 @@ def _send(fd: int, result: tuple) -> None:
 
 
 def _receive(fd: int, deadline: float) -> bytes | None:
-    """Everything the child writes until it closes the pipe; None when the deadline passes."""
+    """Everything the child writes until it closes the pipe; None when the deadline passes with
+    the child still silent. Past the deadline, what the child has already written is still
+    read: a parent that a loaded machine kept from running until then takes a finished
+    result instead of failing (the clock only stops a child that is still computing)."""
     chunks = []
     while True:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            return None
+        left = max(0.0, deadline - time.monotonic())
         ready, _, _ = select.select([fd], [], [], left)
         if not ready:
             return None

@@ -187,6 +187,16 @@ def test_readme_examples_print_what_readme_shows():
     assert verify == shown
 
 
+def test_the_python_example_is_the_suites_kernel_file_shown_verbatim():
+    """One source for the 1-D Jacobi loops: docs/examples/jacobi_1d.py links to the suite's
+    kernels/python/jacobi_1d.py (as docs/results to bench/results), and README shows that file."""
+    kernel = ROOT / "kernels/python/jacobi_1d.py"
+    assert (DOCS / "examples/jacobi_1d.py").resolve() == kernel
+    block = README.read_text().split("(kernels/python/jacobi_1d.py)", 1)[1]
+    block = block.split("```python\n", 1)[1].split("```\n", 1)[0]
+    assert block == kernel.read_text()
+
+
 def test_mkdocs_build_strict(tmp_path):
     if importlib.util.find_spec("mkdocs") is None:
         pytest.skip("mkdocs is not installed (pip install -e '.[docs]')")

@@ -60,6 +60,75 @@ def test_the_wall_clock_safety_net_fails_the_compile_instead_of_falling_back():
         budget.run_bounded(lambda: time.sleep(30), isl.Context(), LIMIT, "sleeper", 0.2)
 
 
+def _clock_past_the_deadline_once_the_child_has_exited(monkeypatch):
+    """budget's clock: 0 for the deadline's reading, then, once the forked solver child has
+    exited (waited for, not reaped), far past any deadline: a parent that a loaded machine kept
+    from running until the solver had finished and the safety net had passed."""
+    children: list[int] = []
+    real_fork = os.fork
+
+    def fork() -> int:
+        pid = real_fork()
+        if pid:
+            children.append(pid)
+        return pid
+
+    readings: list[int] = []  # of this child
+
+    def monotonic() -> float:
+        readings.append(children[-1])
+        if readings.count(children[-1]) == 1:  # run_bounded's deadline = now + timeout_s
+            return 0.0
+        os.waitid(os.P_PID, children[-1], os.WEXITED | os.WNOWAIT)
+        return 1e9
+
+    monkeypatch.setattr(budget.os, "fork", fork)
+    monkeypatch.setattr(budget, "time", type("Clock", (), {"monotonic": staticmethod(monotonic)}))
+
+
+def _child_never_heard_from(monkeypatch):
+    """The safety net's path, whatever the machine's speed: the parent's wait for the child
+    always times out (the child, still running, is killed)."""
+    monkeypatch.setattr(budget.select, "select", lambda r, w, x, timeout: ([], [], []))
+
+
+def test_a_result_sent_before_a_late_parent_reads_it_is_used(monkeypatch):
+    _clock_past_the_deadline_once_the_child_has_exited(monkeypatch)
+    assert budget.run_bounded(lambda: ("done", 3), isl.Context(), LIMIT, "echo", 0.2) == (
+        "done", 3)
+
+
+def test_a_nested_safety_net_is_an_error_not_a_give_up():
+    """A SolverTimeoutError inside a bounded call that gives up on PolycudaError: still the
+    error, never a SolverGaveUp that would fall back to other code."""
+    def inner():
+        return budget.run_bounded(lambda: time.sleep(30), isl.Context(), LIMIT, "inner", 0.2)
+
+    with pytest.raises(SolverTimeoutError, match="inner ran past"):
+        budget.run_bounded(inner, isl.Context(), LIMIT, "outer", 30.0, give_up_on=(
+            polycuda.errors.PolycudaError,))
+
+
+def test_the_safety_net_in_a_compile_is_an_error_never_other_code(monkeypatch):
+    """Options.solver_timeout_s never decides the code: with the clock forced past it while
+    the solver runs, the compile fails (no fallback warning, no code); with the clock past it
+    after the solver has answered, the code is the one of an unhurried compile."""
+    scop = cfront.parse_file(str(suite.by_name("jacobi_2d").c_path))[0]
+    opts = Options(target="openmp", solver_timeout_s=5.0)
+    expected = compile_scop(scop, opts).source
+    with monkeypatch.context() as patch:
+        _child_never_heard_from(patch)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", PolycudaWarning)  # a fallback would warn
+            with pytest.raises(SolverTimeoutError, match="safety net of 5 s"):
+                compile_scop(scop, opts)
+    with monkeypatch.context() as patch:
+        _clock_past_the_deadline_once_the_child_has_exited(patch)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", PolycudaWarning)
+            assert compile_scop(scop, opts).source == expected
+
+
 class _Interrupted(Exception):
     pass
 
