@@ -16,7 +16,8 @@ from polycuda.codegen import host_choice as host_choice_code
 from polycuda.codegen.host_driver import HostSide
 from polycuda import progress
 from polycuda.errors import IllegalScheduleError, InvalidConfigError, PolycudaError
-from polycuda.gpu import carry, cost, mapping, notes, promotion, shared_promotion, staging, tiling
+from polycuda.gpu import (carry, cost, mapping, notes, parallel, promotion, shared_promotion,
+                          staging, tiling)
 from polycuda.ir import isl_build
 from polycuda.ir.scop import Arg, Scop
 from polycuda.options import Options
@@ -512,7 +513,7 @@ def _map_checked(scop: Scop, schedule: isl.Schedule, options: Options, ctx: isl.
         lifted_deps = mapped.lifted(dep_map)
         try:
             legality.check(mapped.schedule, lifted_deps, "tiled schedule")
-            mapped.check_parallel(lifted_deps)
+            parallel.check_parallel(mapped, lifted_deps)
         except IllegalScheduleError as err:
             step.note = f"refused: {str(err)[:120]}"
             raise

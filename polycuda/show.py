@@ -4,13 +4,17 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 import islpy as isl
 
 from polycuda.analysis import affine_writers, dependences, indirect
 from polycuda.codegen import abi, cuda_host
 from polycuda.errors import PolycudaError
-from polycuda.gpu import cost, mapping
+from polycuda.gpu import cost
+from polycuda.gpu.plan import (ChainReductionKernel, DoallKernel, DualReductionKernel, Kernel,
+                               KindTable, ProducerFusionKernel, ReductionKernel,
+                               RowReductionKernel, SerialKernel, WavefrontKernel)
 from polycuda.ir.scop import Scop
 from polycuda.options import Options
 from polycuda.pipeline import (Choice, choose_schedule, dependence_map, drop_empty_statements,
@@ -34,6 +38,43 @@ def deps_json(prog: Program) -> list[dict]:
     return out
 
 
+def _reduced(kernel: Kernel) -> list[tuple[str, str, dict]]:
+    """A reduction kernel's statements (a row kernel's every one) with their operator."""
+    assert isinstance(kernel, ReductionKernel)
+    names = (kernel.row_statements if isinstance(kernel, RowReductionKernel)
+             else (kernel.reduction_statement,))
+    return [(name, "reduction", {"op": kernel.reduction, "kernel": kernel.name,
+                                 "run": kernel.reduction_combine}) for name in names]
+
+
+def _fused(kernel: Kernel) -> list[tuple[str, str, dict]]:
+    """gpu/producer_fusion.py: the producers run in the column kernel."""
+    assert isinstance(kernel, ProducerFusionKernel)
+    return _reduced(kernel) + [
+        (name, "fused_producer", {"kernel": kernel.name, "run": kernel.reduction_combine,
+                                  "before": kernel.reduction_statement})
+        for name in kernel.producer_statements]
+
+
+def _pair(kernel: Kernel) -> list[tuple[str, str, dict]]:
+    """gpu/dual_reduction.py, gpu/chain_reduction.py: both statements in one kernel, one pass
+    over the matrix."""
+    assert isinstance(kernel, (DualReductionKernel, ChainReductionKernel))
+    row, column = kernel.dual_statements
+    return [(row, "dual_reduction", {"kernel": kernel.name, "run": kernel.reduction_combine,
+                                     "cells": "row", "with": column}),
+            (column, "dual_reduction", {"kernel": kernel.name, "run": kernel.reduction_combine,
+                                        "cells": "column", "with": row})]
+
+
+# What `show schedule` adds to each statement's row, by kernel kind: (statement, key, entry).
+SHOW_ENTRIES: KindTable[Callable[[Kernel], list[tuple[str, str, dict]]]] = KindTable(
+    "show schedule", {DoallKernel: lambda kernel: [], WavefrontKernel: lambda kernel: [],
+                      SerialKernel: lambda kernel: [], ReductionKernel: _reduced,
+                      ProducerFusionKernel: _fused, DualReductionKernel: _pair,
+                      ChainReductionKernel: _pair})
+
+
 def schedule_of(prog: Program) -> dict:
     """Schedule JSON of the region as scheduled (after the Scop -> Scop passes), with the
     scheduler used and why ("scheduler", "choice")."""
@@ -44,35 +85,19 @@ def schedule_of(prog: Program) -> dict:
     choice = choose_schedule(scop, options, ctx, dep_map)
     scheduled = report.schedule_json(scop, choice.schedule,
                                      report.labelled_dependences(scop, ctx))
-    kernels = {name: k for k in choice.mapped.kernels
-               if k.reduction and k.reduction_combine not in (mapping.DUAL, mapping.CHAIN)
-               for name in (k.row_statements or (k.reduction_statement,))}
-    # gpu/dual_reduction.py, gpu/chain_reduction.py: both statements in one kernel, one pass
-    # over the matrix
-    duals: dict[str, dict] = {}
+    rows: dict[tuple[str, str], dict] = {}  # (statement, key) -> its entry, by kind
     for k in choice.mapped.kernels:
-        if k.reduction_combine in (mapping.DUAL, mapping.CHAIN):
-            row, column = k.dual_statements
-            duals[row] = {"kernel": k.name, "run": k.reduction_combine, "cells": "row",
-                          "with": column}
-            duals[column] = {"kernel": k.name, "run": k.reduction_combine, "cells": "column",
-                             "with": row}
-    producers: dict[str, dict] = {}  # gpu/producer_fusion.py: run in the column kernel
-    for k in choice.mapped.kernels:
-        for name in k.producer_statements:
-            producers[name] = {"kernel": k.name, "run": k.reduction_combine,
-                               "before": k.reduction_statement}
+        for name, key, entry in SHOW_ENTRIES[k](k):
+            rows[name, key] = entry
     for stmt in scheduled["statements"]:
-        if stmt["name"] in producers:
-            stmt["fused_producer"] = producers[stmt["name"]]
-        if stmt["name"] in duals:
-            stmt["dual_reduction"] = duals[stmt["name"]]
-        kernel = kernels.get(stmt["name"])
-        if kernel is not None and stmt["hyperplanes"]:
+        for key in ("fused_producer", "dual_reduction"):
+            if (stmt["name"], key) in rows:
+                stmt[key] = rows[stmt["name"], key]
+        entry = rows.get((stmt["name"], "reduction"))
+        if entry is not None and stmt["hyperplanes"]:
             # a reduction kernel's band has one member and the statement as its leaf: the
             # statement's innermost loop (mapping._reduction, and a row reduction's loops)
-            stmt["reduction"] = {"row": len(stmt["hyperplanes"]) - 1, "op": kernel.reduction,
-                                 "kernel": kernel.name, "run": kernel.reduction_combine}
+            stmt["reduction"] = {"row": len(stmt["hyperplanes"]) - 1, **entry}
     out = {"scheduler": choice.scheduler, "choice": choice.reason, **scheduled}
     if choice.candidates:  # scheduler auto: each candidate's cost terms, or why it was skipped
         out["candidates"] = [
@@ -148,7 +173,8 @@ def _superposition_kernels(scop: Scop, options: Options, ctx: isl.Context,
                            dep_map: isl.UnionMap, choice: Choice) -> list[dict] | str:
     """superposition.kernel_report of the schedule used, within Options.schedule_operations
     (else why not)."""
-    tiles = {k.name: k.tile_sizes for k in choice.mapped.kernels if not k.serial}
+    tiles = {k.name: k.tile_sizes for k in choice.mapped.kernels
+             if isinstance(k, (DoallKernel, WavefrontKernel))}
     try:
         return budget.run_bounded(
             lambda: superposition.kernel_report(scop, ctx, dep_map, choice.mapped.schedule,

@@ -11,17 +11,15 @@ import re
 
 import islpy as isl
 
-from polycuda.codegen import (abi, chain_reduction_code, column_reduction_code,
-                              dual_reduction_code, fused_loops, host_driver, reduction_code,
-                              row_reduction_code, staging_code)
+from polycuda.codegen import abi, fused_loops, host_driver, reduction_code, staging_code
+from polycuda.codegen.kernel_kinds import CUDA_KINDS, loop_length, x_first
 from polycuda.codegen.host_driver import HostSide
-from polycuda.codegen.printer import AstPrinter, for_parts, mark_parts, simple_upper_bound
+from polycuda.codegen.printer import AstPrinter, for_parts, mark_parts
 from polycuda.codegen.private_code import PrivateTables
 from polycuda.codegen.test_main import main_source
-from polycuda.gpu.column_reduction import COLUMN_THREADS
-from polycuda.gpu.mapping import (ATOMIC, CHAIN, COLUMNS, DUAL, ONE_BLOCK, REDUCTION_THREADS,
-                                  KernelMapping)
-from polycuda.gpu.row_reduction import ROW_LANES, ROWS_PER_BLOCK
+from polycuda.gpu.mapping import REDUCTION_THREADS
+from polycuda.gpu.plan import (ATOMIC, ONE_BLOCK, KernelMapping, SerialKernel,
+                               TreeReductionKernel, WavefrontKernel)
 from polycuda.gpu.staging import resident_blocks
 from polycuda.codegen.c_target import array_elements
 from polycuda.gpu import cost
@@ -100,17 +98,7 @@ class HostPrinter(AstPrinter):
         kernel = self.kernels[mark_parts(node)[1]]
         name, params = self._kernel(kernel, node.mark_get_node(), self.host_iters)
         args = ", ".join(p.arg for p in params)
-        grid, block = _launch_dims(kernel, self.host_iters)
-        if kernel.row_statements:
-            grid, block = row_reduction_code.grid(kernel), row_reduction_code.block()
-        elif kernel.reduction_combine == COLUMNS:
-            grid, block = column_reduction_code.grid(kernel), column_reduction_code.block()
-        elif kernel.reduction_combine == DUAL:
-            grid, block = dual_reduction_code.grid(kernel), dual_reduction_code.block()
-        elif kernel.reduction_combine == CHAIN:
-            grid, block = chain_reduction_code.grid(kernel), chain_reduction_code.block()
-        elif kernel.reduction:
-            grid = reduction_code.grid(kernel, _loop_length(node.mark_get_node()))
+        grid, block = CUDA_KINDS[kernel].launch(kernel, node.mark_get_node(), self.host_iters)
         shared = f", {self.shared[name]}" if self.shared[name] else ""
         # a wavefront kernel: one launch per inter-tile wavefront (the host loop around it);
         # kernel boundaries order the wavefronts
@@ -132,41 +120,9 @@ class HostPrinter(AstPrinter):
                                 read_only=read_only(self.scop, body))
         scope = frozenset(host_iters) | (frozenset() if w_loop is None
                                          else {for_parts(w_loop)[0]})
-        printer: AstPrinter
-        if kernel.row_statements:
-            printer = row_reduction_code.RowReductionPrinter(self.scop, kernel)
-        elif kernel.reduction_combine == COLUMNS:
-            printer = column_reduction_code.ColumnReductionPrinter(self.scop, kernel)
-        elif kernel.reduction_combine == DUAL:
-            printer = dual_reduction_code.DualReductionPrinter(self.scop, kernel)
-        elif kernel.reduction_combine == CHAIN:
-            printer = chain_reduction_code.ChainReductionPrinter(self.scop, kernel)
-        elif kernel.reduction:
-            printer = ReductionPrinter(self.scop, kernel, scope)
-        else:
-            printer = KernelPrinter(self.scop, kernel, scope, self.final_conditions,
-                                    self.private, self.leaf_coordinates)
-        head: list[str] = []
-        if isinstance(printer, row_reduction_code.RowReductionPrinter):
-            printer.node(body, 1)
-            printer.lines_around()
-        elif isinstance(printer, dual_reduction_code.PairPrinter):
-            printer.node(body, 1)
-            printer.lines[:0] = printer.declarations
-        elif isinstance(printer, ReductionPrinter):
-            printer.node(body, 1)
-            printer.lines_around(name)
-            head = printer.declarations
-        elif w_loop is None:
-            printer.node(body, 1)
-        else:
-            it, init, cond, inc = for_parts(w_loop)
-            printer.emit(1, "cooperative_groups::grid_group pc_grid = "
-                            "cooperative_groups::this_grid();")
-            printer.emit(1, f"for (int {it} = {init}; {cond}; {it} += {inc}) {{")
-            printer.node(body, 2)
-            printer.emit(2, "pc_grid.sync();")
-            printer.emit(1, "}")
+        kind = CUDA_KINDS[kernel]
+        printer = kind.printer(self, kernel, scope)
+        head = kind.run(printer, body, name, w_loop)
         shared, self.shared[name] = staging_code.shared_declarations(
             self.scop, tuple(printer.declared.values()))
         printer.lines[:0] = shared
@@ -175,15 +131,7 @@ class HostPrinter(AstPrinter):
                               f"cudaFuncAttributeMaxDynamicSharedMemorySize, "
                               f"{self.shared[name]}));")
         decl = ", ".join(p.decl for p in params)
-        bound = ""
-        if kernel.row_statements:
-            bound = f" __launch_bounds__({ROW_LANES * ROWS_PER_BLOCK})"
-        elif kernel.reduction_combine == COLUMNS:
-            bound = f" __launch_bounds__({COLUMN_THREADS})"
-        elif kernel.reduction_combine == DUAL:
-            bound = f" __launch_bounds__({dual_reduction_code.DUAL_THREADS})"
-        elif kernel.reduction_combine == CHAIN:
-            bound = f" __launch_bounds__({chain_reduction_code.CHAIN_THREADS})"
+        bound = kind.bound
         if kernel.block_sizes:
             threads = math.prod(kernel.block_sizes)
             resident = resident_blocks(self.shared[name], threads)
@@ -201,15 +149,15 @@ class HostPrinter(AstPrinter):
         a section too, its tree's barriers kept (fused_loops.one_block_fusable)."""
         kernel = self.kernels[mark_parts(mark)[1]]
         body = mark.mark_get_node()
-        if one_block and kernel.reduction and kernel.reduction_combine in (ATOMIC, ONE_BLOCK):
+        if (one_block and isinstance(kernel, TreeReductionKernel)
+                and kernel.reduction_combine in (ATOMIC, ONE_BLOCK)):
             reduction = ReductionPrinter(self.scop, kernel, frozenset(scope))
             reduction.node(body, 0)
             reduction.lines_around(kernel.name)
             return fused_loops.Section(
-                kernel.name, (reduction_code.blocks(kernel, _loop_length(body)),),
+                kernel.name, (reduction_code.blocks(kernel, loop_length(body)),),
                 (REDUCTION_THREADS,), tuple(reduction.lines))
-        if (kernel.reduction or kernel.row_statements or kernel.wavefront
-                or kernel.reduction_combine in (COLUMNS, DUAL, CHAIN)):
+        if not CUDA_KINDS[kernel].section:
             return None
         printer = KernelPrinter(self.scop, kernel, frozenset(scope), self.final_conditions,
                                 self.private, self.leaf_coordinates)
@@ -218,7 +166,7 @@ class HostPrinter(AstPrinter):
             return None
         if one_block and not kernel.serial and not fused_loops.grid_strided_only(printer.lines):
             return None
-        counts, threads = ((), ()) if kernel.serial else _x_first(kernel, scope)
+        counts, threads = ((), ()) if kernel.serial else x_first(kernel, scope)
         return fused_loops.Section(kernel.name, counts, threads, tuple(printer.lines))
 
     def _fused(self, node: isl.AstNode, indent: int) -> bool:
@@ -304,7 +252,8 @@ class HostPrinter(AstPrinter):
             return None
         kernel = self.kernels[mark_parts(body)[1]]
         w_name = for_parts(node)[0]
-        if kernel.grid_sync and kernel.wavefront and kernel.iterator(kernel.depth - 1) == w_name:
+        if (isinstance(kernel, WavefrontKernel) and kernel.grid_sync
+                and kernel.iterator(kernel.depth - 1) == w_name):
             return kernel
         return None
 
@@ -321,7 +270,7 @@ class HostPrinter(AstPrinter):
         name, params = self._kernel(kernel, node.for_get_body().mark_get_node(),
                                     self.host_iters, w_loop=node)
         n = kernel.n
-        counts, threads = _x_first(kernel, [*self.host_iters, it])
+        counts, threads = x_first(kernel, [*self.host_iters, it])
         sizes = [f"pc_g{axis}" for axis in range(n)]  # x first: the innermost dimension
         lines = [*fused_loops.resident_cap(name, str(math.prod(kernel.block_sizes)),
                                            self.shared[name]),
@@ -367,7 +316,7 @@ class HostPrinter(AstPrinter):
 def serial_region(kernels: tuple[KernelMapping, ...] | list[KernelMapping]) -> bool:
     """Whether no loop of the region runs in parallel: it has kernels and every one is a
     one-thread kernel (no DOALL, wavefront or reduction kernel; gpu/mapping._serial)."""
-    return bool(kernels) and all(k.serial and not k.reduction for k in kernels)
+    return bool(kernels) and all(isinstance(k, SerialKernel) for k in kernels)
 
 
 class CpuPrinter(HostPrinter):
@@ -524,39 +473,6 @@ def _serial_release(scop: Scop) -> list[str]:
             f"      {kept}[k] = NULL;",
             f"      {kept}_bytes[k] = 0;",
             "    } }"]
-
-
-def _loop_length(body: isl.AstNode) -> str | None:
-    """The iterations of the loop that is the whole AST `body` (C text in the host's iterators
-    and the parameters; ub - init + 1, negative when it runs none), else None."""
-    if body.get_type() != isl.ast_node_type.for_ or body.for_is_degenerate():
-        return None
-    _, init, _, inc = for_parts(body)
-    upper = simple_upper_bound(body)
-    if inc != "1" or upper is None:
-        return None
-    return f"({upper}) - ({init}) + 1"
-
-
-def _launch_dims(kernel: KernelMapping, host_iters: list[str]) -> tuple[str, str]:
-    if kernel.reduction:
-        return "dim3(1)", f"dim3({REDUCTION_THREADS})"
-    if kernel.serial:
-        return "dim3(1)", "dim3(1)"
-    counts, threads = _x_first(kernel, host_iters)
-    grid = [f"(unsigned)pc_min(pc_max({count}, 1LL), {MAX_GRID[axis]}LL)"
-            for axis, count in enumerate(counts)]
-    return f"dim3({', '.join(grid)})", f"dim3({', '.join(map(str, threads))})"
-
-
-def _x_first(kernel: KernelMapping, host_iters: list[str]) -> tuple[tuple[str, ...],
-                                                                    tuple[int, ...]]:
-    """A mapped kernel's launch, x first (x is the innermost mapped dimension): its grid's
-    block counts (C text in `host_iters` and the parameters) and its block's threads."""
-    n = kernel.n
-    counts = kernel.grid_counts(host_iters)
-    return (tuple(counts[n - 1 - axis] for axis in range(n)),
-            tuple(kernel.block_sizes[n - 1 - axis] for axis in range(n)))
 
 
 def _dev_entry(scop: Scop, host: HostPrinter, side: HostSide,
@@ -741,7 +657,7 @@ def generate(scop: Scop, ast: isl.AstNode, kernels: tuple[KernelMapping, ...],
         host.node(ast, 1)
     host.setup[:0] = reduction_code.grid_setup(list(kernels))
     parts = [prelude()]
-    if any(k.grid_sync for k in kernels) or host.fused:
+    if any(isinstance(k, WavefrontKernel) and k.grid_sync for k in kernels) or host.fused:
         parts.append("#include <cooperative_groups.h>\n")
     if support := host_driver.support(side):
         parts.append(support)

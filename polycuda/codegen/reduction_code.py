@@ -13,8 +13,9 @@ CUDA's threadFenceReduction sample does, instead of a second launch).
 from __future__ import annotations
 
 from polycuda.analysis.reductions import OPERATIONS
-from polycuda.gpu.mapping import (ATOMIC, CHAIN, COLUMNS, DUAL, ONE_BLOCK, PARTIAL_PASS, ROWS,
-                                  REDUCTION_ITERATIONS, REDUCTION_THREADS, KernelMapping)
+from polycuda.gpu.mapping import REDUCTION_ITERATIONS, REDUCTION_THREADS
+from polycuda.gpu.plan import (ATOMIC, CHAIN, COLUMNS, DUAL, ONE_BLOCK, PARTIAL_PASS, Kernel,
+                               ReductionKernel, RowReductionKernel)
 from polycuda.options import MAX_REDUCTION_BLOCKS
 
 # Blocks of a launch per SM when Options.reduction_blocks is 0 (fill the GPU): enough resident
@@ -32,21 +33,21 @@ def atomic_add(cell: str, value: str, ctype: str) -> str:
     return f"atomicAdd({cell}, {value})"
 
 
-def many_blocks(kernel: KernelMapping) -> bool:
+def many_blocks(kernel: ReductionKernel) -> bool:
     """Whether the reduction kernel runs on a grid of blocks (else on one)."""
     return kernel.reduction_combine in (ATOMIC, PARTIAL_PASS, COLUMNS, DUAL, CHAIN)
 
 
-def capped(kernel: KernelMapping) -> bool:
+def capped(kernel: ReductionKernel) -> bool:
     """Whether the kernel's grid is at most CAP blocks (grid_setup): a many-block reduction,
     or a row reduction whose rows differ in length or under Options.reduction_blocks
     (codegen/row_reduction_code.py deals its groups of rows to the grid in rounds)."""
-    if kernel.reduction_combine == ROWS:
+    if isinstance(kernel, RowReductionKernel):
         return kernel.uneven_rows or kernel.reduction_blocks != 0
     return many_blocks(kernel)
 
 
-def loop_start(kernel: KernelMapping, init: str, inc: str) -> tuple[str, str]:
+def loop_start(kernel: ReductionKernel, init: str, inc: str) -> tuple[str, str]:
     """The first iteration of this thread and the stride of the loop's iterations over the
     threads of the launch (grid-stride: consecutive iterations on consecutive threads)."""
     if not many_blocks(kernel):
@@ -55,14 +56,14 @@ def loop_start(kernel: KernelMapping, init: str, inc: str) -> tuple[str, str]:
             f"(int)(gridDim.x * blockDim.x) * {inc}")
 
 
-def first_thread(kernel: KernelMapping) -> str:
+def first_thread(kernel: ReductionKernel) -> str:
     """The condition selecting the one thread of the launch that runs an instance outside the
     loop (a statement of a single iteration): its value then enters the cell once."""
     return "threadIdx.x == 0" if not many_blocks(kernel) else \
         "blockIdx.x == 0 && threadIdx.x == 0"
 
 
-def declarations(kernel: KernelMapping, name: str, ctype: str) -> list[str]:
+def declarations(kernel: ReductionKernel, name: str, ctype: str) -> list[str]:
     """File-scope variables of the reduction kernel `name` (the partial-array pass): each
     block's total, the cell, and the count of blocks done. atomicInc wraps the count to 0 in
     the last block and the last block clears the cell, so the next launch starts afresh;
@@ -97,7 +98,7 @@ def _tree(op: str, indent: str) -> list[str]:
             f"{indent}}}"]
 
 
-def epilogue(kernel: KernelMapping, name: str, ctype: str) -> list[str]:
+def epilogue(kernel: ReductionKernel, name: str, ctype: str) -> list[str]:
     """Kernel lines after the loop: the block's tree, then the cell updated once by the total of
     every block (kernel.reduction_combine). The cell holds its value from before the loop: the
     totals are applied to it, so that value counts once.
@@ -142,11 +143,11 @@ def epilogue(kernel: KernelMapping, name: str, ctype: str) -> list[str]:
             "  }"]
 
 
-def grid_setup(kernels: list[KernelMapping]) -> list[str]:
+def grid_setup(kernels: list[Kernel]) -> list[str]:
     """Driver lines that set CAP, the most blocks of one reduction launch, when a kernel's grid
     is capped: Options.reduction_blocks (kernel.reduction_blocks), or 0 for BLOCKS_PER_SM per SM
     of the current GPU, read at run time (at most MAX_REDUCTION_BLOCKS, the partial array)."""
-    limited = [k for k in kernels if k.reduction and capped(k)]
+    limited = [k for k in kernels if isinstance(k, ReductionKernel) and capped(k)]
     if not limited:
         return []
     fixed = {k.reduction_blocks for k in limited}
@@ -161,7 +162,7 @@ def grid_setup(kernels: list[KernelMapping]) -> list[str]:
              f"{MAX_REDUCTION_BLOCKS}LL));")]
 
 
-def grid(kernel: KernelMapping, length: str | None) -> str:
+def grid(kernel: ReductionKernel, length: str | None) -> str:
     """The grid of a reduction launch whose loop has `length` iterations (C text in the host's
     iterators and the parameters; None: not known, then CAP): a block per REDUCTION_THREADS *
     REDUCTION_ITERATIONS iterations, at least one, at most CAP. Any grid is correct (the loop
@@ -170,7 +171,7 @@ def grid(kernel: KernelMapping, length: str | None) -> str:
     return "dim3(1)" if count == "1" else f"dim3((unsigned){count})"
 
 
-def blocks(kernel: KernelMapping, length: str | None) -> str:
+def blocks(kernel: ReductionKernel, length: str | None) -> str:
     """The block count of grid() (C text, long long)."""
     if not many_blocks(kernel):
         return "1"

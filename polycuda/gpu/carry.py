@@ -26,37 +26,18 @@ below the thread mark already holds the element for the whole of its use).
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
 
 import islpy as isl
 
-from polycuda.gpu import register_tiling, staging
-from polycuda.gpu.mapping import KernelMapping, MappedSchedule
-from polycuda.gpu.shared_promotion import SHARED_MARK
+from polycuda.gpu import promotion, register_tiling, staging
+from polycuda.gpu.plan import (  # noqa: F401 (CARRY_MARK: as before)
+    CARRY_MARK, SHARED_MARK, CarriedElement, KernelMapping, MappedSchedule)
 from polycuda.ir import isl_build
 from polycuda.ir.scop import Scop
 
-CARRY_MARK = "carry"
 # isl steps of the search for one schedule; beyond, no carried registers (only a saving of
 # memory traffic: the code without them keeps C in private scopes per k tile, or in memory)
 CARRY_OPERATIONS = 2_000_000
-
-
-@dataclass(frozen=True)
-class CarriedElement:
-    """One array element per thread and unit held in a register across the sequential tiles.
-
-    # accesses, writes: { S[x] -> A[a] } below the mark (schedule domain)
-    # thread: { S[x] -> [t_0, ..., t_n-1, u...] } the thread band's coordinates, then the unit
-    """
-
-    array: str
-    register: str
-    dtype: str
-    accesses: isl.UnionMap = field(compare=False, repr=False)
-    writes: isl.UnionMap = field(compare=False, repr=False)
-    thread: isl.UnionMap = field(compare=False, repr=False)
-    box: tuple[int, ...] = ()  # the units' extents (register-tiled kernels), () otherwise
 
 
 def one_thread_per_point(kernel: KernelMapping) -> bool:
@@ -77,8 +58,6 @@ def _promote_carried(mapped: MappedSchedule, scop: Scop, accesses: staging.Acces
                      ) -> MappedSchedule:
     """The mapped schedule with a carry mark above the [Tseq] band of each kernel that carries
     an element, and each kernel's KernelMapping.carried."""
-    from polycuda.gpu import promotion
-
     if any(s.is_indirect() for s in scop.statements):
         return mapped
     reads = promotion.lift_access(accesses.reads, mapped.lift)
@@ -103,8 +82,8 @@ def _promote_carried(mapped: MappedSchedule, scop: Scop, accesses: staging.Acces
             root = seq_band.insert_mark(mark).get_schedule().get_root()
     if not found:
         return mapped
-    new_kernels = tuple(dataclasses.replace(k, carried=found.get(k.name, ()))
-                        for k in mapped.kernels)
+    new_kernels = tuple(dataclasses.replace(k, carried=found[k.name]) if k.name in found
+                        else k for k in mapped.kernels)
     return MappedSchedule(root.get_schedule(), new_kernels, mapped.lift)
 
 
@@ -128,8 +107,6 @@ def _elements(seq_band: isl.ScheduleNode, thread_band: isl.ScheduleNode, kernel:
 
     # reads, writes: { S[x] -> A[a] } in the schedule's domain
     """
-    from polycuda.gpu import promotion
-
     domain = seq_band.get_domain()
     prefix = seq_band.get_prefix_schedule_union_map().intersect_domain(domain)  # [host, T]
     thread = thread_band.band_get_partial_schedule_union_map().intersect_domain(domain)

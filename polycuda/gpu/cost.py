@@ -34,13 +34,16 @@ wavefront tiles leave one host loop over the wavefronts (depth 1).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import islpy as isl
 
 from polycuda.gpu import extents
-from polycuda.gpu.mapping import (CHAIN, DUAL, KERNEL_MARK, REDUCE_MARK, ROWS, SERIAL_MARK,
-                                  KernelMapping, MappedSchedule)
+from polycuda.gpu.plan import (KERNEL_MARK, REDUCE_MARK, SERIAL_MARK, THREAD_MARK,
+                               ChainReductionKernel, DualReductionKernel, Kernel,
+                               KernelMapping, KindTable, MappedSchedule, ProducerFusionKernel,
+                               ReductionKernel, RowReductionKernel)
 from polycuda.ir import isl_build
 from polycuda.ir.evaluate import eval_int
 from polycuda.ir.scop import Scop
@@ -207,29 +210,17 @@ def _visit(node: isl.ScheduleNode, kernels: dict[str, KernelMapping], skip: int,
     if kind == _N.mark:
         mark, _, name = node.mark_get_id().get_name().partition(":")
         kernel = kernels.get(name)
-        if mark in (KERNEL_MARK, "thread"):
+        if mark in (KERNEL_MARK, THREAD_MARK):
             skip = kernel.n if kernel else 0
-        if mark == REDUCE_MARK and kernel and kernel.reduction_combine in (ROWS, DUAL, CHAIN):
-            # the rows on blocks and each row's reduction loops spread over a warp's lanes
-            # (gpu/row_reduction.py): no loop of the kernel runs in sequence in one thread,
-            # as a many-block reduction's loop below; nor in a dual reduction kernel (rows in
-            # batches on blocks, columns on threads: gpu/dual_reduction.py); nor in a chained
-            # one (rows on blocks, columns on threads: gpu/chain_reduction.py)
-            return Cost(0, 0)
         if mark == REDUCE_MARK:  # its loop is spread over a block of threads
             skip = 1
+        if mark == REDUCE_MARK and kernel is not None:  # by its kind's layout of threads
+            return REDUCE_COSTS[kernel](
+                node, kernel, lambda: _visit(node.child(0), kernels, 1, serial, ()))
         if mark in (KERNEL_MARK, SERIAL_MARK, REDUCE_MARK):
             in_thread = ()
         serial = serial or mark == SERIAL_MARK
-        below = _visit(node.child(0), kernels, skip, serial, in_thread)
-        if mark == REDUCE_MARK and kernel and kernel.producer_statements:
-            # a fused producer (gpu/producer_fusion.py) runs one instance per iteration of
-            # the reduction's chunk loop, in the iteration that reads its element: that loop
-            # is the reduction's, counted once as in the column kernel without the producer
-            chunks = node.child(0).child(0)
-            return Cost(below.serial, below.depth, below.in_thread - _thread_loops(
-                chunks, ((chunks, 0),), kernel.producer_statements))
-        return below
+        return _visit(node.child(0), kernels, skip, serial, in_thread)
     if kind == _N.band:
         loops = sum(_parametric(node, k) for k in range(skip, node.band_n_member()))
         inner = None if in_thread is None else in_thread + tuple(
@@ -242,6 +233,42 @@ def _visit(node: isl.ScheduleNode, kernels: dict[str, KernelMapping], skip: int,
     return Cost(max((c.serial for c in children), default=0),
                 max((c.depth for c in children), default=0),
                 sum(c.in_thread for c in children))
+
+
+def _below(node: isl.ScheduleNode, kernel: Kernel, below: Callable[[], Cost]) -> Cost:
+    """A tree or column reduction: its loop is spread over a block of threads (or the
+    columns over threads, the chunks over blocks); what lies below counts as it is."""
+    return below()
+
+
+def _no_sequential_loop(node: isl.ScheduleNode, kernel: Kernel, below: Callable[[], Cost]
+                        ) -> Cost:
+    """The rows on blocks and each row's reduction loops spread over a warp's lanes
+    (gpu/row_reduction.py): no loop of the kernel runs in sequence in one thread, as a
+    many-block reduction's loop below; nor in a dual reduction kernel (rows in batches on
+    blocks, columns on threads: gpu/dual_reduction.py); nor in a chained one (rows on blocks,
+    columns on threads: gpu/chain_reduction.py)."""
+    return Cost(0, 0)
+
+
+def _fused_producer(node: isl.ScheduleNode, kernel: Kernel, below: Callable[[], Cost]
+                    ) -> Cost:
+    """A fused producer (gpu/producer_fusion.py) runs one instance per iteration of the
+    reduction's chunk loop, in the iteration that reads its element: that loop is the
+    reduction's, counted once as in the column kernel without the producer."""
+    assert isinstance(kernel, ProducerFusionKernel)
+    cost = below()
+    chunks = node.child(0).child(0)
+    return Cost(cost.serial, cost.depth, cost.in_thread - _thread_loops(
+        chunks, ((chunks, 0),), kernel.producer_statements))
+
+
+# The cost of the subtree below a reduce mark, by the reduction kernel's kind.
+REDUCE_COSTS: KindTable[Callable[[isl.ScheduleNode, Kernel, Callable[[], Cost]], Cost]] = \
+    KindTable("reduce cost", {
+        ReductionKernel: _below, RowReductionKernel: _no_sequential_loop,
+        DualReductionKernel: _no_sequential_loop, ChainReductionKernel: _no_sequential_loop,
+        ProducerFusionKernel: _fused_producer})
 
 
 def _thread_loops(leaf: isl.ScheduleNode, members: tuple[tuple[isl.ScheduleNode, int], ...],

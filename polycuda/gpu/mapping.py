@@ -12,8 +12,6 @@ runs on the device and data never moves back and forth inside a region.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import islpy as isl
 
@@ -24,18 +22,14 @@ from polycuda.gpu import (chain_reduction, column_reduction, dual_reduction, ext
 from polycuda.ir import isl_build
 from polycuda.errors import InvalidConfigError
 from polycuda.options import MAX_BLOCK_DIMS, MAX_BLOCK_THREADS, Options, fit_sizes
-from polycuda.schedule import legality
-
-if TYPE_CHECKING:
-    from polycuda.gpu.carry import CarriedElement
-    from polycuda.gpu.promotion import PrivateScope
-    from polycuda.gpu.shared_promotion import SharedScope
+from polycuda.gpu.plan import (  # noqa: F401 (the plan's names, as before they moved)
+    ATOMIC, CHAIN, COLUMNS, DUAL, KERNEL_MARK, ONE_BLOCK, PARTIAL_PASS, REDUCE_MARK, ROWS,
+    SERIAL_MARK, ChainReductionKernel, ColumnReductionKernel, DoallKernel, DualReductionKernel,
+    Kernel, KernelMapping, MappedSchedule, ProducerFusionKernel, RowReductionKernel,
+    SerialKernel, TreeReductionKernel, WavefrontKernel)
 
 DEFAULT_TILES = {1: (256,), 2: (8, 32), 3: (4, 4, 32)}
 MAX_WAVEFRONT_MEMBERS = 3  # members of a band tiled into a two-level wavefront
-KERNEL_MARK = "kernel"
-SERIAL_MARK = "serial"
-REDUCE_MARK = "reduce"
 # Threads of each block that sums a reduction loop (a power of two: the tree halves it)
 REDUCTION_THREADS = 256
 # Iterations per thread of a reduction loop before a second block is used: a block per
@@ -43,139 +37,7 @@ REDUCTION_THREADS = 256
 # default 4 blocks per SM, read at run time), so that the tree (log2(256) barriers) and the
 # block's combine are paid for by a few loads per thread.
 REDUCTION_ITERATIONS = 4
-# How the blocks of a reduction kernel combine their results into the cell (KernelMapping.
-# reduction_combine): one block applies its total (ONE_BLOCK); each block adds its total with
-# atomicAdd (ATOMIC); each block writes its total to a partial array, and the last block to
-# finish combines them in a fixed order and applies the result (PARTIAL_PASS).
-ONE_BLOCK, ATOMIC, PARTIAL_PASS = "one block", "many blocks + atomics", "many blocks + pass"
-# A row reduction kernel (gpu/row_reduction.py): the parallel loop's rows on blocks, each
-# reduction loop of a row on the lanes of the row, a tree per row, lane 0 updates the cell.
-ROWS = "rows on blocks, the reduction loop on threads"
-# A column-split reduction kernel (gpu/column_reduction.py): the parallel loop's columns on
-# threads and blockIdx.x, chunks of the reduction loop on blockIdx.y, atomicAdd per chunk.
-COLUMNS = "columns on threads, chunks of the reduction loop on blocks + atomics"
-# A dual reduction kernel (gpu/dual_reduction.py): a row and a column reduction of one matrix
-# in one pass, columns on threads and blockIdx.x, batches of rows on blockIdx.y, atomicAdd.
-DUAL = "one pass over the matrix: columns on threads, rows in batches on blocks + atomics"
-# A chained reduction kernel (gpu/chain_reduction.py): a row reduction, then a column
-# reduction that reads its result, in one pass: rows on blocks, columns on threads (registers).
-CHAIN = "one pass over the matrix: rows on blocks, then columns on threads + atomics"
 MAX_FLATTENED = 4  # inner bands of a row reduction split by statement (row_reduction.flattened)
-
-
-@dataclass(frozen=True)
-class KernelMapping:
-    """One kernel: the schedule depth of its tile loops, tile and block sizes (outermost first).
-
-    Tile loops are schedule dimensions depth .. depth+n-1, point loops depth+n .. depth+2n-1;
-    the innermost mapped dimension goes to x (coalescing), the next to y, then z.
-
-    A wavefront kernel (Di et al. 2012, Section III) runs the tiles of one inter-tile wavefront,
-    whose index is the host loop at depth-1: tile loops depth .. depth+n-1 are the tiles of the
-    wavefront (on blocks), depth+n is the sequential intra-tile wavefront loop (a barrier after
-    each iteration), point loops depth+n+1 .. depth+2n go to threads. tile_sizes then has n+1
-    entries: the sizes of the tiled band's members; tile_counts are the extents of the tile
-    coordinates within one wavefront, in the parameters and the host iterator at depth-1.
-    """
-
-    name: str
-    depth: int
-    tile_sizes: tuple[int, ...]
-    block_sizes: tuple[int, ...]
-    serial: bool = False
-    # A kernel summing a reduction loop (mark "reduce:<name>"): the update operator of its one
-    # statement (analysis/reductions.py); the threads of its blocks take the loop's iterations
-    # in turn (a grid-stride loop), then each block combines their partial results in a tree
-    # in shared memory, and the blocks' totals are combined as reduction_combine says.
-    reduction: str = ""
-    # A reduction kernel's statement and how its blocks combine their results (ONE_BLOCK,
-    # ATOMIC or PARTIAL_PASS; reduction_combine()).
-    reduction_statement: str = ""
-    reduction_combine: str = ""
-    reduction_blocks: int = 0  # Options.reduction_blocks: at most this many (0: fill the GPU)
-    # A row reduction kernel (reduction_combine ROWS; gpu/row_reduction.py): the statements
-    # of its reduction loops, in the order of the row's body.
-    row_statements: tuple[str, ...] = ()
-    # Whether some reduction loop of a row kernel runs a different number of iterations in
-    # different rows (a triangle: row_reduction.uneven): its groups of rows then go to a
-    # capped grid in zigzag rounds (codegen/row_reduction_code.py).
-    uneven_rows: bool = False
-    # A dual or chained reduction kernel (reduction_combine DUAL or CHAIN): its row and its
-    # column statement.
-    dual_statements: tuple[str, ...] = ()
-    # A column-split kernel's producer statements, fused before its reduction statement
-    # (gpu/producer_fusion.py): each runs in the thread and chunk of the instance it feeds.
-    producer_statements: tuple[str, ...] = ()
-    # Number of tiles along each tile dimension, over every host iteration (C text in the
-    # parameters): an upper bound used for the grid size; grid-stride loops make any size exact.
-    tile_counts: tuple[str, ...] = ()
-    prefix: str = "c"  # loop iterators are <prefix><schedule depth>
-    wavefront: bool = False
-    # A wavefront kernel's tile counts over the whole band (params only): the grid where the
-    # AST realises no loop over the inter-tile wavefronts (a single one), so W has no name.
-    band_tile_counts: tuple[str, ...] = ()
-    # A wavefront kernel's tile coordinates on the grid (indices into the band's members;
-    # the remaining one follows from the inter-tile wavefront's index).
-    tile_dims: tuple[int, ...] = ()
-    # A wavefront kernel's intra-tile wavefronts: wavefront.SUM, HYPERPLANE or
-    # HYPERPLANE_BARRIERS (wavefront.intra_mode).
-    intra: str = ""
-    # Whether a wavefront kernel's point bands go into each child of the sequence below them
-    # (wavefront.sinkable; wavefront.tile_and_skew's `sink`).
-    sink_points: bool = True
-    # A wavefront kernel's groups of tile rows that must have equal sizes (wavefront.tied_rows:
-    # some statement gives them the same linear part); the tuner keeps them equal.
-    tied_rows: tuple[tuple[int, ...], ...] = ()
-    # A wavefront kernel run as one cooperative launch: its blocks loop over the inter-tile
-    # wavefronts themselves, a grid-wide barrier between two (Options.wavefront_sync "grid").
-    grid_sync: bool = False
-    # A wavefront kernel's arrays staged in shared memory per tile (gpu/staging.py).
-    staged: tuple[staging.StagedArray, ...] = ()
-    # A wavefront kernel whose outer thread dimensions run blocks of consecutive points on
-    # each thread (codegen.cuda_target.blocked_threads; _rows_in_blocks).
-    rows_in_blocks: bool = False
-    # A DOALL kernel's subtrees that hold array elements in registers (gpu/promotion.py).
-    private: tuple[PrivateScope, ...] = ()
-    # A DOALL kernel's points per thread along each mapped dimension (gpu/register_tiling.py;
-    # () when none), and which of its thread's points each instance is:
-    # units: { S[x] -> [u_k : register_tiles[k] > 1] }
-    register_tiles: tuple[int, ...] = ()
-    units: isl.UnionMap | None = field(default=None, compare=False, repr=False)
-    # A DOALL kernel's tile sizes of the band members after the mapped ones, whose tile loops
-    # run in sequence between the block and the thread loops (gpu/shared_promotion.py), and
-    # the arrays it holds in shared memory per tile.
-    sequential_tiles: tuple[int, ...] = ()
-    shared: SharedScope | None = None
-    # Elements held in registers across those sequential tile loops (gpu/carry.py).
-    carried: tuple[CarriedElement, ...] = ()
-
-    def iterator(self, depth: int) -> str:
-        return f"{self.prefix}{depth}"
-
-    @property
-    def n(self) -> int:
-        """Mapped dimensions: block loops, and as many thread loops."""
-        return len(self.block_sizes)
-
-    def block_iterators(self) -> tuple[str, ...]:
-        """Iterators of the tile loops mapped to blocks, outermost first."""
-        return tuple(self.iterator(self.depth + k) for k in range(self.n))
-
-    def thread_iterators(self) -> tuple[str, ...]:
-        """Iterators of the point loops mapped to threads, outermost first."""
-        first = self.depth + self.n + (1 if self.wavefront else 0) + len(self.sequential_tiles)
-        return tuple(self.iterator(first + k) for k in range(self.n))
-
-    def grid_counts(self, host_iterators: list[str]) -> tuple[str, ...]:
-        """tile_counts, unless they name the inter-tile wavefront's iterator and the host code
-        has no such loop (then band_tile_counts)."""
-        if self.wavefront and self.iterator(self.depth - 1) not in host_iterators:
-            return self.band_tile_counts
-        return self.tile_counts
-
-    def wavefront_iterator(self) -> str | None:
-        """Iterator of the sequential intra-tile wavefront loop of a wavefront kernel."""
-        return self.iterator(self.depth + self.n) if self.wavefront else None
 
 
 def reduction_combine(op: str, options: Options) -> str:
@@ -262,7 +124,7 @@ class _Mapper:
         self.context = context
         self.prefix = prefix
         self.dep_map = dep_map
-        self.kernels: list[KernelMapping] = []
+        self.kernels: list[Kernel] = []
         self.fused: set[str] = set()  # statements of dual and chained reduction kernels
 
     def _name(self) -> str:
@@ -323,7 +185,7 @@ class _Mapper:
             node = node.band_split(n + len(seq))
         # the band stays untiled below its kernel mark: gpu/tiling.tile_kernels tiles it
         # (tile loops on blocks, point loops on threads) with these sizes
-        self.kernels.append(KernelMapping(
+        self.kernels.append(DoallKernel(
             name, node.get_schedule_depth(), tiles,
             block_sizes_for(register_tiling.spacing(tiles, regs), self.options, name),
             prefix=self.prefix, register_tiles=regs if any(r > 1 for r in regs) else (),
@@ -364,13 +226,12 @@ class _Mapper:
         # without dependences, as the rest of the mapping: the caller's check decides
         sink = self.dep_map is None or wavefront.sinkable(node, self.dep_map)
         name = self._name()
-        self.kernels.append(KernelMapping(name, node.get_schedule_depth() + 1, tiles,
-                                          block_sizes_for(tiles[1:], self.options, name),
-                                          prefix=self.prefix, wavefront=True,
-                                          tile_dims=tuple(k for k in range(m) if k != implied),
-                                          intra=intra, sink_points=sink, tied_rows=tied,
-                                          grid_sync=self.options.wavefront_sync == "grid",
-                                          rows_in_blocks=in_blocks))
+        self.kernels.append(WavefrontKernel(
+            name, node.get_schedule_depth() + 1, tiles,
+            block_sizes_for(tiles[1:], self.options, name), prefix=self.prefix,
+            tile_dims=tuple(k for k in range(m) if k != implied), intra=intra,
+            sink_points=sink, tied_rows=tied, grid_sync=self.options.wavefront_sync == "grid",
+            rows_in_blocks=in_blocks))
         return node.insert_mark(isl.Id(f"{KERNEL_MARK}:{name}", context=node.get_ctx()))
 
     def _rows_in_blocks(self, band: isl.ScheduleNode, intra: str) -> bool:
@@ -425,8 +286,8 @@ class _Mapper:
             if not outer.reverse().apply_range(read).intersect(cells).is_empty():
                 return None  # e reads the cell it updates (a recurrence, not a reduction)
         name = self._name()
-        self.kernels.append(KernelMapping(
-            name, node.get_schedule_depth(), (), (), serial=True, prefix=self.prefix,
+        self.kernels.append(TreeReductionKernel(
+            name, node.get_schedule_depth(), prefix=self.prefix,
             reduction=update.op, reduction_statement=names[0],
             reduction_combine=reduction_combine(update.op, self.options),
             reduction_blocks=self.options.reduction_blocks))
@@ -446,8 +307,8 @@ class _Mapper:
         band, statements = found
         name = self._name()
         op = self.reductions[statements[0]].op
-        self.kernels.append(KernelMapping(
-            name, band.get_schedule_depth(), (), (), serial=True, prefix=self.prefix,
+        self.kernels.append(RowReductionKernel(
+            name, band.get_schedule_depth(), prefix=self.prefix,
             reduction=op, reduction_statement=statements[0], reduction_combine=ROWS,
             row_statements=statements, tile_counts=self._band_counts(band),
             reduction_blocks=self.options.reduction_blocks,
@@ -507,8 +368,8 @@ class _Mapper:
             return None
         band, statement = found
         name = self._name()
-        self.kernels.append(KernelMapping(
-            name, band.get_schedule_depth(), (), (), serial=True, prefix=self.prefix,
+        self.kernels.append(ColumnReductionKernel(
+            name, band.get_schedule_depth(), prefix=self.prefix,
             reduction=self.reductions[statement].op, reduction_statement=statement,
             reduction_combine=COLUMNS, reduction_blocks=self.options.reduction_blocks,
             tile_counts=self._band_counts(band) + self._band_counts(band.child(0))))
@@ -534,8 +395,8 @@ class _Mapper:
         band, statement = found.columns, found.reduction
         depth = found.sequence.get_tree_depth()
         name = self._name()
-        self.kernels.append(KernelMapping(
-            name, band.get_schedule_depth(), (), (), serial=True, prefix=self.prefix,
+        self.kernels.append(ProducerFusionKernel(
+            name, band.get_schedule_depth(), prefix=self.prefix,
             reduction=self.reductions[statement].op, reduction_statement=statement,
             reduction_combine=COLUMNS, reduction_blocks=self.options.reduction_blocks,
             producer_statements=(found.producer,),
@@ -561,7 +422,7 @@ class _Mapper:
         if (not self.options.row_reductions or not self._columns_allowed()
                 or self.dep_map is None):
             return None
-        found, combine, pair = None, DUAL, None
+        found, combine, kind, pair = None, DUAL, DualReductionKernel, None
         if self.options.dual_reductions:
             pair = dual_reduction.find(node.get_domain(), self.reductions, self.accesses,
                                        self.dep_map, self.fused)
@@ -569,7 +430,7 @@ class _Mapper:
         if found is None and self.options.chain_reductions:
             pair = chain_reduction.find(node.get_domain(), self.reductions, self.accesses,
                                         self.fused)
-            combine = CHAIN
+            combine, kind = CHAIN, ChainReductionKernel
             found = None if pair is None else chain_reduction.fused(node, pair, self.dep_map)
         if found is None or pair is None:
             return None
@@ -577,8 +438,8 @@ class _Mapper:
         depth = at.get_tree_depth()
         name = self._name()
         self.fused |= {pair.row, pair.column}
-        self.kernels.append(KernelMapping(
-            name, band.get_schedule_depth(), (), (), serial=True, prefix=self.prefix,
+        self.kernels.append(kind(
+            name, band.get_schedule_depth(), prefix=self.prefix,
             reduction=self.reductions[pair.row].op, reduction_statement=pair.row,
             reduction_combine=combine, dual_statements=(pair.row, pair.column),
             tile_counts=self._band_counts(band), reduction_blocks=self.options.reduction_blocks))
@@ -643,112 +504,8 @@ class _Mapper:
 
     def _serial(self, node: isl.ScheduleNode) -> isl.ScheduleNode:
         name = self._name()
-        self.kernels.append(KernelMapping(name, node.get_schedule_depth(), (), (), serial=True,
-                                          prefix=self.prefix))
+        self.kernels.append(SerialKernel(name, node.get_schedule_depth(), prefix=self.prefix))
         return node.insert_mark(isl.Id(f"{SERIAL_MARK}:{name}", context=node.get_ctx()))
-
-
-@dataclass(frozen=True)
-class MappedSchedule:
-    """The schedule tree with its marks, the kernels, and the lift of the statements that
-    wavefront kernels run: their domains gain the tile indices as dimensions (wavefront.py).
-
-    # lift: { S[x] -> S[x, T0, ..., Tm-1] } for statements of wavefront bands, { S[x] -> S[x] }
-    #       for every other one; a bijection from the scop's instances to the schedule's domain
-    """
-
-    schedule: isl.Schedule
-    kernels: tuple[KernelMapping, ...]
-    lift: isl.UnionMap
-
-    def check_parallel(self, dep_map: isl.UnionMap) -> None:
-        """Prove every parallel loop race-free (legality.py), or raise IllegalScheduleError.
-
-        The tile band below a kernel mark runs on blocks, the point band below a thread mark
-        on threads; a wavefront kernel's threads run the point bands below its intra-tile
-        wavefront band, statement by statement, barriers between them where marked.
-
-        # dep_map: { S[x] -> R[y] } in the schedule's (lifted) domain
-        """
-        marks: list[isl.ScheduleNode] = []
-
-        def visit(node: isl.ScheduleNode) -> bool:
-            if node.get_type() == isl.schedule_node_type.mark:
-                marks.append(node.copy())
-            return True
-
-        self.schedule.get_root().foreach_descendant_top_down(visit)
-        kernels = {k.name: k for k in self.kernels}
-        for mark in marks:
-            kind, _, name = mark.mark_get_id().get_name().partition(":")
-            label = f"{name}: {'blocks' if kind == KERNEL_MARK else 'threads'}"
-            if kind == KERNEL_MARK or (kind == "thread" and not kernels[name].wavefront):
-                legality.check_parallel(mark.child(0), dep_map, label)
-            elif kind == REDUCE_MARK and kernels[name].row_statements:
-                # the rows run on blocks and rows of threads; within a row, the reduction
-                # loops' own dependences are those _row_reduction proved to commute
-                legality.check_parallel(mark.child(0), dep_map, f"{name}: rows")
-            elif kind == REDUCE_MARK and kernels[name].reduction_combine == COLUMNS:
-                # the columns run on threads; the chunks of the reduction loop commute
-                # (_column_reduction proved it one cell per column, no cell read): only the
-                # reduction statement's own updates may join two chunks (a fused producer's
-                # instances none: gpu/producer_fusion.py)
-                legality.check_parallel(mark.child(0), dep_map, f"{name}: columns")
-                legality.check_parallel(mark.child(0).child(0), dep_map, f"{name}: chunks",
-                                        updates=(kernels[name].reduction_statement,))
-            elif kind == REDUCE_MARK and kernels[name].reduction_combine == DUAL:
-                # columns on threads, batches of rows on blocks: every dependence between two
-                # instances of the band joins two updates by one of its statements (of one
-                # cell and read by neither: dual_reduction.find proved it), which commute
-                legality.check_parallel(mark.child(0), dep_map, f"{name}: rows and columns",
-                                        updates=kernels[name].dual_statements)
-            elif kind == REDUCE_MARK and kernels[name].reduction_combine == CHAIN:
-                # rows on blocks: only C's updates of one cell join two rows; within a row
-                # R's instances (updates of the row's cell), then after a barrier C's
-                # (gpu/chain_reduction.py)
-                row, column = kernels[name].dual_statements
-                rows = mark.child(0)
-                legality.check_parallel(rows, dep_map, f"{name}: rows", updates=(column,))
-                for k, updates in enumerate(((row,), ())):
-                    legality.check_parallel(rows.child(0).child(k).child(0), dep_map,
-                                            f"{name}: columns", updates=updates)
-            elif kind == "thread":
-                w_band = mark.child(0)
-                point_map, separated = _wavefront_points(w_band.child(0))
-                legality.check_threads(w_band, point_map, separated, dep_map, label)
-
-    def lifted(self, dep_map: isl.UnionMap) -> isl.UnionMap:
-        """Dependences between the schedule's (lifted) instances.
-
-        # dep_map: { S[x] -> R[y] }  ->  { S[x, T] -> R[y, T'] }
-        """
-        return self.lift.reverse().apply_range(dep_map).apply_range(self.lift)
-
-
-def _wavefront_points(below: isl.ScheduleNode) -> tuple[isl.UnionMap, isl.UnionMap]:
-    """The thread coordinates of the statements below a wavefront kernel's intra-tile
-    wavefront band (one point band, or one per child of a sequence), and the pairs of
-    statements that a barrier orders (the children before and after a barrier mark).
-
-    # returns { S[x] -> [P1, ...] }, { S[x] -> R[y] }
-    """
-    if below.get_type() == isl.schedule_node_type.band:
-        return below.band_get_partial_schedule_union_map(), isl.UnionMap.empty(
-            below.get_domain().get_space())
-    children = [below.child(k) for k in range(below.n_children())]
-    points = isl.UnionMap.empty(below.get_domain().get_space())
-    separated = isl.UnionMap.empty(below.get_domain().get_space())
-    for k, child in enumerate(children):
-        band = child.child(0)
-        if band.get_type() == isl.schedule_node_type.mark:  # a barrier before this child
-            for earlier in children[:k]:
-                separated = separated.union(isl.UnionMap.from_domain_and_range(
-                    earlier.filter_get_filter(), child.filter_get_filter()))
-            band = band.child(0)
-        # the band's partial schedule may name other children's statements: only this one's
-        points = points.union(band.band_get_partial_schedule_union_map()
-                              .intersect_domain(child.filter_get_filter()))
-    return points, separated
 
 
 def assign_kernels(schedule: isl.Schedule, options: Options, context: isl.Set,

@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
-from polycuda.gpu.mapping import MappedSchedule, KernelMapping
+from collections.abc import Callable
+
+from polycuda.gpu.plan import (DoallKernel, Kernel, KindTable, MappedSchedule, ReductionKernel,
+                               SerialKernel, WavefrontKernel)
 from polycuda.options import Options
 
 
@@ -11,26 +14,29 @@ def _x(sizes: tuple[int, ...]) -> str:
     return "x".join(map(str, sizes))
 
 
-def _kind(kernel: KernelMapping) -> str:
-    if kernel.wavefront:
-        return "wavefront"
-    if kernel.reduction:
-        return f"reduction {kernel.reduction} ({kernel.reduction_combine})"
-    if kernel.serial:
-        return "one thread"
-    return f"{kernel.n}-D blocks"
+def _reduction(kernel: Kernel) -> str:
+    assert isinstance(kernel, ReductionKernel)
+    return f"reduction {kernel.reduction} ({kernel.reduction_combine})"
+
+
+# How each kind of kernel runs, in words (every reduction kind: its operator and combine).
+KIND_NOTES: KindTable[Callable[[Kernel], str]] = KindTable("note", {
+    DoallKernel: lambda kernel: f"{kernel.n}-D blocks",
+    WavefrontKernel: lambda kernel: "wavefront",
+    SerialKernel: lambda kernel: "one thread",
+    ReductionKernel: _reduction})
 
 
 def mapping_note(mapped: MappedSchedule) -> str:
     """Each kernel and how it runs: "kernel0 2-D blocks, kernel1 wavefront"."""
-    return ", ".join(f"{k.name} {_kind(k)}" for k in mapped.kernels) or "no kernel"
+    return ", ".join(f"{k.name} {KIND_NOTES[k](k)}" for k in mapped.kernels) or "no kernel"
 
 
 def tiling_note(mapped: MappedSchedule) -> str:
     """The DOALL kernels' tiles, threads, sequential tiles and points per thread."""
     parts = []
     for k in mapped.kernels:
-        if k.serial or k.wavefront:
+        if not isinstance(k, DoallKernel):
             continue
         text = f"{k.name} tiles {_x(k.tile_sizes)} on {_x(k.block_sizes)} threads"
         if k.sequential_tiles:
@@ -45,13 +51,13 @@ def skewing_note(mapped: MappedSchedule) -> str:
     """The wavefront kernels' tiles and intra-tile wavefronts."""
     parts = [f"{k.name} tiles {_x(k.tile_sizes)} on {_x(k.block_sizes)} threads, intra-tile "
              f"{k.intra}" + (", grid-wide barrier" if k.grid_sync else "")
-             for k in mapped.kernels if k.wavefront]
+             for k in mapped.kernels if isinstance(k, WavefrontKernel)]
     return "; ".join(parts) or "skipped: no wavefront band"
 
 
 def staging_note(mapped: MappedSchedule, options: Options) -> str:
     """The arrays staged per wavefront tile, or why none."""
-    wavefronts = [k for k in mapped.kernels if k.wavefront]
+    wavefronts = [k for k in mapped.kernels if isinstance(k, WavefrontKernel)]
     if not wavefronts:
         return "skipped: no wavefront kernel"
     if not (options.shared_staging and options.target == "cuda"):

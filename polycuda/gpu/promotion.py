@@ -35,58 +35,11 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from polycuda.gpu import staging
-from polycuda.gpu.mapping import KernelMapping, MappedSchedule
+from polycuda.gpu.plan import (  # noqa: F401 (PRIVATE_MARK, PrivateElement: as before)
+    PRIVATE_MARK, KernelMapping, MappedSchedule, PrivateElement, PrivateScope)
 from polycuda.ir import isl_build
 from polycuda.ir.expr import BinOp, Expr, Ref, Ternary, children
 from polycuda.ir.scop import Scop
-
-PRIVATE_MARK = "private"
-
-
-@dataclass(frozen=True)
-class PrivateElement:
-    """One array element held in a register over a marked subtree.
-
-    # accesses: { S[x] -> A[a] } the subtree's reads and writes of the array (schedule domain)
-    # loads: { S[x] } instances with a read that no earlier write of the subtree precedes
-    #        (for the same prefix schedule): where the register must be loaded first
-    # covers: { W[y] -> R[x] } a write of the subtree before a read of it (same prefix): the
-    #        read needs no load only in an AST copy of the subtree that also runs the write
-    #        (isl may print the subtree several times; each copy has its own register)
-    # stores: { S[x] } instances that write the element: where it is stored afterwards
-    # units: { S[x] -> [u] } in a register-tiled kernel (gpu/register_tiling.py): one element
-    #        and register per unit u of the thread's points, u in the box [0, box_k); None
-    #        and box () elsewhere
-    """
-
-    array: str
-    register: str
-    dtype: str
-    accesses: isl.UnionMap = field(compare=False, repr=False)
-    loads: isl.UnionSet = field(compare=False, repr=False)
-    stores: isl.UnionSet = field(compare=False, repr=False)
-    units: isl.UnionMap | None = field(default=None, compare=False, repr=False)
-    box: tuple[int, ...] = ()
-    covers: isl.UnionMap | None = field(default=None, compare=False, repr=False)
-
-    def loads_in(self, copy: isl.UnionSet) -> isl.UnionSet:
-        """The instances of the AST copy `copy` ({ S[x] }) before which the register must be
-        loaded: its reads that no write of the same copy precedes."""
-        readers = self.loads.union(self.covers.range() if self.covers is not None
-                                   else self.loads).intersect(copy)
-        if self.covers is None:
-            return readers
-        return readers.subtract(self.covers.intersect_domain(copy).intersect_range(copy)
-                                .range())
-
-
-@dataclass(frozen=True)
-class PrivateScope:
-    """A subtree marked `private:<mark>`, and the elements it holds in registers."""
-
-    mark: str  # "<kernel>:<k>"
-    elements: tuple[PrivateElement, ...]
-
 
 # isl steps that the search may take; beyond, no promotion (it only saves memory traffic, and
 # the code without it is correct). Every suite kernel, with and without register_tiles=(2, 2),
@@ -136,8 +89,8 @@ def _promote_private(mapped: MappedSchedule, scop: Scop, accesses: staging.Acces
             found[name] = promoter.scopes
     if not found:
         return mapped
-    new_kernels = tuple(dataclasses.replace(k, private=tuple(found.get(k.name, ())))
-                        for k in mapped.kernels)
+    new_kernels = tuple(dataclasses.replace(k, private=tuple(found[k.name]))
+                        if k.name in found else k for k in mapped.kernels)
     return MappedSchedule(root.get_schedule(), new_kernels, mapped.lift)
 
 

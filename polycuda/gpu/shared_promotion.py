@@ -35,24 +35,17 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import islpy as isl
 
-from polycuda.gpu import staging
+from polycuda.gpu import promotion, staging
+from polycuda.gpu.plan import (  # noqa: F401 (SHARED_MARK, layout_strides: as before)
+    SHARED_MARK, KernelMapping, MappedSchedule, SharedArray, SharedScope, layout_strides)
 from polycuda.ir import isl_build
 from polycuda.ir.expr import Ref
 from polycuda.ir.scop import Scop
 from polycuda.options import Options
 
-if TYPE_CHECKING:
-    from polycuda.gpu.mapping import KernelMapping, MappedSchedule
-
-# gpu.promotion imports gpu.mapping, which imports this module for its tiling helpers: the
-# promotion pass below imports it when it runs
-
-SHARED_MARK = "shared"
 # Tile size of the band members after the parallel ones (gemm's k): PPCG's default, 32
 SEQUENTIAL_TILE = 32
 # The default layout of a gemm-like kernel (two parallel members and sequential ones after
@@ -76,47 +69,6 @@ BANK_BYTES = 4
 # isl steps of the search for one schedule; beyond, no shared promotion (it only saves memory
 # traffic, and the code without it is correct)
 SHARED_PROMOTION_OPERATIONS = 5_000_000
-
-
-@dataclass(frozen=True)
-class SharedArray:
-    """A group of references to one array held in shared memory per tile: a box of `sizes`
-    elements whose innermost dimension is laid out with `pitch` >= sizes[-1] elements
-    (padding).
-
-    # reads, writes: { S[x] -> A[a] } the group's reads and writes in the scope
-    """
-
-    array: str
-    dtype: str
-    sizes: tuple[int, ...]
-    pitch: int
-    reads: isl.UnionMap = field(compare=False, repr=False)
-    writes: isl.UnionMap = field(compare=False, repr=False)
-    # the copy's name (a group of references of the array: "<array>_<k>") and its references
-    name: str = ""
-    refs: frozenset[Ref] = frozenset()
-
-    @property
-    def strides(self) -> tuple[int, ...]:
-        """Elements between neighbours along each dimension of the padded copy."""
-        return layout_strides(self.sizes, self.pitch)
-
-    @property
-    def elements(self) -> int:
-        """Elements of the padded copy."""
-        return self.sizes[0] * self.strides[0]
-
-    def bytes(self) -> int:
-        return self.elements * staging.DTYPE_BYTES[self.dtype]
-
-
-@dataclass(frozen=True)
-class SharedScope:
-    """The subtree below a kernel's `shared:<kernel>` mark and the arrays it promotes."""
-
-    mark: str  # the kernel's name
-    arrays: tuple[SharedArray, ...]
 
 
 def enabled(options: Options) -> bool:
@@ -272,9 +224,6 @@ def promote_shared(mapped: MappedSchedule, scop: Scop, accesses: staging.Accesse
 def _promote_shared(mapped: MappedSchedule, scop: Scop, accesses: staging.Accesses,
                     options: Options) -> MappedSchedule:
     """Each kernel's SharedScope (KernelMapping.shared), for every shared mark."""
-    from polycuda.gpu import promotion
-    from polycuda.gpu.mapping import MappedSchedule
-
     if any(s.is_indirect() for s in scop.statements):
         return mapped  # may-accesses only: no exact footprint
     reads = promotion.lift_access(accesses.reads, mapped.lift)
@@ -291,8 +240,8 @@ def _promote_shared(mapped: MappedSchedule, scop: Scop, accesses: staging.Access
             found[name] = SharedScope(name, arrays)
     if not found:
         return mapped
-    new_kernels = tuple(dataclasses.replace(k, shared=found.get(k.name))
-                        for k in mapped.kernels)
+    new_kernels = tuple(dataclasses.replace(k, shared=found[k.name]) if k.name in found
+                        else k for k in mapped.kernels)
     return MappedSchedule(mapped.schedule, new_kernels, mapped.lift)
 
 
@@ -317,8 +266,6 @@ def _arrays(mark: isl.ScheduleNode, kernel: KernelMapping, scop: Scop, reads: is
 
     # reads, writes: { S[x] -> A[a] } in the schedule's domain
     """
-    from polycuda.gpu import promotion
-
     domain = mark.get_domain()
     prefix = mark.get_prefix_schedule_union_map().intersect_domain(domain)  # { S[x] -> [p] }
     kernel_node = promotion.kernel_mark(mark)
@@ -524,18 +471,3 @@ def padded_pitch(sizes: tuple[int, ...], dtype: str, vectors: list[tuple[int, ..
                    for vec in vectors)
 
     return min(range(sizes[-1], sizes[-1] + BANKS), key=lambda p: (cost(p), p))
-
-
-
-def layout_strides(sizes: tuple[int, ...], pitch: int) -> tuple[int, ...]:
-    """Elements between neighbours along each dimension of a box of `sizes` whose innermost
-    dimension takes `pitch` elements (row-major).
-
-    Example:
-        >>> layout_strides((8, 32), 33), layout_strides((4, 8, 32), 33), layout_strides((5,), 5)
-        ((33, 1), (264, 33, 1), (1,))
-    """
-    strides = [1]
-    for d in range(len(sizes) - 1, 0, -1):
-        strides.insert(0, strides[0] * (pitch if d == len(sizes) - 1 else sizes[d]))
-    return tuple(strides)

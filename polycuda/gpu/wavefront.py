@@ -17,6 +17,7 @@ from fractions import Fraction
 
 import islpy as isl
 
+from polycuda.gpu.plan import BARRIER_MARK  # noqa: F401 (as before it moved)
 from polycuda.ir import isl_build
 from polycuda.options import Options, fit_sizes
 from polycuda.schedule import legality
@@ -30,7 +31,6 @@ POINT_DIM = "pc_point"  # and of the point dimensions after them: pc_point0, ...
 # Intra-tile wavefronts of a tiled band (intra_mode): the skewed sum of the point coordinates;
 # the hyperplanes of phi_0; the hyperplanes of phi_0 with a barrier between the statements.
 SUM, HYPERPLANE, HYPERPLANE_BARRIERS = "sum", "hyperplane", "hyperplane+barriers"
-BARRIER_MARK = "barrier"
 
 
 def eligible(node: isl.ScheduleNode, options: Options) -> bool:

@@ -23,6 +23,7 @@ import numpy as np
 
 from polycuda.errors import InvalidConfigError, PolycudaError
 from polycuda.gpu import mapping, shared_promotion, staging, wavefront
+from polycuda.gpu.plan import DoallKernel, WavefrontKernel
 from polycuda.ir import isl_build
 from polycuda.options import Options
 from polycuda.pipeline import Generated
@@ -179,7 +180,7 @@ def kernel_models(gen: Generated, values: dict[str, int],
     fixed = isl_build.fixed_params(gen.scop, values, ctx)
     bands = _candidate_bands(schedule.get_root(), gen.options)
     models = []
-    tiled = [k for k in gen.kernels if not k.serial and not k.reduction]
+    tiled = [k for k in gen.kernels if isinstance(k, (DoallKernel, WavefrontKernel))]
     for kernel in tiled:
         node = _next_band(bands, kernel)
         problem = _problem(node, kernel, fixed, _accesses(gen))
@@ -193,7 +194,9 @@ def kernel_models(gen: Generated, values: dict[str, int],
         models.append(KernelModel(kernel.name, problem, kernel.tile_sizes,
                                   use.registers if use else 32, use.smem_bytes if use else 0,
                                   footprints, gen.options.shared_memory_kib * 1024
-                                  if footprints else 0, kernel.tied_rows,
+                                  if footprints else 0,
+                                  kernel.tied_rows if isinstance(kernel, WavefrontKernel)
+                                  else (),
                                   () if kernel.register_tiles else kernel.block_sizes))
     return tuple(models)
 
@@ -433,7 +436,8 @@ def _problem(node: isl.ScheduleNode, kernel: mapping.KernelMapping, fixed: isl.S
         if k not in members:
             image = image.project_out(isl.dim_type.set, k, 1)
     return _polytope(image, "wavefront" if kernel.wavefront else "doall",
-                     "hyperplane" if kernel.intra not in ("", wavefront.SUM) else "sum",
+                     "hyperplane" if isinstance(kernel, WavefrontKernel)
+                     and kernel.intra not in ("", wavefront.SUM) else "sum",
                      accesses, launches, repeat)
 
 

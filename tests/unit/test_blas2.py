@@ -12,6 +12,7 @@ import polycuda
 from polycuda.analysis.reductions import reduction_ops
 from polycuda.gpu.column_reduction import distributed
 from polycuda.gpu.mapping import CHAIN, COLUMNS, DUAL, ROWS
+from polycuda.gpu.plan import ReductionKernel
 from polycuda.options import Options
 from polycuda.show import show
 
@@ -46,7 +47,8 @@ def _forms(body, dtype="double", **options):
 def test_spelled_updates_are_reductions_and_verify(body, op, dtype):
     prog = _forms(body, dtype)
     assert {name: u.op for name, u in reduction_ops(prog.scop).items()} == {"S0": op}
-    assert [k.reduction for k in prog.generate("cuda").kernels if k.reduction] == [op]
+    assert [k.reduction for k in prog.generate("cuda").kernels
+            if isinstance(k, ReductionKernel)] == [op]
     for sizes in ({"m": 37, "n": 300}, {"m": 2, "n": 1}):
         assert all(r.ok for r in prog.verify(sizes, targets=("emulate", "c")))
 
@@ -81,7 +83,7 @@ def _column(dtype="double", op="+=", **options):
 def _mapped(prog):
     """(how, statement) of every reduction kernel, in kernel order."""
     return [(k.reduction_combine, k.reduction_statement)
-            for k in prog.generate("cuda").kernels if k.reduction]
+            for k in prog.generate("cuda").kernels if isinstance(k, ReductionKernel)]
 
 
 SIZES = ({"m": 37, "n": 300}, {"m": 300, "n": 37}, {"m": 2, "n": 1})

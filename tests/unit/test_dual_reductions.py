@@ -12,6 +12,7 @@ import pytest
 import polycuda
 from polycuda.errors import IllegalScheduleError, LaunchError
 from polycuda.gpu.mapping import COLUMNS, DUAL, ROWS
+from polycuda.gpu.plan import ChainReductionKernel, DualReductionKernel
 from polycuda.options import Options
 from polycuda.runtime import emulate, launch
 from polycuda.schedule import legality
@@ -45,8 +46,8 @@ def _pair(dtype="double", col_op="+=", row_op="+=", text=PAIR, **options):
 
 def _dual(prog, combine=DUAL):
     """The statement pairs of the kernels of `prog` mapped as `combine` (DUAL, or CHAIN)."""
-    return [k.dual_statements for k in prog.generate("cuda").kernels
-            if k.reduction_combine == combine]
+    kind = DualReductionKernel if combine == DUAL else ChainReductionKernel
+    return [k.dual_statements for k in prog.generate("cuda").kernels if isinstance(k, kind)]
 
 
 @pytest.mark.parametrize("dtype", ["float", "double"])

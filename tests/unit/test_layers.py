@@ -63,3 +63,50 @@ def test_the_check_sees_lazy_imports(tmp_path: Path):
     module = tmp_path / "m.py"
     module.write_text("def f():\n    from polycuda.codegen import abi\n    return abi\n")
     assert _imports(module) == [(2, "polycuda.codegen"), (2, "polycuda.codegen.abi")]
+
+
+def _gpu_graph() -> dict[str, set[str]]:
+    """The gpu package's own import graph: module -> the gpu modules it imports. Every import
+    counts, at module level, inside a function or under `if TYPE_CHECKING:` (_imports walks
+    them all): a function-local import only defers a cycle to the first call, and a typing
+    one still makes the two modules one unit to read and change, so neither may close one.
+    `from polycuda.gpu import a` names polycuda.gpu.a; the package itself is no node."""
+    modules = {p.stem for p in (PACKAGE / "gpu").glob("*.py") if p.stem != "__init__"}
+    graph: dict[str, set[str]] = {}
+    for name in sorted(modules):
+        graph[name] = {parts[2] for _, imported in _imports(PACKAGE / "gpu" / f"{name}.py")
+                       if (parts := imported.split("."))[:2] == ["polycuda", "gpu"]
+                       and len(parts) > 2 and parts[2] in modules and parts[2] != name}
+    return graph
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str]:
+    """A cycle of `graph` (its nodes in order, the first repeated at the end), or []."""
+    state: dict[str, str] = {}  # "open" while on the path, "done" after
+    path: list[str] = []
+
+    def visit(node: str) -> list[str]:
+        state[node] = "open"
+        path.append(node)
+        for after in sorted(graph.get(node, ())):
+            if state.get(after) == "open":
+                return path[path.index(after):] + [after]
+            if after not in state and (found := visit(after)):
+                return found
+        state[node] = "done"
+        path.pop()
+        return []
+
+    for node in sorted(graph):
+        if node not in state and (found := visit(node)):
+            return found
+    return []
+
+
+def test_gpu_package_imports_no_cycle():
+    assert _cycle(_gpu_graph()) == []
+
+
+def test_the_cycle_check_finds_one():
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
+    assert _cycle({"a": {"b"}, "b": set()}) == []

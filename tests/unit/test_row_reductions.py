@@ -10,6 +10,7 @@ import pytest
 
 import polycuda
 from polycuda.gpu.mapping import ROWS
+from polycuda.gpu.plan import ReductionKernel, RowReductionKernel
 from polycuda.options import Options
 from polycuda.show import show
 
@@ -36,7 +37,7 @@ def _hand(dtype, **options):
 
 
 def _rows(prog):
-    return [k for k in prog.generate("cuda").kernels if k.reduction_combine == ROWS]
+    return [k for k in prog.generate("cuda").kernels if isinstance(k, RowReductionKernel)]
 
 
 @pytest.mark.parametrize("dtype", ["float", "double"])
@@ -134,7 +135,8 @@ def test_row_dual_and_chained_kernels_take_the_options_block_cap(name):
     chains), so that a region mixing them sets one cap (reduction_code.grid_setup)."""
     with open(f"kernels/c/{name}.c") as f:
         prog = polycuda.compile(f.read(), options=Options(reduction_blocks=3))
-    assert {k.reduction_blocks for k in prog.generate("cuda").kernels if k.reduction} == {3}
+    assert {k.reduction_blocks for k in prog.generate("cuda").kernels
+            if isinstance(k, ReductionKernel)} == {3}
     sizes = {"n": 45, "m": 70} if name != "gesummv" else {"n": 45}
     assert all(r.ok for r in prog.verify(sizes, targets=("emulate",)))
 
