@@ -121,7 +121,7 @@ def write_outputs(input_path: Path, programs: tuple[Program, ...], options: Opti
     generated source.
     """
     abi.check_region_names([p.scop for p in programs])  # one file: no two define one name
-    # a progress record per region once the file has compiled for 2 s (progress.py)
+    # a progress record per region once the file has compiled for progress.QUIET_S seconds
     generated = [p.generate(options.target).source
                  for p in progress.regions(programs, lambda p: p.name,
                                               show=options.progress)]

@@ -29,6 +29,8 @@ from typing import TypeVar
 
 import islpy as isl
 
+from polycuda.ir import isl_build
+
 T = TypeVar("T")
 
 # The AST builds tried in turn until one passes the check: the schedule as given, then with
@@ -172,9 +174,8 @@ def original_ast(context: isl.Set, schedule: isl.UnionMap) -> isl.AstNode:
 
 
 def _sets(uset: isl.UnionSet) -> list[isl.Set]:
-    found: list[isl.Set] = []
-    uset.foreach_set(found.append)
-    return sorted(found, key=lambda s: s.get_tuple_name())
+    """The sets of `uset` by statement name (messages name the same statement first)."""
+    return sorted(isl_build.sets_of(uset), key=lambda s: s.get_tuple_name())
 
 
 def _short(values: isl.Set) -> str:
