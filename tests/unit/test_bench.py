@@ -23,6 +23,7 @@ from polycuda.bench import (
     configs,
     environment,
     harness,
+    measure,
     report,
     sizes,
     timing,
@@ -131,12 +132,14 @@ def test_crash_is_failed_and_build_failure_is_reported():
                              Limits()).reason == "build failed: nvcc"
 
 
-def test_slow_candidate_is_skipped_from_smaller_sizes():
+def test_slow_candidate_is_skipped_from_smaller_sizes(monkeypatch):
     ran: list[int] = []
+    now = [0.0]  # a counted clock: the verdict must not depend on how busy the machine is
+    monkeypatch.setattr(measure, "clock", lambda: now[0])
 
     def run(args):
         ran.append(args["n"])
-        time.sleep(args["n"] * 1e-6)  # one microsecond per unit of work
+        now[0] += args["n"] * 1e-6  # one microsecond per unit of work
 
     case = KernelCase("fake", None, {"n": 1_000_000}, {"n": 100}, lambda s: {"n": s["n"]},
                       lambda s: float(s["n"]))

@@ -272,7 +272,7 @@ def test_adi_under_pluto_falls_back_within_its_limit_and_verifies():
     with pytest.warns(PolycudaWarning, match=r"pluto scheduler given up \(.*(ILP solves|isl "
                                              r"operation limit)"):
         prog.generate("c", shuffle_parallel=True)  # verify's c build: compiled once
-    assert time.perf_counter() - start < 60  # not a timing assert: a hang guard
+    assert time.perf_counter() - start < 600  # not a timing assert: a hang guard
     _verified(prog, {"tsteps": 2, "n": 7})
 
 
@@ -384,14 +384,16 @@ def _progress_lines(caplog) -> list[str]:
     return [r.getMessage() for r in caplog.records if r.name == "polycuda.progress"]
 
 
-def test_pass_timer_logs_every_pass_once_past_the_threshold(caplog):
+def test_pass_timer_logs_every_pass_once_past_the_threshold(caplog, monkeypatch):
     caplog.set_level(logging.INFO, logger="polycuda")
+    now = [0.0]  # a counted clock: the machine's load must not decide what is logged
+    monkeypatch.setattr(progress, "clock", lambda: now[0])
     timer = progress.PassTimer("r", quiet_s=0.05)
     with timer.step("fast"):
-        pass
+        now[0] += 0.01
     assert _progress_lines(caplog) == []
     with timer.step("slow"):
-        time.sleep(0.1)
+        now[0] += 0.1
     lines = _progress_lines(caplog)
     assert [line.split()[1] for line in lines] == ["fast", "slow"]
     assert lines[0].startswith("r: fast ")
@@ -408,8 +410,9 @@ def test_regions_are_announced_only_after_the_threshold(caplog):
     assert _progress_lines(caplog) == ["region 1/2 a", "region 2/2 b"]
 
 
-def test_fast_compiles_print_nothing(capsys, caplog):
+def test_fast_compiles_print_nothing(capsys, caplog, monkeypatch):
     caplog.set_level(logging.INFO, logger="polycuda")
+    monkeypatch.setattr(progress, "clock", lambda: 0.0)  # fast however busy the machine is
     scop = cfront.parse_file(str(suite.by_name("jacobi_1d").c_path))[0]
     compile_scop(scop, Options(target="c"))
     assert capsys.readouterr().err == "" and _progress_lines(caplog) == []
