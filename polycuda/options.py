@@ -369,10 +369,12 @@ class Options:
         help="the largest scheduling problem (constraints and dimensions of the dependence "
         "polyhedra, summed) that each scheduler of the fallback chain accepts")
     # The AST build of the mapped schedule (past it: the original order's code). Above the
-    # suite's largest builds (bench/solver_operations.py counts them), not far above: isl's
-    # time per operation varies several-fold between schedules, so a give-up at a much higher
-    # limit would take minutes.
-    ast_operations: int = option(20_000_000, metavar="N",
+    # default configuration's largest build of the suite (bench/solver_operations.py counts
+    # them; bench/results/2026-12-02-cpu-ast-operations.json), not far above: isl's time per
+    # operation varies fifty-fold between schedules (integer sampling on sets with many
+    # existentials, from `/`, `%` and skewed tiles, works on large coefficients), so a
+    # give-up at a much higher limit takes minutes.
+    ast_operations: int = option(5_000_000, metavar="N",
         help="work limit, in isl operations, of the AST build (past it: the original order's code, "
         "with a warning)")
     # Scheduler "auto": each candidate after the first (past it: skipped, no warning: the

@@ -615,6 +615,7 @@ def _bounded_source(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl
     for k, (name, schedule, mapped) in enumerate(candidates):
         if k:
             mapped = _promotions(scop, options, ctx, mapped, timer)
+        begin = time.perf_counter()
         try:
             built = budget.run_bounded(lambda: _source(scop, options, ctx, mapped), ctx, limit,
                                        "the AST build", options.solver_timeout_s,
@@ -624,7 +625,8 @@ def _bounded_source(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl
                 "the original order"
             what = f"the AST build of {name}'s schedule" if choice.others else "the AST build"
             fallback.give_up(scop, what, gave_up.reason)
-            timer.record("AST build", 0.0, f"given up ({gave_up.reason}): {nxt}")
+            timer.record("AST build", time.perf_counter() - begin,
+                         f"given up ({gave_up.reason}): {nxt}")
             given_up.append(f"{what} given up ({gave_up.reason})")
             continue
         note = f"within {limit.operations} isl operations"

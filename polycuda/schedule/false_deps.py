@@ -194,8 +194,12 @@ def _footprint(scop: Scop, stmt: Statement, plan: _Copy, name: str, iters: list[
             flat = flat.project_out(isl.dim_type.set, n_outer, len(stmt.iterators) - n_outer)
             result = flat if result is None else result.union(flat)
     assert result is not None
-    # the convex hull of the footprints: simpler loops; its extra elements lie in the array too
-    result = isl.Set.from_basic_set(result.convex_hull()).set_tuple_name(name)
+    # One box-like piece over the footprints: simpler loops, and its extra elements lie in the
+    # array too (the caller intersects it with the array's bounds). The simple hull (bounds
+    # parallel to the pieces' own constraints, existentials dropped first) and not the convex
+    # hull: isl's convex hull wraps facets by linear programs over the existentials of `/`
+    # and `%` subscripts, minutes on some programs and unbounded by the work limit.
+    result = isl.Set.from_basic_set(result.remove_divs().simple_hull()).set_tuple_name(name)
     for k, it in enumerate(iters):
         result = result.set_dim_name(isl.dim_type.set, k, it)
     return result
