@@ -371,9 +371,9 @@ class Options:
     # The AST build of the mapped schedule (past it: the original order's code). Above the
     # default configuration's largest build of the suite (bench/solver_operations.py counts
     # them; bench/results/2026-12-02-cpu-ast-operations.json), not far above: isl's time per
-    # operation varies fifty-fold between schedules (integer sampling on sets with many
-    # existentials, from `/`, `%` and skewed tiles, works on large coefficients), so a
-    # give-up at a much higher limit takes minutes.
+    # operation varies by more than an order of magnitude between schedules (integer
+    # sampling on sets with many existentials, from `/`, `%` and skewed tiles, works on large
+    # coefficients), so a give-up at a much higher limit takes minutes.
     ast_operations: int = option(5_000_000, metavar="N",
         help="work limit, in isl operations, of the AST build (past it: the original order's code, "
         "with a warning)")
