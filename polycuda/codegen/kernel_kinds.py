@@ -86,6 +86,14 @@ def _own_launch(module: Any) -> Callable[[Kernel, isl.AstNode, list[str]], tuple
     return lambda kernel, body, host_iters: (module.grid(kernel), module.block())
 
 
+def _own_kind(module: Any, printer: Callable[[Any, Kernel], AstPrinter], run: Callable,
+              threads: int) -> CudaKind:
+    """A kind whose code module sizes its launch (_own_launch) and whose printer takes the
+    scop and the kernel alone, bounded at `threads` threads per block."""
+    return CudaKind(lambda host, kernel, scope: printer(host.scop, kernel), run,
+                    _own_launch(module), f" __launch_bounds__({threads})")
+
+
 def _kernel_printer(host: Any, kernel: Kernel, scope: frozenset[str]) -> AstPrinter:
     return KernelPrinter(host.scop, kernel, scope, host.final_conditions, host.private,
                          host.leaf_coordinates)
@@ -137,21 +145,14 @@ CUDA_KINDS: KindTable[CudaKind] = KindTable("cuda", {
     TreeReductionKernel: CudaKind(
         lambda host, kernel, scope: ReductionPrinter(host.scop, kernel, scope),
         _run_tree, _tree_launch),
-    RowReductionKernel: CudaKind(
-        lambda host, kernel, scope: row_reduction_code.RowReductionPrinter(host.scop, kernel),
-        _run_rows, _own_launch(row_reduction_code),
-        f" __launch_bounds__({ROW_LANES * ROWS_PER_BLOCK})"),
-    ColumnReductionKernel: CudaKind(
-        lambda host, kernel, scope: column_reduction_code.ColumnReductionPrinter(host.scop,
-                                                                                 kernel),
-        _run_kernel, _own_launch(column_reduction_code), f" __launch_bounds__({COLUMN_THREADS})"),
-    DualReductionKernel: CudaKind(
-        lambda host, kernel, scope: dual_reduction_code.DualReductionPrinter(host.scop, kernel),
-        _run_pair, _own_launch(dual_reduction_code),
-        f" __launch_bounds__({dual_reduction_code.DUAL_THREADS})"),
-    ChainReductionKernel: CudaKind(
-        lambda host, kernel, scope: chain_reduction_code.ChainReductionPrinter(host.scop,
-                                                                               kernel),
-        _run_pair, _own_launch(chain_reduction_code),
-        f" __launch_bounds__({chain_reduction_code.CHAIN_THREADS})"),
+    RowReductionKernel: _own_kind(row_reduction_code, row_reduction_code.RowReductionPrinter,
+                                  _run_rows, ROW_LANES * ROWS_PER_BLOCK),
+    ColumnReductionKernel: _own_kind(column_reduction_code,
+                                     column_reduction_code.ColumnReductionPrinter, _run_kernel,
+                                     COLUMN_THREADS),
+    DualReductionKernel: _own_kind(dual_reduction_code, dual_reduction_code.DualReductionPrinter,
+                                   _run_pair, dual_reduction_code.DUAL_THREADS),
+    ChainReductionKernel: _own_kind(chain_reduction_code,
+                                    chain_reduction_code.ChainReductionPrinter, _run_pair,
+                                    chain_reduction_code.CHAIN_THREADS),
 })
