@@ -279,7 +279,7 @@ MAX_SCHEDULE_DEPTH = 64  # names for deeper loops than any tiled nest of ours re
 def _iterator_ids(ctx: isl.Context, prefix: str) -> isl.IdList:
     ids = isl.IdList.alloc(ctx, MAX_SCHEDULE_DEPTH)
     for k in range(MAX_SCHEDULE_DEPTH):
-        ids = ids.add(isl.Id(f"{prefix}{k}", context=ctx))
+        ids = ids.add(isl_build.named_id(ctx, f"{prefix}{k}"))
     return ids
 
 

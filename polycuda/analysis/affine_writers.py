@@ -69,7 +69,7 @@ def _write_relation(scop: Scop, nest: RuntimeNest, array: str, ctx: isl.Context
         amap = amap.move_dims(isl.dim_type.param, nparam, isl.dim_type.in_, 0, depth)
         for k in range(depth):
             amap = amap.set_dim_id(isl.dim_type.param, nparam + k,
-                                   isl.Id(f"pc_h{k}", context=ctx))
+                                   isl_build.named_id(ctx, f"pc_h{k}"))
         amap = amap.reset_tuple_id(isl.dim_type.in_)
         if rel is None:
             rel = amap
@@ -113,7 +113,7 @@ def _writers(scop: Scop, nest: RuntimeNest, ctx: isl.Context) -> AffineWriters |
         inverse = inverse.move_dims(isl.dim_type.param, nparam, isl.dim_type.in_, 0, ncell)
         for k in range(ncell):
             inverse = inverse.set_dim_id(isl.dim_type.param, nparam + k,
-                                         isl.Id(cell_name(k), context=ctx))
+                                         isl_build.named_id(ctx, cell_name(k)))
         writer = inverse.range().dim_min(0)
         # a single-valued affine inverse: the min equals the max on its domain
         if not writer.is_equal(inverse.range().dim_max(0)):

@@ -43,6 +43,7 @@ from polycuda.gpu.carry import CARRY_MARK
 from polycuda.gpu.shared_promotion import SHARED_MARK
 from polycuda.gpu.staging import StagedArray
 from polycuda.gpu.wavefront import BARRIER_MARK
+from polycuda.ir import isl_build
 from polycuda.ir.ast_expr import ast_expr_to_c
 from polycuda.ir.c_expr import RefPrinter
 from polycuda.ir.expr import Expr, Ref
@@ -600,7 +601,7 @@ def final_store_guards(build: isl.AstBuild, kernels: tuple[KernelMapping, ...],
             coordinates[name] = values
         if name not in conditions and name not in coordinates:
             return node
-        return node.set_annotation(isl.Id(name, context=node.get_ctx()))
+        return node.set_annotation(isl_build.named_id(node.get_ctx(), name))
 
     build, handle = build.set_at_each_domain(at_domain)
     return build, handle, conditions, coordinates

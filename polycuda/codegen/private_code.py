@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from polycuda.codegen import abi
+from polycuda.ir import isl_build
 from polycuda.ir.ast_expr import ast_expr_to_c
 from polycuda.codegen.statements import flat_ref_printer
 from polycuda.gpu.mapping import KernelMapping
@@ -86,7 +87,7 @@ def private_registers(build: isl.AstBuild, scop: Scop, kernels: tuple[KernelMapp
                 return node
             name = f"pc_unit{len(tables.units)}"
             tables.units[name] = unit
-            return node.set_annotation(isl.Id(name, context=node.get_ctx()))
+            return node.set_annotation(isl_build.named_id(node.get_ctx(), name))
         if kind == CARRY_MARK and mark in carried:
             return _carried(node, mark_build, carried[mark])
         if kind != PRIVATE_MARK or mark not in scopes:
@@ -99,7 +100,7 @@ def private_registers(build: isl.AstBuild, scop: Scop, kernels: tuple[KernelMapp
             return node
         name = f"pc_private{len(tables.registers)}"
         tables.registers[name] = code
-        return node.set_annotation(isl.Id(name, context=node.get_ctx()))
+        return node.set_annotation(isl_build.named_id(node.get_ctx(), name))
 
     def _carried(node: isl.AstNode, mark_build: isl.AstBuild, kernel: KernelMapping
                  ) -> isl.AstNode:
@@ -113,7 +114,7 @@ def private_registers(build: isl.AstBuild, scop: Scop, kernels: tuple[KernelMapp
             return node
         name = f"pc_carry{len(tables.carried)}"
         tables.carried[name] = code
-        return node.set_annotation(isl.Id(name, context=node.get_ctx()))
+        return node.set_annotation(isl_build.named_id(node.get_ctx(), name))
 
     build, handle = build.set_after_each_mark(after_mark)
     return build, handle, tables

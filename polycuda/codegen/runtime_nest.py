@@ -98,7 +98,7 @@ def nest_code(scop: Scop, nest: RuntimeNest, ctx: isl.Context) -> NestCode:
 def _ids(ctx: isl.Context, prefix: str) -> isl.IdList:
     ids = isl.IdList.alloc(ctx, 64)
     for k in range(64):
-        ids = ids.add(isl.Id(f"{prefix}{k}", context=ctx))
+        ids = ids.add(isl_build.named_id(ctx, f"{prefix}{k}"))
     return ids
 
 
@@ -113,7 +113,7 @@ def _with_params(set_: isl.Set, names: list[str], ctx: isl.Context) -> isl.Set:
     for name in names:
         n = set_.dim(isl.dim_type.param)
         set_ = set_.insert_dims(isl.dim_type.param, n, 1)
-        set_ = set_.set_dim_id(isl.dim_type.param, n, isl.Id(name, context=ctx))
+        set_ = set_.set_dim_id(isl.dim_type.param, n, isl_build.named_id(ctx, name))
     return set_
 
 

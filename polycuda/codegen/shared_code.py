@@ -20,6 +20,7 @@ from polycuda.ir.c_expr import RefPrinter, expr_to_c
 from polycuda.codegen.statements import flat_ref_printer
 from polycuda.gpu.mapping import KernelMapping
 from polycuda.gpu.shared_promotion import SHARED_MARK, SharedArray, SharedScope
+from polycuda.ir import isl_build
 from polycuda.ir.ast_expr import ast_expr_to_c
 from polycuda.ir.expr import Expr, Ref, Var
 from polycuda.ir.scop import Scop
@@ -69,7 +70,7 @@ def shared_marks(scop: Scop, kernels: tuple[KernelMapping, ...]
             return node
         name = f"pc_shared{len(tables)}"
         tables[name] = codes
-        return node.set_annotation(isl.Id(name, context=node.get_ctx()))
+        return node.set_annotation(isl_build.named_id(node.get_ctx(), name))
 
     return after_mark, tables
 

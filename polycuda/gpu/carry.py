@@ -78,7 +78,7 @@ def _promote_carried(mapped: MappedSchedule, scop: Scop, accesses: staging.Acces
                              unsafe, accesses.dtypes)
         if elements:
             found[name] = elements
-            mark = isl.Id(f"{CARRY_MARK}:{name}", context=root.get_ctx())
+            mark = isl_build.named_id(root.get_ctx(), f"{CARRY_MARK}:{name}")
             root = seq_band.insert_mark(mark).get_schedule().get_root()
     if not found:
         return mapped

@@ -99,9 +99,18 @@ def extents(tile_set: isl.Set) -> tuple[str, ...]:
 
 
 def extent_pw_aff(tile_set: isl.Set, k: int) -> isl.PwAff:
-    """max - min + 1 of dimension k of a non-empty set, in its parameters."""
-    return tile_set.dim_max(k).sub(tile_set.dim_min(k)).add_constant_val(
-        isl.Val.one(tile_set.get_ctx())).coalesce()
+    """max - min + 1 of dimension k of a non-empty set, in its parameters.
+
+    Computed as one maximum, of { [y - x + 1] : x, y in the set's dimension k }, not as the
+    difference of two piecewise bounds: isl's arithmetic on piecewise expressions (sub,
+    add_constant) returns a form that depends on the process's earlier isl work, so the
+    printed grid sizes would change from one run to the next (issue 40).
+    """
+    m = tile_set.dim(isl.dim_type.set)
+    one = tile_set.project_out(isl.dim_type.set, k + 1, m - k - 1).project_out(
+        isl.dim_type.set, 0, k)
+    plus_one = isl.Map.read_from_str(tile_set.get_ctx(), "{ [d] -> [d + 1] }")
+    return isl.Map.from_domain_and_range(one, one).deltas().apply(plus_one).dim_max(0)
 
 
 def pw_aff_to_c(pw_aff: isl.PwAff, params: isl.Set) -> str:

@@ -190,7 +190,7 @@ class _Mapper:
             block_sizes_for(register_tiling.spacing(tiles, regs), self.options, name),
             prefix=self.prefix, register_tiles=regs if any(r > 1 for r in regs) else (),
             sequential_tiles=seq))
-        return node.insert_mark(isl.Id(f"{KERNEL_MARK}:{name}", context=node.get_ctx()))
+        return node.insert_mark(isl_build.named_id(node.get_ctx(), f"{KERNEL_MARK}:{name}"))
 
     def _wavefront(self, node: isl.ScheduleNode) -> isl.ScheduleNode:
         """Two-level wavefront of a permutable band without parallel members.
@@ -232,7 +232,7 @@ class _Mapper:
             tile_dims=tuple(k for k in range(m) if k != implied), intra=intra,
             sink_points=sink, tied_rows=tied, grid_sync=self.options.wavefront_sync == "grid",
             rows_in_blocks=in_blocks))
-        return node.insert_mark(isl.Id(f"{KERNEL_MARK}:{name}", context=node.get_ctx()))
+        return node.insert_mark(isl_build.named_id(node.get_ctx(), f"{KERNEL_MARK}:{name}"))
 
     def _rows_in_blocks(self, band: isl.ScheduleNode, intra: str) -> bool:
         """Whether the tile's outer thread dimensions run blocks of consecutive points per
@@ -291,7 +291,7 @@ class _Mapper:
             reduction=update.op, reduction_statement=names[0],
             reduction_combine=reduction_combine(update.op, self.options),
             reduction_blocks=self.options.reduction_blocks))
-        return node.insert_mark(isl.Id(f"{REDUCE_MARK}:{name}", context=node.get_ctx()))
+        return node.insert_mark(isl_build.named_id(node.get_ctx(), f"{REDUCE_MARK}:{name}"))
 
     def _row_reduction(self, node: isl.ScheduleNode) -> isl.ScheduleNode | None:
         """A row reduction kernel (gpu/row_reduction.py) for the band `node`, whose first member
@@ -313,7 +313,7 @@ class _Mapper:
             row_statements=statements, tile_counts=self._band_counts(band),
             reduction_blocks=self.options.reduction_blocks,
             uneven_rows=row_reduction.uneven(band)))
-        return band.insert_mark(isl.Id(f"{REDUCE_MARK}:{name}", context=band.get_ctx()))
+        return band.insert_mark(isl_build.named_id(band.get_ctx(), f"{REDUCE_MARK}:{name}"))
 
     def _rows_of(self, node: isl.ScheduleNode
                  ) -> tuple[isl.ScheduleNode, tuple[str, ...]] | None:
@@ -373,7 +373,7 @@ class _Mapper:
             reduction=self.reductions[statement].op, reduction_statement=statement,
             reduction_combine=COLUMNS, reduction_blocks=self.options.reduction_blocks,
             tile_counts=self._band_counts(band) + self._band_counts(band.child(0))))
-        return band.insert_mark(isl.Id(f"{REDUCE_MARK}:{name}", context=band.get_ctx()))
+        return band.insert_mark(isl_build.named_id(band.get_ctx(), f"{REDUCE_MARK}:{name}"))
 
     def _producer_fusion(self, node: isl.ScheduleNode) -> isl.ScheduleNode | None:
         """The sequence `node` with a DOALL producer and the column-split reduction after it
@@ -401,7 +401,7 @@ class _Mapper:
             reduction_combine=COLUMNS, reduction_blocks=self.options.reduction_blocks,
             producer_statements=(found.producer,),
             tile_counts=self._band_counts(band) + self._band_counts(band.child(0))))
-        mark = band.insert_mark(isl.Id(f"{REDUCE_MARK}:{name}", context=band.get_ctx()))
+        mark = band.insert_mark(isl_build.named_id(band.get_ctx(), f"{REDUCE_MARK}:{name}"))
         at = mark.ancestor(mark.get_tree_depth() - depth)
         if at.get_type() == isl.schedule_node_type.sequence:
             for k in range(at.n_children()):  # the fused child's mark is left as it is
@@ -443,7 +443,7 @@ class _Mapper:
             reduction=self.reductions[pair.row].op, reduction_statement=pair.row,
             reduction_combine=combine, dual_statements=(pair.row, pair.column),
             tile_counts=self._band_counts(band), reduction_blocks=self.options.reduction_blocks))
-        mark = band.insert_mark(isl.Id(f"{REDUCE_MARK}:{name}", context=band.get_ctx()))
+        mark = band.insert_mark(isl_build.named_id(band.get_ctx(), f"{REDUCE_MARK}:{name}"))
         at = mark.ancestor(mark.get_tree_depth() - depth)
         if at.get_type() != isl.schedule_node_type.mark:  # the others' subtrees
             for k in range(at.n_children()):
@@ -505,7 +505,7 @@ class _Mapper:
     def _serial(self, node: isl.ScheduleNode) -> isl.ScheduleNode:
         name = self._name()
         self.kernels.append(SerialKernel(name, node.get_schedule_depth(), prefix=self.prefix))
-        return node.insert_mark(isl.Id(f"{SERIAL_MARK}:{name}", context=node.get_ctx()))
+        return node.insert_mark(isl_build.named_id(node.get_ctx(), f"{SERIAL_MARK}:{name}"))
 
 
 def assign_kernels(schedule: isl.Schedule, options: Options, context: isl.Set,

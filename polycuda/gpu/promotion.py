@@ -150,7 +150,7 @@ class _Promoter:
         if elements:
             mark = f"{self.kernel}:{len(self.scopes)}"
             self.scopes.append(PrivateScope(mark, elements))
-            node = node.insert_mark(isl.Id(f"{PRIVATE_MARK}:{mark}", context=node.get_ctx()))
+            node = node.insert_mark(isl_build.named_id(node.get_ctx(), f"{PRIVATE_MARK}:{mark}"))
             node = node.child(0)
             promoted = promoted | {e.array for e in elements}
         for k in range(node.n_children()):

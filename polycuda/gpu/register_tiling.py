@@ -17,6 +17,7 @@ from __future__ import annotations
 import islpy as isl
 
 from polycuda.errors import InvalidConfigError
+from polycuda.ir import isl_build
 from polycuda.options import Options, fit_sizes
 
 UNIT_MARK = "unit"
@@ -64,7 +65,7 @@ def tile_points(point_band: isl.ScheduleNode, tiles: tuple[int, ...], regs: tupl
     node = node.band_set_permutable(1)
     for k in range(node.band_n_member()):
         node = node.band_member_set_coincident(k, True)
-    mark = isl.Id(f"{UNIT_MARK}:{kernel}", context=node.get_ctx())
+    mark = isl_build.named_id(node.get_ctx(), f"{UNIT_MARK}:{kernel}")
 
     def above_leaf(leaf: isl.ScheduleNode) -> isl.ScheduleNode:
         if leaf.get_type() != isl.schedule_node_type.leaf:

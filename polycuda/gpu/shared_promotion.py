@@ -209,7 +209,7 @@ def mark_tile(tile_band: isl.ScheduleNode, n: int, kernel: str) -> isl.ScheduleN
         point = tile_band.child(0).child(0).band_split(n)
     else:
         point = tile_band.child(0)
-    mark = isl.Id(f"{SHARED_MARK}:{kernel}", context=point.get_ctx())
+    mark = isl_build.named_id(point.get_ctx(), f"{SHARED_MARK}:{kernel}")
     return point.insert_mark(mark).child(0)
 
 

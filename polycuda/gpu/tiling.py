@@ -68,7 +68,7 @@ def _tiled(mark: isl.ScheduleNode, kernel: KernelMapping, context: isl.Set
                                                    kernel.register_tiles, kernel.name)
     if full is not None:
         point = _isolated(point, full, kernel.n, len(kernel.sequential_tiles))
-    node = point.insert_mark(isl.Id(f"thread:{kernel.name}", context=node.get_ctx()))
+    node = point.insert_mark(isl_build.named_id(node.get_ctx(), f"thread:{kernel.name}"))
     while node.get_type() != isl.schedule_node_type.band or \
             node.get_schedule_depth() != depth:
         node = node.parent()  # the tile band
@@ -147,8 +147,8 @@ def skew_wavefronts(mapped: MappedSchedule, context: isl.Set) -> MappedSchedule:
             lambda: extents.per_wavefront_extents(node, context, kernel.iterator(depth)),
             lambda: band_counts)
         kernels[k] = dataclasses.replace(kernel, tile_counts=counts, band_tile_counts=band_counts)
-        node = node.child(0).child(0).insert_mark(isl.Id(f"thread:{kernel.name}", context=ctx))
-        node = node.parent().insert_mark(isl.Id(f"{KERNEL_MARK}:{kernel.name}", context=ctx))
+        node = node.child(0).child(0).insert_mark(isl_build.named_id(ctx, f"thread:{kernel.name}"))
+        node = node.parent().insert_mark(isl_build.named_id(ctx, f"{KERNEL_MARK}:{kernel.name}"))
         schedule = node.get_schedule()
     return MappedSchedule(schedule, tuple(kernels), lift)
 

@@ -280,7 +280,7 @@ def _sink_points(w_band: isl.ScheduleNode, barriers: bool) -> isl.ScheduleNode:
     if barriers:
         for k in range(1, sequence.n_children()):
             sequence = sequence.child(k).child(0).insert_mark(
-                isl.Id(BARRIER_MARK, context=sequence.get_ctx())).parent().parent()
+                isl_build.named_id(sequence.get_ctx(), BARRIER_MARK)).parent().parent()
     return sequence.parent().parent().parent()
 
 

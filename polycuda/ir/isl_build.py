@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -140,28 +141,65 @@ def original_schedule(scop: Scop, ctx: isl.Context) -> isl.UnionMap:
     return result
 
 
+def named_id(ctx: isl.Context, name: str) -> isl.Id:
+    """The isl id `name` with no user pointer: the one id isl's parser makes for that name.
+
+    islpy's isl.Id(name, context=ctx) attaches a Python object as the user pointer, so two of
+    them with one name are different ids: they print with the address (`n@0x...`, text that
+    changes from run to run) and do not align with the same name read from text.
+    """
+    space = isl.Space.params_alloc(ctx, 1).set_dim_name(isl.dim_type.param, 0, name)
+    return space.get_dim_id(isl.dim_type.param, 0)
+
+
+def space_key(space: isl.Space) -> str:
+    """A sort key of a space that is the same in every run.
+
+    isl keeps the pieces of a union map in a hash table keyed by the addresses of its ids, so
+    the order foreach_map reports them in changes with the allocation history (Python's hash
+    seed, what was imported first). Everything that builds code from those pieces takes them in
+    the order of this key instead. Ids made with a user pointer print it (`S@0x...`); it is left
+    out of the key.
+    """
+    return _USER_POINTER.sub("", str(space))
+
+
+_USER_POINTER = re.compile(r"@0x[0-9a-fA-F]+")
+
+
 def maps_of(umap: isl.UnionMap) -> list[isl.Map]:
-    """The maps of a union map, one per pair of spaces."""
+    """The maps of a union map, one per pair of spaces, in space_key order."""
     maps: list[isl.Map] = []
     umap.foreach_map(maps.append)
-    return maps
+    return sorted(maps, key=lambda m: space_key(m.get_space()))
 
 
 def sets_of(uset: isl.UnionSet) -> list[isl.Set]:
-    """The sets of a union set, one per space."""
+    """The sets of a union set, one per space, in space_key order."""
     sets: list[isl.Set] = []
     uset.foreach_set(sets.append)
-    return sets
+    return sorted(sets, key=lambda s: space_key(s.get_space()))
 
 
 def statement_names(domain: isl.UnionSet) -> list[str]:
-    """The tuple names (statement names) of the sets of a union set."""
-    names: list[str] = []
-    domain.foreach_set(lambda s: names.append(s.get_tuple_name()))
-    return names
+    """The tuple names (statement names) of the sets of a union set, in space_key order."""
+    return [s.get_tuple_name() for s in sets_of(domain)]
 
 
 _T = TypeVar("_T")
+
+QUOTA_MESSAGE = "maximal number of operations exceeded"
+
+
+def quota_reached(ctx: isl.Context) -> bool:
+    """Whether `ctx`'s operation quota is spent: one more allocation fails. Some isl functions
+    turn an inner error into a weaker answer instead of failing, so a result computed while
+    the quota ran out is not trusted."""
+    try:
+        isl.Set.universe(isl.Space.set_alloc(ctx, 0, 0))
+    except isl.Error as err:
+        return QUOTA_MESSAGE in str(err)
+    return False
 
 
 def within_operations(ctx: isl.Context, max_operations: int, compute: Callable[[], _T],
@@ -171,11 +209,16 @@ def within_operations(ctx: isl.Context, max_operations: int, compute: Callable[[
     For refinements (tighter bounds, simpler expressions) whose cost isl cannot predict: the
     fallback must be correct on its own. (islpy does not say which isl error was raised; an
     exceeded quota surfaces as whatever call it interrupted, so every isl error falls back.)
+    A result computed while the quota ran out is not used either: some isl steps (the AST
+    expression builder) turn an inner failure into a weaker answer, and which answer that is
+    would depend on how close the count came to the limit.
     """
     ctx.set_max_operations(max_operations)
     ctx.reset_operations()
     try:
-        return compute()
+        result = compute()
+        if not quota_reached(ctx):
+            return result
     except isl.Error:
         pass
     finally:

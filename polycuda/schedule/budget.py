@@ -23,13 +23,13 @@ from typing import TypeVar
 import islpy as isl
 
 from polycuda.errors import SolverTimeoutError
+from polycuda.ir.isl_build import QUOTA_MESSAGE, quota_reached
 
 T = TypeVar("T")
 
 # isl operations of an unbounded helper (analysis/affine_writers.py: set operations on one
 # write relation, no scheduler): far above what the suite's kernels need.
 MAX_OPERATIONS = 50_000_000
-_QUOTA_MESSAGE = "maximal number of operations exceeded"
 
 
 @dataclass(frozen=True)
@@ -60,17 +60,6 @@ def bounded_context(ctx: isl.Context, operations: int = MAX_OPERATIONS) -> None:
     """Start counting isl operations on `ctx` afresh, up to `operations`."""
     ctx.reset_operations()
     ctx.set_max_operations(operations)
-
-
-def quota_reached(ctx: isl.Context) -> bool:
-    """Whether `ctx`'s operation quota is spent: one more allocation fails. Some isl functions
-    turn an inner error into a weaker answer instead of failing, so a result computed while
-    the quota ran out is not trusted."""
-    try:
-        isl.Set.universe(isl.Space.set_alloc(ctx, 0, 0))
-    except isl.Error as err:
-        return _QUOTA_MESSAGE in str(err)
-    return False
 
 
 def run_bounded(fn: Callable[[], T], ctx: isl.Context, limit: Limit, what: str,
@@ -142,7 +131,7 @@ def _call(fn: Callable[[], T], ctx: isl.Context, limit: Limit,
     try:
         result = fn()
     except isl.Error as err:  # a parser out of quota says "syntax error": asked again
-        if _QUOTA_MESSAGE in str(err) or quota_reached(ctx):
+        if QUOTA_MESSAGE in str(err) or quota_reached(ctx):
             return out_of_work
         return ("gave_up", f"isl failed: {err}"[:500])
     except OutOfWork as err:
