@@ -33,7 +33,7 @@ import islpy as isl
 
 from polycuda.codegen import abi, ast_check, carry_code, reduction_code, shared_code, staging_code
 from polycuda.codegen.printer import AstPrinter, for_parts, mark_parts
-from polycuda.codegen.private_code import PrivateTables
+from polycuda.codegen.private_code import PrivateCode, PrivateTables
 from polycuda.codegen.statements import flat_ref_printer, statement_parts, user_statement
 from polycuda.analysis.reductions import OPERATIONS, accumulated
 from polycuda.gpu.mapping import KernelMapping
@@ -331,7 +331,7 @@ class KernelPrinter(AstPrinter):
             if load == f"{code.register} = {code.element};":
                 self.emit(indent + 1, f"{code.ctype} {load}")
             else:
-                self.emit(indent + 1, f"{code.ctype} {code.register};")
+                self.emit(indent + 1, _declaration(code))
                 if load:
                     self.emit(indent + 1, load)
         self._on_registers(node, indent, codes, owners)
@@ -366,7 +366,7 @@ class KernelPrinter(AstPrinter):
         for k, name in enumerate(carry_code.thread_names(n)):
             self.emit(indent + 1, f"const int {name} = (int)threadIdx.{_AXES[n - 1 - k]};")
         for code in codes:
-            self.emit(indent + 1, f"{code.ctype} {code.register};")
+            self.emit(indent + 1, _declaration(code))
             load = _guarded([], code.load, f"{code.register} = {code.element};")
             if load:
                 self.emit(indent + 1, load)
@@ -527,6 +527,16 @@ class ReductionPrinter(KernelPrinter):
         self.lines[:0] = reduction_code.prologue(self.ctype, self.identity)
         self.lines += reduction_code.epilogue(self.kernel, name, self.ctype)
         self.declarations = reduction_code.declarations(self.kernel, name, self.ctype)
+
+
+def _declaration(code: PrivateCode) -> str:
+    """A register whose load is guarded (or absent), declared with a value. The load condition
+    covers every read before a write on the paths that run, but C++ leaves reading an
+    indeterminate value undefined ([basic.indet]) and nvcc's optimiser uses that on the paths
+    it cannot prove dead, which changed results (tests/fuzz seed 64733). NaN for floating
+    types, so that a missing load would show in the verification instead of passing as 0."""
+    value = "NAN" if code.ctype in ("float", "double") else "0"
+    return f"{code.ctype} {code.register} = {value};"
 
 
 def _guarded(guards: list[str], condition: str | None, statement: str) -> str:

@@ -44,7 +44,7 @@ def test_gemm_accumulates_in_a_register_with_one_load_and_one_store_of_c():
                             options=Options(target="cuda", shared_promotion=False))
     kernel = _kernels_text(prog.generate("cuda").source)
     assert kernel.count("C[") == 2, kernel  # the load before the k loop, the store after it
-    load = re.search(r"double pc_p0;\n\s*if \([^\n]*\) pc_p0 = C\[[^;]*\];\n\s*pc_p0 \*= beta;",
+    load = re.search(r"double pc_p0 = NAN;\n\s*if \([^\n]*\) pc_p0 = C\[[^;]*\];\n\s*pc_p0 \*= beta;",
                      kernel)
     assert load, kernel
     loop = kernel[kernel.index("for (int c4"):]
@@ -64,9 +64,9 @@ def test_an_element_written_before_it_is_read_is_not_loaded():
                             options=Options(target="cuda", shared_promotion=False, row_reductions=False,
                                             column_reductions=False))
     first, second = _kernels_text(prog.generate("cuda").source).split("__global__")[1:]
-    assert re.search(r"double pc_p0;\n\s*pc_p0 = 0\.0;", first), first
+    assert re.search(r"double pc_p0 = NAN;\n\s*pc_p0 = 0\.0;", first), first
     assert "= tmp[" not in first and re.search(r"tmp\[[^;]*\] = pc_p0;", first), first
-    assert "double pc_p0;" in second and "= y[" not in second, second
+    assert "double pc_p0 = NAN;" in second and "= y[" not in second, second
     assert re.search(r"y\[[^;]*\] = pc_p0;", second), second
     assert _emulated_ok(prog, dict(kernel.small))
 
@@ -163,7 +163,7 @@ def test_a_register_per_loop_iteration_inside_a_register_for_the_loop():
     prog = _program(NESTED, scheduler="isl", column_reductions=False)
     kernel = _kernels_text(prog.generate("cuda").source)
     outer = re.search(r"(pc_p\d) = x\[", kernel)
-    inner = re.search(r"for \(int c2[^\n]*\n(\s*\{\n)?\s*double (pc_p\d);\n[^\n]*\2 = A\[", kernel)
+    inner = re.search(r"for \(int c2[^\n]*\n(\s*\{\n)?\s*double (pc_p\d) = NAN;\n[^\n]*\2 = A\[", kernel)
     assert outer and inner, kernel
     assert kernel.count("x[") == 2 and kernel.count("A[") == 2, kernel
     assert _emulated_ok(prog, {"n": 21})

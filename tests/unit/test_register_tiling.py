@@ -37,10 +37,10 @@ def test_gemm_2x2_holds_four_accumulators_and_loads_each_c_element_once():
             break
     loop = loop[:end]
     # copies of the thread's code: the full tiles' (isolated, gpu/tiling.py) and the others'
-    copies = len(re.findall(r"double pc_p0_0_0;", text))
+    copies = len(re.findall(r"double pc_p0_0_0 = (C\[|NAN;)", text))
     assert copies >= 2, text
     for reg in registers:
-        assert re.search(rf"double {reg}( = C\[|;)", text), text
+        assert re.search(rf"double {reg} = (C\[|NAN;)", text), text
         assert len(re.findall(rf"{reg} \+= \(\(alpha \* A\[", loop)) == 1, loop
         assert len(re.findall(rf"C\[[^;]*\] = {reg};", text)) == copies, text
     assert "C[" not in loop, loop

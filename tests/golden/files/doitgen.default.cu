@@ -263,7 +263,7 @@ __global__ void __launch_bounds__(512) kernel0(int nr, int nq, int nk, const dou
           const int pc_t0 = (int)threadIdx.z;
           const int pc_t1 = (int)threadIdx.y;
           const int pc_t2 = (int)threadIdx.x;
-          double pc_c0;
+          double pc_c0 = NAN;
           if (((((((((((((((c2 >= 0) && (((4 * c0) + pc_t0) >= 1)) && (pc_t0 >= 0)) && (nr >= ((4 * c0) + pc_t0))) && (pc_t0 <= 3)) && (((4 * c1) + pc_t1) >= 1)) && (pc_t1 >= 0)) && (nq >= ((4 * c1) + pc_t1))) && (pc_t1 <= 3)) && (nk >= (((32 * c2) + pc_t2) + 1))) && (pc_t2 >= 0)) && (pc_t2 <= 31)) || ((((((((((((nr >= 1) && (nq >= 1)) && (nr >= (4 * c0))) && (((4 * c0) + 3) >= nr)) && (nq >= (4 * c1))) && (((4 * c1) + 3) >= nq)) && (c2 >= 0)) && (((4 * c0) + pc_t0) == nr)) && (((4 * c1) + pc_t1) == nq)) && (nk >= (((32 * c2) + pc_t2) + 1))) && (pc_t2 >= 0)) && (pc_t2 <= 31))))) pc_c0 = acc_x0[(((((4 * c0) + pc_t0) - 1)) * (pc_max(nq, 0)) + ((((4 * c1) + pc_t1) - 1))) * (nk) + (((32 * c2) + pc_t2))];
           for (int c3 = 0; (c3 <= ((nk - 1) / 32)); c3 += 1) {
             {

@@ -262,9 +262,9 @@ __global__ void __launch_bounds__(256) kernel0(int m, int n, double alpha, doubl
       {
         const int pc_t0 = (int)threadIdx.y;
         const int pc_t1 = (int)threadIdx.x;
-        double pc_c0;
+        double pc_c0 = NAN;
         if ((((((((((c0 >= 0) && (c1 >= 0)) && (m >= (((8 * c0) + pc_t0) + 1))) && (pc_t0 >= 0)) && (pc_t0 <= 7)) && (n >= (((32 * c1) + pc_t1) + 1))) && (pc_t1 >= 0)) && (pc_t1 <= 31)))) pc_c0 = C[(((8 * c0) + pc_t0)) * (n) + (((32 * c1) + pc_t1))];
-        double pc_c1;
+        double pc_c1 = NAN;
         if ((((((((((c0 >= 0) && (c1 >= 0)) && (m >= (((8 * c0) + pc_t0) + 1))) && (pc_t0 >= 0)) && (pc_t0 <= 7)) && (n >= (((32 * c1) + pc_t1) + 1))) && (pc_t1 >= 0)) && (pc_t1 <= 31)))) pc_c1 = temp2_x0[(((8 * c0) + pc_t0)) * (pc_max(n, 0)) + (((32 * c1) + pc_t1))];
         for (int c2 = 0; (c2 <= (c0 / 4)); c2 += 1) {
           {
