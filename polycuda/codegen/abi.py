@@ -81,7 +81,7 @@ REGION_SUFFIXES = (
 # (host_driver.py), the warp sum, the emulator (runtime/), the reference build (frontend/c.py), and the numbered kernels and locks of
 # run-time nests (inspector_cuda.py, executor_cuda.py, syncfree_affine.py)
 RUNTIME_IDENTIFIER = re.compile(
-    r"pc_(floord|ceild|min|max|mod|elements|trip|elapsed"
+    r"pc_(floord|ceild|min|max|minmax(64)?|signed_int|mod|elements|trip|elapsed"
     r"|host_(state|guard|buffer|stage|pins|release|streams|copies)|stage_(in|out)"
     r"|overlap(_wait|_out|_state|_release|_ranges)?|zero_division(s|s_dev|_counts|_error)?"
     r"|(div|rem)_(py|np)|[tf]div_py|warp_sum(_emu)?|emu(_\w*)?"

@@ -70,8 +70,12 @@ def _binop(e: BinOp, go: Callable[[Expr], str]) -> str:
 # Functions, not macros: isl's bounds nest min/max/floord ten deep, and a macro that names an
 # argument twice doubles the text at every level (sor-3d's kernel: 14 KB of source took gcc
 # minutes and 10 GB). In C++ (CUDA, the emulator) templates keep int arithmetic in int, where
-# 32-bit division is several times faster on the GPU than 64-bit. Guarded: a file of several
-# regions (polycuda compile of a C file with more than one) defines them once.
+# 32-bit division is several times faster on the GPU than 64-bit; min and max of integers are
+# the exception, in 64 bits: ptxas (CUDA 12.8 to 13.3, optimised builds) fuses a chain of 32-bit
+# integer max or min with a negated operand into one VIMNMX3 and drops the negation (pytorch
+# issue 190973, triton PR 11032; bench/repro/ptxas_minmax3.cu), which gave wrong bounds and a
+# wrong result (tests/fuzz seed 61035); there is no 64-bit form of that instruction. Guarded: a
+# file of several regions (polycuda compile of a C file with more than one) defines them once.
 C_HELPERS = """\
 #ifndef PC_HELPERS_DEFINED
 #define PC_HELPERS_DEFINED
@@ -79,8 +83,29 @@ C_HELPERS = """\
 #define PC_FN template <typename A, typename B> __host__ __device__ static inline auto
 PC_FN pc_floord(A n, B d) -> decltype(n + d) { return n < 0 ? -((-n + d - 1) / d) : n / d; }
 PC_FN pc_ceild(A n, B d) -> decltype(n + d) { return pc_floord(n + d - 1, d); }
-PC_FN pc_min(A a, B b) -> decltype(a + b) { return a < b ? a : b; }
-PC_FN pc_max(A a, B b) -> decltype(a + b) { return a > b ? a : b; }
+template <bool Max> __host__ __device__ static inline long long pc_minmax64(long long a, long long b) {
+#ifdef __CUDA_ARCH__
+  long long r;  /* asm: NVVM would narrow a 64-bit max of two ints back to 32 bits */
+  if (Max) asm("max.s64 %0, %1, %2;" : "=l"(r) : "l"(a), "l"(b));
+  else asm("min.s64 %0, %1, %2;" : "=l"(r) : "l"(a), "l"(b));
+  return r;
+#else
+  return (a > b) == Max ? a : b;
+#endif
+}
+template <typename T> struct pc_signed_int {
+  static constexpr bool value = (T)-1 < (T)0 && (T)1 / (T)2 == (T)0;
+};
+template <typename T, bool = pc_signed_int<T>::value> struct pc_minmax {
+  __host__ __device__ static T min(T a, T b) { return a < b ? a : b; }
+  __host__ __device__ static T max(T a, T b) { return a > b ? a : b; }
+};
+template <typename T> struct pc_minmax<T, true> {
+  __host__ __device__ static T min(T a, T b) { return (T)pc_minmax64<false>(a, b); }
+  __host__ __device__ static T max(T a, T b) { return (T)pc_minmax64<true>(a, b); }
+};
+PC_FN pc_min(A a, B b) -> decltype(a + b) { return pc_minmax<decltype(a + b)>::min(a, b); }
+PC_FN pc_max(A a, B b) -> decltype(a + b) { return pc_minmax<decltype(a + b)>::max(a, b); }
 PC_FN pc_mod(A a, B m) -> decltype(a + m) { return ((a % m) + m) % m; }
 #undef PC_FN
 #else

@@ -8,8 +8,29 @@
 #define PC_FN template <typename A, typename B> __host__ __device__ static inline auto
 PC_FN pc_floord(A n, B d) -> decltype(n + d) { return n < 0 ? -((-n + d - 1) / d) : n / d; }
 PC_FN pc_ceild(A n, B d) -> decltype(n + d) { return pc_floord(n + d - 1, d); }
-PC_FN pc_min(A a, B b) -> decltype(a + b) { return a < b ? a : b; }
-PC_FN pc_max(A a, B b) -> decltype(a + b) { return a > b ? a : b; }
+template <bool Max> __host__ __device__ static inline long long pc_minmax64(long long a, long long b) {
+#ifdef __CUDA_ARCH__
+  long long r;  /* asm: NVVM would narrow a 64-bit max of two ints back to 32 bits */
+  if (Max) asm("max.s64 %0, %1, %2;" : "=l"(r) : "l"(a), "l"(b));
+  else asm("min.s64 %0, %1, %2;" : "=l"(r) : "l"(a), "l"(b));
+  return r;
+#else
+  return (a > b) == Max ? a : b;
+#endif
+}
+template <typename T> struct pc_signed_int {
+  static constexpr bool value = (T)-1 < (T)0 && (T)1 / (T)2 == (T)0;
+};
+template <typename T, bool = pc_signed_int<T>::value> struct pc_minmax {
+  __host__ __device__ static T min(T a, T b) { return a < b ? a : b; }
+  __host__ __device__ static T max(T a, T b) { return a > b ? a : b; }
+};
+template <typename T> struct pc_minmax<T, true> {
+  __host__ __device__ static T min(T a, T b) { return (T)pc_minmax64<false>(a, b); }
+  __host__ __device__ static T max(T a, T b) { return (T)pc_minmax64<true>(a, b); }
+};
+PC_FN pc_min(A a, B b) -> decltype(a + b) { return pc_minmax<decltype(a + b)>::min(a, b); }
+PC_FN pc_max(A a, B b) -> decltype(a + b) { return pc_minmax<decltype(a + b)>::max(a, b); }
 PC_FN pc_mod(A a, B m) -> decltype(a + m) { return ((a % m) + m) % m; }
 #undef PC_FN
 #else
