@@ -276,13 +276,6 @@ def iterator_prefix(scop: Scop) -> str:
 MAX_SCHEDULE_DEPTH = 64  # names for deeper loops than any tiled nest of ours reaches
 
 
-def _iterator_ids(ctx: isl.Context, prefix: str) -> isl.IdList:
-    ids = isl.IdList.alloc(ctx, MAX_SCHEDULE_DEPTH)
-    for k in range(MAX_SCHEDULE_DEPTH):
-        ids = ids.add(isl_build.named_id(ctx, f"{prefix}{k}"))
-    return ids
-
-
 def _accesses(scop: Scop, ctx: isl.Context) -> staging.Accesses:
     """The scop's reads and writes, { S[x] -> A[a] }, and its arrays' element types."""
     return staging.Accesses(isl_build.accesses_union(scop, ctx, writes=False),
@@ -562,7 +555,7 @@ def _source(scop: Scop, options: Options, ctx: isl.Context, mapped: mapping.Mapp
 
     def build_ast(schedule: isl.Schedule, leaves: ast_check.LeafDomains) -> tuple:
         build = isl.AstBuild.from_context(context)
-        build = build.set_iterators(_iterator_ids(ctx, iterator_prefix(scop)))
+        build = build.set_iterators(isl_build.id_list(ctx, iterator_prefix(scop), MAX_SCHEDULE_DEPTH))
         # staged tiles: the leaves that make a tile's last write of an element, and their
         # guards; DOALL kernels: the block/thread coordinates that a leaf's AST leaves implicit
         build, handle, final_conditions, coordinates = cuda_target.final_store_guards(

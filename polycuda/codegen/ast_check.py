@@ -155,9 +155,7 @@ def original_ast(context: isl.Set, schedule: isl.UnionMap) -> isl.AstNode:
         isl.Error: neither form builds.
     """
     ctx = context.get_ctx()
-    ids = isl.IdList.alloc(ctx, 64)
-    for k in range(64):
-        ids = ids.add(isl_build.named_id(ctx, f"pc_v{k}"))
+    ids = isl_build.id_list(ctx, "pc_v", 64)
     leaves = LeafDomains()
     build, handle = isl.AstBuild.from_context(context).set_iterators(ids).set_at_each_domain(
         leaves.hook())

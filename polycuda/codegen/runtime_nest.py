@@ -80,7 +80,7 @@ def nest_code(scop: Scop, nest: RuntimeNest, ctx: isl.Context) -> NestCode:
     sub = _sub_scop(scop, nest)
     schedule = isl_build.original_schedule(sub, ctx).intersect_domain(domains)
     inner = isl.AstBuild.from_context(_with_params(context, names, ctx))
-    ast = inner.set_iterators(_ids(ctx, "pc_c")).node_from_schedule_map(schedule)
+    ast = inner.set_iterators(isl_build.id_list(ctx, "pc_c", 64)).node_from_schedule_map(schedule)
     host_ast = None
     if depth:
         # host_map: { pc_host[i_0..i_{d-1}] -> [i_0..i_{d-1}] } (original order, directions)
@@ -89,17 +89,10 @@ def nest_code(scop: Scop, nest: RuntimeNest, ctx: isl.Context) -> NestCode:
                            for k in range(depth))
         host_map = isl.Map.read_from_str(ctx, f"{{ pc_host[{dims}] -> [{signed}] }}")
         host_map = host_map.intersect_domain(host_set.coalesce())
-        host_build = isl.AstBuild.from_context(context).set_iterators(_ids(ctx, "pc_hl"))
+        host_build = isl.AstBuild.from_context(context).set_iterators(isl_build.id_list(ctx, "pc_hl", 64))
         host_ast = host_build.node_from_schedule_map(isl.UnionMap.from_map(host_map))
     return NestCode(lower, upper, stmts[0].loop_directions()[depth], ast, host_ast,
                     tuple(names[:-1]))
-
-
-def _ids(ctx: isl.Context, prefix: str) -> isl.IdList:
-    ids = isl.IdList.alloc(ctx, 64)
-    for k in range(64):
-        ids = ids.add(isl_build.named_id(ctx, f"{prefix}{k}"))
-    return ids
 
 
 def _sub_scop(scop: Scop, nest: RuntimeNest) -> Scop:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -158,13 +157,17 @@ def space_key(space: isl.Space) -> str:
     isl keeps the pieces of a union map in a hash table keyed by the addresses of its ids, so
     the order foreach_map reports them in changes with the allocation history (Python's hash
     seed, what was imported first). Everything that builds code from those pieces takes them in
-    the order of this key instead. Ids made with a user pointer print it (`S@0x...`); it is left
-    out of the key.
+    the order of this key instead: the printed space, whose ids carry no address (named_id).
     """
-    return _USER_POINTER.sub("", str(space))
+    return str(space)
 
 
-_USER_POINTER = re.compile(r"@0x[0-9a-fA-F]+")
+def id_list(ctx: isl.Context, prefix: str, count: int) -> isl.IdList:
+    """The ids prefix0 .. prefix{count - 1} (named_id), e.g. the iterator names of an AST build."""
+    ids = isl.IdList.alloc(ctx, count)
+    for k in range(count):
+        ids = ids.add(named_id(ctx, f"{prefix}{k}"))
+    return ids
 
 
 def maps_of(umap: isl.UnionMap) -> list[isl.Map]:
