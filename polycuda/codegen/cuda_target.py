@@ -327,16 +327,22 @@ class KernelPrinter(AstPrinter):
             return self.node(node.mark_get_node(), indent)
         self.emit(indent, "{")
         for code in codes:
-            load = _guarded(owners, code.load, f"{code.register} = {code.element};")
-            if load == f"{code.register} = {code.element};":
-                self.emit(indent + 1, f"{code.ctype} {load}")
-            else:
-                self.emit(indent + 1, _declaration(code))
-                if load:
-                    self.emit(indent + 1, load)
+            self._declare(indent + 1, code, owners)
         self._on_registers(node, indent, codes, owners)
         self.emit(indent, "}")
         return None
+
+    def _declare(self, indent: int, code: PrivateCode, guards: list[str]) -> None:
+        """A register declared, and loaded where `guards` and its load condition hold: in the
+        declaration when it is loaded unconditionally, else declared with a value (_declaration)
+        and loaded under the guards."""
+        load = _guarded(guards, code.load, f"{code.register} = {code.element};")
+        if load == f"{code.register} = {code.element};":
+            self.emit(indent, f"{code.ctype} {load}")
+            return
+        self.emit(indent, _declaration(code))
+        if load:
+            self.emit(indent, load)
 
     def _on_registers(self, node: isl.AstNode, indent: int, codes, owners) -> None:
         """The subtree of the mark `node` at indent + 1 with `codes`' arrays read and written
@@ -366,10 +372,7 @@ class KernelPrinter(AstPrinter):
         for k, name in enumerate(carry_code.thread_names(n)):
             self.emit(indent + 1, f"const int {name} = (int)threadIdx.{_AXES[n - 1 - k]};")
         for code in codes:
-            self.emit(indent + 1, _declaration(code))
-            load = _guarded([], code.load, f"{code.register} = {code.element};")
-            if load:
-                self.emit(indent + 1, load)
+            self._declare(indent + 1, code, [])
         self._on_registers(node, indent, codes, [])
         self.emit(indent, "}")
 
