@@ -64,6 +64,13 @@ def _size(text: str) -> tuple[str, int]:
     return name, int(value)
 
 
+def _jobs(text: str) -> int:
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"expected a number of processes (0: one per CPU), "
+                                         f"got '{text}'")
+    return int(text)
+
+
 def read_options_file(path: str, what: str = "options file") -> Options:
     """Options written by --dump-options (`what`: the file's role, in errors); a missing,
     unreadable or malformed file is a UserError located at the offending line and column."""
@@ -204,7 +211,8 @@ def cmd_compile(args: argparse.Namespace) -> int:
     check_overwrite(Path(args.file), paths, args.force)
     programs = load_programs(args, options)
     _say_tuned(programs, options.target)
-    for path in write_outputs(Path(args.file), programs, options, args.output):
+    jobs = args.jobs or os.cpu_count() or 1
+    for path in write_outputs(Path(args.file), programs, options, args.output, jobs):
         if path != "-":
             print(f"wrote {path}", file=sys.stderr)
     if not paths and options.target == "cuda" and Path(args.file).suffix != ".py":
@@ -455,6 +463,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true",
                    help="overwrite OUT (and its _host.c) even where polycuda did not write it")
     p.add_argument("--dump-options", metavar="FILE", help="write the options used, as text")
+    p.add_argument("--jobs", type=_jobs, default=0, metavar="N",
+                   help="processes compiling a file's regions in parallel (0: one per CPU; 1: "
+                        "all in this process); the output is the same with any number")
     p.set_defaults(func=cmd_compile)
     p = sub.add_parser("show", help="dependences, schedule, the compile's named passes (what "
                        "each did, its time) or generated code")

@@ -10,7 +10,7 @@ from polycuda.codegen import abi, cuda_host
 from polycuda.errors import UserError
 from polycuda.ir.scop import Scop
 from polycuda.options import Options
-from polycuda.program import Program
+from polycuda.program import Program, generate_sources
 
 
 def call_text(scop: Scop, cuda: bool = False) -> str:
@@ -108,7 +108,7 @@ def check_overwrite(input_path: Path, paths: list[Path], force: bool) -> None:
 
 
 def write_outputs(input_path: Path, programs: tuple[Program, ...], options: Options,
-                  output: str | None) -> list[str]:
+                  output: str | None, jobs: int = 1) -> list[str]:
     """Write the compiled file(s), each starting with header(); returns what was written ("-"
     for stdout).
 
@@ -118,13 +118,13 @@ def write_outputs(input_path: Path, programs: tuple[Program, ...], options: Opti
     which the user's program compiles and links as before; a failing CUDA entry ends the
     program with its error on stderr (call_text). Without OUT (None or "-"), the .cu alone
     on stdout: the host file is written only where -o names it. Python input: the
-    generated source.
+    generated source. jobs: processes compiling the regions (program.generate_sources: the
+    same files with any number).
     """
     abi.check_region_names([p.scop for p in programs])  # one file: no two define one name
     # a progress record per region once the file has compiled for progress.QUIET_S seconds
-    generated = [p.generate(options.target).source
-                 for p in progress.regions(programs, lambda p: p.name,
-                                              show=options.progress)]
+    generated = generate_sources(programs, options.target, jobs, lambda items: progress.regions(
+        items, lambda p: p.name, show=options.progress))
     is_c = input_path.suffix != ".py"
     if options.target == "cuda":
         main_text = cuda_host.join(generated, [p.scop for p in programs])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 
 from polycuda import pipeline
@@ -116,8 +116,6 @@ class Program:
         that fails to build is left for kernel() to raise its error. workers: processes
         (default: the CPUs less one; 1 or fewer builds nothing here). Returns how many were
         built."""
-        import concurrent.futures
-        import multiprocessing
         import os
 
         from polycuda.runtime import launch
@@ -134,10 +132,7 @@ class Program:
         count = min(len(jobs), workers if workers is not None else (os.cpu_count() or 1) - 1)
         if count <= 1:
             return 0
-        # forkserver: the children never inherit the parent's CUDA context or threads
-        context = multiprocessing.get_context("forkserver")
-        with concurrent.futures.ProcessPoolExecutor(count, mp_context=context) as pool:
-            done = dict(zip(jobs, pool.map(_generate_and_build, jobs.values())))
+        done = dict(zip(jobs, _pool_map(_generate_and_build, list(jobs.values()), count)))
         built = 0
         for key, result in done.items():
             if isinstance(result, tuple):
@@ -243,6 +238,56 @@ def _generate(scop: Scop, options: Options) -> pipeline.Generated:
     source = overlap_guard.guard_source(scop, gen.source, options.target)
     return dataclasses.replace(gen, source=zero_division.guard_source(scop, source,
                                                                       options.target))
+
+
+def generate_sources(programs: tuple[Program, ...], target: str | None, workers: int,
+                     regions: Callable[[list[Program]], Iterable[Program]] = iter) -> list[str]:
+    """The generated source of each of `programs` for `target`, in their order; with `workers`
+    > 1 and several regions, compiled in that many processes (a file of many regions). Each
+    region's code does not depend on the process that compiles it (tests/unit/
+    test_determinism_across_runs.py), so the file is the same as compiled one by one. A
+    worker's warnings are given again here, in region order; a region that fails in a worker
+    is compiled again here, so that its error is raised as in a sequential compile.
+    regions: iterates the programs as their results are taken (progress.regions: a progress
+    record per region)."""
+    jobs = [(p.scop, p.effective_options(target)) for p in programs]
+    count = min(len(jobs), workers)
+    if count <= 1:
+        return [_generate(scop, opts).source
+                for _, (scop, opts) in zip(regions(list(programs)), jobs)]
+    results = iter(_pool_map(_generate_quietly, jobs, count))
+    sources = []
+    for _, (scop, opts) in zip(regions(list(programs)), jobs):
+        source, caught = next(results)
+        for message, category in caught:
+            warnings.warn(message, category, stacklevel=2)
+        sources.append(source if source is not None else _generate(scop, opts).source)
+    return sources
+
+
+def _pool_map(fn: Callable, jobs: list, workers: int) -> Iterator:
+    """fn over `jobs` in `workers` processes, results in order as they come."""
+    import concurrent.futures
+    import multiprocessing
+
+    # forkserver: the children never inherit the parent's CUDA context or threads
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["polycuda.program"])  # imported once, not per worker
+    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
+        yield from pool.map(fn, jobs)
+
+
+def _generate_quietly(job: tuple[Scop, Options]) -> tuple[str | None, list[tuple[str, type]]]:
+    """Worker of generate_sources: the source (None when it raised: compiled again by the
+    parent) and the warnings given on the way, as (message, category)."""
+    scop, options = job
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            source: str | None = _generate(scop, options).source
+        except Exception:  # noqa: BLE001 (raised again by the parent's own compile)
+            source = None
+    return source, [(str(w.message), w.category) for w in caught]
 
 
 def _generate_and_build(job: tuple[Scop, Options, str]) -> tuple[str, Scop] | str:

@@ -1,0 +1,64 @@
+"""`polycuda compile --jobs N`: a file's regions compiled in N processes give the files that
+one process gives, with the same warnings in region order and the same error for a region that
+fails."""
+
+from pathlib import Path
+
+import pytest
+
+from polycuda.cli import main
+
+# four regions of different kinds: a DOALL loop, a stencil, a 2-D update, a row reduction
+REGIONS = [
+    "for (i = 0; i < n; i++) y[i] = a * x[i] + y[i];",
+    "for (i = 1; i < n - 1; i++) y[i] = 0.33 * (x[i - 1] + x[i] + x[i + 1]);",
+    "for (i = 0; i < n; i++) for (j = 0; j < n; j++) A[i][j] = A[i][j] * a + x[i] * y[j];",
+    ("for (i = 0; i < n; i++) { s = 0.0; for (j = 0; j < n; j++) s += A[i][j] * x[j]; "
+     "y[i] = s; }"),
+]
+
+
+def _file(tmp_path: Path) -> Path:
+    functions = [f"void f{k}(int n, double a, double x[n], double y[n], double A[n][n])\n"
+                 f"{{\n  int i, j;\n  double s;\n#pragma scop\n  {body}\n#pragma endscop\n}}\n"
+                 for k, body in enumerate(REGIONS)]
+    path = tmp_path / "many.c"
+    path.write_text("\n".join(functions))
+    return path
+
+
+@pytest.mark.parametrize("target", ["cuda", "openmp"])
+def test_parallel_compile_writes_the_same_files(tmp_path, capsys, target):
+    source = _file(tmp_path)
+    written = {}
+    for jobs in (1, 3):
+        out = tmp_path / f"out{jobs}" / ("many.cu" if target == "cuda" else "many.c")
+        out.parent.mkdir()
+        assert main(["compile", str(source), "--target", target, "-o", str(out),
+                     "--jobs", str(jobs)]) == 0
+        written[jobs] = sorted((p.name, p.read_text()) for p in out.parent.iterdir())
+    capsys.readouterr()
+    assert len(written[1]) == (2 if target == "cuda" else 1)
+    assert written[1] == written[3]
+    for k in range(len(REGIONS)):
+        assert f"pc_f{k}" in written[3][0][1]
+
+
+def test_a_region_failing_in_a_worker_fails_as_in_one_process(tmp_path, capsys):
+    source = _file(tmp_path)
+    messages = []
+    for jobs in ("1", "2"):
+        code = main(["compile", str(source), "--block-sizes", "4096,4096", "--jobs", jobs,
+                     "-o", str(tmp_path / f"bad{jobs}.cu")])
+        assert code != 0
+        messages.append(capsys.readouterr().err)
+        assert not (tmp_path / f"bad{jobs}.cu").exists()
+    assert "exceeds CUDA's limit of 1024" in messages[0]
+    assert messages[0] == messages[1]
+
+
+def test_jobs_must_be_a_count(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["compile", str(_file(tmp_path)), "--jobs", "many"])
+    assert exc.value.code != 0
+    assert "expected a number of processes" in capsys.readouterr().err
