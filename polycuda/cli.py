@@ -64,6 +64,11 @@ def _size(text: str) -> tuple[str, int]:
     return name, int(value)
 
 
+# compile's default --jobs 0 starts processes only for a file of this many regions: below,
+# starting them (a new interpreter importing polycuda) costs more than it saves
+PARALLEL_REGIONS = 16
+
+
 def _jobs(text: str) -> int:
     if not text.isdigit():
         raise argparse.ArgumentTypeError(f"expected a number of processes (0: one per CPU), "
@@ -211,7 +216,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
     check_overwrite(Path(args.file), paths, args.force)
     programs = load_programs(args, options)
     _say_tuned(programs, options.target)
-    jobs = args.jobs or os.cpu_count() or 1
+    jobs = args.jobs or ((os.cpu_count() or 1) if len(programs) >= PARALLEL_REGIONS else 1)
     for path in write_outputs(Path(args.file), programs, options, args.output, jobs):
         if path != "-":
             print(f"wrote {path}", file=sys.stderr)
@@ -464,8 +469,9 @@ def parser() -> argparse.ArgumentParser:
                    help="overwrite OUT (and its _host.c) even where polycuda did not write it")
     p.add_argument("--dump-options", metavar="FILE", help="write the options used, as text")
     p.add_argument("--jobs", type=_jobs, default=0, metavar="N",
-                   help="processes compiling a file's regions in parallel (0: one per CPU; 1: "
-                        "all in this process); the output is the same with any number")
+                   help="processes compiling a file's regions in parallel (0: one per CPU for a "
+                        f"file of {PARALLEL_REGIONS} regions or more; 1: all in this "
+                        "process); the output is the same with any number")
     p.set_defaults(func=cmd_compile)
     p = sub.add_parser("show", help="dependences, schedule, the compile's named passes (what "
                        "each did, its time) or generated code")
