@@ -116,8 +116,9 @@ def check_region_names(scops: list[Scop] | tuple[Scop, ...]) -> None:
         UnsupportedConstruct: naming the region's file and line, the identifier and the
             region it clashes with.
     """
-    seen: dict[str, str] = {}
-    numbered: dict[str, re.Pattern] = {}
+    seen: dict[str, str] = {}  # identifier -> the region that defines it
+    checked: set[str] = set()  # the regions so far, whose numbered identifiers are taken
+    owners: dict[str, str] = {}  # name -> the first of `seen` that is pc_<name>_seq<k>
     for scop in scops:
         mine = region_identifiers(scop.name)
         why = next((f"its identifier '{i}' is one of polycuda's own" for i in mine
@@ -129,17 +130,32 @@ def check_region_names(scops: list[Scop] | tuple[Scop, ...]) -> None:
             why = next((f"its identifier '{i}' is also one of region '{seen[i]}'" for i in mine
                         if i in seen), None)
         if why is None:  # a function f_seq0 beside f: f's C target defines pc_f_seq0
-            own = region_numbered(scop.name)
-            why = next((f"its identifier '{i}' is also one of region '{other}'"
-                        for other, theirs in numbered.items() for i in mine
-                        if theirs.fullmatch(i)), None) or next(
-                (f"its C target's identifiers 'pc_{scop.name}_seq<k>' take '{i}' of region "
-                 f"'{seen[i]}'" for i in seen if own.fullmatch(i)), None)
-            numbered[scop.name] = own
+            why = next((f"its identifier '{i}' is also one of region '{_numbered_owner(i)}'"
+                        for i in mine if _numbered_owner(i) in checked), None)
+            if why is None and scop.name in owners:
+                taken = owners[scop.name]
+                why = (f"its C target's identifiers 'pc_{scop.name}_seq<k>' take '{taken}' of "
+                       f"region '{seen[taken]}'")
+            checked.add(scop.name)
         if why is not None:
             raise UnsupportedConstruct(f"region '{scop.name}' cannot be compiled: {why}; rename "
                                        "its function", _region_loc(scop))
         seen.update(dict.fromkeys(mine, scop.name))
+        for i in mine:
+            owner = _numbered_owner(i)
+            if owner is not None:
+                owners.setdefault(owner, i)
+
+
+# pc_<name>_seq<k>: <name> is the region whose numbered identifier it would be (one split: the
+# suffix must be followed by digits alone), looked up instead of matching every region's pattern
+_NUMBERED = re.compile(rf"pc_(.+)(?:{'|'.join(REGION_NUMBERED)})\d+")
+
+
+def _numbered_owner(identifier: str) -> str | None:
+    """The region name `n` for which `identifier` is one of region_numbered(n), if any."""
+    match = _NUMBERED.fullmatch(identifier)
+    return match.group(1) if match else None
 
 
 def _region_loc(scop: Scop) -> SourceLoc | None:
