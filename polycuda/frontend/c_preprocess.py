@@ -68,6 +68,7 @@ class Unit:
     pp_lines: dict[tuple[str, int], str] = field(default_factory=dict)
     function_lines: dict[str, tuple[int, int]] = field(default_factory=dict)
     _file_lines: dict[str, list[str]] = field(default_factory=dict)
+    _line_starts: list[int] = field(default_factory=list, repr=False, compare=False)
 
     def lines_of(self, file: str) -> list[str]:
         if file not in self._file_lines:
@@ -92,10 +93,13 @@ class Unit:
 
     def line_start(self, line: int) -> int:
         """Character offset of the start of 1-based `line` in the main file's text."""
-        offset = 0
-        for _ in range(line - 1):
-            offset = self.text.index("\n", offset) + 1
-        return offset
+        if not self._line_starts:  # once per file: a file of many regions asks for each
+            self._line_starts.append(0)
+            self._line_starts.extend(m.end() for m in re.finditer("\n", self.text))
+        if line > len(self._line_starts):
+            raise ValueError(f"line {line} is not in {self.file} "
+                             f"({len(self._line_starts)} lines)")
+        return self._line_starts[max(line, 1) - 1]
 
     def line_end(self, line: int) -> int:
         """Offset just past the end of `line` in the main file's text, its newline included."""

@@ -549,3 +549,17 @@ def test_unsupported_globals_and_enumerators_only_fail_when_used():
         parse_one(text.replace("X[i] = C;", "X[i] = B;"))
     with pytest.raises(UnsupportedConstruct, match="global variable 'D'"):
         parse_one(text.replace("X[i] = C;", "X[i] = D;"))
+
+
+def test_line_offsets_of_the_main_file():
+    """Unit.line_start/line_end (where a region's text is cut out and replaced by a call): the
+    offsets of every line, the last one without a newline, and a line past the end refused."""
+    from polycuda.frontend.c_preprocess import Unit
+
+    text = "a\nbc\n\nd"
+    unit = Unit("f.c", text, None)
+    assert [unit.line_start(k) for k in (1, 2, 3, 4)] == [0, 2, 5, 6]
+    assert [text[unit.line_start(k):unit.line_end(k)] for k in (1, 2, 3, 4)] == \
+        ["a\n", "bc\n", "\n", "d"]
+    with pytest.raises(ValueError, match="line 5 is not in f.c"):
+        unit.line_start(5)
