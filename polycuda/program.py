@@ -273,8 +273,11 @@ def _pool_map(fn: Callable, jobs: list, workers: int) -> Iterator:
     # forkserver: the children never inherit the parent's CUDA context or threads
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["polycuda.program"])  # imported once, not per worker
-    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
+    pool = concurrent.futures.ProcessPoolExecutor(workers, mp_context=context)
+    try:
         yield from pool.map(fn, jobs)
+    finally:  # a caller that stops early (an error) does not wait for the jobs not started
+        pool.shutdown(cancel_futures=True)
 
 
 def _generate_quietly(job: tuple[Scop, Options]) -> tuple[str | None, list[tuple[str, type]]]:
