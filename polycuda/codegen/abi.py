@@ -95,11 +95,6 @@ RUNTIME_IDENTIFIER = re.compile(
 REGION_NUMBERED = ("_seq",)
 
 
-def region_numbered(name: str) -> re.Pattern:
-    """The numbered file-scope identifiers of a region named `name` (REGION_NUMBERED)."""
-    return re.compile(rf"pc_{re.escape(name)}({'|'.join(REGION_NUMBERED)})\d+")
-
-
 def region_identifiers(name: str) -> tuple[str, ...]:
     """The file-scope identifiers of a region named `name` (REGION_SUFFIXES), and the entry of
     its reference build."""
@@ -130,8 +125,8 @@ def check_region_names(scops: list[Scop] | tuple[Scop, ...]) -> None:
             why = next((f"its identifier '{i}' is also one of region '{seen[i]}'" for i in mine
                         if i in seen), None)
         if why is None:  # a function f_seq0 beside f: f's C target defines pc_f_seq0
-            why = next((f"its identifier '{i}' is also one of region '{_numbered_owner(i)}'"
-                        for i in mine if _numbered_owner(i) in checked), None)
+            why = next((f"its identifier '{i}' is also one of region '{numbered_owner(i)}'"
+                        for i in mine if numbered_owner(i) in checked), None)
             if why is None and scop.name in owners:
                 taken = owners[scop.name]
                 why = (f"its C target's identifiers 'pc_{scop.name}_seq<k>' take '{taken}' of "
@@ -142,7 +137,7 @@ def check_region_names(scops: list[Scop] | tuple[Scop, ...]) -> None:
                                        "its function", _region_loc(scop))
         seen.update(dict.fromkeys(mine, scop.name))
         for i in mine:
-            owner = _numbered_owner(i)
+            owner = numbered_owner(i)
             if owner is not None:
                 owners.setdefault(owner, i)
 
@@ -152,8 +147,9 @@ def check_region_names(scops: list[Scop] | tuple[Scop, ...]) -> None:
 _NUMBERED = re.compile(rf"pc_(.+)(?:{'|'.join(REGION_NUMBERED)})\d+")
 
 
-def _numbered_owner(identifier: str) -> str | None:
-    """The region name `n` for which `identifier` is one of region_numbered(n), if any."""
+def numbered_owner(identifier: str) -> str | None:
+    """The region name whose numbered file-scope identifiers (pc_<name><REGION_NUMBERED><k>)
+    include `identifier`, if any."""
     match = _NUMBERED.fullmatch(identifier)
     return match.group(1) if match else None
 

@@ -6,24 +6,15 @@ from pathlib import Path
 
 import pytest
 
+from bench import many_regions
 from polycuda.cli import main
 
-# four regions of different kinds: a DOALL loop, a stencil, a 2-D update, a row reduction
-REGIONS = [
-    "for (i = 0; i < n; i++) y[i] = a * x[i] + y[i];",
-    "for (i = 1; i < n - 1; i++) y[i] = 0.33 * (x[i - 1] + x[i] + x[i + 1]);",
-    "for (i = 0; i < n; i++) for (j = 0; j < n; j++) A[i][j] = A[i][j] * a + x[i] * y[j];",
-    ("for (i = 0; i < n; i++) { s = 0.0; for (j = 0; j < n; j++) s += A[i][j] * x[j]; "
-     "y[i] = s; }"),
-]
+KINDS = len(many_regions.BODIES)  # one region of each kind
 
 
 def _file(tmp_path: Path) -> Path:
-    functions = [f"void f{k}(int n, double a, double x[n], double y[n], double A[n][n])\n"
-                 f"{{\n  int i, j;\n  double s;\n#pragma scop\n  {body}\n#pragma endscop\n}}\n"
-                 for k, body in enumerate(REGIONS)]
     path = tmp_path / "many.c"
-    path.write_text("\n".join(functions))
+    path.write_text(many_regions.source(KINDS))
     return path
 
 
@@ -40,7 +31,7 @@ def test_parallel_compile_writes_the_same_files(tmp_path, capsys, target):
     capsys.readouterr()
     assert len(written[1]) == (2 if target == "cuda" else 1)
     assert written[1] == written[3]
-    for k in range(len(REGIONS)):
+    for k in range(KINDS):
         assert f"pc_f{k}" in written[3][0][1]
 
 
@@ -55,6 +46,20 @@ def test_a_region_failing_in_a_worker_fails_as_in_one_process(tmp_path, capsys):
         assert not (tmp_path / f"bad{jobs}.cu").exists()
     assert "exceeds CUDA's limit of 1024" in messages[0]
     assert messages[0] == messages[1]
+
+
+def test_a_workers_warnings_come_in_region_order(tmp_path, capsys):
+    source = _file(tmp_path)
+    errs = []
+    for jobs in ("1", "2"):
+        assert main(["compile", str(source), "--ast-operations", "2000", "--jobs", jobs,
+                     "-o", str(tmp_path / f"w{jobs}.cu")]) == 0
+        errs.append([line for line in capsys.readouterr().err.splitlines()
+                     if "warning:" in line])
+    assert any("the AST build" in line for line in errs[0])
+    assert [line.split("'")[1] for line in errs[0]] == sorted(
+        line.split("'")[1] for line in errs[0])  # f0's, then f1's, ...
+    assert errs[0] == errs[1]
 
 
 def test_jobs_must_be_a_count(tmp_path, capsys):
