@@ -100,9 +100,9 @@ def build_shared(source: str, target: str, *, flags: tuple[str, ...] = (),
     Example:
         >>> lib = build_shared("int pc_f(void) { return 0; }", "c")   # doctest: +SKIP
     """
-    text, compiler, arch = _prepare(source, target, arch)
-    key = cache_key(text, target, flags, arch, compiler)
     root = Path(cache) if cache is not None else cache_dir()
+    text, compiler, arch = _prepare(source, target, arch, flags, root)
+    key = cache_key(text, target, flags, arch, compiler)
     lib = root / f"{target}-{key[:32]}.so"
     if lib.exists():
         return lib
@@ -127,7 +127,7 @@ def compile_only(source: str, target: str, *, flags: tuple[str, ...] = (),
         BuildError: the compiler rejected the source.
         ToolNotFoundError: the compiler is not installed.
     """
-    text, compiler, arch = _prepare(source, target, arch)
+    text, compiler, arch = _prepare(source, target, arch, flags, cache_dir())
     with tempfile.TemporaryDirectory(prefix="polycuda-check-") as tmp:
         src = Path(tmp) / f"kernel{_SUFFIX[target]}"
         src.write_text(text)
@@ -154,16 +154,48 @@ def resource_usage_report(source: str, *, arch: str | None = None) -> str:
         return run_compiler(cmd)
 
 
-def _prepare(source: str, target: str, arch: str | None) -> tuple[str, str, str | None]:
-    """(text to compile, compiler path, resolved arch) of a build."""
+def _prepare(source: str, target: str, arch: str | None, flags: tuple[str, ...] = (),
+             root: Path | None = None) -> tuple[str, str, str | None]:
+    """(text to compile, compiler path, resolved arch) of a build; an emulated build includes
+    the emulator's headers precompiled in `root` (emulator_header) when a root is given."""
     if target not in TARGETS:
         raise InvalidConfigError(f"{target=} is not one of {TARGETS}")
-    text = source
+    text, compiler = source, compiler_for(target)
     if target == "emulate":
         from polycuda.runtime import emulate  # here: emulate imports this module
 
-        text = emulate.translate(source)
-    return text, compiler_for(target), resolve_arch(target, arch)
+        header = emulator_header(compiler, tuple(flags), root) if root is not None else None
+        text = emulate.translate(source, header=header)
+    return text, compiler, resolve_arch(target, arch)
+
+
+# The emulator's headers, precompiled: <name>.h and <name>.h.gch in the build cache.
+HEADER_PREFIX = "emulate-header-"
+
+
+def emulator_header(compiler: str, flags: tuple[str, ...], root: Path) -> Path:
+    """The emulator's headers as one file in `root`, precompiled beside it (<file>.gch) with
+    the flags of the builds that include it: g++ then reads the .gch instead of parsing and
+    instantiating the whole emulator in every emulated build, which was most of the cost of
+    building a small kernel. Made once per header text, flags and compiler. Where the .gch
+    does not fit a build, g++ reads the header itself: slower, never different code.
+    """
+    from polycuda.runtime import emulate  # here: emulate imports this module
+
+    text = emulate.emulation_header()
+    cmd = [compiler, *_BASE_FLAGS["emulate"], "-fPIC", *flags, "-x", "c++-header"]
+    key = hashlib.sha256(json.dumps([text, cmd, compiler_version(compiler)]).encode())
+    header = root / f"{HEADER_PREFIX}{key.hexdigest()[:32]}.h"
+    pch = header.with_name(header.name + ".gch")
+    if pch.exists() and header.exists():
+        return header
+    root.mkdir(parents=True, exist_ok=True)
+    atomic_write(header, text, root)
+    with tempfile.TemporaryDirectory(dir=root, prefix=".build-") as tmp:
+        out = Path(tmp) / "header.gch"
+        run_compiler([*cmd, str(header), "-o", str(out)])
+        os.replace(out, pch)  # concurrent builders write whole files under one name
+    return header
 
 
 def compiler_for(target: str) -> str:

@@ -11,7 +11,9 @@ from pathlib import Path
 from polycuda.runtime import build
 
 # build.build_shared's names: <target>-<32 hex digits of the key>.so and its source beside it
-_BUILT = re.compile(r"(%s)-[0-9a-f]{32}\.(so|c|cu|cpp)" % "|".join(build.TARGETS))
+# and the emulator's precompiled headers, <HEADER_PREFIX><32 hex digits>.h and .h.gch
+_BUILT = re.compile(r"(%s)-[0-9a-f]{32}\.(so|c|cu|cpp)|%s[0-9a-f]{32}\.h(\.gch)?"
+                    % ("|".join(build.TARGETS), build.HEADER_PREFIX))
 TUNE = "tune"  # tune/results/*.json: tune's results; tune/*.json: calibrations
 
 

@@ -55,8 +55,11 @@ class Function:
     body: tuple[int, int]
 
 
-def translate(cuda_source: str, *, filename: str = "kernel.cu") -> str:
-    """The C++ text that g++ builds for target "emulate": the emulator's headers, then `cuda_source`.
+def translate(cuda_source: str, *, filename: str = "kernel.cu", header: Path | None = None
+              ) -> str:
+    """The C++ text that g++ builds for target "emulate": the emulator's headers (or an
+    #include of `header`, a file that holds them: build.py's precompiled copy), then
+    `cuda_source`.
 
     Comments are blanked (line numbers kept: errors point into the .cu file through #line),
     CUDA runtime and cooperative groups includes dropped, launches (`<<<>>>` and
@@ -80,7 +83,8 @@ def translate(cuda_source: str, *, filename: str = "kernel.cu") -> str:
     edits += cooperative_edits(code, masked)
     edits += shared_edits(code, masked, functions)
     text = apply_edits(code, edits)
-    return f'{emulation_header()}\n#line 1 "{filename}"\n{text}'
+    prelude = emulation_header() if header is None else f'#include "{header}"'
+    return f'{prelude}\n#line 1 "{filename}"\n{text}'
 
 
 @lru_cache(maxsize=1)

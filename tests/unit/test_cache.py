@@ -16,6 +16,14 @@ def test_cache_shows_and_clears_only_its_own_files(tmp_path, monkeypatch, capsys
     built, tuned, calibrations = cache.parts()
     assert set(built.files) == {lib, lib.with_suffix(".c")} and built.bytes > 0
     assert len(tuned.files) == 1 and len(calibrations.files) == 1
+    emulated = build.build_shared('extern "C" int pc_g(void) { return 2; }', "emulate")
+    header = next(tmp_path.glob(build.HEADER_PREFIX + "*.h"))
+    built = cache.parts()[0]
+    assert {header, header.with_name(header.name + ".gch"), emulated} < set(built.files)
+    assert cli.main(["cache", "--clear"]) == 0
+    assert f"removed {len(built.files)} files" in capsys.readouterr().out
+    assert not header.exists() and not emulated.exists()
+    lib = build.build_shared("int pc_f(void) { return 1; }", "c")
     assert cli.main(["cache"]) == 0
     out = capsys.readouterr().out
     assert f"build cache {tmp_path} " in out and "built libraries and their sources: 2 files" in out

@@ -159,6 +159,24 @@ def test_compile_commands_per_target(tmp_path):
     assert build.resolve_arch("c", "sm_75") is None
 
 
+def test_emulated_builds_read_the_precompiled_emulator_header(tmp_path):
+    kernel = ("__global__ void k(double *a) { a[threadIdx.x] += 1.0; }\n"
+              'extern "C" int pc_k(double *a) { k<<<1, 32>>>(a); return 0; }\n')
+    lib = build.build_shared(kernel, "emulate", cache=tmp_path)
+    headers = sorted(p.name for p in tmp_path.glob(build.HEADER_PREFIX + "*"))
+    assert len(headers) == 2 and headers[1] == headers[0] + ".gch"
+    source = lib.with_suffix(".cpp")
+    assert f'#include "{tmp_path / headers[0]}"' in source.read_text()
+    # g++ -H marks a precompiled header it uses with "!" (one it rejects with "x")
+    cmd = build.compile_command("emulate", device.find_cxx(), source, tmp_path / "k.o",
+                                ("-H", "-Winvalid-pch"), shared=False)
+    assert f"! {tmp_path / headers[1]}" in build.run_compiler(cmd).splitlines()
+    # other flags, another precompiled header; the same flags, the same one
+    build.build_shared(kernel, "emulate", flags=("-DPC_EMU_SEED=3ULL",), cache=tmp_path)
+    build.build_shared(kernel + "\n", "emulate", cache=tmp_path)
+    assert len(list(tmp_path.glob(build.HEADER_PREFIX + "*.gch"))) == 2
+
+
 @needs_nvcc
 def test_compile_only_cuda_with_nvcc():
     build.compile_only("__global__ void k(double *a) { a[threadIdx.x] += 1.0; }\n"
