@@ -12,8 +12,8 @@ from polycuda.runtime import build
 
 # build.build_shared's names: <target>-<32 hex digits of the key>.so and its source beside it
 # and the emulator's precompiled headers, <HEADER_PREFIX><32 hex digits>.h and .h.gch
-_BUILT = re.compile(r"(%s)-[0-9a-f]{32}\.(so|c|cu|cpp)|%s[0-9a-f]{32}\.h(\.gch)?"
-                    % ("|".join(build.TARGETS), build.HEADER_PREFIX))
+_BUILT = re.compile(rf"({'|'.join(build.TARGETS)})-[0-9a-f]{{32}}\.(so|c|cu|cpp)"
+                    rf"|{build.HEADER_PREFIX}[0-9a-f]{{32}}\.h(\.gch)?")
 TUNE = "tune"  # tune/results/*.json: tune's results; tune/*.json: calibrations
 
 
