@@ -176,7 +176,7 @@ HEADER_PREFIX = "emulate-header-"
 def emulator_header(compiler: str, flags: tuple[str, ...], root: Path) -> Path:
     """The emulator's headers as one file in `root`, precompiled beside it (<file>.gch) with
     the flags of the builds that include it: g++ then reads the .gch instead of parsing and
-    instantiating the whole emulator in every emulated build, which was most of the cost of
+    instantiating the whole emulator in every emulated build, a large part of the cost of
     building a small kernel. Made once per header text, flags and compiler. Where the .gch
     does not fit a build, g++ reads the header itself: slower, never different code.
     """
