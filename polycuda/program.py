@@ -252,13 +252,11 @@ def generate_sources(programs: tuple[Program, ...], target: str | None, workers:
     record per region)."""
     jobs = [(p.scop, p.effective_options(target)) for p in programs]
     count = min(len(jobs), workers)
-    if count <= 1:
-        return [_generate(scop, opts).source
-                for _, (scop, opts) in zip(regions(list(programs)), jobs)]
-    results = iter(_pool_map(_generate_quietly, jobs, count))
+    results = _pool_map(_generate_quietly, jobs, count) if count > 1 else None
     sources = []
     for _, (scop, opts) in zip(regions(list(programs)), jobs):
-        source, caught = next(results)
+        # in this process: the source is compiled below, its warnings given as they come
+        source, caught = next(results) if results is not None else (None, [])
         for message, category in caught:
             warnings.warn(message, category, stacklevel=2)
         sources.append(source if source is not None else _generate(scop, opts).source)
