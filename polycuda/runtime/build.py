@@ -101,8 +101,8 @@ def build_shared(source: str, target: str, *, flags: tuple[str, ...] = (),
         >>> lib = build_shared("int pc_f(void) { return 0; }", "c")   # doctest: +SKIP
     """
     root = Path(cache) if cache is not None else cache_dir()
-    text, compiler, arch = _prepare(source, target, arch, flags, root)
-    key = cache_key(text, target, flags, arch, compiler)
+    text, compiler, arch, objects = _prepare(source, target, arch, flags, root)
+    key = cache_key(text, target, flags, arch, compiler, objects)
     lib = root / f"{target}-{key[:32]}.so"
     if lib.exists():
         return lib
@@ -111,7 +111,7 @@ def build_shared(source: str, target: str, *, flags: tuple[str, ...] = (),
         src = Path(tmp) / f"kernel{_SUFFIX[target]}"
         src.write_text(text)
         out = Path(tmp) / "lib.so"
-        run_compiler(compile_command(target, compiler, src, out, flags, arch))
+        run_compiler(compile_command(target, compiler, src, out, flags, arch, objects=objects))
         atomic_write(lib.with_suffix(_SUFFIX[target]), text, root)
         os.replace(out, lib)  # atomic on one filesystem: readers see no file or a whole one
     return lib
@@ -127,7 +127,7 @@ def compile_only(source: str, target: str, *, flags: tuple[str, ...] = (),
         BuildError: the compiler rejected the source.
         ToolNotFoundError: the compiler is not installed.
     """
-    text, compiler, arch = _prepare(source, target, arch, flags, cache_dir())
+    text, compiler, arch, _ = _prepare(source, target, arch, flags, cache_dir())
     with tempfile.TemporaryDirectory(prefix="polycuda-check-") as tmp:
         src = Path(tmp) / f"kernel{_SUFFIX[target]}"
         src.write_text(text)
@@ -145,7 +145,7 @@ def resource_usage_report(source: str, *, arch: str | None = None) -> str:
         BuildError: nvcc rejected the source.
         ToolNotFoundError: nvcc is not installed.
     """
-    text, compiler, arch = _prepare(source, "cuda", arch)
+    text, compiler, arch, _ = _prepare(source, "cuda", arch)
     with tempfile.TemporaryDirectory(prefix="polycuda-usage-") as tmp:
         src = Path(tmp) / "kernel.cu"
         src.write_text(text)
@@ -155,47 +155,58 @@ def resource_usage_report(source: str, *, arch: str | None = None) -> str:
 
 
 def _prepare(source: str, target: str, arch: str | None, flags: tuple[str, ...] = (),
-             root: Path | None = None) -> tuple[str, str, str | None]:
-    """(text to compile, compiler path, resolved arch) of a build; an emulated build includes
-    the emulator's headers precompiled in `root` (emulator_header) when a root is given."""
+             root: Path | None = None) -> tuple[str, str, str | None, tuple[Path, ...]]:
+    """(text to compile, compiler path, resolved arch, objects to link) of a build. When a
+    root is given, an emulated build includes the emulator's headers precompiled in `root`
+    and links its runtime compiled there (emulator_runtime); else the text holds both."""
     if target not in TARGETS:
         raise InvalidConfigError(f"{target=} is not one of {TARGETS}")
-    text, compiler = source, compiler_for(target)
+    text, compiler, objects = source, compiler_for(target), ()
     if target == "emulate":
         from polycuda.runtime import emulate  # here: emulate imports this module
 
-        header = emulator_header(compiler, tuple(flags), root) if root is not None else None
+        header = None
+        if root is not None:
+            header, runtime = emulator_runtime(compiler, tuple(flags), root)
+            objects = (runtime,)
         text = emulate.translate(source, header=header)
-    return text, compiler, resolve_arch(target, arch)
+    return text, compiler, resolve_arch(target, arch), objects
 
 
-# The emulator's headers, precompiled: <name>.h and <name>.h.gch in the build cache.
+# The emulator, built once per flags: <name>.h (its headers), <name>.h.gch (them precompiled)
+# and <name>.o (its runtime) in the build cache.
 HEADER_PREFIX = "emulate-header-"
 
 
-def emulator_header(compiler: str, flags: tuple[str, ...], root: Path) -> Path:
-    """The emulator's headers as one file in `root`, precompiled beside it (<file>.gch) with
-    the flags of the builds that include it: g++ then reads the .gch instead of parsing and
-    instantiating the whole emulator in every emulated build, a large part of the cost of
-    building a small kernel. Made once per header text, flags and compiler. Where the .gch
-    does not fit a build, g++ reads the header itself: slower, never different code.
+def emulator_runtime(compiler: str, flags: tuple[str, ...], root: Path) -> tuple[Path, Path]:
+    """(header, object): the emulator's headers as one file in `root`, precompiled beside it
+    (<file>.gch), and its runtime (emulate.RUNTIME) compiled into an object beside them, both
+    with the flags of the builds that use them. g++ then reads the .gch instead of parsing and
+    instantiating the emulator's templates in every emulated build, and compiles the kernels
+    and host code of a generated file but not the launcher, fibers and runtime API again: the
+    larger part of the cost of building a small kernel. Made once per emulator text, flags
+    and compiler. Where the .gch does not fit a build, g++ reads the header itself: slower,
+    never different code.
     """
     from polycuda.runtime import emulate  # here: emulate imports this module
 
-    text = emulate.emulation_header()
-    cmd = [compiler, *_BASE_FLAGS["emulate"], "-fPIC", *flags, "-x", "c++-header"]
-    key = hashlib.sha256(json.dumps([text, cmd, compiler_version(compiler)]).encode())
-    header = root / f"{HEADER_PREFIX}{key.hexdigest()[:32]}.h"
-    pch = header.with_name(header.name + ".gch")
-    if pch.exists() and header.exists():
-        return header
+    header_text, runtime_text = emulate.emulation_header(), emulate.emulation_runtime()
+    cmd = [compiler, *_BASE_FLAGS["emulate"], "-fPIC", *flags]
+    blob = json.dumps([header_text, runtime_text, cmd, compiler_version(compiler)])
+    header = root / f"{HEADER_PREFIX}{hashlib.sha256(blob.encode()).hexdigest()[:32]}.h"
+    pch, runtime = header.with_name(header.name + ".gch"), header.with_suffix(".o")
+    if header.exists() and pch.exists() and runtime.exists():
+        return header, runtime
     root.mkdir(parents=True, exist_ok=True)
-    atomic_write(header, text, root)
+    atomic_write(header, header_text, root)
     with tempfile.TemporaryDirectory(dir=root, prefix=".build-") as tmp:
-        out = Path(tmp) / "header.gch"
-        run_compiler([*cmd, str(header), "-o", str(out)])
-        os.replace(out, pch)  # concurrent builders write whole files under one name
-    return header
+        src, obj, gch = Path(tmp) / "runtime.cpp", Path(tmp) / "runtime.o", Path(tmp) / "h.gch"
+        src.write_text(f'#include "{header}"\n#line 1 "{emulate.RUNTIME}"\n{runtime_text}')
+        run_compiler([*cmd, "-x", "c++-header", str(header), "-o", str(gch)])
+        os.replace(gch, pch)  # concurrent builders write whole files under one name
+        run_compiler([*cmd, "-c", str(src), "-o", str(obj)])
+        os.replace(obj, runtime)
+    return header, runtime
 
 
 def compiler_for(target: str) -> str:
@@ -223,8 +234,9 @@ def resolve_arch(target: str, arch: str | None) -> str | None:
 
 def compile_command(target: str, compiler: str, src: Path, out: Path,
                     flags: tuple[str, ...] = (), arch: str | None = None,
-                    shared: bool = True) -> list[str]:
-    """The compiler command line building `src` into `out` (a .so, or a .o if not shared)."""
+                    shared: bool = True, objects: tuple[Path, ...] = ()) -> list[str]:
+    """The compiler command line building `src` into `out` (a .so linking `objects`, or a .o
+    if not shared)."""
     cmd = [compiler, *_BASE_FLAGS[target]]
     if _SANITIZE.get() and target in ASAN_TARGETS:
         cmd += ASAN_FLAGS
@@ -233,16 +245,18 @@ def compile_command(target: str, compiler: str, src: Path, out: Path,
     else:
         cmd.append("-fPIC")
     cmd += ["-shared"] if shared else ["-c"]
-    cmd += [str(src), "-o", str(out), *flags]
+    cmd += [str(src), *(map(str, objects) if shared else ()), "-o", str(out), *flags]
     if shared and target != "cuda":
         cmd.append("-lm")
     return cmd
 
 
 def cache_key(text: str, target: str, flags: tuple[str, ...], arch: str | None,
-              compiler: str) -> str:
-    """sha256 (hex) of everything that determines the built library."""
-    template = compile_command(target, compiler, Path("SRC"), Path("OUT"), tuple(flags), arch)
+              compiler: str, objects: tuple[Path, ...] = ()) -> str:
+    """sha256 (hex) of everything that determines the built library (an object's name says
+    what it was built from: emulator_runtime)."""
+    template = compile_command(target, compiler, Path("SRC"), Path("OUT"), tuple(flags), arch,
+                               objects=objects)
     blob = json.dumps([text, target, template, compiler_version(compiler)])
     return hashlib.sha256(blob.encode()).hexdigest()
 

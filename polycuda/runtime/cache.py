@@ -11,9 +11,10 @@ from pathlib import Path
 from polycuda.runtime import build
 
 # build.build_shared's names: <target>-<32 hex digits of the key>.so and its source beside it
-# and the emulator's precompiled headers, <HEADER_PREFIX><32 hex digits>.h and .h.gch
+# and the emulator's headers, precompiled headers and runtime object, <HEADER_PREFIX><32 hex
+# digits>.h, .h.gch and .o
 _BUILT = re.compile(rf"({'|'.join(build.TARGETS)})-[0-9a-f]{{32}}\.(so|c|cu|cpp)"
-                    rf"|{build.HEADER_PREFIX}[0-9a-f]{{32}}\.h(\.gch)?")
+                    rf"|{build.HEADER_PREFIX}[0-9a-f]{{32}}\.(h|h\.gch|o)")
 TUNE = "tune"  # tune/results/*.json: tune's results; tune/*.json: calibrations
 
 

@@ -1,5 +1,6 @@
 // polycuda CUDA emulator, part 2: device functions (barrier macros, cooperative groups, math
-// intrinsics, atomics). Follows cuda_emu.h (see there); cuda_emu_api.h follows it.
+// intrinsics, atomics). Follows cuda_emu.h (see there); cuda_emu_api.h follows it. The
+// barriers and the shuffle's exchange are defined in cuda_emu_runtime.cpp.
 #ifndef PC_CUDA_EMU_DEVICE_H
 #define PC_CUDA_EMU_DEVICE_H
 
@@ -15,7 +16,7 @@
 namespace cooperative_groups {
 class grid_group {
  public:
-  bool is_valid() const { return pc_emu::tl_run.cooperative; }
+  bool is_valid() const { return pc_emu::cooperative_running(); }
   void sync(int line = __builtin_LINE()) const { pc_emu::grid_barrier(line); }
   static unsigned long long num_blocks() {
     return (unsigned long long)gridDim.x * gridDim.y * gridDim.z;
@@ -95,24 +96,12 @@ static inline int __ffs(int x) { return __builtin_ffs(x); }
 // the block, as polycuda's dual reduction kernels have): a shuffle in divergent code fails as a
 // __syncthreads() there does. The mask is not checked (polycuda's kernels pass every lane).
 namespace pc_emu {
-static thread_local std::vector<unsigned long long> tl_lanes;
 template <class T> static inline T shfl_xor(unsigned mask, T v, int lane_mask, int line) {
   static_assert(sizeof(T) <= sizeof(unsigned long long), "a shuffled value of at most 8 bytes");
   (void)mask;
-  const size_t n = (size_t)blockDim.x * blockDim.y * blockDim.z;
-  if (!tl_run.fibers_on)
-    trap(cudaErrorLaunchFailure, "__shfl_xor_sync in a kernel the emulator ran without fibers");
-  const size_t me = (size_t)(tl_run.current - tl_run.fibers.data()), t = me % n;
-  const size_t partner = (t & ~(size_t)31) | ((t & 31) ^ (size_t)(lane_mask & 31));
-  if (partner >= n) trap(cudaErrorLaunchFailure, "__shfl_xor_sync: the partner lane is not a "
-                         "thread of the block (a block of a partial warp)");
-  if (tl_lanes.size() < tl_run.fibers.size()) tl_lanes.resize(tl_run.fibers.size());
   unsigned long long bits = 0;
   memcpy(&bits, &v, sizeof(T));
-  tl_lanes[me] = bits;
-  barrier(0, line);
-  bits = tl_lanes[me - t + partner];
-  barrier(0, line);
+  bits = shuffle_xor(bits, lane_mask, line);
   T out;
   memcpy(&out, &bits, sizeof(T));
   return out;

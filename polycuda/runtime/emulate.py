@@ -20,8 +20,10 @@ from pathlib import Path
 
 from polycuda.runtime import build
 
-# Package data, put in front of the source in this order.
+# Package data, put in front of the source in this order; RUNTIME defines what they declare
+# (build.py compiles it once into an object that emulated libraries link).
 HEADERS = ("cuda_emu.h", "cuda_emu_device.h", "cuda_emu_api.h")
+RUNTIME = "cuda_emu_runtime.cpp"
 _CUDA_INCLUDE = re.compile(
     r"^[ \t]*#[ \t]*include[ \t]*[<\"](cuda_runtime|cuda_runtime_api|cuda|"
     r"device_launch_parameters|cuda_device_runtime_api|cooperative_groups)\.h[>\"][^\n]*$",
@@ -57,9 +59,9 @@ class Function:
 
 def translate(cuda_source: str, *, filename: str = "kernel.cu", header: Path | None = None
               ) -> str:
-    """The C++ text that g++ builds for target "emulate": the emulator's headers (or an
-    #include of `header`, a file that holds them: build.py's precompiled copy), then
-    `cuda_source`.
+    """The C++ text that g++ builds for target "emulate": the emulator's headers and runtime
+    (or an #include of `header`, a file that holds the headers: build.py's precompiled copy,
+    with the runtime linked as an object), then `cuda_source`.
 
     Comments are blanked (line numbers kept: errors point into the .cu file through #line),
     CUDA runtime and cooperative groups includes dropped, launches (`<<<>>>` and
@@ -83,7 +85,10 @@ def translate(cuda_source: str, *, filename: str = "kernel.cu", header: Path | N
     edits += cooperative_edits(code, masked)
     edits += shared_edits(code, masked, functions)
     text = apply_edits(code, edits)
-    prelude = emulation_header() if header is None else f'#include "{header}"'
+    if header is None:
+        prelude = emulation_header() + emulation_runtime()
+    else:
+        prelude = f'#include "{header}"'
     return f'{prelude}\n#line 1 "{filename}"\n{text}'
 
 
@@ -92,6 +97,12 @@ def emulation_header() -> str:
     """The emulator's C++ headers (package data next to this module), concatenated."""
     package = resources.files("polycuda.runtime")
     return "".join(package.joinpath(name).read_text() for name in HEADERS)
+
+
+@lru_cache(maxsize=1)
+def emulation_runtime() -> str:
+    """The emulator's runtime (package data): compiled after emulation_header()."""
+    return resources.files("polycuda.runtime").joinpath(RUNTIME).read_text()
 
 
 def build_emulated(cuda_source: str, *, seed: int | None = None, flags: tuple[str, ...] = (),

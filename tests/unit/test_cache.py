@@ -19,7 +19,8 @@ def test_cache_shows_and_clears_only_its_own_files(tmp_path, monkeypatch, capsys
     emulated = build.build_shared('extern "C" int pc_g(void) { return 2; }', "emulate")
     header = next(tmp_path.glob(build.HEADER_PREFIX + "*.h"))
     built = cache.parts()[0]
-    assert {header, header.with_name(header.name + ".gch"), emulated} < set(built.files)
+    assert {header, header.with_name(header.name + ".gch"), header.with_suffix(".o"),
+            emulated} < set(built.files)
     assert cli.main(["cache", "--clear"]) == 0
     assert f"removed {len(built.files)} files" in capsys.readouterr().out
     assert not header.exists() and not emulated.exists()

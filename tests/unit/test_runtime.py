@@ -3,8 +3,10 @@ argument checks, array interop, tool discovery. No GPU needed; nvcc tests skip w
 
 from __future__ import annotations
 
+import ctypes
 import os
 import shutil
+import subprocess
 import threading
 
 import numpy as np
@@ -159,22 +161,38 @@ def test_compile_commands_per_target(tmp_path):
     assert build.resolve_arch("c", "sm_75") is None
 
 
-def test_emulated_builds_read_the_precompiled_emulator_header(tmp_path):
+def test_emulated_builds_read_the_precompiled_emulator_header_and_link_its_runtime(tmp_path):
     kernel = ("__global__ void k(double *a) { a[threadIdx.x] += 1.0; }\n"
               'extern "C" int pc_k(double *a) { k<<<1, 32>>>(a); return 0; }\n')
     lib = build.build_shared(kernel, "emulate", cache=tmp_path)
-    headers = sorted(p.name for p in tmp_path.glob(build.HEADER_PREFIX + "*"))
-    assert len(headers) == 2 and headers[1] == headers[0] + ".gch"
+    made = sorted(p.name for p in tmp_path.glob(build.HEADER_PREFIX + "*"))
+    stem = made[0].removesuffix(".h")
+    assert made == [f"{stem}.h", f"{stem}.h.gch", f"{stem}.o"]
     source = lib.with_suffix(".cpp")
-    assert f'#include "{tmp_path / headers[0]}"' in source.read_text()
+    assert f'#include "{tmp_path / made[0]}"' in source.read_text()
     # g++ -H marks a precompiled header it uses with "!" (one it rejects with "x")
     cmd = build.compile_command("emulate", device.find_cxx(), source, tmp_path / "k.o",
                                 ("-H", "-Winvalid-pch"), shared=False)
-    assert f"! {tmp_path / headers[1]}" in build.run_compiler(cmd).splitlines()
-    # other flags, another precompiled header; the same flags, the same one
+    assert f"! {tmp_path / made[1]}" in build.run_compiler(cmd).splitlines()
+    # the generated file compiles its own code only: the runtime comes from the object
+    own = subprocess.run(["nm", "--defined-only", str(tmp_path / "k.o")], capture_output=True,
+                         text=True, check=True).stdout
+    assert "pc_k" in own and "run_grid" not in own and "pc_emu_set_seed" not in own
+    exported = subprocess.run(["nm", "-D", "--defined-only", str(lib)], capture_output=True,
+                              text=True, check=True).stdout
+    assert " T pc_emu_set_seed" in exported and " T pc_k" in exported
+    assert "cudaMalloc" not in exported and "run_grid" not in exported  # hidden: never shared
+    a, b = ctypes.CDLL(str(lib)), ctypes.CDLL(str(build.build_shared(kernel + "\n", "emulate",
+                                                                    cache=tmp_path)))
+    x = (ctypes.c_double * 32)(*range(32))
+    assert a.pc_k(x) == 0 and b.pc_k(x) == 0 and list(x) == [i + 2.0 for i in range(32)]
+    # each library keeps its own runtime state, as each loaded CUDA library does
+    assert a.pc_emu_host_register(x, ctypes.c_ulonglong(8)) == 0
+    assert (a.pc_emu_pinned_ranges(), b.pc_emu_pinned_ranges()) == (1, 0)
+    # other flags, another header and runtime; the same flags, the same ones
     build.build_shared(kernel, "emulate", flags=("-DPC_EMU_SEED=3ULL",), cache=tmp_path)
-    build.build_shared(kernel + "\n", "emulate", cache=tmp_path)
     assert len(list(tmp_path.glob(build.HEADER_PREFIX + "*.gch"))) == 2
+    assert len(list(tmp_path.glob(build.HEADER_PREFIX + "*.o"))) == 2
 
 
 @needs_nvcc
