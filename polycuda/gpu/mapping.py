@@ -38,6 +38,16 @@ REDUCTION_THREADS = 256
 # block's combine are paid for by a few loads per thread.
 REDUCTION_ITERATIONS = 4
 MAX_FLATTENED = 4  # inner bands of a row reduction split by statement (row_reduction.flattened)
+# A 1-D kernel whose threads each walk a line of arrays that the thread dimension strides
+# across (thread i runs the loop over row i: adi's and deriche's row sweeps) touches one
+# 128-byte line per thread and array at each step, and reuses it on the thread's next steps
+# only while it stays in the SM's L1. The default block is halved (down to one warp) until
+# its threads' lines, one per such array, are at most LINE_THREAD_LINES: the kernel's lines
+# then stay in L1, and its few blocks spread over more SMs. The limit is where adi's row
+# sweep (four arrays) and deriche's (two) each ran fastest on the H200
+# (bench/results/2026-12-03-nvidia-h200-thin-blocks*.json; the rule's effect on every suite
+# program it changes: ...-line-threads.json).
+LINE_THREAD_LINES = 256
 
 
 def reduction_combine(op: str, options: Options) -> str:
@@ -90,6 +100,64 @@ def block_sizes_for(tiles: tuple[int, ...], options: Options, kernel: str = ""
         while math.prod(blocks) > MAX_BLOCK_THREADS and blocks[k] > 1:
             blocks[k] = (blocks[k] + 1) // 2
     return tuple(blocks)
+
+
+def line_threads(band: isl.ScheduleNode, accesses: staging.Accesses | None, threads: int
+                 ) -> int:
+    """The threads per block of the 1-D kernel of `band` (its first member mapped) in place
+    of the default `threads`: halved, down to 32, while threads x (arrays strided across) >
+    LINE_THREAD_LINES when each thread runs a loop and no access of the kernel coalesces
+    along the thread member (see LINE_THREAD_LINES); else `threads`."""
+    if accesses is None or not _runs_a_loop_per_thread(band):
+        return threads
+    strided = _strided_arrays(band, accesses)
+    if not strided:
+        return threads
+    while threads > 32 and threads * len(strided) > LINE_THREAD_LINES:
+        threads //= 2
+    return threads
+
+
+def _runs_a_loop_per_thread(band: isl.ScheduleNode) -> bool:
+    """Whether some statement below the band's first member has a loop of its own."""
+    if band.band_n_member() > 1:
+        return True
+    found: list[bool] = []
+
+    def visit(node: isl.ScheduleNode) -> bool:
+        if node.get_type() == isl.schedule_node_type.band:
+            found.append(True)
+        return not found
+
+    band.child(0).foreach_descendant_top_down(visit)
+    return bool(found)
+
+
+def _strided_arrays(band: isl.ScheduleNode, accesses: staging.Accesses) -> set[str]:
+    """The arrays that a step of the band's first member (one thread to the next) moves
+    along a dimension other than the innermost; empty when some access coalesces along it
+    (moves by one element of the innermost dimension) or when a statement's step is not one
+    iterator's (the member is a skewed or piecewise row): the rule does not apply then."""
+    strided: set[str] = set()
+    for stmt_set, (row,) in wavefront.statement_rows(band.band_get_partial_schedule(),
+                                                     band.get_domain(), 1):
+        if row is None or sorted(map(abs, row)) != [0] * (len(row) - 1) + [1]:
+            return set()
+        step = [1 if c else 0 for c in row]
+        found: list[isl.BasicMap] = []
+        accesses.reads.union(accesses.writes).intersect_domain(
+            isl.UnionSet.from_set(stmt_set)).foreach_map(
+            lambda amap, found=found: amap.foreach_basic_map(found.append))
+        for access in found:
+            subscripts = wavefront.subscript_rows(access)
+            if subscripts is None:
+                continue
+            moved = [sum(c * d for c, d in zip(sub, step)) for sub in subscripts]
+            if all(v == 0 for v in moved[:-1]) and moved[-1] != 0:
+                return set()  # along the innermost dimension: coalesced (or a stride)
+            if any(moved[:-1]):
+                strided.add(access.get_tuple_name(isl.dim_type.out))
+    return strided
 
 
 def _leading_coincident(node: isl.ScheduleNode, limit: int) -> int:
@@ -173,6 +241,8 @@ class _Mapper:
                 node = node.band_split(1)
             return self.visit(node.child(0)).parent()
         tiles = tile_sizes_for(n, self.options)
+        if n == 1 and not self.options.tile_sizes and not self.options.block_sizes:
+            tiles = (line_threads(node, self.accesses, tiles[0]),)
         name = self._name()
         regs = register_tiling.points_per_thread(tiles, self.options, name)
         gemm = shared_promotion.gemm_like(node, n, self.options)

@@ -161,14 +161,14 @@ def _coalesced_accesses(band: isl.ScheduleNode, reads: isl.UnionMap, writes: isl
     """
     n = band.band_n_member()
     counts = [0] * n
-    for stmt_set, rows in _statement_rows(band.band_get_partial_schedule(),
-                                          band.get_domain(), n):
+    for stmt_set, rows in statement_rows(band.band_get_partial_schedule(),
+                                         band.get_domain(), n):
         if any(r is None for r in rows):
             continue
         accesses: list[isl.BasicMap] = []  # a stencil's reads of one array: one each
         reads.union(writes).intersect_domain(isl.UnionSet.from_set(stmt_set)).foreach_map(
             lambda amap: amap.foreach_basic_map(accesses.append))
-        subscripts = [s for s in map(_subscript_rows, accesses) if s]
+        subscripts = [s for s in map(subscript_rows, accesses) if s]
         for k in range(n):
             step = _solve([list(r) for r in rows], [1 if j == k else 0 for j in range(n)])
             if step is None:
@@ -180,8 +180,8 @@ def _coalesced_accesses(band: isl.ScheduleNode, reads: isl.UnionMap, writes: isl
     return counts
 
 
-def _statement_rows(phi: isl.MultiUnionPwAff, domain: isl.UnionSet, m: int
-                    ) -> list[tuple[isl.Set, list[tuple[int, ...] | None]]]:
+def statement_rows(phi: isl.MultiUnionPwAff, domain: isl.UnionSet, m: int
+                   ) -> list[tuple[isl.Set, list[tuple[int, ...] | None]]]:
     """Each statement's set in `domain` with the linear parts of the first m rows of `phi`
     on it (_linear_part: None for a piecewise row)."""
     found = []
@@ -192,7 +192,7 @@ def _statement_rows(phi: isl.MultiUnionPwAff, domain: isl.UnionSet, m: int
     return found
 
 
-def _subscript_rows(access: isl.BasicMap) -> list[tuple[int, ...]] | None:
+def subscript_rows(access: isl.BasicMap) -> list[tuple[int, ...]] | None:
     """The iterator coefficients of each subscript of a one-piece affine access."""
     if access.dim(isl.dim_type.out) == 0 or not access.is_single_valued():
         return None
@@ -443,7 +443,7 @@ def tied_rows(phi: isl.MultiUnionPwAff, domain: isl.UnionSet, m: int
             k = parent[k]
         return k
 
-    for _, rows in _statement_rows(phi, domain, m):
+    for _, rows in statement_rows(phi, domain, m):
         for k in range(m):
             for j in range(k):
                 if rows[k] is not None and rows[k] == rows[j]:

@@ -1,0 +1,129 @@
+"""Threads per block of the 1-D DOALL kernels whose threads each run a long sequential loop
+(adi's and deriche's sweeps: one thread per line of a grid, the recurrence along the line in
+the thread). Such a kernel has as many threads as the grid has lines, n ~ 1000-4000, so the
+default 1-D tile of 256 threads launches n / 256 blocks: a few SMs of the GPU's 132 run the
+whole sweep. This times each kernel's device entry (pc_<name>_dev, CuPy arrays: kernels and
+launches, no copies) at the default and at --tile-sizes 128, 64 and 32, same run, interleaved,
+after verifying each setting on the GPU at the suite's small sizes.
+
+Usage (from the repository root, on a GPU):
+    python3 bench/thin_blocks.py [--cases adi,deriche] [--repeats 5] [--out F]
+Writes JSON (default bench/results/<date>-<gpu>-thin-blocks.json).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import polycuda
+from kernels import suite
+from polycuda.bench import environment, scripts, timing
+from polycuda.options import Options
+from polycuda.runtime import device
+
+# kernel -> sizes timed: PolyBench's LARGE and EXTRALARGE mapped onto the suite's parameters
+CASES = {
+    "adi": ({"T": 500, "n": 1000}, {"T": 100, "n": 2000}),
+    "deriche": ({"w": 4096, "h": 2160}, {"w": 7680, "h": 4320}),
+}
+SETTINGS = {"default": (), "tile128": (128,), "tile64": (64,), "tile32": (32,)}
+
+
+def _programs(name: str) -> dict:
+    kernel = suite.by_name(name)
+    base = Options(target="cuda", tuned_sizes=False)
+    return {setting: polycuda.compile(str(kernel.c_path), function=kernel.function,
+                                      options=base.replace(tile_sizes=tiles))
+            for setting, tiles in SETTINGS.items()}
+
+
+def _inputs(name: str, sizes: dict, seed: int = 0) -> dict:
+    kernel = suite.by_name(name)
+    args = suite.random_args(kernel, sizes, np.random.default_rng(seed))
+    return {a.name: v for a, v in zip(suite.c_args(kernel), args)}
+
+
+def measure(name: str, repeats: int) -> dict:
+    import cupy as cp
+
+    progs = _programs(name)
+    kernel = suite.by_name(name)
+    for setting, prog in progs.items():
+        bad = [r for r in prog.verify(dict(kernel.small), targets=("cuda",),
+                                      raise_on_mismatch=False) if not r.ok]
+        if bad:
+            raise SystemExit(f"{name}/{setting}: wrong result: {bad[0].message}")
+    libs = {s: p.kernel("cuda") for s, p in progs.items()}
+    section = {"settings": {s: list(t) for s, t in SETTINGS.items()},
+               "launches": {s: [line.strip() for line in p.generate().source.splitlines()
+                                if "<<<" in line] for s, p in progs.items()},
+               "sizes": []}
+    for sizes in CASES[name]:
+        host = _inputs(name, sizes)
+        results = {}
+        for setting, lib in libs.items():  # one run each from the same inputs: must agree
+            dev = {k: cp.asarray(v) if isinstance(v, np.ndarray) else v for k, v in host.items()}
+            lib(**dev)
+            cp.cuda.Device().synchronize()
+            results[setting] = {k: cp.asnumpy(v) for k, v in dev.items()
+                                if isinstance(v, cp.ndarray)}
+        for setting in progs:
+            for k, v in results[setting].items():
+                if not np.allclose(v, results["default"][k], rtol=1e-9, atol=1e-12,
+                                   equal_nan=True):
+                    raise SystemExit(f"{name} at {sizes}: {k} differs between {setting} and "
+                                     "the default")
+        dev = {k: cp.asarray(v) if isinstance(v, np.ndarray) else v for k, v in host.items()}
+
+        def run(setting: str, dev: dict = dev) -> float:
+            cp.cuda.Device().synchronize()
+            start = time.perf_counter()
+            libs[setting](**dev)
+            cp.cuda.Device().synchronize()
+            return time.perf_counter() - start
+
+        times = timing.interleaved(list(progs), run, repeats)
+        entry = {"sizes": sizes, **{s: timing.spread(t) for s, t in times.items()}}
+        entry["default_over"] = {s: entry["default"]["median_s"] / entry[s]["median_s"]
+                                 for s in progs}
+        section["sizes"].append(entry)
+        print(f"  {name} {sizes}: " + ", ".join(f"{s} {entry[s]['median_s'] * 1e3:.3f} ms"
+                                                for s in progs), flush=True)
+    return section
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--cases", default=",".join(CASES))
+    p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--out", help="JSON file (default bench/results/<date>-<gpu>-thin-blocks"
+                                 ".json)")
+    args = p.parse_args(argv)
+    names = scripts.chosen_names(p, args.cases, CASES)
+    gpu = device.gpu_info()
+    if gpu is None:
+        p.error("no GPU found")
+    date = datetime.date.today().isoformat()
+    result = {"what": "device entry pc_<name>_dev on CuPy arrays (perf_counter around the "
+                      "call and a synchronize), settings interleaved, medians of --repeats",
+              **scripts.header(), "kernels": {}}
+    for name in names:
+        result["kernels"][name] = measure(name, args.repeats)
+        out = Path(args.out or f"bench/results/{date}-{environment.slug(gpu.name)}"
+                               "-thin-blocks.json")
+        out.write_text(json.dumps(result, indent=1) + "\n")
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
