@@ -20,7 +20,6 @@ import ctypes
 import datetime
 import json
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -130,8 +129,6 @@ def _rule(prog):
 
 
 def measure(name: str, repeats: int) -> dict:
-    import cupy as cp
-
     progs = _programs(name)
     for setting, prog in progs.items():
         for sizes in SMALL[name]:
@@ -146,29 +143,7 @@ def measure(name: str, repeats: int) -> dict:
                "sizes": []}
     for sizes in CASES[name] + HELD_OUT.get(name, ()):
         host = _inputs(progs["default"], sizes)
-        results = {}
-        for setting, lib in libs.items():  # one run each from the same inputs: must agree
-            dev = {k: cp.asarray(v) if isinstance(v, np.ndarray) else v for k, v in host.items()}
-            lib(**dev)
-            cp.cuda.Device().synchronize()
-            results[setting] = {k: cp.asnumpy(v) for k, v in dev.items()
-                                if isinstance(v, cp.ndarray)}
-        for setting in progs:
-            for k, v in results[setting].items():
-                if not np.allclose(v, results["default"][k], rtol=1e-9, atol=1e-12,
-                                   equal_nan=True):
-                    raise SystemExit(f"{name} at {sizes}: {k} differs between {setting} and "
-                                     "the default")
-        dev = {k: cp.asarray(v) if isinstance(v, np.ndarray) else v for k, v in host.items()}
-
-        def run(setting: str) -> float:
-            cp.cuda.Device().synchronize()
-            start = time.perf_counter()
-            libs[setting](**dev)
-            cp.cuda.Device().synchronize()
-            return time.perf_counter() - start
-
-        times = timing.interleaved(list(progs), run, repeats)
+        times = scripts.device_settings(libs, host, repeats, f"{name} at {sizes}")
         picks = both.picks(sizes) if both else None
         entry = {"sizes": sizes, "held_out": sizes in HELD_OUT.get(name, ()),
                  "rule_picks": both and both.schedulers[int(bool(picks))],

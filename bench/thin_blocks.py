@@ -1,23 +1,22 @@
 """Threads per block of the 1-D DOALL kernels whose threads each run a long sequential loop
 (adi's and deriche's sweeps: one thread per line of a grid, the recurrence along the line in
-the thread). Such a kernel has as many threads as the grid has lines, n ~ 1000-4000, so the
-default 1-D tile of 256 threads launches n / 256 blocks: a few SMs of the GPU's 132 run the
-whole sweep. This times each kernel's device entry (pc_<name>_dev, CuPy arrays: kernels and
-launches, no copies) at the default and at --tile-sizes 128, 64 and 32, same run, interleaved,
-after verifying each setting on the GPU at the suite's small sizes.
+the thread). Such a kernel has as many threads as the grid has lines, n ~ 1000-4000, so a
+1-D tile of 256 threads launches n / 256 blocks: a few SMs of the GPU's 132 run the whole
+sweep. This times each kernel's device entry (pc_<name>_dev, CuPy arrays: kernels and
+launches, no copies) at the compiler's default sizes and at --tile-sizes 128, 64 and 32, same
+run, interleaved, after verifying each setting on the GPU at the suite's small sizes.
+(bench/results/2026-12-03-nvidia-h200-thin-blocks.json was measured before gpu/mapping.py's
+line_threads rule, when the default was 256 threads for every 1-D kernel.)
 
 Usage (from the repository root, on a GPU):
-    python3 bench/thin_blocks.py [--cases adi,deriche] [--repeats 5] [--out F]
-Writes JSON (default bench/results/<date>-<gpu>-thin-blocks.json).
+    python3 bench/thin_blocks.py --out F [--cases adi,deriche] [--repeats 5]
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -26,9 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import polycuda
 from kernels import suite
-from polycuda.bench import environment, scripts, timing
+from polycuda.bench import scripts, timing
 from polycuda.options import Options
-from polycuda.runtime import device
 
 # kernel -> sizes timed: PolyBench's LARGE and EXTRALARGE mapped onto the suite's parameters
 CASES = {
@@ -53,8 +51,6 @@ def _inputs(name: str, sizes: dict, seed: int = 0) -> dict:
 
 
 def measure(name: str, repeats: int) -> dict:
-    import cupy as cp
-
     progs = _programs(name)
     kernel = suite.by_name(name)
     for setting, prog in progs.items():
@@ -69,29 +65,7 @@ def measure(name: str, repeats: int) -> dict:
                "sizes": []}
     for sizes in CASES[name]:
         host = _inputs(name, sizes)
-        results = {}
-        for setting, lib in libs.items():  # one run each from the same inputs: must agree
-            dev = {k: cp.asarray(v) if isinstance(v, np.ndarray) else v for k, v in host.items()}
-            lib(**dev)
-            cp.cuda.Device().synchronize()
-            results[setting] = {k: cp.asnumpy(v) for k, v in dev.items()
-                                if isinstance(v, cp.ndarray)}
-        for setting in progs:
-            for k, v in results[setting].items():
-                if not np.allclose(v, results["default"][k], rtol=1e-9, atol=1e-12,
-                                   equal_nan=True):
-                    raise SystemExit(f"{name} at {sizes}: {k} differs between {setting} and "
-                                     "the default")
-        dev = {k: cp.asarray(v) if isinstance(v, np.ndarray) else v for k, v in host.items()}
-
-        def run(setting: str, dev: dict = dev) -> float:
-            cp.cuda.Device().synchronize()
-            start = time.perf_counter()
-            libs[setting](**dev)
-            cp.cuda.Device().synchronize()
-            return time.perf_counter() - start
-
-        times = timing.interleaved(list(progs), run, repeats)
+        times = scripts.device_settings(libs, host, repeats, f"{name} at {sizes}")
         entry = {"sizes": sizes, **{s: timing.spread(t) for s, t in times.items()}}
         entry["default_over"] = {s: entry["default"]["median_s"] / entry[s]["median_s"]
                                  for s in progs}
@@ -105,23 +79,14 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--cases", default=",".join(CASES))
     p.add_argument("--repeats", type=int, default=5)
-    p.add_argument("--out", help="JSON file (default bench/results/<date>-<gpu>-thin-blocks"
-                                 ".json)")
+    p.add_argument("--out", required=True, help="JSON file")
     args = p.parse_args(argv)
-    names = scripts.chosen_names(p, args.cases, CASES)
-    gpu = device.gpu_info()
-    if gpu is None:
-        p.error("no GPU found")
-    date = datetime.date.today().isoformat()
     result = {"what": "device entry pc_<name>_dev on CuPy arrays (perf_counter around the "
                       "call and a synchronize), settings interleaved, medians of --repeats",
               **scripts.header(), "kernels": {}}
-    for name in names:
+    for name in scripts.chosen_names(p, args.cases, CASES):
         result["kernels"][name] = measure(name, args.repeats)
-        out = Path(args.out or f"bench/results/{date}-{environment.slug(gpu.name)}"
-                               "-thin-blocks.json")
-        out.write_text(json.dumps(result, indent=1) + "\n")
-    print(f"wrote {out}")
+        Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
     return 0
 
 

@@ -1,6 +1,7 @@
 """What the GPU evidence scripts under bench/ share (indirect_gpu, sptrsv_gpu, anantpur_tables,
-reductions_gpu): copies of the host arguments, their order in a call, the sequential C run that
-is both their oracle and their baseline, the GPU's name, and the JSON report written last."""
+reductions_gpu, runtime_choice, thin_blocks): copies of the host arguments, their order in a
+call, the sequential C run that is both their oracle and their baseline, settings of one region
+compared on the GPU, the GPU's name, and the JSON report written last."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import time
 
 import numpy as np
 
-from polycuda.bench import environment
+from polycuda.bench import environment, timing
 
 
 def copy_args(args: dict) -> dict:
@@ -53,6 +54,40 @@ def timed_samples(prog, kernel, args: dict, repeats: int, calls: int = 1
             kernel(*ordered(prog, fresh))
         times.append(time.perf_counter() - start)
     return result, times
+
+
+def device_settings(entries: dict, host: dict, repeats: int, what: str) -> dict[str, list[float]]:
+    """Device entries of one region (setting -> pc_<name>_dev, the first the reference) run
+    once each on CuPy copies of the host arguments `host`: every array must agree with the
+    first setting's (else SystemExit naming `what`, the array and the settings); then all
+    timed on one set of device arrays, `repeats` times each, interleaved (perf_counter around
+    the call and a device synchronize): setting -> seconds of each run."""
+    import cupy as cp
+
+    def on_device() -> dict:
+        return {k: cp.asarray(v) if isinstance(v, np.ndarray) else v for k, v in host.items()}
+
+    first = next(iter(entries))
+    results = {}
+    for setting, entry in entries.items():
+        dev = on_device()
+        entry(**dev)
+        cp.cuda.Device().synchronize()
+        results[setting] = {k: cp.asnumpy(v) for k, v in dev.items() if isinstance(v, cp.ndarray)}
+    for setting, arrays in results.items():
+        for k, v in arrays.items():
+            if not np.allclose(v, results[first][k], rtol=1e-9, atol=1e-12, equal_nan=True):
+                raise SystemExit(f"{what}: {k} differs between {setting} and {first}")
+    dev = on_device()
+
+    def run(setting: str) -> float:
+        cp.cuda.Device().synchronize()
+        start = time.perf_counter()
+        entries[setting](**dev)
+        cp.cuda.Device().synchronize()
+        return time.perf_counter() - start
+
+    return timing.interleaved(list(entries), run, repeats)
 
 
 def timing_phases(prog, source: str, args: dict, target: str) -> tuple[float, float]:
