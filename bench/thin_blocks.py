@@ -36,7 +36,8 @@ CASES = {
 SETTINGS = {"default": (), "tile128": (128,), "tile64": (64,), "tile32": (32,)}
 
 
-def _programs(name: str) -> dict:
+def programs(name: str) -> dict:
+    """Setting -> the suite kernel compiled for cuda with that setting's tile sizes."""
     kernel = suite.by_name(name)
     base = Options(target="cuda", tuned_sizes=False)
     return {setting: polycuda.compile(str(kernel.c_path), function=kernel.function,
@@ -44,14 +45,15 @@ def _programs(name: str) -> dict:
             for setting, tiles in SETTINGS.items()}
 
 
-def _inputs(name: str, sizes: dict, seed: int = 0) -> dict:
+def inputs(name: str, sizes: dict, seed: int = 0) -> dict:
+    """The kernel's host arguments by name: the suite's random inputs at `sizes`."""
     kernel = suite.by_name(name)
     args = suite.random_args(kernel, sizes, np.random.default_rng(seed))
     return {a.name: v for a, v in zip(suite.c_args(kernel), args)}
 
 
 def measure(name: str, repeats: int) -> dict:
-    progs = _programs(name)
+    progs = programs(name)
     kernel = suite.by_name(name)
     for setting, prog in progs.items():
         bad = [r for r in prog.verify(dict(kernel.small), targets=("cuda",),
@@ -64,7 +66,7 @@ def measure(name: str, repeats: int) -> dict:
                                 if "<<<" in line] for s, p in progs.items()},
                "sizes": []}
     for sizes in CASES[name]:
-        host = _inputs(name, sizes)
+        host = inputs(name, sizes)
         times = scripts.device_settings(libs, host, repeats, f"{name} at {sizes}")
         entry = {"sizes": sizes, **{s: timing.spread(t) for s, t in times.items()}}
         entry["default_over"] = {s: entry["default"]["median_s"] / entry[s]["median_s"]

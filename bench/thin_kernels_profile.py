@@ -34,8 +34,8 @@ def profile(name: str) -> dict:
     from torch.profiler import ProfilerActivity
     from torch.profiler import profile as torch_profile
 
-    progs = thin_blocks._programs(name)
-    host = thin_blocks._inputs(name, CASES[name])
+    progs = thin_blocks.programs(name)
+    host = thin_blocks.inputs(name, CASES[name])
     out = {}
     for setting, prog in progs.items():
         lib = prog.kernel("cuda")

@@ -43,10 +43,10 @@ MAX_FLATTENED = 4  # inner bands of a row reduction split by statement (row_redu
 # 128-byte line per thread and array at each step, and reuses it on the thread's next steps
 # only while it stays in the SM's L1. The default block is halved (down to one warp) until
 # its threads' lines, one per such array, are at most LINE_THREAD_LINES: the kernel's lines
-# then stay in L1, and its few blocks spread over more SMs. The limit is where adi's row
-# sweep (four arrays) and deriche's (two) each ran fastest on the H200
-# (bench/results/2026-12-03-nvidia-h200-thin-blocks*.json; the rule's effect on every suite
-# program it changes: ...-line-threads.json).
+# then stay in L1, and its few blocks spread over more SMs. The limit is read off the
+# per-block-size timings of adi's row sweep (four arrays) and deriche's (two) in
+# bench/results/2026-12-03-nvidia-h200-thin-blocks*.json; ...-line-threads.json holds the
+# rule's effect on every suite program it changes.
 LINE_THREAD_LINES = 256
 
 
@@ -144,11 +144,7 @@ def _strided_arrays(band: isl.ScheduleNode, accesses: staging.Accesses) -> set[s
         if row is None or sorted(map(abs, row)) != [0] * (len(row) - 1) + [1]:
             return set()
         step = [1 if c else 0 for c in row]
-        found: list[isl.BasicMap] = []
-        accesses.reads.union(accesses.writes).intersect_domain(
-            isl.UnionSet.from_set(stmt_set)).foreach_map(
-            lambda amap, found=found: amap.foreach_basic_map(found.append))
-        for access in found:
+        for access in wavefront.basic_accesses(stmt_set, accesses.reads, accesses.writes):
             subscripts = wavefront.subscript_rows(access)
             if subscripts is None:
                 continue

@@ -165,9 +165,7 @@ def _coalesced_accesses(band: isl.ScheduleNode, reads: isl.UnionMap, writes: isl
                                          band.get_domain(), n):
         if any(r is None for r in rows):
             continue
-        accesses: list[isl.BasicMap] = []  # a stencil's reads of one array: one each
-        reads.union(writes).intersect_domain(isl.UnionSet.from_set(stmt_set)).foreach_map(
-            lambda amap: amap.foreach_basic_map(accesses.append))
+        accesses = basic_accesses(stmt_set, reads, writes)
         subscripts = [s for s in map(subscript_rows, accesses) if s]
         for k in range(n):
             step = _solve([list(r) for r in rows], [1 if j == k else 0 for j in range(n)])
@@ -178,6 +176,16 @@ def _coalesced_accesses(band: isl.ScheduleNode, reads: isl.UnionMap, writes: isl
                 if all(v == 0 for v in moved[:-1]) and abs(moved[-1]) == 1:
                     counts[k] += 1
     return counts
+
+
+def basic_accesses(stmt_set: isl.Set, reads: isl.UnionMap, writes: isl.UnionMap
+                   ) -> list[isl.BasicMap]:
+    """The reads and writes of one statement, one basic map each (a stencil's reads of one
+    array: one per neighbour)."""
+    found: list[isl.BasicMap] = []
+    reads.union(writes).intersect_domain(isl.UnionSet.from_set(stmt_set)).foreach_map(
+        lambda amap: amap.foreach_basic_map(found.append))
+    return found
 
 
 def statement_rows(phi: isl.MultiUnionPwAff, domain: isl.UnionSet, m: int

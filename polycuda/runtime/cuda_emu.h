@@ -111,14 +111,12 @@ typedef CUevent_st *cudaEvent_t;
 
 namespace pc_emu {
 
-constexpr size_t kStackBytes = 256 * 1024;
-constexpr unsigned char kPoison = 0xFF;  // NaN in every float and double, -1 in integers
 // The emulated device: an H100's limits per block, but few SMs of 1024 threads, so that a
 // cooperative grid (all of it resident at once) is at most kSms * 1024 fibers.
 constexpr int kSms = PC_EMU_SMS, kThreadsPerSm = 1024, kBlocksPerSm = 32;
 constexpr size_t kSharedPerSm = 228 * 1024;
-// Dynamic shared memory a kernel may use: 48 KiB unless cudaFuncSetAttribute raised it.
-constexpr size_t kDefaultDynamicShared = 48 * 1024, kMaxDynamicShared = 227 * 1024;
+// Dynamic shared memory a kernel may be allowed (cudaFuncSetAttribute).
+constexpr size_t kMaxDynamicShared = 227 * 1024;
 
 // pthread mutexes rather than <mutex>: the emulated build compiles in half the time.
 struct Lock {
@@ -136,7 +134,6 @@ void set_error(int code, bool sticky, const char *fmt, ...);
 [[noreturn]] void trap(int code, const char *what);
 // `code` as an API call's result: the sticky error if there is one; a failure is the last error.
 int api_result(int code);
-int sticky_error();
 void set_last_error(int code);
 
 // ---- barriers (cuda_emu_device.h's macros) ---------------------------------------------------

@@ -27,6 +27,11 @@ struct CUevent_st { double when_ms; CUstream_st *pending_in; };
 
 namespace pc_emu {
 
+constexpr size_t kStackBytes = 256 * 1024;
+constexpr unsigned char kPoison = 0xFF;  // NaN in every float and double, -1 in integers
+// Dynamic shared memory a kernel may use: 48 KiB unless cudaFuncSetAttribute raised it.
+constexpr size_t kDefaultDynamicShared = 48 * 1024;
+
 struct KernelError { int code; };
 
 static pthread_mutex_t g_mem_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -64,7 +69,6 @@ int api_result(int code) {
   return code;
 }
 
-int sticky_error() { return tl_sticky_error; }
 void set_last_error(int code) { tl_last_error = code; }
 
 // ---- seeded order ---------------------------------------------------------------------------
