@@ -135,40 +135,57 @@ def _options(args: argparse.Namespace, target: str | None = None) -> Options:
                                   if getattr(args, f.name, None) is not None}
     if target or getattr(args, "target", None):
         changes["target"] = target or args.target
-    tuned = _tuned_file(args)
-    if tuned:
-        changes.update(read_sizes_file(tuned))
+    if "sizes" in changes:
+        changes.update(_size_plan_argument(str(changes.pop("sizes")), args))
+    if getattr(args, "tuned_file", None):
+        changes.update(read_sizes_file(args.tuned_file))
     return base.replace(**changes)
 
 
 _NAME_VALUE = re.compile(r"[A-Za-z_]\w*=-?\d+")
 
 
-def _tuned_file(args: argparse.Namespace) -> str | None:
-    """--tuned FILE, or the deprecated --sizes FILE (with a warning; NAME=VALUE there is the
-    problem size --size NAME=VALUE, said so)."""
-    old = getattr(args, "sizes_file", None)
-    if old is None:
-        return getattr(args, "tuned_file", None)
-    if _NAME_VALUE.fullmatch(old):
-        where = "" if hasattr(args, "size") else " (of run, verify or tune)"
-        raise UserError(f"--sizes takes a tuned sizes file (now --tuned FILE), not a problem "
-                        f"size: did you mean --size {old}{where}?")
-    if getattr(args, "tuned_file", None):
-        raise UserError("--sizes FILE is the deprecated name of --tuned FILE: give one of them")
-    warnings.warn(f"--sizes FILE is deprecated (PPCG's --sizes means tile sizes): use --tuned "
-                  f"{old}", PolycudaWarning, stacklevel=2)
-    return old
+def _size_plan_argument(given: str, args: argparse.Namespace) -> dict[str, object]:
+    """The Options that --sizes PLAN|FILE gives: a size plan (size_plan.py) written out or
+    held in a file, or a file of --dump-sizes (JSON: its sizes and scheduler; as --tuned).
+    NAME=VALUE is the problem size --size NAME=VALUE, said so."""
+    from polycuda import size_plan
+
+    path = Path(given)
+    if path.is_file():
+        try:
+            text = path.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError) as err:
+            why = err.strerror if isinstance(err, OSError) else "not a UTF-8 text file"
+            raise UserError(f"cannot read size plan '{given}': {why}") from None
+        if text.startswith("{") and text.endswith("}") and '"' in text:
+            return read_sizes_file(given)  # JSON, as --dump-sizes writes it
+        where: SourceLoc | None = SourceLoc(given, 1)
+    elif _NAME_VALUE.fullmatch(given):
+        size = "" if hasattr(args, "size") else " (of run, verify or tune)"
+        raise UserError(f"--sizes takes per-kernel sizes (a plan such as {size_plan.EXAMPLE}, "
+                        f"or a file), not a problem size: did you mean --size {given}{size}?")
+    elif given.lstrip().startswith("{"):
+        text, where = given.strip(), None
+    else:
+        raise UserError(f"--sizes {given}: no such file, and not a size plan such as "
+                        f"{size_plan.EXAMPLE}")
+    try:
+        size_plan.check(text)
+    except InvalidConfigError as err:
+        raise UserError(f"--sizes: {err}", where) from None
+    return {"sizes": text}
 
 
 SIZES_FILE_KEYS = ("tile_sizes", "block_sizes", "register_tiles", "sequential_tile",
-                   "scheduler")
+                   "scheduler", "sizes")
 
 
 def read_sizes_file(path: str) -> dict[str, object]:
     """tile_sizes, block_sizes (register_tiles and sequential_tile where tune chose them;
-    scheduler, from `tune --schedulers`) written by `polycuda tune --dump-sizes`; anything
-    else in the file is a UserError."""
+    scheduler, from `tune --schedulers`) written by `polycuda tune --dump-sizes`, or the
+    size plan and scheduler written by compile's and run's --dump-sizes; anything else in
+    the file is a UserError."""
     sizes = read_options_file(path, "tuned sizes file")
     data = json.loads(Path(path).read_text(encoding="utf-8"))
     other = sorted(set(data) - set(SIZES_FILE_KEYS))
@@ -210,7 +227,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
     from polycuda.output import check_overwrite, output_paths, write_outputs
 
     options = _options(args)
-    for out in (args.output, args.dump_options):
+    for out in (args.output, args.dump_options, args.dump_sizes):
         _check_writable(out)
     paths = output_paths(Path(args.file), options.target, args.output)
     check_overwrite(Path(args.file), paths, args.force)
@@ -229,7 +246,34 @@ def cmd_compile(args: argparse.Namespace) -> int:
             Path(args.dump_options).write_text(options.to_text() + "\n")
         except OSError as err:
             raise UserError(f"cannot write '{args.dump_options}': {err.strerror}") from None
+    if args.dump_sizes:
+        _dump_sizes(programs, options.target, args.dump_sizes)
     return 0
+
+
+def _dump_sizes(programs: tuple[Program, ...], target: str | None, path: str) -> None:
+    """Write the sizes that the regions' code was generated with, and the scheduler of its
+    schedule (JSON, as --sizes FILE and --tuned FILE read it): given back, they give the
+    same kernels (a run-time choice between two schedules aside: a plan sizes one)."""
+    from polycuda import size_plan
+
+    used: dict[tuple[str, str], list[str]] = {}
+    for prog in programs:
+        gen = prog.generate(target)
+        plan = size_plan.text_of(size_plan.used(gen.kernels))
+        used.setdefault((gen.scheduler or gen.options.scheduler, plan), []).append(prog.name)
+    if len(used) > 1:
+        regions = "; ".join(f"{', '.join(names)}: scheduler {s}, sizes {plan}"
+                            for (s, plan), names in used.items())
+        raise UserError(f"--dump-sizes writes one plan, and the regions differ ({regions}): "
+                        "give --function NAME for one region's")
+    (scheduler, plan), = used
+    try:
+        Path(path).write_text(json.dumps({"scheduler": scheduler, "sizes": plan},
+                                         sort_keys=True) + "\n")
+    except OSError as err:
+        raise UserError(f"cannot write '{path}': {err.strerror}") from None
+    print(f"wrote {path}", file=sys.stderr)
 
 
 def _say_tuned(programs: tuple[Program, ...], target: str | None) -> None:
@@ -286,6 +330,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     from polycuda.run import run_and_time
 
+    _check_writable(args.dump_sizes)
     programs = load_programs(args, _options(args))
     _say_tuned(programs, None)
     for prog in programs:
@@ -294,6 +339,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(report.render())
         if not report.ok:
             return 1
+    if args.dump_sizes:
+        _dump_sizes(programs, None, args.dump_sizes)
     return 0
 
 
@@ -313,6 +360,9 @@ def cmd_tune(args: argparse.Namespace) -> int:
 
     _check_writable(args.dump_sizes)
     options = _options(args).replace(target="cuda")
+    if options.sizes:
+        raise UserError("tune chooses the sizes: --sizes (a size plan) is for compile, run, "
+                        "verify and show; tune --dump-sizes FILE writes its choice for them")
     prog = require_one(load_programs(args, options), args.function, args.file)
     result = search.tune(prog, dict(args.size or ()), top_k=args.top_k, budget_s=args.budget,
                          use_cache=not args.no_cache, schedulers=args.schedulers,
@@ -369,12 +419,16 @@ def _common(p: argparse.ArgumentParser) -> None:
     add_option_flags(p)
     p.add_argument("--options", metavar="FILE", help="read options written by --dump-options")
     p.add_argument("--tuned", metavar="FILE", dest="tuned_file",
-                   help="read the sizes written by `polycuda tune --dump-sizes` (they override "
-                        "--tile-sizes and --block-sizes)")
-    p.add_argument("--sizes", metavar="FILE", dest="sizes_file",
-                   help="deprecated name of --tuned FILE (a tuned sizes file; the problem size "
-                        "is --size N=V)")
+                   help="read the sizes written by `polycuda tune --dump-sizes` or by "
+                        "--dump-sizes of compile and run (they override --tile-sizes, "
+                        "--block-sizes and --sizes)")
     _verbosity(p)
+
+
+def _dump_sizes_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--dump-sizes", metavar="FILE",
+                   help="write the per-kernel sizes the code was generated with and its "
+                        "scheduler (JSON, for --sizes FILE; `show sizes` prints them)")
 
 
 def _verbosity(p: argparse.ArgumentParser, quiet: bool = False) -> None:
@@ -468,14 +522,15 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true",
                    help="overwrite OUT (and its _host.c) even where polycuda did not write it")
     p.add_argument("--dump-options", metavar="FILE", help="write the options used, as text")
+    _dump_sizes_flag(p)
     p.add_argument("--jobs", type=_jobs, default=0, metavar="N",
                    help="processes compiling a file's regions in parallel (0: one per CPU for a "
                         f"file of {PARALLEL_REGIONS} regions or more; 1: all in this "
                         "process); the output is the same with any number")
     p.set_defaults(func=cmd_compile)
     p = sub.add_parser("show", help="dependences, schedule, the compile's named passes (what "
-                       "each did, its time) or generated code")
-    p.add_argument("what", choices=("deps", "schedule", "passes", "code"))
+                       "each did, its time), each kernel's sizes or generated code")
+    p.add_argument("what", choices=("deps", "schedule", "passes", "sizes", "code"))
     _common(p)
     p.add_argument("--target", choices=("cuda", "openmp", "c"), default="cuda")
     p.add_argument("--json", action="store_true", help="machine-readable output")
@@ -494,6 +549,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--repeat", type=_positive, default=10,
                    help="timed runs of the target and of the reference (medians reported)")
     p.add_argument("--no-verify", action="store_true", help="skip the comparison")
+    _dump_sizes_flag(p)
     p.set_defaults(func=cmd_run)
     p = sub.add_parser("tune", help="choose tile sizes and block shapes: execution-time model "
                                     "(Di & Xue 2011), then the model's top k measured on a GPU")

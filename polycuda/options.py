@@ -190,6 +190,16 @@ class Options:
     block_sizes: tuple[int, ...] = option((),
         help="threads per block, e.g. 8,32 (outermost first, as --tile-sizes; at most 1024 "
         "threads, z <= 64, each at most its tile size); none: derived from the tile sizes")
+    # Per-kernel sizes (polycuda/size_plan.py: PPCG's --sizes notation, an isl union map from
+    # kernel[k] to tile / block / registers / sequential): each kernel's entries act as
+    # tile_sizes, block_sizes, register_tiles and sequential_tile for that kernel alone.
+    # The command line's --sizes also takes a file holding a plan, or the JSON of --dump-sizes.
+    sizes: str = option("", metavar="PLAN|FILE",
+        help="per-kernel sizes in PPCG's notation, e.g. '{ kernel[0] -> tile[64,64]; kernel[0] "
+        "-> block[16,32]; kernel[1] -> registers[4,2]; kernel[1] -> sequential[16] }' (kernel[k] "
+        "is the region's kernel<k>; each entry acts as --tile-sizes, --block-sizes, "
+        "--register-tiles or --sequential-tile for that kernel alone), or a file holding one or "
+        "written by --dump-sizes; none: each kernel as the other size options say")
     # Most band members mapped to the CUDA grid/block (1..3).
     max_mapped_dims: int = option(3, choices=(1, 2, 3),
         help="CUDA: most band members mapped to the grid and the block")
@@ -516,6 +526,10 @@ class Options:
         if any(t < 1 for t in self.tile_sizes):
             raise InvalidConfigError(f"{self.tile_sizes=} must all be >= 1")
         _check_block_sizes(self.block_sizes)
+        if self.sizes:
+            from polycuda import size_plan
+
+            size_plan.check(self.sizes)
         for flag in ("column_reductions", "dual_reductions", "chain_reductions",
                      "producer_fusion"):
             if not isinstance(getattr(self, flag), bool):

@@ -38,6 +38,9 @@ class Generated:
     choice: str = ""  # the scheduler used and why (Choice.reason)
     # the named passes that ran, in order, each with its time and what it did (progress.Step)
     steps: tuple[progress.Step, ...] = field(default=(), compare=False)
+    # the scheduler whose schedule the code is from (auto's candidate, the requested one);
+    # "" for the original order (the last fallback) and the run-time path
+    scheduler: str = ""
 
 
 def drop_empty_statements(scop: Scop) -> Scop:
@@ -331,8 +334,8 @@ def _static_generated(scop: Scop, options: Options, start: float,
     timer.record("scheduler choice", 0.0, choice.reason)
     promoted = _promotions(scop, options, ctx, choice.mapped, timer)
     # codegen: isl AST (bounded, else the original order's), then the target's printer
-    source, mapped, schedule, ast_note = _bounded_source(scop, options, ctx, dep_map, choice,
-                                                         promoted, timer)
+    source, mapped, schedule, ast_note, used = _bounded_source(scop, options, ctx, dep_map,
+                                                               choice, promoted, timer)
     reason = f"{choice.reason}; {ast_note}" if ast_note else choice.reason
     variant_mapped = None  # the runner-up's mapping where its code is in the file too
     # the runner-up's code beside it, chosen per call by the launch bounds (runtime_choice)
@@ -358,7 +361,7 @@ def _static_generated(scop: Scop, options: Options, start: float,
             step.note = host.note() if host else (
                 "none (Options.host_fallback never, or a serial region that runs on the CPU)")
     return Generated(scop, options, source, str(schedule), mapped.kernels,
-                     time.perf_counter() - start, reason, tuple(timer.steps))
+                     time.perf_counter() - start, reason, tuple(timer.steps), used)
 
 
 def _promotions(scop: Scop, options: Options, ctx: isl.Context, mapped: mapping.MappedSchedule,
@@ -390,10 +393,11 @@ RUNTIME_CHOICE_SMALL = 64
 def runtime_choice(scop: Scop, options: Options, ctx: isl.Context, choice: Choice
                    ) -> cost.RuntimeChoice | None:
     """The run-time choice between the chosen schedule and its runner-up
-    (Options.runtime_choice), or None: not CUDA with scheduler auto and no size given, no
-    runner-up, or the rule picks it at no sample (RUNTIME_CHOICE_LARGE)."""
+    (Options.runtime_choice), or None: not CUDA with scheduler auto and no size given (nor
+    a size plan: its kernels are one schedule's), no runner-up, or the rule picks it at no
+    sample (RUNTIME_CHOICE_LARGE)."""
     given = (options.tile_sizes or options.block_sizes or options.register_tiles
-             or options.sequential_tile)
+             or options.sequential_tile or options.sizes)
     if (options.target != "cuda" or options.scheduler != "auto" or not options.runtime_choice
             or given or choice.runner_up is None):
         return None
@@ -584,13 +588,13 @@ def _source(scop: Scop, options: Options, ctx: isl.Context, mapped: mapping.Mapp
 
 def _bounded_source(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl.UnionMap,
                     choice: Choice, promoted: mapping.MappedSchedule, timer: progress.PassTimer
-                    ) -> tuple[str, mapping.MappedSchedule, isl.Schedule, str]:
+                    ) -> tuple[str, mapping.MappedSchedule, isl.Schedule, str, str]:
     """_source() of the chosen mapping (`promoted`) within Options.ast_operations; else, with
     a PolycudaWarning each, of auto's next candidates in auto's order (Choice.others, promoted
     as the chosen one), each within the same limit; else the original order's code
     (unbounded: the last resort; its AST is the simplest one). Returns the source, the
-    mapping and schedule it was generated from, and a note of the steps given up ("" when
-    none); records the steps "AST build" and "<target> printing" on `timer`."""
+    mapping and schedule it was generated from, a note of the steps given up ("" when
+    none) and the scheduler of that schedule ("" for the original order); records the steps "AST build" and "<target> printing" on `timer`."""
     limit = _ast_limit(options)
     printing = f"{options.target.replace('cuda', 'CUDA').replace('openmp', 'OpenMP')} printing"
 
@@ -625,7 +629,8 @@ def _bounded_source(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl
         note = f"within {limit.operations} isl operations"
         source, checked = recorded(built, f"{note} ({name}'s)" if k else note)
         used = [*given_up, f"{USED_NOTE}{name}'s AST"] if given_up else []
-        return source, mapped, schedule, "; ".join(used + ([checked] if checked else []))
+        return (source, mapped, schedule, "; ".join(used + ([checked] if checked else [])),
+                name)
     original = isl_scheduler.original_schedule_tree(scop, ctx)
     mapped = _promoted(scop, options, ctx,
                        _map_checked(scop, original, options, ctx, dep_map, timer))
@@ -638,7 +643,7 @@ def _bounded_source(scop: Scop, options: Options, ctx: isl.Context, dep_map: isl
     source, checked = recorded(built, "the original order's, unbounded")
     return (source, mapped, original,
             "; ".join([*given_up, f"{USED_NOTE}{fallback.ORIGINAL_ORDER}"]
-                      + ([checked] if checked else [])))
+                      + ([checked] if checked else [])), "")
 
 
 def _ast_limit(options: Options) -> budget.Limit:

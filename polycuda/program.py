@@ -52,12 +52,12 @@ class Program:
 
     def effective_options(self, target: str | None = None, **changes: object) -> Options:
         """The options code is generated with: these options with `changes`, for `target`,
-        and on cuda, when no tile or block size is given and Options.tuned_sizes holds, the
-        sizes of the latest `polycuda tune` of this region on this GPU (if any)."""
+        and on cuda, when no tile or block size or size plan is given and Options.tuned_sizes
+        holds, the sizes of the latest `polycuda tune` of this region on this GPU (if any)."""
         target = self.resolve_target(target)
         opts = self.options.replace(target="cuda" if target == "emulate" else target, **changes)
         if opts.target == "cuda" and opts.tuned_sizes and not (opts.tile_sizes or
-                                                               opts.block_sizes):
+                                                               opts.block_sizes or opts.sizes):
             if opts not in self._tuned:  # one look in the tune cache per options
                 from polycuda.tune import search
 

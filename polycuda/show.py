@@ -1,5 +1,6 @@
-"""`polycuda show deps|schedule|passes|code`: what the compiler found, as text or stable JSON
-(passes: the named steps of pipeline.compile_scop, what each did and its time)."""
+"""`polycuda show deps|schedule|passes|sizes|code`: what the compiler found, as text or stable
+JSON (passes: the named steps of pipeline.compile_scop, what each did and its time; sizes: each
+kernel's sizes and the size plan that gives them, polycuda/size_plan.py)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections.abc import Callable
 
 import islpy as isl
 
+from polycuda import size_plan
 from polycuda.analysis import affine_writers, dependences, indirect
 from polycuda.codegen import abi, cuda_host
 from polycuda.errors import PolycudaError
@@ -160,6 +162,44 @@ def passes_of(prog: Program) -> list[dict]:
              "seconds": round(step.seconds, 4)} for step in prog.generate(target).steps]
 
 
+def sizes_of(prog: Program) -> dict:
+    """The scheduler of the region's code, each kernel's sizes (tile, block, registers and
+    sequential for the DOALL and wavefront kernels; the fixed layouts have none) and the
+    size plan of them (`plan`: what --sizes takes to size every kernel so)."""
+    target = prog.resolve_target(None).replace("emulate", "cuda")
+    gen = prog.generate(target)
+    given = dict(size_plan.used(gen.kernels))
+    kernels = []
+    for k in gen.kernels:
+        sizes = given.get(k.name)
+        kernels.append({"kernel": k.name, "kind": k.KIND, "sized": sizes is not None,
+                        "tile": list(sizes.tile) if sizes else [],
+                        "block": list(sizes.block) if sizes else [],
+                        "registers": list(sizes.registers) if sizes else [],
+                        "sequential": sizes.sequential if sizes else 0})
+    return {"scheduler": gen.scheduler or gen.options.scheduler, "kernels": kernels,
+            "plan": size_plan.text_of(given.items())}
+
+
+def _sizes_text(prog: Program) -> str:
+    found = sizes_of(prog)
+    lines = [f"region {prog.name} (scheduler {found['scheduler']}):"]
+    for k in found["kernels"]:
+        if not k["sized"]:
+            lines.append(f"  {k['kernel']} {k['kind']}: its kind's fixed layout")
+            continue
+        parts = [f"tile {_x(k['tile'])}", f"block {_x(k['block'])}"]
+        parts += [f"registers {_x(k['registers'])}"] if k["registers"] else []
+        parts += [f"sequential {k['sequential']}"] if k["sequential"] else []
+        lines.append(f"  {k['kernel']} {k['kind']}: {', '.join(parts)}")
+    lines.append(f"  plan: {found['plan']}")
+    return "\n".join(lines)
+
+
+def _x(sizes: list[int]) -> str:
+    return "x".join(map(str, sizes))
+
+
 def _passes_text(prog: Program) -> str:
     steps = passes_of(prog)
     width = max((len(s["name"]) for s in steps), default=0)
@@ -295,9 +335,11 @@ def show(what: str, programs: tuple[Program, ...], as_json: bool = False) -> str
     if what == "code":
         return "\n".join(p.generate().source for p in programs)
     if as_json:
-        pick = {"deps": deps_json, "schedule": schedule_of, "passes": passes_of}[what]
+        pick = {"deps": deps_json, "schedule": schedule_of, "passes": passes_of,
+                "sizes": sizes_of}[what]
         if len(programs) == 1:
             return json.dumps(pick(programs[0]), indent=2)
         return json.dumps({p.name: pick(p) for p in programs}, indent=2)
-    render = {"deps": _deps_text, "schedule": _schedule_text, "passes": _passes_text}[what]
+    render = {"deps": _deps_text, "schedule": _schedule_text, "passes": _passes_text,
+              "sizes": _sizes_text}[what]
     return "\n".join(render(p) for p in programs)

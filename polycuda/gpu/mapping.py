@@ -15,6 +15,7 @@ import math
 
 import islpy as isl
 
+from polycuda import size_plan
 from polycuda.analysis import reductions as reductions_
 from polycuda.gpu import (chain_reduction, column_reduction, dual_reduction, extents,
                           producer_fusion, register_tiling, row_reduction, shared_promotion,
@@ -236,24 +237,25 @@ class _Mapper:
             if node.band_n_member() > 1:
                 node = node.band_split(1)
             return self.visit(node.child(0)).parent()
-        tiles = tile_sizes_for(n, self.options)
-        if n == 1 and not self.options.tile_sizes and not self.options.block_sizes:
-            tiles = (line_threads(node, self.accesses, tiles[0]),)
         name = self._name()
-        regs = register_tiling.points_per_thread(tiles, self.options, name)
-        gemm = shared_promotion.gemm_like(node, n, self.options)
+        options = size_plan.kernel_options(self.options, name)  # this kernel's sizes
+        tiles = tile_sizes_for(n, options)
+        if n == 1 and not options.tile_sizes and not options.block_sizes:
+            tiles = (line_threads(node, self.accesses, tiles[0]),)
+        regs = register_tiling.points_per_thread(tiles, options, name)
+        gemm = shared_promotion.gemm_like(node, n, options)
         if gemm:  # PPCG-like blocks, r x c points per thread
             tiles, regs = shared_promotion.GEMM_TILES, shared_promotion.GEMM_REGISTER_TILES
         seq = (shared_promotion.sequential_tile_sizes(
-            node, n, shared_promotion.sequential_tile(self.options, gemm, node, self.accesses))
-            if shared_promotion.enabled(self.options) else ())
+            node, n, shared_promotion.sequential_tile(options, gemm, node, self.accesses))
+            if shared_promotion.enabled(options) else ())
         if node.band_n_member() > n + len(seq):
             node = node.band_split(n + len(seq))
         # the band stays untiled below its kernel mark: gpu/tiling.tile_kernels tiles it
         # (tile loops on blocks, point loops on threads) with these sizes
         self.kernels.append(DoallKernel(
             name, node.get_schedule_depth(), tiles,
-            block_sizes_for(register_tiling.spacing(tiles, regs), self.options, name),
+            block_sizes_for(register_tiling.spacing(tiles, regs), options, name),
             prefix=self.prefix, register_tiles=regs if any(r > 1 for r in regs) else (),
             sequential_tiles=seq))
         return node.insert_mark(isl_build.named_id(node.get_ctx(), f"{KERNEL_MARK}:{name}"))
@@ -287,14 +289,15 @@ class _Mapper:
             node = wavefront.coalescing_last(node, self.accesses.reads, self.accesses.writes)
         in_blocks = self._rows_in_blocks(node, intra)
         tied = wavefront.tied_rows(node.band_get_partial_schedule(), node.get_domain(), m)
-        tiles = wavefront.with_ties(wavefront.tile_sizes(m, self.options), tied)
+        name = self._name()
+        options = size_plan.kernel_options(self.options, name)  # this kernel's sizes
+        tiles = wavefront.with_ties(wavefront.tile_sizes(m, options), tied)
         implied = wavefront.widest(node, tiles, self.context)
         # without dependences, as the rest of the mapping: the caller's check decides
         sink = self.dep_map is None or wavefront.sinkable(node, self.dep_map)
-        name = self._name()
         self.kernels.append(WavefrontKernel(
             name, node.get_schedule_depth() + 1, tiles,
-            block_sizes_for(tiles[1:], self.options, name), prefix=self.prefix,
+            block_sizes_for(tiles[1:], options, name), prefix=self.prefix,
             tile_dims=tuple(k for k in range(m) if k != implied), intra=intra,
             sink_points=sink, tied_rows=tied, grid_sync=self.options.wavefront_sync == "grid",
             rows_in_blocks=in_blocks))

@@ -147,7 +147,8 @@ class Ranked:
     def options(self, options: Options) -> Options:
         """`options` with this layout's sizes."""
         return options.replace(tile_sizes=self.tiles, block_sizes=self.block,
-                               register_tiles=self.registers, sequential_tile=self.sequential)
+                               register_tiles=self.registers, sequential_tile=self.sequential,
+                               sizes="")
 
 
 @dataclass(frozen=True)
@@ -909,7 +910,8 @@ def _sizes(options: Options) -> dict[str, object]:
     are the default tables, not an earlier tune's)."""
     return {"tile_sizes": options.tile_sizes, "block_sizes": options.block_sizes,
             "register_tiles": options.register_tiles,
-            "sequential_tile": options.sequential_tile, "tuned_sizes": False}
+            "sequential_tile": options.sequential_tile, "sizes": options.sizes,
+            "tuned_sizes": False}
 
 
 def kernel_changes(options: Options) -> dict[str, object]:

@@ -8,7 +8,7 @@ import warnings
 import pytest
 
 from polycuda import cli
-from polycuda.errors import InvalidConfigError, PolycudaWarning, UnknownOptionError
+from polycuda.errors import InvalidConfigError, UnknownOptionError
 from polycuda.options import Options, flag_of, shown_default
 
 FIELDS = dataclasses.fields(Options)
@@ -43,6 +43,8 @@ def _other(f: dataclasses.Field) -> list[str]:
         return [flag, str(next(c for c in meta["choices"] if c != d))]
     if isinstance(d, tuple):
         return [flag, "2,2"]
+    if f.name == "sizes":  # a size plan
+        return [flag, "{ kernel[0] -> tile[4] }"]
     if isinstance(d, str):  # cpu_fallback_per_level: auto or a number
         return [flag, "5"]
     return [flag, str(type(d)(d * 2 + 1))]
@@ -119,16 +121,14 @@ def test_a_typo_in_options_names_the_closest_fields():
         Options.from_text('{"frobnicate": 1}')
 
 
-def test_sizes_is_a_deprecated_alias_of_tuned(tmp_path, capsys):
+def test_sizes_reads_a_sizes_file_as_tuned_does(tmp_path):
     sizes = tmp_path / "s.json"
     sizes.write_text('{"tile_sizes": [8, 8]}')
-    args = cli.parser().parse_args(["compile", "f.c", "--sizes", str(sizes)])
-    with pytest.warns(PolycudaWarning, match="deprecated.*--tuned"):
-        assert cli._options(args).tile_sizes == (8, 8)
-    args = cli.parser().parse_args(["compile", "f.c", "--tuned", str(sizes)])
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        assert cli._options(args).tile_sizes == (8, 8)
+    for flag in ("--sizes", "--tuned"):
+        args = cli.parser().parse_args(["compile", "f.c", flag, str(sizes)])
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert cli._options(args).tile_sizes == (8, 8)
 
 
 def test_sizes_with_a_problem_size_suggests_size(capsys):
