@@ -5,8 +5,9 @@
 #   bash bench/on_device.sh full       a small all-configuration check, then the full bench
 #   bash bench/on_device.sh paper ...  Di et al. Table II stencils (extra bench arguments)
 #   bash bench/on_device.sh ppcg ...   as PPCG was measured (DESIGN.md), against its times
-#   bash bench/on_device.sh ppcg1|ppcg2 ...  the same in two parts (sizes.PPCG_PARTS), each
-#                                      tagged; `bench --report` merges their JSON files
+#                                      (--dtype float: deriche, whose PPCG time is float)
+#   bash bench/on_device.sh ppcg1|ppcg2 ...  the double kernels in two parts (sizes.PPCG_PARTS),
+#                                      each tagged; `bench --report` merges their JSON files
 #   bash bench/on_device.sh fuzz ...   a differential fuzz campaign (python -m tests.fuzz
 #                                      arguments; --jobs, --json "$OUT/..." and --minutes)
 # Results are written after every kernel, so a run cut short keeps what it measured. The

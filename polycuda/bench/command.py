@@ -158,7 +158,7 @@ def main(args: argparse.Namespace) -> int:
 
     settings = settings_from(args)
     try:
-        harness.select_kernels(settings.kernels, settings.mode)
+        harness.select_kernels(settings.kernels, settings.mode, settings.dtype)
     except KeyError as err:
         raise PolycudaError(str(err.args[0])) from None
     progress = Progress(0)

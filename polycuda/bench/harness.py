@@ -38,7 +38,7 @@ from polycuda.bench.measure import (
     measure_oracle,
 )
 from polycuda.bench.progress import Progress
-from polycuda.bench.sizes import PAPER_KERNELS, PPCG_KERNELS, check_sizes_for, sizes_for
+from polycuda.bench.sizes import PAPER_KERNELS, check_sizes_for, ppcg_kernels, sizes_for
 from polycuda.bench.suite_access import naive_cupy, suite
 from polycuda.runtime import device
 from polycuda.verify import NP_DTYPES, TOLERANCES
@@ -51,11 +51,12 @@ MODE_LIMITS = {
     "quick": Limits(sequential_budget_s=1.0, entry_budget_s=1.0, max_run_s=0.25),
     "small": Limits(),
     # PPCG's way (DESIGN.md): nothing skipped for time; an entry whose call takes over ~7 s
-    # (symm's, 27-52 s in DESIGN's run) gets fewer than 3 timed calls, said in its notes, so
-    # that isl and pluto fit in about 7 minutes on an H100 (README's ppcg section).
+    # gets fewer timed calls, said in its notes, as DESIGN's run timed its slowest kernels 1-2
+    # times, so that the mode's parts fit in the device's 10 minutes (README's ppcg section).
     "ppcg": Limits(sequential_budget_s=4.0, entry_budget_s=20.0, max_run_s=None),
 }
-# Timed runs per entry when --repeats is not given: PPCG's times are medians of 3.
+# Timed runs per entry when --repeats is not given: 3 (DESIGN's PPCG times are medians of 5;
+# `--repeats 5` times as many), to keep the mode inside the device's time.
 MODE_REPEATS = {"ppcg": 3}
 DEFAULT_REPEATS = 10
 
@@ -146,7 +147,7 @@ def run_bench(settings: Settings, progress: Progress | None = None,
     on_kernel: called after each kernel with the results so far (derived, as returned).
     """
     start = time.perf_counter()
-    kernels = select_kernels(settings.kernels, settings.mode)
+    kernels = select_kernels(settings.kernels, settings.mode, settings.dtype)
     platform = find_platform(settings.use_gpu)
     create_context(platform)
     progress = progress or Progress(0, enabled=False)
@@ -172,17 +173,18 @@ def run_bench(settings: Settings, progress: Progress | None = None,
     return report.derive(results)
 
 
-def select_kernels(names: tuple[str, ...], mode: str = "full") -> list[Any]:
+def select_kernels(names: tuple[str, ...], mode: str = "full", dtype: str = "double"
+                   ) -> list[Any]:
     """The suite's kernels named; when none are named, the whole suite in suite order (paper
     mode: the stencils of Di et al.'s Table II, sizes.PAPER_KERNELS; ppcg mode: the kernels of
-    DESIGN's PPCG table, sizes.PPCG_KERNELS).
+    DESIGN's PPCG table whose PPCG time is of element type `dtype`, sizes.ppcg_kernels).
 
     Raises:
         KeyError: an unknown name (the message lists the known ones).
     """
     st = suite()
     if not names and mode in ("paper", "ppcg"):
-        names = PAPER_KERNELS if mode == "paper" else PPCG_KERNELS
+        names = PAPER_KERNELS if mode == "paper" else ppcg_kernels(dtype)
     return [st.by_name(n) for n in names] if names else list(st.KERNELS)
 
 

@@ -1,6 +1,7 @@
 """`polycuda bench --ppcg`: our times of the whole drop-in function against PPCG's on the same
-PolyBench problems (ppcg_reference): per kernel and configuration PPCG's time over ours (> 1:
-polycuda is faster), the best configuration per kernel, geometric means, the printed table.
+PolyBench problems on the same GPU (ppcg_reference: DESIGN's H200 table): per kernel and
+configuration PPCG's time over ours (> 1: polycuda is faster), the best configuration per kernel,
+geometric means over DESIGN's kernel sets, the printed table.
 
 Example:
     >>> results = harness.run_bench(harness.Settings(mode="ppcg", repeats=3))  # doctest: +SKIP
@@ -13,8 +14,22 @@ from dataclasses import asdict
 from typing import Any
 
 from polycuda.bench.configs import default_config
-from polycuda.bench.ppcg_reference import DATE, GPU, ROWS, SETUP, SOURCE, design_geomeans
-from polycuda.bench.ppcg_reference import geomean, ratio
+from polycuda.bench.ppcg_reference import (
+    COLUMNS,
+    DATE,
+    DESIGN_COMMIT,
+    DESIGN_GEOMEANS,
+    GPU,
+    NOT_BOTH_RIGHT,
+    ROWS,
+    SETUP,
+    SOURCE,
+    STATED,
+    UNTIMED,
+    design_geomeans,
+    geomean,
+    ratio,
+)
 from polycuda.bench.sizes import PPCG, PPCG_CHECK_SIZES, PPCG_LEFT_OUT, SUITE_TO_POLYBENCH
 
 # Where our kernel (written from the math) is not PolyBench's loop nest: same sizes, same math.
@@ -22,6 +37,14 @@ DIFFERENCES = {
     "jacobi_1d": "divides by 3.0 where PolyBench multiplies by 0.33333",
     "lu": "right-looking (k outermost) where PolyBench's LU goes row by row (i outermost)",
     "cholesky": "right-looking (k outermost) where PolyBench's goes row by row (i outermost)",
+    "ludcmp": "right-looking (k outermost) where PolyBench's goes row by row (i outermost)",
+    "adi": "dx = 1/(n-1) and one r = dt/dx^2 for both half steps, borders kept from the input, "
+           "p and q indexed [position][line] in the column half step, where PolyBench has "
+           "dx = 1/N, B1 = 2, B2 = 1, borders set to 1, p and q indexed [line][position]",
+    "deriche": "the recursions read y1 and y2 back from the arrays and the column passes run i "
+               "outermost, where PolyBench carries them in scalars (ym1, ym2, ...) with j "
+               "outermost; Deriche's coefficients where PolyBench writes b1 = 2^-alpha and "
+               "e^(2 alpha) in k",
 }
 
 
@@ -29,12 +52,15 @@ def derive(results: dict[str, Any]) -> dict[str, Any]:
     """Add each kernel's "ppcg" section (needs report.derive_kernel's best_by_config), the
     run's "ppcg_summary" and "ppcg_reference"; returns `results`."""
     default = default_config(tuple(results["configs"]))
+    gpu = ((results.get("machine") or {}).get("gpu") or {}).get("name")
     for kernel in results["kernels"]:
         kernel["ppcg"] = kernel_comparison(kernel, default, results.get("dtype", "double"),
-                                           results.get("device_mode") == "gpu")
+                                           results.get("device_mode") == "gpu", gpu)
     results["ppcg_summary"] = summary_figures(results)
-    results["ppcg_reference"] = {"date": DATE, "gpu": GPU, "source": SOURCE, "setup": SETUP,
-                                 "rows": [asdict(r) for r in ROWS.values()]}
+    results["ppcg_reference"] = {
+        "date": DATE, "gpu": GPU, "source": SOURCE, "setup": SETUP, "columns": list(COLUMNS),
+        "polycuda_commit": DESIGN_COMMIT, "rows": [asdict(r) for r in ROWS.values()],
+        "untimed": dict(UNTIMED), "stated_geomeans": dict(DESIGN_GEOMEANS)}
     return results
 
 
@@ -50,45 +76,55 @@ def _ms(entry: dict[str, Any] | None, key: str = "median_s") -> float | None:
     return float(entry[key]) * 1e3
 
 
-def comparable(kernel: dict[str, Any], dtype: str, on_gpu: bool = True) -> str:
-    """"" when `kernel` ran as PPCG's problem (on the GPU, PolyBench LARGE sizes, double),
-    else why not."""
+def comparable(kernel: dict[str, Any], dtype: str, on_gpu: bool = True,
+               gpu: str | None = None) -> str:
+    """"" when `kernel` ran as PPCG's problem (on PPCG's GPU where the run names its `gpu`,
+    PolyBench LARGE sizes, the element type of PPCG's time), else why not."""
     name = kernel["name"]
     if not on_gpu:
         return "a CPU-only run: our entries are OpenMP code, PPCG's times are GPU times"
+    if gpu and gpu != GPU:
+        return f"run on the {gpu}: PPCG's times are the {GPU}'s"
     if name not in PPCG:
         return "no PolyBench LARGE sizes for this kernel"
     if kernel["sizes"] != PPCG[name]:
         return f"sizes {kernel['sizes']} are not PolyBench LARGE {PPCG[name]} (--size)"
-    return "" if dtype == "double" else f"{dtype=}: PPCG's times are double"
+    row = ROWS.get(SUITE_TO_POLYBENCH.get(name, ""))
+    want = row.dtype if row else "double"
+    return "" if dtype == want else f"{dtype=}: PPCG's time is {want} (--dtype {want})"
 
 
 def kernel_comparison(kernel: dict[str, Any], default: str | None, dtype: str = "double",
-                      on_gpu: bool = True) -> dict[str, Any]:
-    """One kernel against PPCG: per configuration our median ms, its spread and PPCG's time over
-    ours; the default configuration's and the best configuration's ratio. Ratios are None where
-    PPCG has no time (a kernel outside DESIGN's table), where the kernel did not run as PPCG's
-    problem (other sizes or dtype: `not_comparable` says why) or the configuration has no right
-    entry."""
+                      on_gpu: bool = True, gpu: str | None = None) -> dict[str, Any]:
+    """One kernel against PPCG: per configuration our median ms, its spread, PPCG's time over
+    ours and sequential gcc -O3's (this run) over ours; the default configuration's and the
+    best configuration's ratio; polycuda's time in DESIGN's run. Ratios are None where PPCG
+    has no time (a kernel outside DESIGN's table), where the kernel did not run as PPCG's
+    problem (other GPU, sizes or dtype: `not_comparable` says why) or the configuration has no
+    right entry."""
     polybench = SUITE_TO_POLYBENCH.get(kernel["name"])
-    unlike = comparable(kernel, dtype, on_gpu)
+    unlike = comparable(kernel, dtype, on_gpu, gpu)
     row = ROWS.get(polybench) if polybench and not unlike else None
     configs = list(kernel.get("best_by_config") or {})
     best_entries = {c: _best_entry(kernel, c) for c in configs}
     medians = {c: _ms(e) for c, e in best_entries.items()}
     ratios = {c: ratio(row.ppcg_ms, ms / 1e3) if row and ms else None
               for c, ms in medians.items()}
+    sequential = _ms(kernel["entries"].get("sequential"))
     measured = {c: ms for c, ms in medians.items() if ms is not None}
     best = min(measured, key=measured.__getitem__) if measured else None
     return {"polybench": polybench, "ppcg_ms": row.ppcg_ms if row else None,
-            "in_design_geomean": bool(row and row.in_design_geomean),
+            "design_polycuda_ms": row.polycuda_ms if row else None,
+            "both_right": bool(row and row.both_right), "in_first": bool(row and row.in_first),
             "reference": asdict(row) if row else None,
             "median_ms": medians,
             "spread_ms": {c: [_ms(e, "min_s"), _ms(e, "max_s")] for c, e in best_entries.items()},
             "ratio": ratios, "default_config": default,
             "ratio_default": ratios.get(default) if default else None,
             "best_config": best, "ratio_best": ratios.get(best) if best else None,
-            "sequential_ms": _ms(kernel["entries"].get("sequential")),
+            "sequential_ms": sequential,
+            "speedup_over_sequential": {c: sequential / ms if sequential and ms else None
+                                        for c, ms in medians.items()},
             "difference": DIFFERENCES.get(kernel["name"]),
             "check_note": _check_note(kernel), "not_comparable": unlike or None}
 
@@ -105,16 +141,14 @@ def _check_note(kernel: dict[str, Any]) -> str | None:
 
 def _speedup(section: dict[str, Any], config: str | None) -> float | None:
     """Sequential gcc -O3 (this run) over `config`'s median."""
-    ours = section["median_ms"].get(config) if config else None
-    seq = section["sequential_ms"]
-    return seq / ours if seq and ours else None
+    return section["speedup_over_sequential"].get(config) if config else None
 
 
 def group_figures(sections: list[dict[str, Any]], configs: list[str]) -> dict[str, Any]:
     """Geometric means of PPCG's time over ours across `sections` (kernel comparisons with a
     PPCG time): per configuration, for the default and for the best configuration per kernel,
-    each with its number of kernels; also the speedups over this run's sequential gcc -O3 and
-    PPCG's over DESIGN's gcc -O3 on the same kernels."""
+    each with its number of kernels; also the speedups over this run's sequential gcc -O3, and
+    those of PPCG and of polycuda in DESIGN's run over its sequential gcc on the same kernels."""
     per_config = {c: [s["ratio"][c] for s in sections if s["ratio"].get(c)] for c in configs}
     default = [s["ratio_default"] for s in sections if s["ratio_default"]]
     best = [s["ratio_best"] for s in sections if s["ratio_best"]]
@@ -130,23 +164,46 @@ def group_figures(sections: list[dict[str, Any]], configs: list[str]) -> dict[st
             v for s in sections if (v := _speedup(s, s["best_config"]))),
         "ppcg_geomean_speedup_over_its_gcc": geomean(
             s["reference"]["gcc_ms"] / s["ppcg_ms"] for s in sections),
+        "design_polycuda_geomean_speedup_over_its_gcc": geomean(
+            s["reference"]["gcc_ms"] / s["design_polycuda_ms"] for s in sections),
     }
 
 
 def summary_figures(results: dict[str, Any]) -> dict[str, Any]:
-    """The geometric means over every kernel measured that PPCG has a time for, and over
-    those of DESIGN's first 22 (the set of its stated geometric means), with the kernels of
-    those 22 not measured, DESIGN's own figures and the kernels left out of the mode."""
+    """The geometric means over every kernel measured that PPCG has a time for, over those of
+    DESIGN's kernels both compilers get right and over those of its first 22 (the sets of its
+    stated geometric means), with the kernels of those sets not measured, DESIGN's own figures
+    and the kernels of its table left out of the run."""
     configs = list(results["configs"])
     sections = [k["ppcg"] for k in results["kernels"] if k.get("ppcg", {}).get("ppcg_ms")]
-    first = [s for s in sections if s["in_design_geomean"]]
-    measured = {s["polybench"] for s in first}
+    measured = {s["polybench"] for s in sections}
     return {"default_config": default_config(tuple(configs)),
             "over_measured": group_figures(sections, configs),
-            "over_design_first": group_figures(first, configs),
+            "over_design_both_right": group_figures([s for s in sections if s["both_right"]],
+                                                    configs),
+            "over_design_first": group_figures([s for s in sections if s["in_first"]], configs),
+            "design_both_right_not_measured": [r.polybench for r in ROWS.values()
+                                               if r.both_right and r.polybench not in measured],
             "design_first_not_measured": [r.polybench for r in ROWS.values()
-                                          if r.in_design_geomean and r.polybench not in measured],
-            "design_geomeans": design_geomeans(), "left_out": dict(PPCG_LEFT_OUT)}
+                                          if r.in_first and r.polybench not in measured],
+            "design_geomeans": design_geomeans(), "stated_geomeans": dict(DESIGN_GEOMEANS),
+            "left_out": left_out(results)}
+
+
+def left_out(results: dict[str, Any]) -> dict[str, str]:
+    """The kernels of DESIGN's table that no run of this dtype measures, and why: no suite
+    kernel or no times (sizes.PPCG_LEFT_OUT), or PPCG's time of another element type (those
+    not measured, under their names joined)."""
+    dtype = results.get("dtype", "double")
+    ran = {SUITE_TO_POLYBENCH.get(k["name"]) for k in results["kernels"]}
+    out = dict(PPCG_LEFT_OUT)
+    for other in sorted({r.dtype for r in ROWS.values()} - {dtype}):
+        names = [r.polybench for r in ROWS.values()
+                 if r.dtype == other and r.polybench not in ran and r.polybench not in out]
+        if names:
+            out[", ".join(names)] = (f"PPCG's time is {other}: `bench --ppcg --dtype {other}` "
+                                     "measures it")
+    return out
 
 
 def _x(value: float | None) -> str:
@@ -170,10 +227,12 @@ def _cell(section: dict[str, Any], kernel: dict[str, Any], config: str) -> str:
 
 def _row(kernel: dict[str, Any], configs: list[str]) -> list[str]:
     s = kernel["ppcg"]
-    cells = [s["polybench"] or kernel["name"], _num(s["sequential_ms"]), _num(s["ppcg_ms"])]
+    cells = [s["polybench"] or kernel["name"], _num(s["sequential_ms"]), _num(s["ppcg_ms"]),
+             _num(s["design_polycuda_ms"])]
     for config in configs:
         cells += [_cell(s, kernel, config), _x(s["ratio"].get(config))]
-    return cells + [s["best_config"] or "-", _x(s["ratio_best"])]
+    return cells + [s["best_config"] or "-", _x(s["ratio_best"]),
+                    _x(_speedup(s, s["best_config"]))]
 
 
 def _group_line(label: str, fig: dict[str, Any], configs: list[str], default: str | None
@@ -185,35 +244,49 @@ def _group_line(label: str, fig: dict[str, Any], configs: list[str], default: st
     return f"{label}: " + ", ".join(parts)
 
 
+def _set_label(name: str, fig: dict[str, Any], missing: list[str]) -> str:
+    return f"DESIGN's {name} ({fig['kernels']} measured; not: {', '.join(missing) or 'none'})"
+
+
 def summary_lines(results: dict[str, Any]) -> list[str]:
-    """The geometric means in words: over the kernels measured, over DESIGN's first 22, and
-    DESIGN's own figures for comparison."""
+    """The geometric means in words: over the kernels measured, over DESIGN's kernels both
+    compilers get right and over its first 22, and DESIGN's own figures for comparison."""
     fig, configs = results["ppcg_summary"], list(results["configs"])
-    default, first = fig["default_config"], fig["over_design_first"]
-    design = fig["design_geomeans"]
-    missing = ", ".join(fig["design_first_not_measured"]) or "none"
+    default, right = fig["default_config"], fig["over_design_both_right"]
+    first = fig["over_design_first"]
+    stated = fig["stated_geomeans"]
+    right_name = f"{STATED.both_right_kernels} both get right"
+    first_name = f"first {STATED.first_kernels}"
     return [
         "PPCG's time over ours (> 1: polycuda faster), geometric means (kernels):",
         "  " + _group_line(f"{fig['over_measured']['kernels']} kernels run as PPCG's problems",
                            fig["over_measured"], configs, default),
-        "  " + _group_line(f"DESIGN's first 22 ({first['kernels']} measured; not: {missing})",
+        "  " + _group_line(_set_label(right_name, right, fig["design_both_right_not_measured"]),
+                           right, configs, default),
+        "  " + _group_line(_set_label(first_name, first, fig["design_first_not_measured"]),
                            first, configs, default),
-        f"  the same in DESIGN's run ({DATE}), first 22: polycuda default "
-        f"{_x(1 / design['ppcg_over_default'])}, the better of default and pluto "
-        f"{_x(1 / design['ppcg_over_best_of_default_and_pluto'])}",
-        f"Speedup over sequential gcc -O3 (this run), first 22: default "
-        f"{_x(first['geomean_speedup_over_sequential_default'])}, best per kernel "
-        f"{_x(first['geomean_speedup_over_sequential_best'])}; PPCG over its gcc -O3 in DESIGN's "
-        f"run on the same kernels {_x(first['ppcg_geomean_speedup_over_its_gcc'])}",
+        (f"  DESIGN's run ({DATE}, {GPU}, polycuda at {DESIGN_COMMIT}, default options): "
+         f"{_x(stated['ratio_both_right'])} over its {right_name}, "
+         f"{_x(stated['ratio_first'])} over its {first_name}"),
+        (f"Speedup over sequential gcc -O3 (this run), DESIGN's {right_name}: default "
+         f"{_x(right['geomean_speedup_over_sequential_default'])}, best per kernel "
+         f"{_x(right['geomean_speedup_over_sequential_best'])}; in DESIGN's run on the same "
+         f"kernels (gcc -O3 -march=native): polycuda "
+         f"{_x(right['design_polycuda_geomean_speedup_over_its_gcc'])}, PPCG "
+         f"{_x(right['ppcg_geomean_speedup_over_its_gcc'])}"),
     ]
 
 
 def summary_line(results: dict[str, Any]) -> str:
     """One sentence for the results' summary_text."""
     fig = results["ppcg_summary"]
-    first, default = fig["over_design_first"], fig["default_config"]
-    return (f"Against PPCG (PPCG's time over ours, DESIGN's first 22, {first['kernels']} "
-            f"measured): default ({default or 'not measured'}) "
+    right, first = fig["over_design_both_right"], fig["over_design_first"]
+    default = fig["default_config"]
+    return (f"Against PPCG on the {GPU} (PPCG's time over ours), DESIGN's "
+            f"{STATED.both_right_kernels} both get right ({right['kernels']} measured): "
+            f"default ({default or 'not measured'}) {_x(right['geomean_ratio_default'])}, "
+            f"best per kernel {_x(right['geomean_ratio_best'])}; its first "
+            f"{STATED.first_kernels} ({first['kernels']} measured): default "
             f"{_x(first['geomean_ratio_default'])}, best per kernel "
             f"{_x(first['geomean_ratio_best'])}.")
 
@@ -223,6 +296,10 @@ def _notes(results: dict[str, Any]) -> list[str]:
              results["ppcg_summary"]["left_out"].items()]
     notes += [f"  {k['name']}: not PolyBench's loop nest: {k['ppcg']['difference']}"
               for k in results["kernels"] if k["ppcg"]["difference"]]
+    notes += [f"  {k['name']}: not among DESIGN's kernels both get right: "
+              f"{NOT_BOTH_RIGHT[k['ppcg']['polybench']]}"
+              for k in results["kernels"]
+              if k["ppcg"]["ppcg_ms"] and not k["ppcg"]["both_right"]]
     notes += [f"  {k['name']}: {k['ppcg']['check_note']}"
               for k in results["kernels"] if k["ppcg"].get("check_note")]
     notes += [f"  {k['name']}: no ratio: "
@@ -239,13 +316,15 @@ def _notes(results: dict[str, Any]) -> list[str]:
 
 def table(results: dict[str, Any]) -> str:
     """The comparison table (ms: median (min-max) of the whole function from host arrays;
-    `x`: PPCG's time over ours), the geometric means and the notes."""
+    `x`: PPCG's time over ours; `x seq`: this run's sequential gcc -O3 over the best
+    configuration; `ours@<commit> ms`: polycuda's time in DESIGN's run), the geometric means and
+    the notes."""
     configs = list(results["configs"])
     default = results["ppcg_summary"]["default_config"]
-    head = ["kernel", "seq ms", "PPCG ms"]
+    head = ["kernel", "seq ms", "PPCG ms", f"ours@{DESIGN_COMMIT} ms"]
     for config in configs:
         head += [f"{config}{'=default' if config == default != 'default' else ''} ms", "x"]
-    head += ["best", "x best"]
+    head += ["best", "x best", "x seq"]
     kernels = [k for k in results["kernels"] if "ppcg" in k]
     rows = [head] + [_row(k, configs) for k in kernels]
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]

@@ -1,100 +1,167 @@
-"""PPCG's times on the reference GPU, as DESIGN.md records them ("The peer to beat: PPCG on the
-reference GPU"), with polycuda's times of that run, sequential gcc -O3 and PolyBench's LARGE
-sizes; parsed from DESIGN's own text so that the numbers here are the numbers there.
+"""PPCG's times on the H200, as DESIGN.md records them ("The peer to beat: PPCG on the H200"),
+with polycuda's and sequential gcc's times of that run, its stated geometric means and
+PolyBench's LARGE sizes; the table and the statements are parsed from DESIGN's own text so that
+the numbers here are the numbers there.
 
 Example:
     >>> row = ROWS["gemm"]
-    >>> row.ppcg_ms, row.default_ms, row.gcc_ms
-    (6.13, 5.86, 869.0)
+    >>> row.ppcg_ms, row.polycuda_ms, row.gcc_ms
+    (6.3, 5.94, 515.0)
+    >>> UNTIMED["nussinov"]
+    "PPCG's code does not build, polycuda refuses `char`"
     >>> large_sizes()["gemm"]
     {'NI': 1000, 'NJ': 1100, 'NK': 1200}
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-DATE = "2026-11-24"
-GPU = "NVIDIA H100 80GB HBM3"
-SOURCE = ("DESIGN.md, section \"The peer to beat: PPCG on the reference GPU (measured "
-          "2026-11-24, same run as polycuda)\"")
-SETUP = ("PPCG 0.09.2 (upstream, isl scheduler, default options), PolyBench/C 4.2.1 problems at "
-         "LARGE sizes, double precision, time of the whole drop-in function: device allocation, "
-         "copies in and out, all kernels, device free (CUDA context created beforehand; median "
-         "of 3)")
-COLUMNS = ("PPCG", "polycuda default", "polycuda --scheduler pluto", "sequential gcc -O3")
+DATE = "2026-12-01"
+GPU = "NVIDIA H200"
+SOURCE = ("DESIGN.md, section \"The peer to beat: PPCG on the H200 (measured 2026-12-01, same "
+          "run as polycuda)\"")
+SETUP = ("PPCG 0.09.2 (upstream, isl scheduler, default options), PolyBench/C 4.2.1's own files "
+         "at LARGE sizes, double (deriche float), time of PolyBench's timed region around the "
+         "kernel call: device allocation, copies in and out, all kernels, device free (CUDA "
+         "context created before main, CUDA_MODULE_LOADING=EAGER; median of 5 interleaved runs, "
+         "1-2 for the slowest). polycuda at 1b5279d with default options, no tuning. "
+         "Correctness checked on MEDIUM dumps against gcc -O3 (rtol 1e-6): all correct but "
+         "gramschmidt (both compilers and gcc disagree: ill-conditioned) and PPCG's deriche "
+         "(float).")
+COLUMNS = ("PPCG", "polycuda", "sequential gcc -O3 -march=native")
+# The commit of polycuda whose times the table's second column holds (SETUP's words).
+DESIGN_COMMIT = re.search(r"polycuda at (\w+)", SETUP).group(1)  # type: ignore[union-attr]
 
-# DESIGN.md's table, verbatim up to line breaks: "name PPCG | default | pluto | gcc -O3" in ms,
-# ';'-separated.
+# DESIGN.md's table, verbatim up to line breaks: "name PPCG | polycuda | gcc" in ms, or
+# "name: why" for a kernel without times, ';'-separated.
 TABLE_TEXT = """\
-jacobi-1d 4.45 | 4.60 | 0.82 | 0.96;  jacobi-2d 16.1 | 15.2 | 13.4 | 1505;
-seidel-2d 85.9 | 95.5 | 75.6 | 21813;  fdtd-2d 19.7 | 215.5 | 31.2 | 1713;
-heat-3d 118.7 | 19.4 | 127.7 | 2768;  gemm 6.13 | 5.86 | 6.31 | 869;
-2mm 13.1 | 13.7 | 306.9 | 3123;  3mm 27.4 | 28.2 | 29.4 | 4029;  atax 5.72 | 6.26 | 218.4 | 8.0;
-bicg 5.94 | 5.75 | 5.58 | 23.0;  mvt 5.29 | 4.80 | 4.98 | 25.0;  gesummv 4.09 | 4.72 | 4.50 | 5.8;
-gemver 7.51 | 7.83 | 1194 | 26.2;  doitgen 268 | 534 | 7487 | 559;
-covariance 19.3 | 17.7 | 1197 | 8817;  correlation 16.8 | 16.1 | 1473 | 7746;
-syrk 6.64 | 6.70 | 6.71 | 870;  syr2k 9.60 | 9.77 | 10.0 | 4340;  symm 6.03 | 26848 | 52151 | 2910;
-trmm 26.3 | 84.3 | 87.7 | 2036;  lu 55.7 | 875 | 41.9 | 5761;  cholesky 35.9 | 41.7 | 32.8 | 1522;
-durbin 112 | 107 | 126 | 2.9;  trisolv 27.6 | 21.7 | 10.0 | 3.9;
-gramschmidt 249 | 314 | 1623 | 9099."""
+jacobi-1d 5.19 | 0.86 | 0.68;  jacobi-2d 16.1 | 13.0 | 1228;  seidel-2d 86.4 | 73.7 | 20113;
+fdtd-2d 19.6 | 12.4 | 1517;  heat-3d 120 | 16.6 | 2133;  gemm 6.30 | 5.94 | 515;  2mm 15.8 | 8.76 | 2573;
+3mm 35.7 | 15.8 | 2971;  atax 4.87 | 4.87 | 6.46;  bicg 6.20 | 4.13 | 14.5;  mvt 6.08 | 4.92 | 21.1;
+gesummv 4.68 | 4.67 | 5.83;  gemver 7.94 | 5.54 | 29.3;  doitgen 255 | 202 | 587;
+covariance 23.6 | 7.40 | 6939;  correlation 18.4 | 9.51 | 7318;  syrk 6.69 | 3.94 | 660;
+syr2k 11.6 | 6.40 | 4124;  symm 6.99 | 6.18 | 2518;  trmm 26.4 | 4.33 | 2420;  lu 51.9 | 40.8 | 5672;
+cholesky 36.6 | 30.4 | 1191;  durbin 108 | 3.80 | 2.36;  trisolv 27.2 | 11.1 | 3.50;
+gramschmidt 245 | 41.1 | 7596;  ludcmp 73408 | 6249 | 5085;  deriche 155 | 7083 | 383;
+adi 634 | 1266 | 13934;  floyd-warshall 76225 | 10858 | 19043;  nussinov: PPCG's code does not
+build, polycuda refuses `char`."""
 
-# DESIGN.md's PolyBench LARGE sizes, verbatim up to line breaks (gemm's "NIxNJxNK" as PolyBench
-# orders them).
+# DESIGN's geometric-mean statements, verbatim up to line breaks (its times are PPCG's over
+# polycuda's, as `ratio` below: > 1 means polycuda is faster).
+GEOMEAN_TEXT = """\
+Geometric mean PPCG / polycuda: 2.14x over the 27 both get right, 2.05x over the first 22 of the
+list of 2026-11-24 (jacobi-1d .. durbin without seidel-2d). Below PPCG: deriche 0.02x, adi 0.50x."""
+_GEOMEANS = re.compile(r"([\d.]+)x over the (\d+) both get right, ([\d.]+)x over the first (\d+) "
+                       r"of the list of [\d-]+ \(([\w-]+) \.\. ([\w-]+) without ([\w-]+)\)")
+
+# The kernels whose time SETUP gives in another type than double ("double (deriche float)")
+# and those whose result SETUP calls wrong for either compiler ("all correct but ..."): DESIGN's
+# geometric mean over the kernels "both get right" leaves the latter out.
+DTYPES: Mapping[str, str] = {"deriche": "float"}
+NOT_BOTH_RIGHT: Mapping[str, str] = {
+    "gramschmidt": "both compilers and gcc disagree: ill-conditioned",
+    "deriche": "PPCG's deriche (float) is wrong"}
+
+# PolyBench/C 4.2.1's LARGE_DATASET sizes (its headers), at which DESIGN's run took
+# "PolyBench/C 4.2.1's own files at LARGE sizes"; gemm's "NIxNJxNK" as PolyBench orders them.
 LARGE_SIZES_TEXT = """\
 jacobi-1d T=500 N=2000; jacobi-2d T=500 N=1300; seidel-2d T=500 N=2000; fdtd-2d T=500
 NX=1000 NY=1200; heat-3d T=500 N=120; gemm 1000x1100x1200; 2mm NI=800 NJ=900 NK=1100 NL=1200; 3mm
 NI=800 NJ=900 NK=1000 NL=1100 NM=1200; atax, bicg M=1900 N=2100; mvt, gemver, lu, cholesky, durbin,
 trisolv, ludcmp N=2000; gesummv N=1300; doitgen NQ=140 NR=150 NP=160; covariance, correlation M=1200
 N=1400; syrk, syr2k, symm, trmm, gramschmidt M=1000 N=1200; floyd-warshall N=2800; adi T=500 N=1000;
-deriche W=4096 H=2160."""
+deriche W=4096 H=2160; nussinov N=2500."""
 GEMM_PARAMS = ("NI", "NJ", "NK")
 _SIZE_WORD = re.compile(r"\w+=\d+|\d+(x\d+)+")
-
-# DESIGN's geometric means are over the first 22 kernels of its list (durbin, trisolv and
-# gramschmidt, where the sequential CPU code wins, left out); the figures it states:
-GEOMEAN_FIRST = 22
-DESIGN_GEOMEANS = {"ppcg_over_default": 1.9, "ppcg_over_best_of_default_and_pluto": 1.35,
-                   "gcc_over_ppcg": 36.8, "gcc_over_default": 19.6}
 
 
 @dataclass(frozen=True)
 class Row:
-    """One kernel of DESIGN's table: its PolyBench name, position (0-based) and times in ms."""
+    """One kernel of DESIGN's table: its PolyBench name, position (0-based), times in ms (PPCG,
+    polycuda at DESIGN_COMMIT, sequential gcc -O3 -march=native), the element type of those
+    times, whether both compilers got it right and whether it is one of DESIGN's first 22."""
 
     polybench: str
     index: int
     ppcg_ms: float
-    default_ms: float
-    pluto_ms: float
+    polycuda_ms: float
     gcc_ms: float
+    dtype: str = "double"
+    both_right: bool = True
+    in_first: bool = False
 
-    @property
-    def in_design_geomean(self) -> bool:
-        """Whether DESIGN's geometric means count this kernel (the first GEOMEAN_FIRST)."""
-        return self.index < GEOMEAN_FIRST
+
+@dataclass(frozen=True)
+class Geomeans:
+    """DESIGN's statements: the geometric mean of PPCG's time over polycuda's over the kernels
+    both get right and over the first kernels of the list of 2026-11-24 (from `first_from` to
+    `first_to` in the table's order, without `first_without`), with the kernel counts it gives,
+    and the kernels it calls below PPCG with their ratios."""
+
+    both_right: float
+    both_right_kernels: int
+    first: float
+    first_kernels: int
+    first_from: str
+    first_to: str
+    first_without: str
+    below: Mapping[str, float]
 
 
 def parse_table(text: str) -> dict[str, Row]:
-    """The rows of a table in TABLE_TEXT's form, by PolyBench name, in the text's order.
+    """The timed rows of a table in TABLE_TEXT's form, by PolyBench name, in the text's order
+    (items "name: why" have no times: parse_untimed).
 
     Raises:
-        ValueError: a row without a name and four numbers, or a name given twice.
+        ValueError: a row without a name and three numbers, or a name given twice.
     """
     rows: dict[str, Row] = {}
     for item in _items(text):
         name, _, rest = item.partition(" ")
+        if name.endswith(":"):
+            continue
         values = [v.strip() for v in rest.split("|")]
-        if len(values) != 4 or not all(_is_number(v) for v in values):
-            raise ValueError(f"expected 'name ms | ms | ms | ms', got {item!r}")
+        if len(values) != len(COLUMNS) or not all(_is_number(v) for v in values):
+            raise ValueError(f"expected 'name ms | ms | ms' or 'name: why', got {item!r}")
         if name in rows:
             raise ValueError(f"kernel {name!r} given twice")
         rows[name] = Row(name, len(rows), *(float(v) for v in values))
     return rows
+
+
+def parse_untimed(text: str) -> dict[str, str]:
+    """The items "name: why" of a table in TABLE_TEXT's form: {"nussinov": "PPCG's code ..."}."""
+    untimed = {}
+    for item in _items(text):
+        name, sep, why = item.partition(": ")
+        if sep and " " not in name:
+            untimed[name] = why.strip()
+    return untimed
+
+
+def parse_geomeans(text: str) -> Geomeans:
+    """DESIGN's geometric-mean statements in GEOMEAN_TEXT's form.
+
+    Raises:
+        ValueError: text without both statements or without "Below PPCG: name ratio, ...".
+    """
+    joined = " ".join(text.split())
+    found = _GEOMEANS.search(joined)
+    below = re.search(r"Below PPCG: (.*?)\.(\s|$)", joined)
+    if not found or not below:
+        raise ValueError(f"expected DESIGN's geometric-mean statements, got {text!r}")
+    pairs = [p.split() for p in below.group(1).split(",")]
+    if not all(len(p) == 2 and p[1].endswith("x") and _is_number(p[1][:-1]) for p in pairs):
+        raise ValueError(f"expected 'Below PPCG: name 0.5x, ...', got {below.group(0)!r}")
+    g = found.groups()
+    return Geomeans(float(g[0]), int(g[1]), float(g[2]), int(g[3]), g[4], g[5], g[6],
+                    {name: float(x[:-1]) for name, x in pairs})
 
 
 def parse_large_sizes(text: str) -> dict[str, dict[str, int]]:
@@ -140,11 +207,33 @@ def _is_number(text: str) -> bool:
         return False
 
 
-ROWS: Mapping[str, Row] = parse_table(TABLE_TEXT)
+def annotate(rows: Mapping[str, Row], statements: Geomeans) -> dict[str, Row]:
+    """`rows` with each one's dtype (DTYPES), whether both compilers got it right
+    (NOT_BOTH_RIGHT) and whether it is one of the first kernels of `statements`.
+
+    Raises:
+        ValueError: a kernel of `statements` or of the module's tables that `rows` lack.
+    """
+    named = {statements.first_from, statements.first_to, statements.first_without,
+             *statements.below, *DTYPES, *NOT_BOTH_RIGHT}
+    if missing := sorted(named - set(rows)):
+        raise ValueError(f"kernels {missing} are not rows of the table")
+    span = range(rows[statements.first_from].index, rows[statements.first_to].index + 1)
+    return {name: dataclasses.replace(
+        row, dtype=DTYPES.get(name, "double"), both_right=name not in NOT_BOTH_RIGHT,
+        in_first=row.index in span and name != statements.first_without)
+        for name, row in rows.items()}
+
+
+STATED: Geomeans = parse_geomeans(GEOMEAN_TEXT)
+ROWS: Mapping[str, Row] = annotate(parse_table(TABLE_TEXT), STATED)
+UNTIMED: Mapping[str, str] = parse_untimed(TABLE_TEXT)
+# The figures DESIGN states, by design_geomeans' keys.
+DESIGN_GEOMEANS = {"ratio_both_right": STATED.both_right, "ratio_first": STATED.first}
 
 
 def large_sizes() -> dict[str, dict[str, int]]:
-    """PolyBench's LARGE sizes of DESIGN.md, by PolyBench kernel name."""
+    """PolyBench's LARGE sizes, by PolyBench kernel name."""
     return parse_large_sizes(LARGE_SIZES_TEXT)
 
 
@@ -170,14 +259,14 @@ def ratio(ppcg_ms: float, ours_s: float | None) -> float | None:
 
 
 def design_geomeans(rows: Mapping[str, Row] | None = None) -> dict[str, float | None]:
-    """DESIGN's stated geometric means recomputed from its rows (the first GEOMEAN_FIRST):
-    PPCG's speedup over polycuda's default and over the better of default and pluto per
-    kernel, and the speedups of PPCG and of polycuda's default over gcc -O3."""
-    first = [r for r in (rows or ROWS).values() if r.in_design_geomean]
+    """DESIGN's stated geometric means recomputed from its rows: PPCG's time over polycuda's
+    over the kernels both get right and over the first 22, with the kernel counts."""
+    rows = rows or ROWS
+    right = [r for r in rows.values() if r.both_right]
+    first = [r for r in rows.values() if r.in_first]
     return {
-        "ppcg_over_default": geomean(r.default_ms / r.ppcg_ms for r in first),
-        "ppcg_over_best_of_default_and_pluto": geomean(
-            min(r.default_ms, r.pluto_ms) / r.ppcg_ms for r in first),
-        "gcc_over_ppcg": geomean(r.gcc_ms / r.ppcg_ms for r in first),
-        "gcc_over_default": geomean(r.gcc_ms / r.default_ms for r in first),
+        "ratio_both_right": geomean(r.ppcg_ms / r.polycuda_ms for r in right),
+        "kernels_both_right": len(right),
+        "ratio_first": geomean(r.ppcg_ms / r.polycuda_ms for r in first),
+        "kernels_first": len(first),
     }

@@ -20,19 +20,20 @@ FDTD, heat), 65536 x 65536 (1-D Jacobi and SOR) and 256 x 256^3 (3-D Jacobi, 7 a
   full mode's 2-D and 3-D oracles take 0.5-1.4 s there).
 Without kernel names, paper mode runs these 8 kernels; another kernel named gets full sizes.
 
-PPCG sizes (`--ppcg`) are PolyBench/C 4.2.1's LARGE sizes, at which DESIGN.md records PPCG's
-times (ppcg_reference.LARGE_SIZES_TEXT), mapped onto our kernels' parameters:
+PPCG sizes (`--ppcg`) are PolyBench/C 4.2.1's LARGE sizes (ppcg_reference.LARGE_SIZES_TEXT),
+at which DESIGN.md's H200 run timed PPCG, mapped onto our kernels' parameters:
 - PolyBench's TSTEPS / TMAX is our T: our stencils run t = 0 .. T-1, PolyBench's heat-3d runs
   t = 1 .. TSTEPS, the same 500 steps;
 - every other size is PolyBench's name in lower case, with PolyBench's meaning: the arrays have
   PolyBench's extents (atax A[m][n]; bicg A[n][m]; covariance, correlation data[n][m]; syrk,
   syr2k C[n][n], A[n][m]; symm, trmm B[m][n], A[m][m]; gramschmidt A[m][n], R[n][n]; gemm, 2mm,
-  3mm as PolyBench; gemm's "1000x1100x1200" is NI x NJ x NK);
+  3mm as PolyBench; gemm's "1000x1100x1200" is NI x NJ x NK; deriche imgIn[w][h]);
 - except doitgen, whose third extent PolyBench calls NP (A[NR][NQ][NP], C4[NP][NP]) and we nk.
-seidel-2d has no kernel of ours (PPCG_LEFT_OUT says why); gramschmidt is checked at other sizes
-than it is timed at (PPCG_CHECK_SIZES says why). Without kernel names, ppcg mode runs
-the 24 kernels of DESIGN's table that we have (PPCG_KERNELS, in its order); another kernel named
-gets its LARGE sizes where DESIGN lists them (adi, deriche, floyd-warshall, ludcmp), else full
+seidel-2d has no kernel of ours and nussinov no times in DESIGN's table (PPCG_LEFT_OUT says
+why); gramschmidt is checked at other sizes than it is timed at (PPCG_CHECK_SIZES says why).
+Without kernel names, ppcg mode runs the kernels of DESIGN's table that we have (PPCG_KERNELS, in
+its order) whose PPCG time is of the run's element type (ppcg_kernels: deriche's is float, the
+others' double); another kernel named gets its LARGE sizes where PolyBench has them, else full
 sizes.
 """
 
@@ -40,7 +41,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from polycuda.bench.ppcg_reference import ROWS, large_sizes
+from polycuda.bench.ppcg_reference import ROWS, UNTIMED, large_sizes
 
 MODES = ("full", "quick", "small", "paper", "ppcg")
 
@@ -108,7 +109,7 @@ PAPER: dict[str, dict[str, int]] = {
     for name in PAPER_KERNELS
 }
 
-# PolyBench name -> suite kernel, for every kernel of DESIGN's LARGE sizes that we have.
+# PolyBench name -> suite kernel, for every PolyBench kernel that we have.
 POLYBENCH_TO_SUITE: dict[str, str] = {
     "jacobi-1d": "jacobi_1d", "jacobi-2d": "jacobi_2d", "fdtd-2d": "fdtd_2d",
     "heat-3d": "heat_3d", "gemm": "gemm", "2mm": "two_mm", "3mm": "three_mm", "atax": "atax",
@@ -121,7 +122,8 @@ POLYBENCH_TO_SUITE: dict[str, str] = {
 SUITE_TO_POLYBENCH = {ours: theirs for theirs, ours in POLYBENCH_TO_SUITE.items()}
 PPCG_LEFT_OUT: dict[str, str] = {
     "seidel-2d": "no suite kernel: kernels/c/sor_2d.c is 5-point successive over-relaxation "
-                 "(factor omega), not PolyBench's 9-point Gauss-Seidel average seidel-2d"}
+                 "(factor omega), not PolyBench's 9-point Gauss-Seidel average seidel-2d",
+    **{name: f"no times in DESIGN's table: {why}" for name, why in UNTIMED.items()}}
 # PolyBench's size names that are not ours in lower case (see the module docstring)
 _PARAM_RENAMES: dict[str, dict[str, str]] = {"doitgen": {"NP": "nk"}}
 
@@ -137,25 +139,29 @@ PPCG: dict[str, dict[str, int]] = {
     POLYBENCH_TO_SUITE[name]: {our_param(name, p): v for p, v in at.items()}
     for name, at in large_sizes().items() if name in POLYBENCH_TO_SUITE}
 PPCG_KERNELS = tuple(POLYBENCH_TO_SUITE[name] for name in ROWS if name in POLYBENCH_TO_SUITE)
+
+
+def ppcg_kernels(dtype: str = "double") -> tuple[str, ...]:
+    """The kernels of PPCG_KERNELS whose PPCG time is of element type `dtype`, in its order."""
+    return tuple(k for k in PPCG_KERNELS if ROWS[SUITE_TO_POLYBENCH[k]].dtype == dtype)
+
 # Kernels whose problem at LARGE sizes is ill-posed, so that no other rounding passes the check:
 # ppcg mode checks the same library at these sizes (random inputs, against the oracle there)
 # and times it at LARGE sizes.
 PPCG_CHECK_SIZES: dict[str, tuple[dict[str, int], str]] = {
     "gramschmidt": ({"m": 1200, "n": 1000},
-                    "at LARGE sizes M=1000 < N=1200: the columns past the 1000th are rounding "
-                    "noise (a relative change of 1e-15 in A moves them by up to 7e4 relative, "
-                    "in NumPy; polycuda's OpenMP code FAILED there against gcc -O3 on the CPU), "
-                    "at 1200 x 1000 they have full rank and the same code passes"),
+                    ("at LARGE sizes M=1000 < N=1200: the columns past the 1000th are rounding "
+                     "noise (a relative change of 1e-15 in A moves them by up to 7e4 relative, "
+                     "in NumPy; polycuda's OpenMP code FAILED there against gcc -O3 on the CPU), "
+                     "at 1200 x 1000 they have full rank and the same code passes")),
 }
-# Ppcg mode in two runs, where one may not last over the device's 10 minutes: the kernels whose
-# polycuda code (default or pluto) took under PPCG_SLOW_MS per call in DESIGN's run, then the
-# others (gemver, doitgen, covariance, correlation, symm, lu, gramschmidt; symm's 27-52 s per
-# call are most of the mode's time). See bench/README.md's ppcg section.
+# Ppcg mode's double kernels in two runs, where one may not last over the device's 10 minutes:
+# those whose polycuda code (default options) took under PPCG_SLOW_MS per call in DESIGN's run,
+# then the others (see bench/README.md's ppcg section).
 PPCG_SLOW_MS = 500.0
-PPCG_SLOW = tuple(k for k in PPCG_KERNELS
-                  if max(ROWS[SUITE_TO_POLYBENCH[k]].default_ms,
-                         ROWS[SUITE_TO_POLYBENCH[k]].pluto_ms) > PPCG_SLOW_MS)
-PPCG_PARTS = (tuple(k for k in PPCG_KERNELS if k not in PPCG_SLOW), PPCG_SLOW)
+PPCG_SLOW = tuple(k for k in ppcg_kernels("double")
+                  if ROWS[SUITE_TO_POLYBENCH[k]].polycuda_ms > PPCG_SLOW_MS)
+PPCG_PARTS = (tuple(k for k in ppcg_kernels("double") if k not in PPCG_SLOW), PPCG_SLOW)
 
 
 def sizes_for(kernel: object, mode: str, overrides: Mapping[str, int] | None = None

@@ -36,34 +36,63 @@ from polycuda.runtime.device import GpuInfo
 DESIGN_MD = Path(__file__).resolve().parents[2].parent / "shared" / "DESIGN.md"
 DESIGN_ORDER = ("jacobi-1d jacobi-2d seidel-2d fdtd-2d heat-3d gemm 2mm 3mm atax bicg mvt "
                 "gesummv gemver doitgen covariance correlation syrk syr2k symm trmm lu "
-                "cholesky durbin trisolv gramschmidt").split()
+                "cholesky durbin trisolv gramschmidt ludcmp deriche adi floyd-warshall").split()
 
 
 # -- DESIGN's table -----------------------------------------------------------------------------
-def test_reference_table_has_the_25_design_rows():
+def test_reference_table_has_the_29_timed_design_rows():
     rows = ppcg_reference.ROWS
     assert list(rows) == DESIGN_ORDER
-    assert dataclasses.astuple(rows["jacobi-1d"]) == ("jacobi-1d", 0, 4.45, 4.60, 0.82, 0.96)
-    assert dataclasses.astuple(rows["symm"]) == ("symm", 18, 6.03, 26848, 52151, 2910)
-    assert dataclasses.astuple(rows["gramschmidt"]) == ("gramschmidt", 24, 249, 314, 1623, 9099)
-    assert rows["atax"].gcc_ms == 8.0 and rows["fdtd-2d"].default_ms == 215.5
-    assert [r.polybench for r in rows.values() if not r.in_design_geomean] == [
-        "durbin", "trisolv", "gramschmidt"]
+    assert dataclasses.astuple(rows["jacobi-1d"]) == (
+        "jacobi-1d", 0, 5.19, 0.86, 0.68, "double", True, True)
+    assert dataclasses.astuple(rows["symm"]) == ("symm", 18, 6.99, 6.18, 2518, "double", True, True)
+    assert dataclasses.astuple(rows["deriche"]) == (
+        "deriche", 26, 155, 7083, 383, "float", False, False)
+    assert dataclasses.astuple(rows["floyd-warshall"]) == (
+        "floyd-warshall", 28, 76225, 10858, 19043, "double", True, False)
+    assert rows["atax"].gcc_ms == 6.46 and rows["fdtd-2d"].polycuda_ms == 12.4
+    # DESIGN's first 22: jacobi-1d .. durbin without seidel-2d
+    assert [r.polybench for r in rows.values() if r.in_first] == [
+        n for n in DESIGN_ORDER[:DESIGN_ORDER.index("durbin") + 1] if n != "seidel-2d"]
+    assert [r.polybench for r in rows.values() if not r.both_right] == ["gramschmidt", "deriche"]
+    assert ppcg_reference.UNTIMED == {
+        "nussinov": "PPCG's code does not build, polycuda refuses `char`"}
+    assert ppcg_reference.DESIGN_COMMIT == "1b5279d"
 
 
 def test_design_geomeans_follow_from_its_rows():
     computed = ppcg_reference.design_geomeans()
-    for key, stated in ppcg_reference.DESIGN_GEOMEANS.items():
-        # within one unit of the last digit DESIGN states (its rows are rounded: 1.345 -> 1.35)
-        digits = len(str(stated).split(".")[1])
-        assert computed[key] == pytest.approx(stated, abs=10 ** -digits), key
+    stated = ppcg_reference.STATED
+    assert (computed["kernels_both_right"], computed["kernels_first"]) == (
+        stated.both_right_kernels, stated.first_kernels) == (27, 22)
+    for key, value in ppcg_reference.DESIGN_GEOMEANS.items():
+        # within one unit of the last digit DESIGN states (its rows are rounded)
+        digits = len(str(value).split(".")[1])
+        assert computed[key] == pytest.approx(value, abs=10 ** -digits), key
+    below = {n: r.ppcg_ms / r.polycuda_ms for n, r in ppcg_reference.ROWS.items()
+             if r.ppcg_ms < r.polycuda_ms}
+    assert set(below) == set(stated.below) == {"deriche", "adi"}
+    for name, value in stated.below.items():
+        assert below[name] == pytest.approx(value, abs=0.01), name
 
 
 def test_reference_parsers_refuse_malformed_text():
     with pytest.raises(ValueError, match="name ms"):
-        ppcg_reference.parse_table("gemm 1 | 2 | 3")
+        ppcg_reference.parse_table("gemm 1 | 2")
+    with pytest.raises(ValueError, match="name ms"):
+        ppcg_reference.parse_table("gemm 1 | 2 | 3 | 4")  # the H100 table's four columns
     with pytest.raises(ValueError, match="twice"):
-        ppcg_reference.parse_table("gemm 1 | 2 | 3 | 4; gemm 1 | 2 | 3 | 4")
+        ppcg_reference.parse_table("gemm 1 | 2 | 3; gemm 1 | 2 | 3")
+    assert list(ppcg_reference.parse_table("a 1 | 2 | 3; b: no times.")) == ["a"]
+    assert ppcg_reference.parse_untimed("a 1 | 2 | 3; b: no times, none.") == {
+        "b": "no times, none"}
+    with pytest.raises(ValueError, match="geometric-mean"):
+        ppcg_reference.parse_geomeans("Geometric mean PPCG / polycuda: 2x over all.")
+    with pytest.raises(ValueError, match="Below PPCG"):
+        ppcg_reference.parse_geomeans(ppcg_reference.GEOMEAN_TEXT.replace("0.02x", "slow"))
+    with pytest.raises(ValueError, match="not rows"):
+        ppcg_reference.annotate(ppcg_reference.parse_table("gemm 1 | 2 | 3"),
+                                ppcg_reference.STATED)
     with pytest.raises(ValueError, match="NAME=INTEGER"):
         ppcg_reference.parse_large_sizes("gemm NI=10 NJ=x")
     assert ppcg_reference.parse_large_sizes("a, b N=3; c 1x2x3.") == {
@@ -73,31 +102,43 @@ def test_reference_parsers_refuse_malformed_text():
 @pytest.mark.skipif(not DESIGN_MD.is_file(), reason="../shared/DESIGN.md is not beside the repo")
 def test_reference_text_is_design_md_text():
     design = " ".join(DESIGN_MD.read_text().split())
-    if "The H100 table of 2026-11-24" in design and "is superseded" in design:
-        # DESIGN.md (2026-12-01) replaced the H100 table this module copies by the H200 one,
-        # in another form (three columns); re-basing `bench --ppcg` on it is issue 41's work
-        pytest.skip("DESIGN.md's PPCG table is the H200 one; ppcg_reference still holds the "
-                    "H100 table of 2026-11-24 (issue 41)")
-    for text in (ppcg_reference.TABLE_TEXT, ppcg_reference.LARGE_SIZES_TEXT):
+    for text in (ppcg_reference.TABLE_TEXT, ppcg_reference.GEOMEAN_TEXT, ppcg_reference.SETUP):
         assert " ".join(text.split()) in design
+    heading = ppcg_reference.SOURCE.split('"')[1]
+    assert f"## {heading} " in design
+    assert ppcg_reference.DATE in heading and ppcg_reference.GPU.split()[-1] in heading
+    assert "Milliseconds, " + " | ".join(ppcg_reference.COLUMNS) + ":" in design
+    for name, dtype in ppcg_reference.DTYPES.items():
+        assert f"double ({name} {dtype})" in ppcg_reference.SETUP
+    wrong = ppcg_reference.SETUP.split("all correct but ")[1]
+    assert all(name in wrong for name in ppcg_reference.NOT_BOTH_RIGHT)
+    # DESIGN names no sizes but PolyBench's LARGE ones: each kernel of its table has them
+    assert "PolyBench/C 4.2.1's own files at LARGE sizes" in ppcg_reference.SETUP
+    named = set(ppcg_reference.ROWS) | set(ppcg_reference.UNTIMED)
+    assert named <= set(ppcg_reference.large_sizes())
 
 
 # -- sizes --------------------------------------------------------------------------------------
 def test_ppcg_kernels_are_design_order_without_seidel():
     expected = [sizes.POLYBENCH_TO_SUITE[n] for n in DESIGN_ORDER if n != "seidel-2d"]
-    assert list(sizes.PPCG_KERNELS) == expected and len(expected) == 24
+    assert list(sizes.PPCG_KERNELS) == expected and len(expected) == 28
+    doubles = [k for k in expected if k != "deriche"]
+    assert list(sizes.ppcg_kernels("double")) == doubles and sizes.ppcg_kernels("float") == (
+        "deriche",)
     assert "seidel-2d" in sizes.PPCG_LEFT_OUT and "sor_2d" in sizes.PPCG_LEFT_OUT["seidel-2d"]
-    names = [k.name for k in harness.select_kernels((), "ppcg")]
-    assert names == expected
+    assert "no times" in sizes.PPCG_LEFT_OUT["nussinov"]
+    assert [k.name for k in harness.select_kernels((), "ppcg")] == doubles
+    assert [k.name for k in harness.select_kernels((), "ppcg", "float")] == ["deriche"]
+    assert [k.name for k in harness.select_kernels(("deriche",), "ppcg")] == ["deriche"]
     first, second = sizes.PPCG_PARTS
-    assert sorted(first + second) == sorted(expected) and not set(first) & set(second)
-    assert "symm_scatter" in second and "gemm" in first
+    assert sorted(first + second) == sorted(doubles) and not set(first) & set(second)
+    assert "floyd_warshall" in second and "gemm" in first
 
 
 def test_ppcg_sizes_cover_every_parameter_of_each_region():
     from polycuda.api import compile as compile_c
 
-    for kernel in harness.select_kernels((), "ppcg"):
+    for kernel in harness.select_kernels(sizes.PPCG_KERNELS, "ppcg"):
         at = sizes.sizes_for(kernel, "ppcg")
         assert at == sizes.PPCG[kernel.name]
         scop = compile_c(str(kernel.c_path), function=kernel.function).scop
@@ -129,6 +170,9 @@ def test_ppcg_sizes_give_polybench_large_extents():
     assert _shapes("three_mm")["F"] == (900, 1100) and _shapes("three_mm")["C"] == (900, 1200)
     assert sizes.our_param("doitgen", "NP") == "nk" and sizes.our_param("fdtd-2d", "NX") == "nx"
     assert sizes.sizes_for(suite().by_name("adi"), "ppcg") == {"T": 500, "n": 1000}
+    assert _shapes("deriche")["imgIn"] == (4096, 2160)  # imgIn[W][H]
+    assert _shapes("floyd_warshall")["path"] == (2800, 2800)
+    assert _shapes("ludcmp")["A"] == (2000, 2000) and _shapes("ludcmp")["b"] == (2000,)
     assert sizes.sizes_for(suite().by_name("sor_2d"), "ppcg") == sizes.FULL["sor_2d"]
 
 
@@ -165,41 +209,63 @@ def test_ratio_and_geomean():
 
 def test_ppcg_comparison_per_kernel_and_geomeans():
     rows = ppcg_reference.ROWS
-    # PPCG over ours: gemm default 2, pluto 0.5; lu default 4, pluto 1; durbin (not in the first 22)
-    # default 0.25, pluto 8; trisolv: default FAILED, pluto 2
+    # PPCG over ours: gemm default 2, pluto 0.5; lu default 4, pluto 1 (both in DESIGN's first
+    # 22); trisolv (both right, not in the first 22) default 0.25, pluto 8; gramschmidt (not
+    # right in DESIGN's run): default FAILED, pluto 2
     kernels = [_kernel("gemm", rows["gemm"].ppcg_ms / 2, rows["gemm"].ppcg_ms * 2),
                _kernel("lu", rows["lu"].ppcg_ms / 4, rows["lu"].ppcg_ms),
-               _kernel("durbin", rows["durbin"].ppcg_ms * 4, rows["durbin"].ppcg_ms / 8),
-               _kernel("trisolv", None, rows["trisolv"].ppcg_ms / 2)]
+               _kernel("trisolv", rows["trisolv"].ppcg_ms * 4, rows["trisolv"].ppcg_ms / 8),
+               _kernel("gramschmidt", None, rows["gramschmidt"].ppcg_ms / 2)]
     results = report.derive(_results(kernels))
     gemm = kernels[0]["ppcg"]
-    assert gemm["polybench"] == "gemm" and gemm["ppcg_ms"] == 6.13
+    assert gemm["polybench"] == "gemm" and gemm["ppcg_ms"] == 6.30
+    assert gemm["design_polycuda_ms"] == 5.94 and gemm["both_right"] and gemm["in_first"]
     assert gemm["ratio"] == {"default": pytest.approx(2.0), "pluto": pytest.approx(0.5)}
     assert gemm["default_config"] == "default" and gemm["ratio_default"] == pytest.approx(2.0)
     assert gemm["best_config"] == "default" and gemm["sequential_ms"] == pytest.approx(1000.0)
-    assert gemm["spread_ms"]["default"] == [pytest.approx(6.13 / 2 * 0.9),
-                                        pytest.approx(6.13 / 2 * 1.2)]
-    trisolv = kernels[3]["ppcg"]
-    assert trisolv["ratio"]["default"] is None and trisolv["best_config"] == "pluto"
+    assert gemm["speedup_over_sequential"]["default"] == pytest.approx(1000 / (6.30 / 2))
+    assert gemm["spread_ms"]["default"] == [pytest.approx(6.30 / 2 * 0.9),
+                                        pytest.approx(6.30 / 2 * 1.2)]
+    gramschmidt = kernels[3]["ppcg"]
+    assert gramschmidt["ratio"]["default"] is None and gramschmidt["best_config"] == "pluto"
+    assert not gramschmidt["both_right"] and not gramschmidt["in_first"]
     fig = results["ppcg_summary"]
-    everything, first = fig["over_measured"], fig["over_design_first"]
+    everything, right = fig["over_measured"], fig["over_design_both_right"]
+    first = fig["over_design_first"]
     assert everything["kernels"] == 4
     assert everything["kernels_by_config"] == {"default": 3, "pluto": 4}
     assert everything["geomean_ratio"]["default"] == pytest.approx(2 ** (1 / 3))
     assert everything["geomean_ratio"]["pluto"] == pytest.approx(8 ** (1 / 4))
     assert everything["geomean_ratio_best"] == pytest.approx((2 * 4 * 8 * 2) ** (1 / 4))
-    assert first["kernels"] == 2  # gemm and lu; durbin and trisolv are not in DESIGN's 22
+    assert right["kernels"] == 3  # gemm, lu, trisolv: gramschmidt is not right in DESIGN's run
+    assert right["geomean_ratio_best"] == pytest.approx(4.0)
+    assert right["design_polycuda_geomean_speedup_over_its_gcc"] == pytest.approx(
+        math.prod(rows[n].gcc_ms / rows[n].polycuda_ms for n in ("gemm", "lu", "trisolv"))
+        ** (1 / 3))
+    assert first["kernels"] == 2  # gemm and lu
     assert first["geomean_ratio_default"] == pytest.approx(math.sqrt(8))
     assert first["geomean_ratio"]["pluto"] == pytest.approx(math.sqrt(0.5))
     assert first["geomean_speedup_over_sequential_default"] == pytest.approx(
-        math.sqrt(1000 / (6.13 / 2) * 1000 / (55.7 / 4)))
-    assert "seidel-2d" in fig["design_first_not_measured"] and len(
+        math.sqrt(1000 / (6.30 / 2) * 1000 / (51.9 / 4)))
+    assert first["ppcg_geomean_speedup_over_its_gcc"] == pytest.approx(
+        math.sqrt(515 / 6.30 * 5672 / 51.9))
+    assert "seidel-2d" not in fig["design_first_not_measured"] and len(
         fig["design_first_not_measured"]) == 20
-    assert fig["default_config"] == "default" and len(results["ppcg_reference"]["rows"]) == 25
-    assert "Against PPCG" in results["summary_text"]
+    assert "seidel-2d" in fig["design_both_right_not_measured"] and len(
+        fig["design_both_right_not_measured"]) == 24
+    assert fig["stated_geomeans"] == {"ratio_both_right": 2.14, "ratio_first": 2.05}
+    assert set(fig["left_out"]) == {"seidel-2d", "nussinov", "deriche"}
+    assert fig["default_config"] == "default" and len(results["ppcg_reference"]["rows"]) == 29
+    assert results["ppcg_reference"]["gpu"] == "NVIDIA H200"
+    assert "Against PPCG on the NVIDIA H200" in results["summary_text"]
     text = ppcg.table(results)
-    assert "default ms" in text and "2x" in text and "trisolv/default: FAILED" in text
-    assert "seidel-2d: left out" in text and "lu: not PolyBench's loop nest" in text
+    assert "default ms" in text and "ours@1b5279d ms" in text and "2x" in text
+    assert "gramschmidt/default: FAILED" in text and "seidel-2d: left out" in text
+    assert "nussinov: left out: no times in DESIGN's table" in text
+    assert "deriche: left out: PPCG's time is float" in text
+    assert "lu: not PolyBench's loop nest" in text
+    assert "gramschmidt: not among DESIGN's kernels both get right: both compilers" in text
+    assert "DESIGN's 27 both get right (3 measured" in text and "2.14x over its 27" in text
 
 
 def test_no_ratio_unless_run_as_ppcgs_problem():
@@ -215,9 +281,23 @@ def test_no_ratio_unless_run_as_ppcgs_problem():
     on_cpu = _kernel("gemm", row.ppcg_ms, row.ppcg_ms)
     report.derive({**_results([on_cpu]), "device_mode": "cpu"})
     assert "OpenMP" in on_cpu["ppcg"]["not_comparable"]
+    on_h100 = _kernel("gemm", row.ppcg_ms, row.ppcg_ms)
+    report.derive({**_results([on_h100]), "machine": {"gpu": {"name": "NVIDIA H100 80GB HBM3"}}})
+    assert "the NVIDIA H200's" in on_h100["ppcg"]["not_comparable"]
     right = _kernel("gemm", row.ppcg_ms, row.ppcg_ms)
-    report.derive(_results([right]))
+    report.derive({**_results([right]), "machine": {"gpu": {"name": "NVIDIA H200"}}})
     assert right["ppcg"]["ratio_best"] == pytest.approx(1.0)
+    deriche = ppcg_reference.ROWS["deriche"]
+    in_double = _kernel("deriche", deriche.ppcg_ms, deriche.ppcg_ms)
+    results = report.derive(_results([in_double]))
+    assert "PPCG's time is float (--dtype float)" in in_double["ppcg"]["not_comparable"]
+    assert "deriche" not in results["ppcg_summary"]["left_out"]  # it ran, without a ratio
+    in_float = _kernel("deriche", deriche.ppcg_ms / 4, deriche.ppcg_ms)
+    results = report.derive(_results([in_float], dtype="float"))
+    assert in_float["ppcg"]["ratio_best"] == pytest.approx(4.0)
+    assert results["ppcg_summary"]["over_design_both_right"]["kernels"] == 0
+    assert "PPCG's time is double" in results["ppcg_summary"]["left_out"][
+        ", ".join(n for n in DESIGN_ORDER if n not in ("seidel-2d", "deriche"))]
 
 
 # -- the whole-function timing path, on the CPU -------------------------------------------------
@@ -295,7 +375,7 @@ class _FakeCupy(types.SimpleNamespace):
 
 def test_ppcg_mode_with_fake_gpu(monkeypatch, tmp_path):
     fake = _FakeCupy()
-    gpu = GpuInfo("Fake GPU 80GB", "sm_90", "1.0")
+    gpu = GpuInfo(ppcg_reference.GPU, "sm_90", "1.0")  # PPCG's GPU: ratios
     monkeypatch.setattr(harness, "find_platform", lambda use_gpu: harness.Platform(
         gpu, fake, "", {"cpu": HostSide(), "gpu": harness.GpuSide(fake),
                         "gpu-host": HostSide()}))
@@ -336,7 +416,7 @@ def test_ppcg_mode_with_fake_gpu(monkeypatch, tmp_path):
     assert "checked against the sequential run at T=2, n=12" in jacobi["ppcg"]["check_note"]
     assert any("checked at other sizes" in n for n in jacobi["entries"]["pluto"]["notes"])
     path = command.write_results(results, tmp_path)
-    assert path.name == f"{datetime.date.today().isoformat()}-fake-gpu-80gb-ppcg.json"
+    assert path.name == f"{datetime.date.today().isoformat()}-nvidia-h200-ppcg.json"
     data = json.loads(path.read_text())
     assert data["ppcg_summary"]["over_design_first"]["kernels"] == 2
     assert data["ppcg_reference"]["date"] == ppcg_reference.DATE
