@@ -106,7 +106,7 @@ def _kernel_problems(name: str, args, cal, props, pool, deadline: float, log) ->
     for values in PROBLEMS[name]:
         start = time.perf_counter()
         models = problem.kernel_models(gen, values, resources)
-        ranked, excluded = search.rank(models, cal, props, args.budget)
+        ranked, excluded = search.rank(models, cal, props, args.rank_layouts)
         search_s.append(time.perf_counter() - start)
         ranked_by_size.append((ranked, dict(excluded)))
         log(f"{name} {values}: {len(ranked)} layouts ranked in {search_s[-1]:.1f} s")
@@ -174,8 +174,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("out", help="JSON file to write")
     parser.add_argument("--samples", type=int, default=100)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--budget", type=float, default=20.0,
-                        help="seconds of model ranking per problem")
+    parser.add_argument("--rank-layouts", type=int, default=search.RANK_LAYOUTS,
+                        help="layouts the model ranks per problem (search.rank's limit)")
     parser.add_argument("--deadline", type=float, default=450.0,
                         help="seconds after which no more layouts are measured")
     parser.add_argument("--workers", type=int, default=max(1, multiprocessing.cpu_count() - 2))

@@ -122,15 +122,15 @@ def spearman(x: list[float], y: list[float]) -> float:
     return float(np.corrcoef(ranks(x), ranks(y))[0, 1])
 
 
-def evaluate(cal: Calibration, paths: list[Path], budget_s: float = 60.0, top: int = 5
-             ) -> dict:
+def evaluate(cal: Calibration, paths: list[Path], limit: int = search.RANK_LAYOUTS,
+             top: int = 5) -> dict:
     """The report described in the module docstring."""
     prog = jacobi_program()
     gen = prog.generate("cuda", tile_sizes=(), block_sizes=(), tuned_sizes=False)
     models = problem.kernel_models(gen, SIZES)
     props = occupancy.reference_device()
     start = time.perf_counter()
-    ranked, excluded = search.rank(models, cal, props, budget_s=budget_s)
+    ranked, excluded = search.rank(models, cal, props, limit=limit)
     rank_s = time.perf_counter() - start
     ranked_s = np.array([r.model_s for r in ranked])
     layouts: dict[tuple, tuple] = {}
@@ -150,7 +150,7 @@ def evaluate(cal: Calibration, paths: list[Path], budget_s: float = 60.0, top: i
                      # 1 + the ranked layouts the model puts before it
                      "rank": None if model_s is None else 1 + int((ranked_s < model_s).sum())})
     return {"sizes": SIZES, "options": OPTIONS, "calibration": cal.note[:200],
-            "ranked": len(ranked), "rank_budget_s": budget_s, "rank_s": rank_s,
+            "ranked": len(ranked), "rank_layouts": limit, "rank_s": rank_s,
             "space": len(search.layouts(max(models, key=lambda km: len(km.default_tiles)))),
             "excluded": dict(excluded),
             "top": [{"tiles": list(r.tiles), "block": list(r.block), "model_ms": r.model_s * 1e3}
@@ -184,9 +184,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--calibration", type=Path,
                         help="calibration JSON (default: the packaged H100 one)")
     parser.add_argument("--files", default=T1000_FILES, help="glob under bench/results")
-    parser.add_argument("--rank-budget", type=float, default=60.0,
-                        help="seconds of model ranking of the whole space (search.rank's "
-                             "budget; `polycuda tune`'s default is 60)")
+    parser.add_argument("--rank-layouts", type=int, default=search.RANK_LAYOUTS,
+                        help="layouts the model ranks (search.rank's limit; `polycuda "
+                             "tune`'s default: the whole space)")
     parser.add_argument("--top", type=int, default=5, help="the model's first N to report")
     args = parser.parse_args(argv)
     if args.calibration:
@@ -196,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         cal = calibrate.reference_calibration()
     paths = sorted(RESULTS.glob(args.files))
-    report = evaluate(cal, paths, args.rank_budget, args.top)
+    report = evaluate(cal, paths, args.rank_layouts, args.top)
     report["files"] = [p.name for p in paths]
     for name, row in report["per_file"].items():
         print(f"{name[33:]:34s} {row['commit']:8s} n={row['entries']:2d} rho={row['spearman']:+.2f}"

@@ -5,7 +5,7 @@ probes and local search), re-rank the model's admissible layouts with them, and 
 the sweep's best layout lands, against the reference coefficients. Offline (no GPU): the times
 are the JSON's; the registers come from nvcc here. Writes JSON beside the source's GPU name.
 
-    python bench/tune_refit_sample.py SUITE.json sor_2d OUT.json [--rank-budget 40]
+    python bench/tune_refit_sample.py SUITE.json sor_2d OUT.json [--rank-layouts N]
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("suite", type=Path)
     parser.add_argument("entry")
     parser.add_argument("out", type=Path)
-    parser.add_argument("--rank-budget", type=float, default=40.0)
+    parser.add_argument("--rank-layouts", type=int, default=search.RANK_LAYOUTS)
     args = parser.parse_args(argv)
     data = json.loads(args.suite.read_text())
     entry = next(e for e in data["entries"] if e["name"] == args.entry)
@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
         keys.append(key)
     coef = calibrate.fit_relative(rows, times)
     best = min(zip(times, keys))[1]
-    ranked, _ = search.rank(models, cal, props, args.rank_budget, None)
+    ranked, _ = search.rank(models, cal, props, args.rank_layouts, None)
 
     def order(c: tuple) -> list[tuple]:
         scored = []

@@ -202,7 +202,7 @@ def _tuned(prog, sizes: dict, args, measure, log) -> dict:
     timed.prepare = lambda batch: prog.build_many(  # type: ignore[attr-defined]
         [search.kernel_changes(o) for o in batch], target)
     with tempfile.TemporaryDirectory() as cache:
-        result = search.tune(prog, sizes, top_k=args.top_k, budget_s=args.rank_budget,
+        result = search.tune(prog, sizes, top_k=args.top_k, limit=args.rank_layouts,
                              measure=timed,
                              schedulers=args.schedulers,
                              cache=Path(cache), use_cache=False,
@@ -361,8 +361,9 @@ def main(argv: list[str] | None = None) -> int:
                         "quick 12)")
     parser.add_argument("--top-k", type=int, help="layouts tune measures (5; quick 3)")
     parser.add_argument("--repeats", type=int, help="timed runs per layout (5; quick 2)")
-    parser.add_argument("--rank-budget", type=float,
-                        help="seconds of model ranking per kernel (20; quick 6)")
+    parser.add_argument("--rank-layouts", type=int,
+                        help="layouts the model ranks per kernel (search.RANK_LAYOUTS; quick "
+                             "5000)")
     parser.add_argument("--size", action="append", type=_size, default=[], metavar="NAME=V",
                         help="set a size parameter of every suite kernel that has it")
     parser.add_argument("--dtype", default="double", choices=("double", "float"))
@@ -388,8 +389,8 @@ def main(argv: list[str] | None = None) -> int:
     args.top_k = args.top_k or (3 if quick else 5)
     args.repeats = args.repeats or (2 if quick else 5)
     budget = args.budget or (360.0 if quick else 3000.0)  # quick: + tuning and checks ~8 min
-    if args.rank_budget is None:
-        args.rank_budget = 6.0 if quick else 20.0
+    if args.rank_layouts is None:
+        args.rank_layouts = 5000 if quick else search.RANK_LAYOUTS
     start = time.perf_counter()
     deadline = start + budget
 

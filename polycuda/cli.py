@@ -344,16 +344,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got '{text}'") from None
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"must be > 0 and finite, got {text}")
-    return value
-
-
 def cmd_tune(args: argparse.Namespace) -> int:
     from polycuda.program import require_one
     from polycuda.tune import search
@@ -363,8 +353,12 @@ def cmd_tune(args: argparse.Namespace) -> int:
     if options.sizes:
         raise UserError("tune chooses the sizes: --sizes (a size plan) is for compile, run, "
                         "verify and show; tune --dump-sizes FILE writes its choice for them")
+    if args.budget is not None:
+        raise UserError("tune --budget SECONDS is gone: the model ranks a number of layouts "
+                        "(--layouts N), so that tune ranks the same layouts on any machine")
     prog = require_one(load_programs(args, options), args.function, args.file)
-    result = search.tune(prog, dict(args.size or ()), top_k=args.top_k, budget_s=args.budget,
+    result = search.tune(prog, dict(args.size or ()), top_k=args.top_k,
+                         limit=args.layouts or search.RANK_LAYOUTS,
                          use_cache=not args.no_cache, schedulers=args.schedulers,
                          progress=search.log_progress if options.progress else None,
                          refit=not args.no_refit,
@@ -486,7 +480,7 @@ def _value_options() -> tuple[str, ...]:
     """Options whose value may start with '-' ("--tile-sizes -4,8" is a value, not an
     option): every non-bool Options flag, and the commands' own numeric ones."""
     flags = [flag_of(f) for f in option_fields() if not isinstance(f.default, bool)]
-    return (*flags, "--size", "--repeat", "--top-k", "--budget")
+    return (*flags, "--size", "--repeat", "--top-k", "--layouts")
 
 
 def version() -> str:
@@ -557,8 +551,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--size", type=_size, action="append", metavar="N=V", help="parameter value")
     p.add_argument("--top-k", type=_positive, default=5,
                    help="layouts of the model's ranking measured on the GPU (default 5)")
-    p.add_argument("--budget", type=_positive_float, default=60.0, metavar="SECONDS",
-                   help="seconds for ranking layouts by the model (default 60)")
+    p.add_argument("--layouts", type=_positive, metavar="N",
+                   help="layouts ranked by the model at most, in a fixed order (a count, so "
+                        "that the ranking is the same on any machine; default: every layout "
+                        "of a band of up to 3 tiled members)")
+    p.add_argument("--budget", metavar="SECONDS", help=argparse.SUPPRESS)
     p.add_argument("--dump-sizes", metavar="FILE",
                    help="write the chosen sizes, for --tuned FILE of compile, run, verify")
     p.add_argument("--no-cache", action="store_true", help="tune again even if cached")

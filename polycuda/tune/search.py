@@ -43,7 +43,13 @@ MIN_THREADS = 32  # Di & Xue 2011, Section 4.1: too few threads starve the SM
 MIN_REUSE = 1.0
 # measured layouts needed to refit alpha, beta, gamma, lam (refit_choice): one per coefficient
 REFIT_MIN = 4
-# Share of the search budget that the refit's re-ranking may take (it goes in the model's
+# Layouts that rank() examines, in its fixed shuffled order (a count, not seconds, so that
+# the ranking, and so tune's choice without a GPU and the layouts it measures with one, is
+# the same on any machine, loaded or not): every layout of a band of up to three tiled
+# members (len(TILE_CHOICES) ** 3 tile sizes x len(THREAD_CHOICES) blocks), so the default
+# ranks the whole space, as Di & Xue search every size.
+RANK_LAYOUTS = 50_000
+# Share of RANK_LAYOUTS that the refit's re-ranking may take (it goes in the model's
 # order, so the model's best are re-ranked first). With the whole budget, 2-D SOR T=64
 # n=2048 on the H100 tuned in 136 s against 76 s without the refit: the re-ranking ran the
 # full 60 s, and its choice (16x64x16 tiles on 16x16 threads) was the first ranking's 10th
@@ -51,6 +57,7 @@ REFIT_MIN = 4
 # then cost five model evaluations; model.total_terms makes them one (on this 2-core machine,
 # 27 s to re-rank those 11,205 layouts against 30 s for the first ranking).
 REFIT_SHARE = 0.25
+REFIT_LAYOUTS = int(RANK_LAYOUTS * REFIT_SHARE)
 # Layouts measured besides the model's top k so that the refit sees the model's terms vary
 # (probes): for each term, the layout among the model's best PROBE_SHARE (at least PROBE_MIN)
 # where it weighs most, at most PROBES. Why: the top k of 2-D SOR 4096^2 x 100 on the H100
@@ -389,9 +396,11 @@ def model_terms(models: tuple[KernelModel, ...], tiles: tuple[int, ...],
 
 # -- the search (Fig. 5) ---------------------------------------------------------------------------
 def rank(models: tuple[KernelModel, ...], cal: Calibration, props: occupancy.DeviceProps,
-         budget_s: float = 60.0, progress: Callable[[str], None] | None = None
+         limit: int = RANK_LAYOUTS, progress: Callable[[str], None] | None = None
          ) -> tuple[list[Ranked], Counter]:
-    """Every admissible layout ranked by the model (fastest first) and the exclusion counts.
+    """The admissible layouts among the first `limit` (RANK_LAYOUTS) of the fixed shuffled
+    order ranked by the model (fastest first), and the exclusion counts: the same on any
+    machine (a count of layouts, not a time).
 
     Raises:
         InvalidConfigError: no kernel to tune, or no layout left.
@@ -402,8 +411,13 @@ def rank(models: tuple[KernelModel, ...], cal: Calibration, props: occupancy.Dev
     candidates = _shuffled_by_tiles(layouts(primary_model(models)))
     excluded: Counter = Counter()
     ranked: list[Ranked] = []
-    start = last = time.perf_counter()
+    last = time.perf_counter()
     for k, lay in enumerate(candidates):
+        if k == limit:
+            progress and progress(f"limit of {limit} layouts reached: {k} of "
+                                  f"{len(candidates)} examined (a uniform sample of the tile "
+                                  "sizes)")
+            break
         why = excluded_by(models, lay.tiles, lay.block, props)
         if why:
             LOG.debug("tune: excluded tiles=%s block=%s: %s", lay.tiles, lay.block, why)
@@ -411,15 +425,12 @@ def rank(models: tuple[KernelModel, ...], cal: Calibration, props: occupancy.Dev
             continue
         ranked.append(Ranked(lay.tiles, lay.block, estimate(models, lay.tiles, lay.block,
                                                             cal, props)))
-        now = time.perf_counter()
+        now = time.perf_counter()  # when to say progress, never what is ranked
         if progress and now - last > PROGRESS_S:
             best = min(ranked, key=lambda r: r.model_s)
             progress(f"{k + 1}/{len(candidates)} layouts, best so far tiles={best.tiles} "
                      f"block={best.block} {best.model_s * 1e3:.3f} ms (model)")
             last = now
-        if now - start > budget_s:
-            progress and progress(f"budget of {budget_s:.0f} s spent after {k + 1} layouts")
-            break
     if not ranked:
         raise InvalidConfigError(f"every layout was excluded: {dict(excluded)}")
     ranked.sort(key=lambda r: (r.model_s, r.tiles, r.block))
@@ -525,13 +536,14 @@ def log_progress(message: str) -> None:
     LOG.info("tune: %s", message)
 
 
-def tune(prog, sizes: dict[str, int], *, top_k: int = 5, budget_s: float = 60.0,
+def tune(prog, sizes: dict[str, int], *, top_k: int = 5, limit: int = RANK_LAYOUTS,
          measure: Callable[[Options], float] | None = None, cache: Path | None = None,
          use_cache: bool = True, progress: Callable[[str], None] | None = log_progress,
          schedulers: bool = False, refit: bool = True, local_rounds: int = LOCAL_ROUNDS,
          probe_count: int | None = None) -> TuneResult:
     """Tune the tile and block sizes of Program `prog` at parameter values `sizes`.
 
+    limit: layouts ranked by the model at most (rank()).
     measure: seconds of one run at the given options (default: on the GPU when there is
     one, see measure_on_gpu; without a GPU the model's choice is kept unmeasured).
     schedulers: with Options.scheduler "auto", tune each of pipeline.AUTO_SCHEDULERS' cuda
@@ -559,10 +571,10 @@ def tune(prog, sizes: dict[str, int], *, top_k: int = 5, budget_s: float = 60.0,
         return hit
     probe_count = PROBES if probe_count is None else probe_count
     if schedulers and options.scheduler == "auto":
-        result = _tune_schedulers(prog, values, sizes, top_k, budget_s, measure, progress,
+        result = _tune_schedulers(prog, values, sizes, top_k, limit, measure, progress,
                                   refit, local_rounds, probe_count)
     else:
-        result = _tune_layouts(prog, values, sizes, top_k, budget_s, measure, progress, refit,
+        result = _tune_layouts(prog, values, sizes, top_k, limit, measure, progress, refit,
                                local_rounds, probe_count)
     result = dataclasses.replace(result, seconds=time.perf_counter() - start)
     if not was_measured(result):
@@ -578,7 +590,7 @@ def tune(prog, sizes: dict[str, int], *, top_k: int = 5, budget_s: float = 60.0,
 
 
 def _tune_layouts(prog, values: dict[str, int], sizes: dict[str, int], top_k: int,
-                  budget_s: float, measure: Callable[[Options], float] | None,
+                  limit: int, measure: Callable[[Options], float] | None,
                   progress: Callable[[str], None] | None, refit: bool = True,
                   local_rounds: int = LOCAL_ROUNDS, probe_count: int = PROBES) -> TuneResult:
     """Rank the layouts of `prog`'s own schedule by the model, measure the top k, (with
@@ -594,7 +606,7 @@ def _tune_layouts(prog, values: dict[str, int], sizes: dict[str, int], top_k: in
     models = problem.kernel_models(gen, values)
     cal = calibrate.load_calibration(props.name if on_gpu else None, say=progress)
     try:
-        ranked, excluded = rank(models, cal, props, budget_s, progress)
+        ranked, excluded = rank(models, cal, props, limit, progress)
     except InvalidConfigError as err:
         given = "" if sizes else " (the default sizes: pass --size N=V as the program runs)"
         raise InvalidConfigError(f"{prog.name} at {values}{given}: {err}") from None
@@ -620,8 +632,8 @@ def _tune_layouts(prog, values: dict[str, int], sizes: dict[str, int], top_k: in
         probe_keys = {(r.tiles, r.block) for r in probed}
         fits = {"": top, "top_k": [r for r in top if (r.tiles, r.block) not in probe_keys]}
         for name, on in list(fits.items())[:REFITS if probed else 1]:
-            found = refit_choice(models, ranked, on, cal, props, budget_s * REFIT_SHARE,
-                                 progress)
+            found = refit_choice(models, ranked, on, cal, props,
+                                 max(1, int(limit * REFIT_SHARE)), progress)
             if found is None:
                 continue
             choice, coef = found
@@ -706,7 +718,7 @@ def term_probes(rows: list[tuple[float, ...]], coef: tuple[float, ...]) -> list[
 
 
 def refit_choice(models: tuple[KernelModel, ...], ranked: list[Ranked], measured: list[Ranked],
-                 cal: Calibration, props: occupancy.DeviceProps, budget_s: float = 60.0,
+                 cal: Calibration, props: occupancy.DeviceProps, limit: int = REFIT_LAYOUTS,
                  progress: Callable[[str], None] | None = None
                  ) -> tuple[Ranked, tuple[float, ...]] | None:
     """The fastest of `ranked` by the model refitted on the measured layouts of `measured`
@@ -724,7 +736,7 @@ def refit_choice(models: tuple[KernelModel, ...], ranked: list[Ranked], measured
     bench/results/2026-11-25-nvidia-h100-80gb-hbm3-tune-reevaluate-perkernel.json).
 
     Re-ranking costs about one more ranking; it goes in the model's order and stops after
-    `budget_s` seconds (said), so an early stop leaves the model's best candidates covered.
+    `limit` layouts (said), so an early stop leaves the model's best candidates covered.
     """
     ok = [r for r in measured if r.measured_s is not None and r.tiles]
     if len(ok) < REFIT_MIN:
@@ -737,7 +749,6 @@ def refit_choice(models: tuple[KernelModel, ...], ranked: list[Ranked], measured
         return None
     best: tuple[float, tuple, tuple] | None = None
     choice = ranked[0]
-    start = time.perf_counter()
     for k, r in enumerate(ranked):
         try:
             *terms, d = model_terms(models, r.tiles, r.block, cal, props)
@@ -746,9 +757,9 @@ def refit_choice(models: tuple[KernelModel, ...], ranked: list[Ranked], measured
         key = (sum(c * t for c, t in zip(coef, terms)) + d, r.tiles, r.block)
         if best is None or key < best:
             best, choice = key, r
-        if time.perf_counter() - start > budget_s:
-            progress and progress(f"refit: budget of {budget_s:.0f} s spent after re-ranking "
-                                  f"{k + 1} of {len(ranked)} layouts (the model's first)")
+        if k + 1 >= limit and k + 1 < len(ranked):
+            progress and progress(f"refit: limit of {limit} layouts reached after re-ranking "
+                                  f"{k + 1} of {len(ranked)} (the model's first)")
             break
     if progress and best is not None:
         progress(f"refit on {len(ok)} measured layouts: alpha {coef[0]:.3g} beta {coef[1]:.3g} "
@@ -1002,7 +1013,7 @@ def defaults_layout(models: tuple[KernelModel, ...], cal: Calibration,
 
 
 def _tune_schedulers(prog, values: dict[str, int], sizes: dict[str, int], top_k: int,
-                     budget_s: float, measure: Callable[[Options], float] | None,
+                     limit: int, measure: Callable[[Options], float] | None,
                      progress: Callable[[str], None] | None, refit: bool = True,
                      local_rounds: int = LOCAL_ROUNDS, probe_count: int = PROBES
                      ) -> TuneResult:
@@ -1028,7 +1039,7 @@ def _tune_schedulers(prog, values: dict[str, int], sizes: dict[str, int], top_k:
                 progress and progress(f"scheduler {name} left out: it falls back "
                                       f"({sub.generate('cuda').choice[:160]})")
                 continue
-            found[name] = _tune_layouts(sub, values, sizes, top_k, budget_s,
+            found[name] = _tune_layouts(sub, values, sizes, top_k, limit,
                                         measure or measure_on_gpu(sub, values), progress,
                                         refit, local_rounds, probe_count)
         except PolycudaError as err:

@@ -189,11 +189,11 @@ def test_tune_without_a_gpu_keeps_both_schedules(tmp_path):
 
     said = []
     result = search.tune(_program("jacobi_1d"), {"T": 100, "n": 1 << 24}, top_k=2,
-                         budget_s=20, cache=tmp_path, progress=said.append)
+                         limit=4000, cache=tmp_path, progress=said.append)
     assert (result.tile_sizes, result.block_sizes) == ((), ())
     assert any("two schedules chosen at run time" in line for line in said)
     alone = search.tune(_program("jacobi_1d", runtime_choice=False), {"T": 100, "n": 1 << 24},
-                        top_k=2, budget_s=20, cache=tmp_path, progress=None)
+                        top_k=2, limit=4000, cache=tmp_path, progress=None)
     assert alone.tile_sizes != ()
 
 

@@ -39,7 +39,7 @@ def _file(prog, gpu: str, measured: bool, tiles=(32, 128), block=(32,)) -> None:
 def test_tune_without_a_gpu_files_nothing_and_compiles_keep_their_sizes(
         tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(device, "gpu_info", lambda: None)
-    assert main(["tune", SOR_1D, "--size", "T=64", "--size", "n=2048", "--budget", "5"]) == 0
+    assert main(["tune", SOR_1D, "--size", "T=64", "--size", "n=2048", "--layouts", "2000"]) == 0
     err = capsys.readouterr().err
     assert "not cached: the choice was not measured (no GPU)" in err and "--dump-sizes" in err
     assert _results(tmp_path) == []

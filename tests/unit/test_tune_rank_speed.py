@@ -144,18 +144,32 @@ def test_rank_values_are_the_direct_model_on_a_sample_of_jacobi(jacobi):
     assert checked > 50
 
 
-def test_rank_covers_the_whole_space_and_a_spent_budget_says_so(jacobi):
+def test_rank_covers_the_whole_space_and_a_reached_limit_says_so(jacobi):
     cal, props = calibrate.reference_calibration(), occupancy.reference_device()
     said = []
-    ranked, excluded = search.rank(jacobi, cal, props, budget_s=0.0, progress=said.append)
-    assert said[-1].startswith("budget of 0 s spent after ") and len(ranked) == 1
+    ranked, excluded = search.rank(jacobi, cal, props, limit=50, progress=said.append)
+    assert said[-1].startswith("limit of 50 layouts reached: 50 of ")
+    assert len(ranked) + sum(excluded.values()) == 50
     small = (on_small_box(jacobi[0], (60, 200, 200)),)
-    ranked, excluded = search.rank(small, cal, props, budget_s=60.0, progress=said.append)
+    assert len(search.layouts(small[0])) <= search.RANK_LAYOUTS
+    ranked, excluded = search.rank(small, cal, props, progress=said.append)
     assert len(ranked) + sum(excluded.values()) == len(search.layouts(small[0]))
     assert [r.model_s for r in ranked] == sorted(r.model_s for r in ranked)
     for r in ranked[:: max(1, len(ranked) // 20)]:
         assert r.model_s == pytest.approx(direct_estimate(small, r.tiles, r.block, cal, props),
                                           rel=1e-9)
+
+
+def test_rank_is_the_same_however_slow_the_machine(jacobi, monkeypatch):
+    # a count of layouts bounds the ranking, not the clock: a machine where every layout
+    # takes an hour ranks the same layouts in the same order
+    cal, props = calibrate.reference_calibration(), occupancy.reference_device()
+    small = (on_small_box(jacobi[0], (60, 200, 200)),)
+    first, _ = search.rank(small, cal, props, limit=3000)
+    hours = itertools.count(0, 3600.0)
+    monkeypatch.setattr(search.time, "perf_counter", lambda: next(hours))
+    again, _ = search.rank(small, cal, props, limit=3000, progress=lambda _: None)
+    assert again == first
 
 
 def on_small_box(km: problem.KernelModel, extents) -> problem.KernelModel:

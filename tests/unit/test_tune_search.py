@@ -167,7 +167,8 @@ def test_cli_tune_errors(tmp_path, capsys):
     bad.write_text('{"tile_sizes": [8, 8], "target": "c"}')
     _fails(capsys, ["compile", "kernels/c/sor_1d.c", "--tuned", str(bad)],
            "may hold only tile_sizes, block_sizes, register_tiles, sequential_tile, scheduler")
-    _fails(capsys, ["tune", "kernels/c/sor_1d.c", "--budget", "0"], "must be > 0", code=2)
+    _fails(capsys, ["tune", "kernels/c/sor_1d.c", "--budget", "5"], "--layouts N")
+    _fails(capsys, ["tune", "kernels/c/sor_1d.c", "--layouts", "0"], "must be >= 1", code=2)
     _fails(capsys, ["tune", "kernels/c/sor_1d.c", "--top-k", "0"], "must be >= 1", code=2)
     _fails(capsys, ["tune", "kernels/c/sor_1d.c", "--size", "X=3"], "not integer parameters")
     _fails(capsys, ["tune", "kernels/c/sor_1d.c", "--dump-sizes", str(tmp_path / "no" / "f")],
@@ -239,7 +240,7 @@ def test_fdtd_2d_tune_keeps_its_tied_rows_equal_and_builds(tmp_path):
     gen = prog.generate("cuda")
     (kernel,) = [k for k in gen.kernels if k.wavefront]
     assert kernel.tied_rows and all(len(g) == 2 for g in kernel.tied_rows)
-    result = search.tune(prog, {"T": 64, "nx": 512, "ny": 512}, top_k=2, budget_s=20,
+    result = search.tune(prog, {"T": 64, "nx": 512, "ny": 512}, top_k=2, limit=4000,
                          cache=tmp_path)
     for row in result.top:
         for group in kernel.tied_rows:
@@ -671,7 +672,7 @@ def test_tune_searches_register_tiles_of_a_gemm_like_kernel(no_probes, tmp_path,
             return 0.4 if opts.sequential_tile == 16 else 0.6
         return 0.7 if opts.tile_sizes == () else 1.0
 
-    result = search.tune(prog, sizes, top_k=2, budget_s=5, measure=measure, cache=tmp_path,
+    result = search.tune(prog, sizes, top_k=2, limit=2000, measure=measure, cache=tmp_path,
                          progress=None)
     assert (result.register_tiles, result.sequential_tile) == ((4, 4), 16)
     assert result.tile_sizes == (64, 64) and result.block_sizes == (16, 16)
