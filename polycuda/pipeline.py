@@ -22,7 +22,8 @@ from polycuda.ir import isl_build
 from polycuda.ir.scop import Arg, Scop
 from polycuda.options import Options
 from polycuda.runtime.arrays import NUMPY_DTYPES
-from polycuda.schedule import budget, expand, fallback, false_deps, isl_scheduler, legality
+from polycuda.schedule import (budget, closure, expand, fallback, false_deps, isl_scheduler,
+                               legality)
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,14 @@ def transform_scop(scop: Scop, options: Options, timer: progress.PassTimer | Non
         # schedule.false_deps: reads of values from before their nest read a copy (trmm)
         with timer.step("copies of original values") as step:
             scop, step.note = _noting_new_arrays(scop, false_deps.copy_original_reads(scop))
+    if closure.applies(scop, options):
+        # schedule.closure: the steps of a min-plus closure (Floyd-Warshall) in parallel,
+        # reading copies of row and column k, where the entries check that the inputs are
+        # non-negative (else the host version runs)
+        with timer.step("closure steps") as step:
+            scop = closure.rewrite(scop)
+            step.note = (f"steps in parallel where {', '.join(scop.nonnegative_inputs)} >= 0 "
+                         "at entry" if scop.nonnegative_inputs else "none")
     if not options.eliminate_false_deps or has_indirect:
         return scop
     # schedule.false_deps: array copies (Di et al. 2012, Algorithm 2)
@@ -353,6 +362,7 @@ def _static_generated(scop: Scop, options: Options, start: float,
                 step.note = both.note()
                 variant_mapped = choice.runner_up[2]
     # the program as written on the host beside the kernels, chosen per call (host_choice)
+    host = None
     if original is not None:
         with timer.step("host version") as step:
             host = host_choice(scop, options, ctx, mapped, variant_mapped)
@@ -360,6 +370,9 @@ def _static_generated(scop: Scop, options: Options, start: float,
                 source = host_choice_code.add_host_version(original, source, host)
             step.note = host.note() if host else (
                 "none (Options.host_fallback never, or a serial region that runs on the CPU)")
+    if scop.nonnegative_inputs and host is None:  # closure.applies() promised it
+        raise PolycudaError(f"region '{scop.name}': its closure steps need the host version "
+                            "beside the kernels, which this compile leaves out")
     return Generated(scop, options, source, str(schedule), mapped.kernels,
                      time.perf_counter() - start, reason, tuple(timer.steps), used)
 
@@ -443,7 +456,7 @@ def host_choice(scop: Scop, options: Options, ctx: isl.Context, mapped: mapping.
     texts = tuple(cost.bound_c(b, context.params()) for b in launches)
     return cost.HostChoice(options.host_fallback, texts,
                            cost.bound_c(instances, context.params()), transfers, params,
-                           (launches, instances))
+                           (launches, instances), scop.nonnegative_inputs)
 
 
 def _runner_up_source(scop: Scop, options: Options, ctx: isl.Context, choice: Choice

@@ -39,16 +39,58 @@ def add_host_version(scop: Scop, source: str, choice: cost.HostChoice) -> str:
             "#define PC_HOST_VERSION_FORCE 0",
             "#endif",
             f'extern "C" {{ int {flag}; int {force} = PC_HOST_VERSION_FORCE; }}',
-            *_original(scop, flag), *_rule_function(scop, choice), *_dev_on_host(scop)]
+            *_original(scop, flag), *_rule_function(scop, choice), *_dev_on_host(scop),
+            *_nonnegative_checks(scop, choice.nonnegative)]
     first = re.search(rf'^extern "C" int ({re.escape(entry)}|{re.escape(dev)})\(', source, re.M)
     assert first, f"host_choice: no entry {entry} in the source"
     source = source[:first.start()] + "\n".join(defs) + "\n" + source[first.start():]
     for name, on_device, host in ((entry, 0, abi.entry_name(scop, "_original")),
                                   (dev, 1, abi.entry_name(scop, "_dev_on_host"))):
         call = f"{rule}({', '.join(filter(None, [params, str(on_device)]))})"
-        source = _after_guard(source, name, [f"  if ({call}) return {host}({names});",
+        checked = []
+        if choice.nonnegative:  # before the rule: no forced version runs the kernels there
+            check = abi.entry_name(scop, "_dev_nonnegative" if on_device else "_nonnegative")
+            checked = [f"  if (!{check}({names})) return {host}({names});"]
+        source = _after_guard(source, name, [*checked, f"  if ({call}) return {host}({names});",
                                              _store(flag, RAN_GPU)])
     return source
+
+
+def _nonnegative_checks(scop: Scop, arrays: tuple[str, ...]) -> list[str]:
+    """`static int pc_<name>_nonnegative(ARGS)` (host arrays) and `pc_<name>_dev_nonnegative`
+    (device arrays, each copied to a host buffer first): 1 where every element of `arrays` is
+    >= 0, neither NaN nor -0.0 (Scop.nonnegative_inputs: the condition of the kernels' closure
+    steps, schedule/closure.py); none for no arrays."""
+    if not arrays:
+        return []
+    by_name = {a.name: a for a in scop.args}
+    lines = [f"/* polycuda: the kernels compute region '{scop.name}' only where every element of "
+             f"{', '.join(arrays)} is >= 0 at entry",
+             "   (no NaN, no -0.0: their closure steps read row and column k as the step "
+             "starts); elsewhere the host version runs */"]
+    for suffix, on_device in (("_nonnegative", False), ("_dev_nonnegative", True)):
+        lines += [f"static int {abi.entry_name(scop, suffix)}({abi.arg_decls(scop)}) {{",
+                  "  int ok = 1;", *host_driver.byte_sizes(scop, [by_name[a] for a in arrays])]
+        for name in arrays:
+            ctype = abi.C_TYPES[by_name[name].dtype]
+            data = name
+            if on_device:
+                data = f"h_{name}"
+                lines += [f"  {ctype} *h_{name} = ({ctype} *)malloc(pc_bytes_{name} ? "
+                          f"pc_bytes_{name} : 1);",
+                          f"  if (!h_{name} || cudaMemcpy(h_{name}, {name}, pc_bytes_{name}, "
+                          "cudaMemcpyDeviceToHost) != cudaSuccess) ok = 0;"]
+            value = "pc_v"
+            bad = (f"!({value} >= 0) || ({value} == 0 && 1.0 / (double){value} < 0.0)"
+                   if by_name[name].dtype in ("float", "double") else f"{value} < 0")
+            lines += [f"  for (size_t pc_e = 0; ok && pc_e < pc_bytes_{name} / sizeof({ctype}); "
+                      "pc_e++) {",
+                      f"    const {ctype} {value} = {data}[pc_e];",
+                      f"    if ({bad}) ok = 0;", "  }"]
+            if on_device:
+                lines.append(f"  free(h_{name});")
+        lines += ["  return ok;", "}"]
+    return lines + [""]
 
 
 def _original(scop: Scop, flag: str) -> list[str]:

@@ -428,6 +428,10 @@ class HostChoice:
     params: tuple[str, ...]  # the parameters that the rule reads
     bounds: tuple[tuple[Bound, ...], Bound] = field(default=((), ()), compare=False,
                                                     repr=False)
+    # arrays whose every element must be >= 0 (not NaN, not -0.0) at entry for the kernels
+    # to compute the region (Scop.nonnegative_inputs, schedule/closure.py): elsewhere the
+    # host version runs, whatever the rule or a forced version says
+    nonnegative: tuple[str, ...] = ()
 
     def estimates(self, values: dict[str, int], on_device: bool = False
                   ) -> tuple[float, float] | None:
@@ -458,7 +462,10 @@ class HostChoice:
     def note(self) -> str:
         """What the file holds, in a few words (the step's note of `show passes`)."""
         when = "where the rule picks it (show schedule)" if self.mode == "auto" else "always"
-        return f"the original program beside the kernels, run per call {when}"
+        checked = (f", and where an element of {', '.join(self.nonnegative)} is negative, NaN "
+                   "or -0.0 (the kernels' closure steps need them non-negative)"
+                   if self.nonnegative else "")
+        return f"the original program beside the kernels, run per call {when}{checked}"
 
     def rule(self) -> str:
         """The rule as text, with its constants and the parameters it reads."""

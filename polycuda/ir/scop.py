@@ -158,6 +158,10 @@ class Scop:
     statements: tuple[Statement, ...]
     context: str  # isl set text on the parameters, e.g. "[n] -> { : n >= 1 }"
     source: SourceInfo | None = field(default=None, compare=False)
+    # The arrays whose values at entry must all be non-negative (not NaN, not -0.0) for this
+    # Scop to compute what the region as written computes (schedule/closure.py rewrites under
+    # that condition; the CUDA entries check it and run the region as written where it fails)
+    nonnegative_inputs: tuple[str, ...] = ()
 
     @property
     def params(self) -> tuple[str, ...]:

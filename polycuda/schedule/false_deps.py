@@ -264,7 +264,7 @@ def _apply(scop: Scop, plan: _Copy, ctx: isl.Context) -> Scop:
     return dataclasses.replace(scop, arrays=scop.arrays + (copy_arr,), statements=tuple(stmts))
 
 
-def _renumbered(scop: Scop, ctx: isl.Context) -> Scop:
+def renumbered(scop: Scop, ctx: isl.Context) -> Scop:
     """Statements in textual (beta) order, named S0, S1, ... (tuple names of the domains)."""
     ordered = sorted(scop.statements, key=lambda s: s.beta)
     stmts = []
@@ -294,7 +294,7 @@ def eliminate_false_deps(scop: Scop, ctx: isl.Context | None = None) -> Scop:
     original = scop
     for plan in _plans(scop, ctx):
         scop = _apply(scop, plan, ctx)
-    return _renumbered(scop, ctx) if scop is not original else scop
+    return renumbered(scop, ctx) if scop is not original else scop
 
 
 def carried_loops(scop: Scop, stmt: Statement, ctx: isl.Context) -> set[int]:
@@ -363,5 +363,5 @@ def copy_original_reads(scop: Scop) -> Scop:
         if len(carried_by(scop, stmt, dependences.untag(*maps, without_refs=fewer))) < len(
                 carried_by(scop, stmt, dependences.untag(*maps, without_refs=redirected))):
             result, redirected = candidate, fewer
-    return _renumbered(result, ctx) if result is not scop else scop
+    return renumbered(result, ctx) if result is not scop else scop
 
