@@ -135,8 +135,9 @@ def test_one_block_is_chosen_at_run_time_by_length_and_width():
             f"{fused_loops.BLOCK_MAX_BLOCKS}) {{") in source
     entry = source[source.index("kernel1_block<<<"):]
     assert "} else {" in entry and "kernel3<<<" in entry  # the launches otherwise
-    assert ("; host loops in one block (from 128 iterations on, of at most 8 blocks per "
-            "kernel): kernel1+kernel2+kernel3") in show("passes", (prog,))
+    assert (f"; host loops in one block (from 128 iterations on, of at most "
+            f"{fused_loops.BLOCK_MAX_BLOCKS} blocks per kernel): kernel1+kernel2+kernel3"
+            ) in show("passes", (prog,))
     # above MIN_TRIPS (one block: kernel5's grid of (n + 254) / 256 = 1) and below: both verify
     # against the sequential program (durbin's recursion amplifies the reduction's rounding
     # past the tolerance from n ~ 200 on random inputs, fused or not: not a larger n)
