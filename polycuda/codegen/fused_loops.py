@@ -68,11 +68,10 @@ MIN_TRIPS = 128
 AUTO_DIMS = 2
 # Options.host_loops "auto" runs a loop in one block only when no section of it would have
 # launched more blocks than this in any iteration: each grid-stride section then takes at most
-# this many turns of the one block, against a launch (a few microseconds) each. On the H200 a
-# turn of durbin's sections took about 0.1 us and a launch about 4 us, and the limit of 8
-# sent durbin at n = 4000 (16 blocks a section) back to 28,000 launches, 12x slower than one
-# block (113.7 against 9.6 ms) and slower than the sequential host version; 64 was as fast
-# as 32 at n = 8000 (bench/results/2026-12-03-nvidia-h200-one-block-turns.json).
+# this many turns of the one block, against a launch (a few microseconds) each. A turn costs
+# a few percent of a launch, so the one block stays ahead well past this limit; a limit of 8
+# sent durbin at n = 4000 (16 blocks a section) back to its launches, slower than the
+# sequential program (bench/results/2026-12-03-nvidia-h200-one-block-turns.json).
 BLOCK_MAX_BLOCKS = 64
 # What a thread that skips a section must not miss
 _COLLECTIVE = ("__syncthreads", "__shfl", "__syncwarp", ".sync()")

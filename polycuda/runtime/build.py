@@ -31,7 +31,13 @@ _BASE_FLAGS = {
     "openmp": ("-O3", "-fopenmp"),
     # the original, built as the targets above: `polycuda run`'s speedup compares like with like
     "reference": ("-O3",),
-    "cuda": ("-O3",),
+    # the host compiler tuned to this machine, as the sequential oracle of `polycuda bench` is
+    # (gcc -O3 -march=native): the host version of a region (codegen/host_choice.py) runs where
+    # the rule predicts the kernels slower, and must not then lose to the program as written
+    # built the usual way (without it durbin's was 1.26x slower than that oracle:
+    # bench/results/2026-12-03-nvidia-h200-host-version-speed.json). A library is built on the
+    # machine that loads it (the cache is per machine).
+    "cuda": ("-O3", "-Xcompiler", "-march=native"),
     # -O1: fast to build; fibers and shuffled orders, not speed, are the point of emulation.
     "emulate": ("-std=c++20", "-O1", "-pthread"),
 }

@@ -155,6 +155,8 @@ def test_compile_commands_per_target(tmp_path):
     assert "-O3" in build.compile_command("reference", "gcc", src, out)  # as c, openmp
     cuda = build.compile_command("cuda", "nvcc", src, out, arch="sm_80")
     assert "-arch=sm_80" in cuda and "-Xcompiler" in cuda and "-shared" in cuda
+    # the host version's code built as the oracle of `polycuda bench` is, for this machine
+    assert cuda[cuda.index("-march=native") - 1] == "-Xcompiler"
     emu = build.compile_command("emulate", "g++", src, out, shared=False)
     assert "-std=c++20" in emu and "-c" in emu and "-shared" not in emu
     assert build.resolve_arch("cuda", "sm_75") == "sm_75"
