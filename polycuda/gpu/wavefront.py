@@ -443,7 +443,7 @@ def tied_rows(phi: isl.MultiUnionPwAff, domain: isl.UnionSet, m: int
               ) -> tuple[tuple[int, ...], ...]:
     """The groups (two rows or more, ascending) of the first m rows of `phi` that must have
     equal tile sizes: rows with the same linear part in some statement, closed transitively.
-    The tuner excludes layouts that differ on a group (tune/search.exclusion)."""
+    The tuner excludes layouts that differ on a group (tune/layouts.exclusion)."""
     parent = list(range(m))
 
     def root(k: int) -> int:
