@@ -505,6 +505,17 @@ def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="polycuda", description=__doc__)
     top.add_argument("--version", action="version", version=f"polycuda {version()}")
     sub = top.add_subparsers(dest="command", required=True)
+    for add in (_compile_command, _show_command, _verify_command, _run_command, _tune_command,
+                _bench_command, _cache_command, _demo_command):
+        add(sub)
+    return top
+
+
+def _size_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--size", type=_size, action="append", metavar="N=V", help="parameter value")
+
+
+def _compile_command(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("compile", help="generate CUDA / OpenMP / C source")
     _common(p)
     p.add_argument("--target", choices=("cuda", "openmp", "c"), default="cuda")
@@ -522,6 +533,9 @@ def parser() -> argparse.ArgumentParser:
                         f"file of {PARALLEL_REGIONS} regions or more; 1: all in this "
                         "process); the output is the same with any number")
     p.set_defaults(func=cmd_compile)
+
+
+def _show_command(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("show", help="dependences, schedule, the compile's named passes (what "
                        "each did, its time), each kernel's sizes or generated code")
     p.add_argument("what", choices=("deps", "schedule", "passes", "sizes", "code"))
@@ -529,26 +543,35 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--target", choices=("cuda", "openmp", "c"), default="cuda")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_show)
+
+
+def _verify_command(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("verify", help="transformed vs sequential on random inputs")
     _common(p)
-    p.add_argument("--size", type=_size, action="append", metavar="N=V", help="parameter value")
+    _size_flag(p)
     p.add_argument("--targets", type=_targets,
                    help="comma-separated: c,openmp,cuda,emulate (default: c, openmp, and cuda "
                         "on a GPU, else emulate)")
     p.set_defaults(func=cmd_verify)
+
+
+def _run_command(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="build, run on random data, verify and time")
     _common(p)
     p.add_argument("--target", choices=("auto", "cuda", "openmp", "c"), default="auto")
-    p.add_argument("--size", type=_size, action="append", metavar="N=V", help="parameter value")
+    _size_flag(p)
     p.add_argument("--repeat", type=_positive, default=10,
                    help="timed runs of the target and of the reference (medians reported)")
     p.add_argument("--no-verify", action="store_true", help="skip the comparison")
     _dump_sizes_flag(p)
     p.set_defaults(func=cmd_run)
+
+
+def _tune_command(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("tune", help="choose tile sizes and block shapes: execution-time model "
                                     "(Di & Xue 2011), then the model's top k measured on a GPU")
     _common(p)
-    p.add_argument("--size", type=_size, action="append", metavar="N=V", help="parameter value")
+    _size_flag(p)
     p.add_argument("--top-k", type=_positive, default=5,
                    help="layouts of the model's ranking measured on the GPU (default 5)")
     p.add_argument("--layouts", type=_positive, metavar="N",
@@ -575,8 +598,14 @@ def parser() -> argparse.ArgumentParser:
                         "(isl, pluto, isl-distributed), keep the fastest measured; compile and "
                         "run then use its scheduler too (needs a GPU)")
     p.set_defaults(func=cmd_tune)
+
+
+def _bench_command(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("bench", help="every kernel of the suite against every baseline")
     bench_command.add_arguments(p)
+
+
+def _cache_command(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("cache", help="the build cache: its folder, files and size; clear it")
     p.add_argument("--clear", action="store_true",
                    help="remove the built libraries and their sources (rebuilt when needed)")
@@ -584,13 +613,15 @@ def parser() -> argparse.ArgumentParser:
                    help="also remove tune's results (later compiles use the default sizes "
                         "again) and GPU calibrations")
     p.set_defaults(func=cmd_cache)
+
+
+def _demo_command(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("demo", help="compile, run and verify the embedded example")
     p.add_argument("--target", choices=("auto", "cuda", "openmp", "c"), default="auto")
     p.add_argument("--source", action="store_true",
                    help="print the example's C source (to try the other commands on)")
     _verbosity(p, quiet=True)
     p.set_defaults(func=cmd_demo)
-    return top
 
 
 def _join_negative_values(argv: list[str]) -> list[str]:

@@ -519,8 +519,23 @@ class Options:
     def __post_init__(self) -> None:
         if self.target not in TARGETS:
             raise InvalidConfigError(f"{self.target=} is not one of {TARGETS}")
-        if self.scheduler not in SCHEDULERS:
-            raise InvalidConfigError(f"{self.scheduler=} is not one of {SCHEDULERS}")
+        for f in dataclasses.fields(self):  # the options of a few words (their `choices`)
+            value = getattr(self, f.name)
+            if isinstance(f.default, str) and f.metadata["choices"] and \
+                    value not in f.metadata["choices"]:
+                raise InvalidConfigError(f"self.{f.name}={value!r} is not one of "
+                                         f"{f.metadata['choices']}")
+        self._check_sizes()
+        for flag in ("column_reductions", "dual_reductions", "chain_reductions",
+                     "producer_fusion"):
+            if not isinstance(getattr(self, flag), bool):
+                raise InvalidConfigError(f"{flag}={getattr(self, flag)!r} must be true or false")
+        if self.balanced_wavefront and self.scheduler != "pluto":
+            raise InvalidConfigError("balanced_wavefront needs scheduler='pluto'")
+        self._check_limits()
+
+    def _check_sizes(self) -> None:
+        """Tile, block and register sizes, the size plan, the k tile, the mapped dimensions."""
         if any(r < 1 for r in self.register_tiles):
             raise InvalidConfigError(f"{self.register_tiles=} must all be >= 1")
         if any(t < 1 for t in self.tile_sizes):
@@ -530,23 +545,13 @@ class Options:
             from polycuda import size_plan
 
             size_plan.check(self.sizes)
-        for flag in ("column_reductions", "dual_reductions", "chain_reductions",
-                     "producer_fusion"):
-            if not isinstance(getattr(self, flag), bool):
-                raise InvalidConfigError(f"{flag}={getattr(self, flag)!r} must be true or false")
-        if self.balanced_wavefront and self.scheduler != "pluto":
-            raise InvalidConfigError("balanced_wavefront needs scheduler='pluto'")
-        if self.wavefront_sync not in WAVEFRONT_SYNCS:
-            raise InvalidConfigError(f"{self.wavefront_sync=} is not one of {WAVEFRONT_SYNCS}")
-        if self.serial_region not in SERIAL_REGIONS:
-            raise InvalidConfigError(f"{self.serial_region=} is not one of {SERIAL_REGIONS}")
-        if self.host_fallback not in HOST_FALLBACKS:
-            raise InvalidConfigError(f"{self.host_fallback=} is not one of {HOST_FALLBACKS}")
-        if self.host_loops not in HOST_LOOPS:
-            raise InvalidConfigError(f"{self.host_loops=} is not one of {HOST_LOOPS}")
-        if self.intra_wavefront not in INTRA_WAVEFRONTS:
-            raise InvalidConfigError(
-                f"{self.intra_wavefront=} is not one of {INTRA_WAVEFRONTS}")
+        if not 0 <= self.sequential_tile <= 1024:
+            raise InvalidConfigError(f"{self.sequential_tile=} must be 0 (automatic) .. 1024")
+        if not 1 <= self.max_mapped_dims <= 3:
+            raise InvalidConfigError(f"{self.max_mapped_dims=} must be 1, 2 or 3")
+
+    def _check_limits(self) -> None:
+        """The numeric options: work limits, memory, blocks, the host side's sizes."""
         if not 1 <= self.shared_memory_kib <= 1024:
             raise InvalidConfigError(f"{self.shared_memory_kib=} must be 1..1024 (KiB)")
         for limit in WORK_LIMITS:
@@ -559,36 +564,19 @@ class Options:
         if not 0 <= self.reduction_blocks <= MAX_REDUCTION_BLOCKS:
             raise InvalidConfigError(f"{self.reduction_blocks=} must be 0 (fill the GPU) .. "
                                      f"{MAX_REDUCTION_BLOCKS}")
-        if self.reduction_combine not in REDUCTION_COMBINES:
-            raise InvalidConfigError(
-                f"{self.reduction_combine=} is not one of {REDUCTION_COMBINES}")
-        if self.host_buffers not in HOST_BUFFERS:
-            raise InvalidConfigError(f"{self.host_buffers=} is not one of {HOST_BUFFERS}")
-        if self.host_copies not in HOST_COPIES:
-            raise InvalidConfigError(f"{self.host_copies=} is not one of {HOST_COPIES}")
         if not 0 <= self.host_pin_min_kib <= 1 << 30:
             raise InvalidConfigError(f"{self.host_pin_min_kib=} must be 0..2^30 (KiB)")
         if not 1 <= self.host_chunk_kib <= 1 << 20:
             raise InvalidConfigError(f"{self.host_chunk_kib=} must be 1..2^20 (KiB)")
-        if self.runtime_executor not in RUNTIME_EXECUTORS:
-            raise InvalidConfigError(
-                f"{self.runtime_executor=} is not one of {RUNTIME_EXECUTORS}")
         if self.cpu_fallback_per_level != "auto" and not (
                 isinstance(self.cpu_fallback_per_level, (int, float))
                 and not isinstance(self.cpu_fallback_per_level, bool)
                 and 0 <= self.cpu_fallback_per_level < math.inf):
             raise InvalidConfigError(f"{self.cpu_fallback_per_level=} must be 'auto' or a number "
                                      ">= 0 and finite (iterations per level; 0: never)")
-        if not 0 <= self.sequential_tile <= 1024:
-            raise InvalidConfigError(f"{self.sequential_tile=} must be 0 (automatic) .. 1024")
         if self.aux_fraction not in AUX_FRACTIONS:
             raise InvalidConfigError(f"{self.aux_fraction=} is not one of {AUX_FRACTIONS} "
                                      "(the divisor of the auxiliary array's size)")
-        if self.runtime_chunking not in RUNTIME_CHUNKINGS:
-            raise InvalidConfigError(
-                f"{self.runtime_chunking=} is not one of {RUNTIME_CHUNKINGS}")
-        if not 1 <= self.max_mapped_dims <= 3:
-            raise InvalidConfigError(f"{self.max_mapped_dims=} must be 1, 2 or 3")
 
     def replace(self, **changes: object) -> Options:
         return dataclasses.replace(self, **changes)  # type: ignore[arg-type]

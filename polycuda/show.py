@@ -267,6 +267,31 @@ def _candidates_text(scheduled: dict) -> list[str]:
     return lines
 
 
+def _statement_text(stmt: dict) -> list[str]:
+    """A statement of schedule_of(): its line, each hyperplane and what its loop is, and the
+    kernel that fuses or pairs it."""
+    where = f"  line {stmt['line']}: {stmt['source']}" if "line" in stmt else ""
+    lines = [f"  {stmt['name']}[{', '.join(stmt['iterators'])}]{where}"]
+    reduction = stmt.get("reduction", {})
+    for k, (row, _) in enumerate(zip(stmt["hyperplanes"], stmt["parallel"])):
+        why = stmt["sequential"][k]
+        kind = "parallel" if not why else (
+            why if why == report.CONSTANT_ROW or why.startswith("sequential")
+            else f"sequential: {why}")
+        if reduction.get("row") == k:  # Shirako et al. 2017, Section 5.3: a reduction loop
+            kind = f"reduction ({reduction['op']}), {reduction['kernel']}: {reduction['run']}"
+        lines.append(f"    {row}  {kind}")
+    fused = stmt.get("fused_producer")
+    if fused:
+        lines.append(f"    {fused['kernel']}: {fused['run']}, fused: each instance just "
+                     f"before the instance of {fused['before']} that reads its element")
+    dual = stmt.get("dual_reduction")
+    if dual:
+        lines.append(f"    {dual['kernel']}: {dual['run']} (one cell per matrix "
+                     f"{dual['cells']}, with {dual['with']})")
+    return lines
+
+
 def _schedule_text(prog: Program) -> str:
     scheduled = schedule_of(prog)
     candidates = scheduled.get("candidates")
@@ -278,26 +303,7 @@ def _schedule_text(prog: Program) -> str:
     lines = [f"region {prog.name} ({scheduled['scheduler']} scheduler; {choice}):"]
     lines += _candidates_text(scheduled) if candidates else []
     for stmt in scheduled["statements"]:
-        where = f"  line {stmt['line']}: {stmt['source']}" if "line" in stmt else ""
-        lines.append(f"  {stmt['name']}[{', '.join(stmt['iterators'])}]{where}")
-        reduction = stmt.get("reduction", {})
-        for k, (row, par) in enumerate(zip(stmt["hyperplanes"], stmt["parallel"])):
-            why = stmt["sequential"][k]
-            kind = "parallel" if not why else (
-                why if why == report.CONSTANT_ROW or why.startswith("sequential")
-                else f"sequential: {why}")
-            if reduction.get("row") == k:  # Shirako et al. 2017, Section 5.3: a reduction loop
-                kind = (f"reduction ({reduction['op']}), {reduction['kernel']}: "
-                        f"{reduction['run']}")
-            lines.append(f"    {row}  {kind}")
-        fused = stmt.get("fused_producer")
-        if fused:
-            lines.append(f"    {fused['kernel']}: {fused['run']}, fused: each instance just "
-                         f"before the instance of {fused['before']} that reads its element")
-        dual = stmt.get("dual_reduction")
-        if dual:
-            lines.append(f"    {dual['kernel']}: {dual['run']} (one cell per matrix "
-                         f"{dual['cells']}, with {dual['with']})")
+        lines += _statement_text(stmt)
     if "serial_region" in scheduled:
         lines.append(f"  {scheduled['serial_region']}")
     if "runtime_choice" in scheduled:

@@ -43,6 +43,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="set a size parameter of every kernel that has it, over the mode's "
                         "(repeatable; e.g. --size T=1000: the sequential oracle runs at "
                         "these sizes too)")
+    _sweep_arguments(p)
+    _output_arguments(p)
+    p.set_defaults(func=main)
+
+
+def _sweep_arguments(p: argparse.ArgumentParser) -> None:
+    """The bench's sweeps: tile and block sizes, wavefront orders, staging, element type."""
     p.add_argument("--tiles", metavar="T1,T2;...",
                    help="tile-size sweep: semicolon-separated candidates, each measured with "
                         "every configuration as <config>@<t1>x<t2> besides its default tiles "
@@ -64,6 +71,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dtype", choices=("double", "float"), default="double",
                    help="compile the kernels with DATA_TYPE=float or double (default double); "
                         "float results go to ...-float.json")
+
+
+def _output_arguments(p: argparse.ArgumentParser) -> None:
+    """Where the bench writes, what it reads back, and how it measures."""
     p.add_argument("--ceilings", action="store_true",
                    help="measure the GPU's copy bandwidth and dgemm/sgemm rates first")
     p.add_argument("--out", default=str(DEFAULT_OUT),
@@ -84,7 +95,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cpu", action="store_true", help="CPU configurations only, even on a GPU")
     p.add_argument("--jobs", type=int, help="parallel build processes (default: all cores)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
-    p.set_defaults(func=main)
 
 
 def settings_from(args: argparse.Namespace) -> Any:

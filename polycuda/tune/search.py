@@ -311,27 +311,8 @@ def _tune_layouts(prog, values: dict[str, int], sizes: dict[str, int], top_k: in
         top = _measured(top + [Ranked((), (), math.inf)], options, measure, progress)
     refitted: dict = {}
     if measure is not None and refit:
-        # two refits when probes were measured: on every measured layout, and on the top k
-        # alone (REFITS says why); each choice is measured once
-        probe_keys = {(r.tiles, r.block) for r in probed}
-        fits = {"": top, "top_k": [r for r in top if (r.tiles, r.block) not in probe_keys]}
-        for name, on in list(fits.items())[:REFITS if probed else 1]:
-            found = refit_choice(models, ranked, on, cal, props,
-                                 max(1, int(limit * REFIT_SHARE)), progress)
-            if found is None:
-                continue
-            choice, coef = found
-            again = next((r for r in top if (r.tiles, r.block) == (choice.tiles, choice.block)),
-                         None)
-            if again is None:
-                top = top + _measured([choice], options, measure, progress)
-            fitted = {"coefficients": dict(zip(("alpha", "beta", "gamma", "lam"), coef)),
-                      "choice": [list(choice.tiles), list(choice.block)],
-                      "measured": again is None}
-            if name:
-                refitted[name] = fitted
-            else:
-                refitted.update(fitted)
+        top, refitted = _refitted(models, ranked, top, probed, cal, props, limit, options,
+                                  measure, progress)
     local: dict = {}
     if measure is not None and local_rounds > 0:
         found, local = local_search(models, top, options, measure, cal, props, local_rounds,
@@ -355,6 +336,35 @@ def _tune_layouts(prog, values: dict[str, int], sizes: dict[str, int], top_k: in
                       dict(excluded), tuple(top), measure is not None, 0.0, refit=refitted,
                       local=local, register_tiles=best.registers,
                       sequential_tile=best.sequential, registers=registers)
+
+
+def _refitted(models: tuple[KernelModel, ...], ranked: list[Ranked], top: list[Ranked],
+              probed: list[Ranked], cal: Calibration, props: occupancy.DeviceProps, limit: int,
+              options: Options, measure: Callable[[Options], float],
+              progress: Callable[[str], None] | None) -> tuple[list[Ranked], dict]:
+    """`top` with the refits' choices measured, and the refits' summary (TuneResult.refit):
+    two refits when probes were measured, on every measured layout and on the top k alone
+    (REFITS says why); each choice is measured once."""
+    refitted: dict = {}
+    probe_keys = {(r.tiles, r.block) for r in probed}
+    fits = {"": top, "top_k": [r for r in top if (r.tiles, r.block) not in probe_keys]}
+    for name, on in list(fits.items())[:REFITS if probed else 1]:
+        found = refit_choice(models, ranked, on, cal, props, max(1, int(limit * REFIT_SHARE)),
+                             progress)
+        if found is None:
+            continue
+        choice, coef = found
+        again = next((r for r in top if (r.tiles, r.block) == (choice.tiles, choice.block)),
+                     None)
+        if again is None:
+            top = top + _measured([choice], options, measure, progress)
+        fitted = {"coefficients": dict(zip(("alpha", "beta", "gamma", "lam"), coef)),
+                  "choice": [list(choice.tiles), list(choice.block)], "measured": again is None}
+        if name:
+            refitted[name] = fitted
+        else:
+            refitted.update(fitted)
+    return top, refitted
 
 
 def probes(models: tuple[KernelModel, ...], ranked: list[Ranked], top: list[Ranked],
