@@ -2,7 +2,7 @@
 each one's whole drop-in function on the GPU (pc_<name>_force = 1), its host version (the region
 as written, in the same library: force 2), what the rule picks (force 0), the same library built
 with the host compiler's -march=native too, and the sequential oracle (gcc -O3 -march=native of
-the kernel's C), interleaved in one process, inputs as the suite's (uniform [0.5, 1.5), the
+the kernel's C), interleaved in one process (scripts.host_calls), inputs as the suite's (uniform [0.5, 1.5), the
 kernel's own preparation).
 
     python bench/host_version_speed.py OUT.json [--kernels trisolv,durbin] [--sizes 2000,4000]
@@ -25,14 +25,15 @@ sys.path.insert(0, str(ROOT))
 
 import polycuda  # noqa: E402
 from kernels import suite  # noqa: E402
-from polycuda.bench import builds  # noqa: E402
+from polycuda.bench import builds, scripts  # noqa: E402
 from polycuda.run import ran_version  # noqa: E402
 from polycuda.runtime import build, launch  # noqa: E402
 
 NATIVE = ("-Xcompiler", "-march=native")
 
 
-def _entries(name: str) -> tuple[object, dict]:
+def _entries(name: str) -> tuple[dict, dict[str, str]]:
+    """The entries timed for kernel `name`, and where the rule's records what it ran."""
     info = suite.by_name(name)
     prog = polycuda.compile(str(info.c_path), function=info.function,
                             options=polycuda.Options(target="cuda", tuned_sizes=False))
@@ -50,10 +51,16 @@ def _entries(name: str) -> tuple[object, dict]:
             kernel(*args)
         return call
 
+    ran: dict[str, str] = {}
+
+    def rule(args):  # what the rule picked, read right after its call
+        forced(plain, 0)(args)
+        ran["rule"] = ran_version(prog, plain)
+
     entries = {"gpu": forced(plain, 1), "host version": forced(plain, 2),
-               "rule": forced(plain, 0), "host version, -march=native": forced(native, 2),
+               "rule": rule, "host version, -march=native": forced(native, 2),
                "sequential gcc -O3 -march=native": lambda args: oracle(*args)}
-    return prog, entries, plain
+    return entries, ran
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -65,23 +72,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     report: dict = {"date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "rows": []}
     for name in args.kernels.split(","):
-        prog, entries, plain = _entries(name)
+        entries, ran = _entries(name)
         info = suite.by_name(name)
         for n in (int(s) for s in args.sizes.split(",")):
             values = suite.random_args(info, {"n": n}, np.random.default_rng(0))
-            times: dict[str, list[float]] = {label: [] for label in entries}
-            ran = ""
-            for _ in range(args.repeats + 1):  # the first round warms each entry
-                for label, call in entries.items():
-                    fresh = [v.copy() if isinstance(v, np.ndarray) else v for v in values]
-                    start = time.perf_counter()
-                    call(fresh)
-                    times[label].append(time.perf_counter() - start)
-                    if label == "rule":
-                        ran = ran_version(prog, plain)
-            row = {"kernel": name, "n": n, "rule_ran": ran,
-                   "median_ms": {k: statistics.median(v[1:]) * 1e3 for k, v in times.items()},
-                   "times_ms": {k: [t * 1e3 for t in v[1:]] for k, v in times.items()}}
+            times = scripts.host_calls(entries, values, args.repeats)
+            row = {"kernel": name, "n": n, "rule_ran": ran["rule"],
+                   "median_ms": {k: statistics.median(v) * 1e3 for k, v in times.items()},
+                   "times_ms": {k: [t * 1e3 for t in v] for k, v in times.items()}}
             report["rows"].append(row)
             print(json.dumps({k: row[k] for k in ("kernel", "n", "rule_ran", "median_ms")}),
                   flush=True)

@@ -76,12 +76,13 @@ def transform_scop(scop: Scop, options: Options, timer: progress.PassTimer | Non
         # schedule.false_deps: reads of values from before their nest read a copy (trmm)
         with timer.step("copies of original values") as step:
             scop, step.note = _noting_new_arrays(scop, false_deps.copy_original_reads(scop))
-    if closure.applies(scop, options) and closure.find(scop):
+    steps = closure.find(scop) if closure.applies(scop, options) else []
+    if steps:
         # schedule.closure: the steps of a min-plus closure (Floyd-Warshall) in parallel,
         # reading copies of row and column k, where the entries check that the inputs are
         # non-negative (else the host version runs)
         with timer.step("closure steps") as step:
-            scop = closure.rewrite(scop)
+            scop = closure.rewrite(scop, steps)
             step.note = (f"steps in parallel where {', '.join(scop.nonnegative_inputs)} >= 0 "
                          "at entry")
     if not options.eliminate_false_deps or has_indirect:

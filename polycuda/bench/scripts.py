@@ -1,7 +1,8 @@
 """What the GPU evidence scripts under bench/ share (indirect_gpu, sptrsv_gpu, anantpur_tables,
-reductions_gpu, runtime_choice, thin_blocks): copies of the host arguments, their order in a
-call, the sequential C run that is both their oracle and their baseline, settings of one region
-compared on the GPU, the GPU's name, and the JSON report written last."""
+reductions_gpu, runtime_choice, thin_blocks, host_version_speed, one_block_turns): copies of the
+host arguments, their order in a call, the sequential C run that is both their oracle and their
+baseline, settings of one region compared on the GPU, whole-function entries timed interleaved,
+the GPU's name, and the JSON report written last."""
 
 from __future__ import annotations
 
@@ -88,6 +89,22 @@ def device_settings(entries: dict, host: dict, repeats: int, what: str) -> dict[
         return time.perf_counter() - start
 
     return timing.interleaved(list(entries), run, repeats)
+
+
+def host_calls(calls: dict, values: list, repeats: int) -> dict[str, list[float]]:
+    """Whole-function entries on host arrays (label -> a call taking the argument list), each
+    called on fresh copies of `values`, perf_counter around the call: one untimed round that
+    warms every entry, then `repeats` rounds interleaved (timing.interleaved): label -> the
+    seconds of each timed call."""
+
+    def run(label: str) -> float:
+        fresh = [v.copy() if isinstance(v, np.ndarray) else v for v in values]
+        start = time.perf_counter()
+        calls[label](fresh)
+        return time.perf_counter() - start
+
+    timing.interleaved(list(calls), run, 1)
+    return timing.interleaved(list(calls), run, repeats)
 
 
 def timing_phases(prog, source: str, args: dict, target: str) -> tuple[float, float]:

@@ -34,7 +34,7 @@ _BASE_FLAGS = {
     # the host compiler tuned to this machine, as the sequential oracle of `polycuda bench` is
     # (gcc -O3 -march=native): the host version of a region (codegen/host_choice.py) runs where
     # the rule predicts the kernels slower, and must not then lose to the program as written
-    # built the usual way (without it durbin's was 1.26x slower than that oracle:
+    # built the usual way (durbin's lost to that oracle without it:
     # bench/results/2026-12-03-nvidia-h200-host-version-speed.json). A library is built on the
     # machine that loads it (the cache is per machine).
     "cuda": ("-O3", "-Xcompiler", "-march=native"),

@@ -114,11 +114,11 @@ def applies(scop: Scop, options: Options) -> bool:
             and not any(s.is_indirect() or s.csr for s in scop.statements))
 
 
-def rewrite(scop: Scop) -> Scop:
-    """`scop` with each closure step (find) reading copies of its row and column k taken at
-    the step's start, and Scop.nonnegative_inputs naming their arrays; `scop` when there is
-    none."""
-    steps = find(scop)
+def rewrite(scop: Scop, steps: list[ClosureStep] | None = None) -> Scop:
+    """`scop` with each closure step (`steps`, default find()) reading copies of its row and
+    column k taken at the step's start, and Scop.nonnegative_inputs naming their arrays;
+    `scop` when there is none."""
+    steps = find(scop) if steps is None else steps
     for step in steps:
         scop = _rewritten(scop, step)
     if not steps:

@@ -71,7 +71,6 @@ PROBE_MIN = 50
 REFITS = 2
 
 
-
 @dataclass(frozen=True)
 class TuneResult:
     """The chosen layout and how it was found."""

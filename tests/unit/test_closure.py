@@ -12,6 +12,7 @@ import polycuda
 from kernels import suite
 from polycuda import pipeline
 from polycuda.frontend import c as cfront
+from polycuda.ir.expr import Ref, Var, refs
 from polycuda.options import Options
 from polycuda.run import ran_version
 from polycuda.schedule import closure
@@ -60,16 +61,19 @@ def test_the_step_reads_copies_and_its_loops_run_in_parallel():
         "path[i][j] < path[i][k] + path[k][j] ? path[i][j] : path[i][k] + path[k][j]"))
     assert scop.nonnegative_inputs == ("path",)
     step = scop.statements[-1]
-    assert {r.array for r in (step.lhs,)} == {"path"}
+    assert step.lhs.array == "path"
+    assert {r.array for r in refs(step.rhs)} == {"path", "path_row0", "path_column0"}
+    assert Ref("path", (Var("k"), Var("j"))) not in refs(step.rhs)  # row k from its copy
     assert [s.iterators for s in scop.statements] == [("k", "j"), ("k", "i"), ("k", "i", "j")]
     generated = pipeline.compile_scop(scop, Options(target="cuda", host_fallback="always"))
     sized = [k for k in generated.kernels if not k.serial]
     assert any(len(k.block_sizes) == 2 for k in sized)  # auto's choice: i and j on the grid
-    # without the rewrite: no kernel runs a step's (i, j) on threads
+    # without the rewrite (no host version to fall back on): no kernel has (i, j) on the grid
     plain = pipeline.compile_scop(_scop(
         "path[i][j] < path[i][k] + path[k][j] ? path[i][j] : path[i][k] + path[k][j]"),
-        Options(target="c"))
+        Options(target="cuda", host_fallback="never"))
     assert plain.scop.nonnegative_inputs == ()
+    assert not any(len(k.block_sizes) == 2 for k in plain.kernels if not k.serial)
 
 
 def _inputs(n: int, seed: int, negative: bool) -> np.ndarray:
