@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from polycuda.bench.datasets import DATASETS, PPCG_DATASET
 from polycuda.errors import PolycudaError
 
 DEFAULT_OUT = Path("bench") / "results"
@@ -39,6 +40,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                             "drop-in function from host arrays (allocation, copies, kernels, "
                             "free), median of 3, against PPCG's times; the default Options() "
                             "is always among the configurations")
+    p.add_argument("--dataset", choices=DATASETS, metavar="NAME",
+                   help="with --ppcg: PolyBench's dataset (MINI, SMALL, MEDIUM, LARGE, "
+                        "EXTRALARGE; default LARGE, where PPCG's times are): the results "
+                        "file is ...-ppcg-<name>.json unless LARGE")
     p.add_argument("--size", action="append", default=[], metavar="NAME=VALUE",
                    help="set a size parameter of every kernel that has it, over the mode's "
                         "(repeatable; e.g. --size T=1000: the sequential oracle runs at "
@@ -116,12 +121,15 @@ def settings_from(args: argparse.Namespace) -> Any:
     if args.tag and not all(c.isalnum() or c in "-_" for c in args.tag):
         raise PolycudaError(f"--tag may hold letters, digits, '-' and '_' only, got {args.tag!r}")
     mode = _mode(args)
+    if args.dataset and mode != "ppcg":
+        raise PolycudaError("--dataset sets PolyBench's sizes of --ppcg: add --ppcg")
     repeats = args.repeats or MODE_REPEATS.get(mode, DEFAULT_REPEATS)
     return Settings(kernels=tuple(args.kernels), configs=configs, mode=mode,
                     repeats=repeats, use_gpu=not args.cpu,
                     measure_ceilings=args.ceilings, out_dir=Path(args.out), jobs=args.jobs,
                     seed=args.seed, dtype=args.dtype, tiles=tiles, blocks=blocks, syncs=syncs,
-                    stagings=stagings, max_run_s=args.max_run, tag=args.tag, sizes=sizes)
+                    stagings=stagings, max_run_s=args.max_run, tag=args.tag, sizes=sizes,
+                    dataset=args.dataset or PPCG_DATASET)
 
 
 def _mode(args: argparse.Namespace) -> str:
@@ -139,13 +147,16 @@ def _parsed(flag: str, parse: Callable[[Any], Any], text: Any) -> Any:
 
 
 def write_results(results: dict[str, Any], out_dir: Path) -> Path:
-    """<out_dir>/<date>-<gpu-slug>[-<mode>][-float].json (indented, keys in insertion order)."""
+    """<out_dir>/<date>-<gpu-slug>[-<mode>[-<dataset>]][-float].json (indented, keys in insertion
+    order; the dataset in ppcg mode unless LARGE)."""
     from polycuda.bench import environment
     from polycuda.runtime.device import GpuInfo
 
     gpu_data = results["machine"]["gpu"]
     gpu = GpuInfo(**gpu_data) if gpu_data else None
-    path = environment.results_path(out_dir, gpu, results["mode"],
+    dataset = results.get("dataset", PPCG_DATASET)
+    mode = results["mode"] + ("" if dataset == PPCG_DATASET else f"-{dataset.lower()}")
+    path = environment.results_path(out_dir, gpu, mode,
                                     dtype=results.get("dtype", "double"),
                                     tag=results.get("tag", ""))
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -38,6 +38,7 @@ from polycuda.bench.measure import (
     measure_oracle,
 )
 from polycuda.bench.progress import Progress
+from polycuda.bench.datasets import DATASETS, PPCG_DATASET
 from polycuda.bench.sizes import PAPER_KERNELS, check_sizes_for, ppcg_kernels, sizes_for
 from polycuda.bench.suite_access import naive_cupy, suite
 from polycuda.runtime import device
@@ -89,9 +90,15 @@ class Settings:
     max_run_s: float | None = None  # overrides the mode's Limits.max_run_s
     tag: str = ""  # appended to the results file's name
     sizes: tuple[tuple[str, int], ...] = ()  # parameter overrides (--size T=1000)
+    dataset: str = PPCG_DATASET  # ppcg mode's PolyBench dataset (datasets.DATASETS)
 
     def __post_init__(self) -> None:
         dtype_defines(self.dtype)  # ValueError for an unknown dtype
+        if self.dataset not in DATASETS:
+            raise ValueError(f"unknown dataset {self.dataset!r}: expected one of "
+                             f"{', '.join(DATASETS)}")
+        if self.dataset != PPCG_DATASET and self.mode != "ppcg":
+            raise ValueError(f"dataset {self.dataset} is a size of ppcg mode only")
 
     def effective_limits(self) -> Limits:
         base = self.limits or MODE_LIMITS[self.mode]
@@ -216,6 +223,7 @@ def _header(settings: Settings, platform: Platform) -> dict[str, Any]:
     limits = settings.effective_limits()
     rtol, atol = TOLERANCES[settings.dtype]
     return {"schema": SCHEMA, "mode": settings.mode, "dtype": settings.dtype,
+            **({"dataset": settings.dataset} if settings.mode == "ppcg" else {}),
             "tolerance": {"rtol": rtol, "atol": atol},
             "device_mode": "gpu" if platform.gpu else "cpu",
             "cpu_only_reason": platform.cpu_only_reason or None,
@@ -305,8 +313,8 @@ def bench_kernel(kernel: Any, settings: Settings, platform: Platform,
                  progress: Progress) -> dict[str, Any]:
     """Measure every candidate of one kernel; the kernel's section of the results."""
     start = time.perf_counter()
-    sizes = sizes_for(kernel, settings.mode, dict(settings.sizes))
-    check_sizes = check_sizes_for(kernel, settings.mode, sizes)
+    sizes = sizes_for(kernel, settings.mode, dict(settings.sizes), settings.dataset)
+    check_sizes = check_sizes_for(kernel, settings.mode, sizes, settings.dataset)
     out = {"name": kernel.name, "category": kernel.category,
            "memory_bound": kernel.memory_bound, "sizes": sizes, "check_sizes": check_sizes,
            "bytes_per_run": kernel.bytes_per_run(sizes, w=DTYPE_BYTES[settings.dtype]),

@@ -89,7 +89,7 @@ def derive(results: dict[str, Any]) -> dict[str, Any]:
     return results
 
 
-MERGE_KEYS = ("mode", "dtype", "configs", "tiles", "blocks", "wavefront_syncs", "stagings")
+MERGE_KEYS = ("mode", "dataset", "dtype", "configs", "tiles", "blocks", "wavefront_syncs", "stagings")
 
 
 def merge(parts: list[dict[str, Any]]) -> dict[str, Any]:

@@ -21,7 +21,9 @@ FDTD, heat), 65536 x 65536 (1-D Jacobi and SOR) and 256 x 256^3 (3-D Jacobi, 7 a
 Without kernel names, paper mode runs these 8 kernels; another kernel named gets full sizes.
 
 PPCG sizes (`--ppcg`) are PolyBench/C 4.2.1's LARGE sizes (ppcg_reference.LARGE_SIZES_TEXT),
-at which DESIGN.md's H200 run timed PPCG, mapped onto our kernels' parameters:
+at which DESIGN.md's H200 run timed PPCG, or with `--dataset NAME` another of PolyBench's five
+datasets (datasets.py: MINI .. EXTRALARGE, no PPCG times there, the sequential ratio only),
+mapped onto our kernels' parameters:
 - PolyBench's TSTEPS / TMAX is our T: our stencils run t = 0 .. T-1, PolyBench's heat-3d runs
   t = 1 .. TSTEPS, the same 500 steps;
 - every other size is PolyBench's name in lower case, with PolyBench's meaning: the arrays have
@@ -30,18 +32,20 @@ at which DESIGN.md's H200 run timed PPCG, mapped onto our kernels' parameters:
   3mm as PolyBench; gemm's "1000x1100x1200" is NI x NJ x NK; deriche imgIn[w][h]);
 - except doitgen, whose third extent PolyBench calls NP (A[NR][NQ][NP], C4[NP][NP]) and we nk.
 seidel-2d has no kernel of ours and nussinov no times in DESIGN's table (PPCG_LEFT_OUT says
-why); gramschmidt is checked at other sizes than it is timed at (PPCG_CHECK_SIZES says why).
+why); gramschmidt is checked at other sizes than it is timed at, M and N swapped
+(PPCG_CHECK_SIZES says why).
 Without kernel names, ppcg mode runs the kernels of DESIGN's table that we have (PPCG_KERNELS, in
 its order) whose PPCG time is of the run's element type (ppcg_kernels: deriche's is float, the
-others' double); another kernel named gets its LARGE sizes where PolyBench has them, else full
-sizes.
+others' double); another kernel named gets the dataset's sizes where PolyBench has them, else
+full sizes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
-from polycuda.bench.ppcg_reference import ROWS, UNTIMED, large_sizes
+from polycuda.bench.datasets import DATASETS, PPCG_DATASET, polybench_sizes
+from polycuda.bench.ppcg_reference import ROWS, UNTIMED
 
 MODES = ("full", "quick", "small", "paper", "ppcg")
 
@@ -135,9 +139,15 @@ def our_param(polybench: str, param: str) -> str:
     return _PARAM_RENAMES.get(polybench, {}).get(param, default)
 
 
-PPCG: dict[str, dict[str, int]] = {
-    POLYBENCH_TO_SUITE[name]: {our_param(name, p): v for p, v in at.items()}
-    for name, at in large_sizes().items() if name in POLYBENCH_TO_SUITE}
+def _suite_sizes(dataset: str) -> dict[str, dict[str, int]]:
+    return {POLYBENCH_TO_SUITE[name]: {our_param(name, p): v for p, v in at.items()}
+            for name, at in polybench_sizes(dataset).items() if name in POLYBENCH_TO_SUITE}
+
+
+# PolyBench's sizes per dataset (datasets.DATASETS) by suite kernel, in our parameter names
+# (our_param), for the kernels that we have; PPCG is LARGE's.
+DATASET_SIZES: dict[str, dict[str, dict[str, int]]] = {d: _suite_sizes(d) for d in DATASETS}
+PPCG: dict[str, dict[str, int]] = DATASET_SIZES[PPCG_DATASET]
 PPCG_KERNELS = tuple(POLYBENCH_TO_SUITE[name] for name in ROWS if name in POLYBENCH_TO_SUITE)
 
 
@@ -145,15 +155,20 @@ def ppcg_kernels(dtype: str = "double") -> tuple[str, ...]:
     """The kernels of PPCG_KERNELS whose PPCG time is of element type `dtype`, in its order."""
     return tuple(k for k in PPCG_KERNELS if ROWS[SUITE_TO_POLYBENCH[k]].dtype == dtype)
 
-# Kernels whose problem at LARGE sizes is ill-posed, so that no other rounding passes the check:
-# ppcg mode checks the same library at these sizes (random inputs, against the oracle there)
-# and times it at LARGE sizes.
-PPCG_CHECK_SIZES: dict[str, tuple[dict[str, int], str]] = {
-    "gramschmidt": ({"m": 1200, "n": 1000},
-                    ("at LARGE sizes M=1000 < N=1200: the columns past the 1000th are rounding "
-                     "noise (a relative change of 1e-15 in A moves them by up to 7e4 relative, "
-                     "in NumPy; polycuda's OpenMP code FAILED there against gcc -O3 on the CPU), "
-                     "at 1200 x 1000 they have full rank and the same code passes")),
+# Kernels whose problem at PolyBench's sizes is ill-posed, so that no other rounding passes the
+# check: ppcg mode checks the same library at other sizes (random inputs, against the oracle
+# there), given by a function of the timed ones, and times it at PolyBench's.
+def _transposed(sizes: Mapping[str, int]) -> dict[str, int]:
+    return {**sizes, "m": sizes["n"], "n": sizes["m"]}
+
+
+PPCG_CHECK_SIZES: dict[str, tuple[Callable[[Mapping[str, int]], dict[str, int]], str]] = {
+    "gramschmidt": (_transposed,
+                    ("at PolyBench's sizes M < N (LARGE: M=1000 < N=1200): the columns past the "
+                     "M-th are rounding noise (a relative change of 1e-15 in A moves them by up "
+                     "to 7e4 relative at LARGE, in NumPy; polycuda's OpenMP code FAILED there "
+                     "against gcc -O3 on the CPU), with M and N swapped they have full rank "
+                     "and the same code passes")),
 }
 # Ppcg mode's double kernels in two runs, where one may not last over the device's 10 minutes:
 # those whose polycuda code (default options) took under PPCG_SLOW_MS per call in DESIGN's run,
@@ -164,29 +179,33 @@ PPCG_SLOW = tuple(k for k in ppcg_kernels("double")
 PPCG_PARTS = (tuple(k for k in ppcg_kernels("double") if k not in PPCG_SLOW), PPCG_SLOW)
 
 
-def sizes_for(kernel: object, mode: str, overrides: Mapping[str, int] | None = None
-              ) -> dict[str, int]:
-    """The integer parameters of `kernel` (a kernels.suite.Kernel) in `mode`, with the
-    parameters named in `overrides` (`bench --size`) replaced where the kernel has them.
+def sizes_for(kernel: object, mode: str, overrides: Mapping[str, int] | None = None,
+              dataset: str = PPCG_DATASET) -> dict[str, int]:
+    """The integer parameters of `kernel` (a kernels.suite.Kernel) in `mode` (ppcg mode: at
+    PolyBench's `dataset`), with the parameters named in `overrides` (`bench --size`)
+    replaced where the kernel has them.
 
     A kernel missing from the tables (added to the suite later) gets its `bench` sizes in
     full mode and its `small` sizes otherwise; paper and ppcg modes fall back to full sizes.
 
     Raises:
-        ValueError: an unknown mode.
+        ValueError: an unknown mode or dataset.
     """
-    sizes = _mode_sizes(kernel, mode)
+    if dataset not in DATASET_SIZES:
+        raise ValueError(f"unknown dataset {dataset!r}: expected one of {', '.join(DATASETS)}")
+    sizes = _mode_sizes(kernel, mode, dataset)
     return {k: (overrides or {}).get(k, v) for k, v in sizes.items()}
 
 
-def check_sizes_for(kernel: object, mode: str, sizes: Mapping[str, int]
-                    ) -> dict[str, int] | None:
+def check_sizes_for(kernel: object, mode: str, sizes: Mapping[str, int],
+                    dataset: str = PPCG_DATASET) -> dict[str, int] | None:
     """Where ppcg mode checks `kernel` instead of at `sizes` (PPCG_CHECK_SIZES), None to check
-    at `sizes` (other modes, other kernels, sizes other than LARGE)."""
+    at `sizes` (other modes, other kernels, sizes other than `dataset`'s)."""
     name: str = kernel.name  # type: ignore[attr-defined]
-    if mode != "ppcg" or name not in PPCG_CHECK_SIZES or dict(sizes) != PPCG.get(name):
+    if (mode != "ppcg" or name not in PPCG_CHECK_SIZES
+            or dict(sizes) != DATASET_SIZES[dataset].get(name)):
         return None
-    return dict(PPCG_CHECK_SIZES[name][0])
+    return PPCG_CHECK_SIZES[name][0](sizes)
 
 
 def parse_size(text: str) -> tuple[str, int]:
@@ -197,7 +216,7 @@ def parse_size(text: str) -> tuple[str, int]:
     return name, int(value)
 
 
-def _mode_sizes(kernel: object, mode: str) -> dict[str, int]:
+def _mode_sizes(kernel: object, mode: str, dataset: str = PPCG_DATASET) -> dict[str, int]:
     name: str = kernel.name  # type: ignore[attr-defined]
     small: Mapping[str, int] = kernel.small  # type: ignore[attr-defined]
     if mode == "small":
@@ -206,8 +225,8 @@ def _mode_sizes(kernel: object, mode: str) -> dict[str, int]:
         return dict(QUICK.get(name) or small)
     if mode == "paper" and name in PAPER:
         return dict(PAPER[name])
-    if mode == "ppcg" and name in PPCG:
-        return dict(PPCG[name])
+    if mode == "ppcg" and name in (polybench := DATASET_SIZES[dataset]):
+        return dict(polybench[name])
     if mode in ("full", "paper", "ppcg"):
         bench: Mapping[str, int] = kernel.bench  # type: ignore[attr-defined]
         return dict(FULL.get(name) or bench)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import itertools
 import json
 import math
 import types
@@ -21,6 +22,7 @@ from polycuda.bench import (
     builds,
     command,
     configs,
+    datasets,
     environment,
     harness,
     ppcg,
@@ -30,6 +32,7 @@ from polycuda.bench import (
 )
 from polycuda.bench.measure import HostSide, Limits, measure_candidate, measure_oracle
 from polycuda.bench.suite_access import suite
+from polycuda.errors import PolycudaError
 from polycuda.runtime import launch
 from polycuda.runtime.device import GpuInfo
 
@@ -391,7 +394,8 @@ def test_ppcg_mode_with_fake_gpu(monkeypatch, tmp_path):
     monkeypatch.setattr(baselines, "whole_function", lambda *a: real_whole(*a, target="c"))
     for name in ("jacobi_1d", "gemm"):  # LARGE sizes played by the small ones
         monkeypatch.setitem(sizes.PPCG, name, dict(suite().by_name(name).small))
-    monkeypatch.setitem(sizes.PPCG_CHECK_SIZES, "jacobi_1d", ({"T": 2, "n": 12}, "as a test"))
+    monkeypatch.setitem(sizes.PPCG_CHECK_SIZES, "jacobi_1d",
+                        (lambda at: {"T": 2, "n": 12}, "as a test"))
     args = cli.parser().parse_args(["bench", "--ppcg", "jacobi_1d", "gemm", "--config", "pluto",
                                     "--out", str(tmp_path), "--jobs", "1"])
     settings = command.settings_from(args)
@@ -459,3 +463,61 @@ def test_parts_merge_into_one_report(tmp_path, capsys):
     assert "gemm/pluto: FAILED" in out and "2 kernels run as PPCG's problems" in out
     saved = json.loads((tmp_path / "a-merged.json").read_text())
     assert [k["name"] for k in saved["kernels"]] == ["gemm", "lu"]
+
+
+def test_polybench_datasets():
+    """The five datasets: LARGE is DESIGN's text, each names the same kernels with the same
+    size names, the largest extent grows from one dataset to the next, and ppcg mode runs at
+    the one asked."""
+    large = datasets.polybench_sizes("LARGE")
+    assert large == ppcg_reference.large_sizes()
+    for dataset in datasets.DATASETS:
+        at = datasets.polybench_sizes(dataset)
+        assert set(at) == set(large) and all(set(at[k]) == set(large[k]) for k in at), dataset
+    for smaller, larger in itertools.pairwise(datasets.DATASETS):
+        low, high = datasets.polybench_sizes(smaller), datasets.polybench_sizes(larger)
+        # the largest extent (atax's and bicg's M shrinks from LARGE to EXTRALARGE, in
+        # PolyBench's headers too)
+        assert all(max(low[k].values()) < max(high[k].values()) for k in low), (smaller, larger)
+    assert datasets.polybench_sizes("EXTRALARGE")["2mm"] == {
+        "NI": 1600, "NJ": 1800, "NK": 2200, "NL": 2400}
+    with pytest.raises(ValueError, match="unknown dataset 'HUGE'"):
+        datasets.polybench_sizes("HUGE")
+    gemm, gramschmidt = suite().by_name("gemm"), suite().by_name("gramschmidt")
+    assert sizes.sizes_for(gemm, "ppcg", dataset="MINI") == {"ni": 20, "nj": 25, "nk": 30}
+    assert sizes.sizes_for(suite().by_name("doitgen"), "ppcg", dataset="SMALL") == {
+        "nq": 20, "nr": 25, "nk": 30}
+    mini = sizes.sizes_for(gramschmidt, "ppcg", dataset="MINI")
+    assert mini == {"m": 20, "n": 30}
+    assert sizes.check_sizes_for(gramschmidt, "ppcg", mini, "MINI") == {"m": 30, "n": 20}
+    assert sizes.check_sizes_for(gramschmidt, "ppcg", mini, "LARGE") is None
+    with pytest.raises(ValueError, match="unknown dataset"):
+        sizes.sizes_for(gemm, "ppcg", dataset="mini")
+    with pytest.raises(ValueError, match="ppcg mode only"):
+        harness.Settings(mode="full", dataset="MINI")
+    args = cli.parser().parse_args(["bench", "--dataset", "MINI", "gemm"])
+    with pytest.raises(PolycudaError, match="add --ppcg"):
+        command.settings_from(args)
+    args = cli.parser().parse_args(["bench", "--ppcg", "--dataset", "SMALL", "gemm"])
+    assert command.settings_from(args).dataset == "SMALL"
+
+
+def test_sequential_floor_lists_the_kernels_below_it():
+    """The summary's floor: the default configuration's speedup over the sequential run of
+    every kernel measured, those below 0.9x named, with or without a PPCG time."""
+    def kernel(name, seq_ms, ours_ms):
+        entry = {"status": "ok", "median_s": ours_ms / 1e3, "min_s": ours_ms / 1e3,
+                 "max_s": ours_ms / 1e3}
+        return {"name": name, "sizes": {}, "best_by_config": {"default": "default"},
+                "entries": {"default": entry,
+                            "sequential": {**entry, "median_s": seq_ms / 1e3}}}
+
+    results = {"configs": ["default"], "dataset": "MINI", "device_mode": "gpu",
+               "kernels": [kernel("gemm", 1.0, 0.5), kernel("trisolv", 1.0, 2.0),
+                           kernel("syr", 1.0, 1.05)]}
+    ppcg.derive(results)
+    seq = results["ppcg_summary"]["over_sequential"]
+    assert seq["kernels"] == 3 and seq["below_floor"] == {"trisolv": 0.5}
+    assert seq["geomean_speedup_default"] == pytest.approx((2.0 * 0.5 / 1.05) ** (1 / 3))
+    assert "at MINI" in ppcg.summary_lines(results)[-1]
+    assert "below 0.9x: trisolv 0.5x" in ppcg.summary_lines(results)[-1]
