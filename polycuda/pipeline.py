@@ -460,6 +460,21 @@ def host_choice(scop: Scop, options: Options, ctx: isl.Context, mapped: mapping.
                            (launches, instances), scop.nonnegative_inputs)
 
 
+def region_host_choice(scop: Scop, options: Options) -> cost.HostChoice | None:
+    """The host choice that compile_scop puts beside the kernels of `scop` (as written) under
+    `options` on CUDA, found the way show schedule finds it; None where it puts none (see
+    host_choice; a region of the run-time nest path has none either)."""
+    options = options.replace(target="cuda")
+    if runs_inspector(scop, options):
+        return None
+    ctx = isl_scheduler.new_context()
+    scop = transform_scop(scop, options)
+    choice = choose_schedule(scop, options, ctx, dependence_map(scop, ctx))
+    both = runtime_choice(scop, options, ctx, choice)
+    runner_up = choice.runner_up[2] if both and choice.runner_up else None
+    return host_choice(scop, options, ctx, choice.mapped, runner_up)
+
+
 def _runner_up_source(scop: Scop, options: Options, ctx: isl.Context, choice: Choice
                       ) -> str | None:
     """The code of the runner-up's mapping (its promotions, AST and printer, as the chosen

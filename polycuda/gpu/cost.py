@@ -438,6 +438,17 @@ class HostChoice:
         """(host ns, GPU ns) of a call at these parameter values, on host arrays (the host
         entry: the GPU's copies in and out counted) or on device arrays (the device entry:
         none for the GPU, the host version's round trip counted); None outside the context."""
+        terms = self.terms(values, on_device)
+        if terms is None:
+            return None
+        return host_and_gpu_ns(terms["launch_ns"], terms["instances"],
+                               (terms["copied_bytes"], terms["copies"]), on_device)
+
+    def terms(self, values: dict[str, int], on_device: bool = False
+              ) -> dict[str, float] | None:
+        """What the rule reads at these parameter values, before its constants weigh it: the
+        launch time bound (ns, the least of the variants'), the instance bound, the bytes
+        copied and the copy calls (as estimates counts them); None outside the context."""
         launches = [bound_at(b, values) for b in self.bounds[0]]
         instances = bound_at(self.bounds[1], values)
         if instances is None or None in launches:
@@ -448,8 +459,10 @@ class HostChoice:
             moved = [(b, t.device_entry) for t, b in traffic]
         else:
             moved = [(b, t.host_entry) for t, b in traffic]
-        copied = (sum(b * n for b, n in moved), sum(n for _, n in moved))
-        return host_and_gpu_ns(min(launches, default=0.0), instances, copied, on_device)
+        least = min((b for b in launches if b is not None), default=0.0)
+        return {"launch_ns": least, "instances": instances,
+                "copied_bytes": float(sum(b * n for b, n in moved)),
+                "copies": float(sum(n for _, n in moved))}
 
     def picks_host(self, values: dict[str, int], on_device: bool = False) -> bool | None:
         """Whether a call at these parameter values runs the host version (None: outside
