@@ -1,8 +1,9 @@
 """The host rule's data (issue 41 item 2): for each kernel at each of PolyBench's datasets, the
 whole drop-in function (default options) with its kernels forced (pc_<name>_force = 1), with its
 host version forced (2), as the rule picks (0), and the sequential oracle (gcc -O3 -march=native
-of the kernel's C), timed interleaved in one process (scripts.host_calls) on the bench's random
-inputs, each result checked against the oracle's; beside them what the rule reads at those sizes
+of the kernel's C), timed interleaved in one process (timing.interleaved, each entry's arguments
+checked once and reused, as bench times them) on the bench's random inputs, each result checked
+against the oracle's; beside them what the rule reads at those sizes
 (gpu.cost.HostChoice.terms) and its two estimates, so that its constants can be fitted offline.
 
     python bench/host_rule_data.py OUT.json [--kernels gemm,lu] [--datasets MINI,SMALL]
@@ -15,6 +16,7 @@ import ctypes
 import json
 import statistics
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +24,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from polycuda.bench import builds, harness, scripts  # noqa: E402
+from polycuda.bench import builds, harness, scripts, timing  # noqa: E402
 from polycuda.bench.configs import CONFIG_OPTIONS  # noqa: E402
 from polycuda.bench.datasets import DATASETS  # noqa: E402
 from polycuda.bench.sizes import ppcg_kernels, sizes_for  # noqa: E402
@@ -62,21 +64,28 @@ def kernel_rows(name: str, built: dict, datasets: list[str], repeats: int) -> li
         want = [v.copy() if isinstance(v, np.ndarray) else v for v in values]
         oracle(*want)
 
-        def forced(value: int):
-            def call(args: list) -> None:
-                force.value = value
-                lib(*args)
-            return call
-
-        calls = {label: forced(value) for label, value in FORCED.items()}
-        calls["sequential"] = lambda args: oracle(*args)
         right = {}
         for label, value in FORCED.items():
             got = [v.copy() if isinstance(v, np.ndarray) else v for v in values]
-            forced(value)(got)
+            force.value = value
+            lib(*got)
             right[label] = _agree(got, want)
         rule_ran = {RAN_GPU: "gpu", RAN_HOST: "host"}.get(ran.value, str(ran.value))
-        times = scripts.host_calls(calls, values, repeats)
+        # each entry on its own copy, its arguments checked once (as bench times them), so
+        # that the times hold no Python-side checks
+        prepared = {label: lib.prepare(*[v.copy() if isinstance(v, np.ndarray) else v
+                                         for v in values]) for label in FORCED}
+        prepared["sequential"] = oracle.prepare(*[v.copy() if isinstance(v, np.ndarray)
+                                                  else v for v in values])
+
+        def run(label: str) -> float:
+            force.value = FORCED.get(label, 0)
+            start = time.perf_counter()
+            prepared[label]()
+            return time.perf_counter() - start
+
+        timing.interleaved(list(prepared), run, 1)
+        times = timing.interleaved(list(prepared), run, repeats)
         terms = choice.terms(sizes) if choice else None
         estimates = choice.estimates(sizes) if choice else None
         row = {"kernel": name, "dataset": dataset, "sizes": sizes, "rule_ran": rule_ran,
