@@ -446,7 +446,7 @@ def host_choice(scop: Scop, options: Options, ctx: isl.Context, mapped: mapping.
         return None
     context = isl_build.context_set(scop, ctx)
     launches = tuple(cost.launch_times(m, context) for m in (mapped, runner_up) if m is not None)
-    instances = cost.instance_bounds(scop, ctx)
+    instances = cost.instance_estimates(scop, ctx)
     accessed, written = cuda_host.accessed_args(scop)
     names = {a.name for a in accessed}
     transfers = tuple(
@@ -455,9 +455,11 @@ def host_choice(scop: Scop, options: Options, ctx: isl.Context, mapped: mapping.
         for a in scop.args if a.kind == "array")
     params = tuple(a.name for a in scop.args if a.kind == "param")
     texts = tuple(cost.bound_c(b, context.params()) for b in launches)
+    side = HostSide.of(options)
+    pin_min = side.pin_min_bytes if side.copies == "register" else 0
     return cost.HostChoice(options.host_fallback, texts,
                            cost.bound_c(instances, context.params()), transfers, params,
-                           (launches, instances), scop.nonnegative_inputs)
+                           (launches, instances), scop.nonnegative_inputs, pin_min)
 
 
 def region_host_choice(scop: Scop, options: Options) -> cost.HostChoice | None:

@@ -131,7 +131,10 @@ def schedule_of(prog: Program) -> dict:
                           "HOST_COPY_BYTES_PER_NS": cost.HOST_COPY_BYTES_PER_NS,
                           "COPY_CALL_NS": cost.COPY_CALL_NS, "LAUNCH_NS": cost.LAUNCH_NS,
                           "WAVEFRONT_LAUNCH_NS": cost.WAVEFRONT_LAUNCH_NS,
-                          "INSTANCE_NS": cost.INSTANCE_NS}}
+                          "INSTANCE_NS": cost.INSTANCE_NS, "GPU_CALL_NS": cost.GPU_CALL_NS,
+                          "PIN_CALL_NS": cost.PIN_CALL_NS,
+                          "HOST_LAUNCH_FACTOR": cost.HOST_LAUNCH_FACTOR},
+            "pin_min_bytes": host.pin_min_bytes}
     if choice.scheduler == "superposition" and choice.reason == "superposition (requested)":
         out["kernels"] = _superposition_kernels(scop, options, ctx, dep_map, choice)
     return out

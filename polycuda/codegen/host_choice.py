@@ -157,11 +157,23 @@ def _rule_function(scop: Scop, choice: cost.HostChoice) -> list[str]:
         + ";",
         f"  const double pc_copy_ns = pc_bytes / {cost.HOST_COPY_BYTES_PER_NS!r} + pc_copies * "
         f"{cost.COPY_CALL_NS!r};",
+        f"  const double pc_pinned = {_pinned(scop, choice)};",
         f"  const double pc_host_ns = pc_instances * {cost.HOST_INSTANCE_NS!r} + "
         "(pc_on_device ? pc_copy_ns : 0.0);",
-        f"  const double pc_gpu_ns = pc_launch_ns + pc_instances * {cost.INSTANCE_NS!r} + "
-        "(pc_on_device ? 0.0 : pc_copy_ns);",
+        f"  const double pc_gpu_ns = pc_launch_ns * {cost.HOST_LAUNCH_FACTOR!r} + pc_instances * "
+        f"{cost.INSTANCE_NS!r} + (pc_on_device ? 0.0 : {cost.GPU_CALL_NS!r} + pc_copy_ns + "
+        f"pc_pinned * {cost.PIN_CALL_NS!r});",
         "  return pc_host_ns < pc_gpu_ns;", "}"]
+
+
+def _pinned(scop: Scop, choice: cost.HostChoice) -> str:
+    """C text (double) of the arrays that the host entry page-locks for its copies (those of
+    at least choice.pin_min_bytes bytes; HostChoice.terms' "pinned")."""
+    if not choice.pin_min_bytes:
+        return "0.0"
+    terms = [f"({_elements(scop, t.array)} * {t.element_bytes}.0 >= {choice.pin_min_bytes}.0 "
+             "? 1.0 : 0.0)" for t in choice.transfers if t.host_entry]
+    return " + ".join(terms) or "0.0"
 
 
 def _dev_on_host(scop: Scop) -> list[str]:

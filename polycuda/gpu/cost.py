@@ -141,6 +141,48 @@ def instance_bounds(scop: Scop, ctx: isl.Context) -> Bound:
                  for d in domains if not d.is_empty())
 
 
+# Every parameter's value where a statement's instances are counted against its bounding box
+# (instance_estimates): large enough that the ratio is near its limit for growing sizes (a
+# triangle's 1/2, a tetrahedron's 1/6), small enough to count point by point in milliseconds.
+FILL_PARAMETER = 64
+
+
+def instance_estimates(scop: Scop, ctx: isl.Context) -> Bound:
+    """The statement instances of `scop`, in the parameters: each statement's bounding box
+    (instance_bounds) weighted by the fraction of it that the statement's domain fills with
+    every parameter at FILL_PARAMETER (1 where the context has no such point). Not a bound: a
+    triangular loop nest (LU's, Cholesky's) fills a third or a sixth of its box, which the
+    host rule must see to price the host version; at other sizes the fraction differs a
+    little (n = 40: 0.32 of LU's box against 0.33)."""
+    context = isl_build.context_set(scop, ctx)
+    estimates = []
+    for stmt in scop.statements:
+        domain = isl_build.domain_set(stmt, ctx).intersect_params(context)
+        if domain.is_empty():
+            continue
+        box = tuple(extents.extent_pw_aff(domain, k)
+                    for k in range(domain.dim(isl.dim_type.set)))
+        estimates.append((_fill(domain, box), box))
+    return tuple(estimates)
+
+
+def _fill(domain: isl.Set, box: tuple[isl.PwAff, ...]) -> float:
+    """The fraction of its bounding box `box` that `domain` fills, every parameter at
+    FILL_PARAMETER; 1.0 where that point is outside the context or the box is empty there."""
+    names = [domain.get_dim_name(isl.dim_type.param, k)
+             for k in range(domain.dim(isl.dim_type.param))]
+    values = dict.fromkeys(names, FILL_PARAMETER)
+    volume = bound_at(((1.0, box),), values)
+    if not volume:
+        return 1.0
+    fixed = domain
+    for k in range(len(names)):
+        fixed = fixed.fix_val(isl.dim_type.param, k,
+                              isl.Val.int_from_si(domain.get_ctx(), FILL_PARAMETER))
+    points = fixed.count_val().to_python()
+    return min(1.0, points / volume) if points else 1.0
+
+
 def bound_at(bound: Bound, values: dict[str, int]) -> float | None:
     """A bound (launch_times, instance_bounds) at the given parameter values; None where
     they are outside the domain of one of its extents (the context)."""
@@ -377,25 +419,34 @@ def picks_runner_up(launch_ns: tuple[float, float], instances: float) -> bool:
 # sequential, beside its kernels (codegen/host_choice.py), and each call runs it where its
 # estimated time is below the GPU's:
 #     host = instances x HOST_INSTANCE_NS
-#     gpu  = copies + launches + instances x INSTANCE_NS
+#     gpu  = GPU_CALL_NS + copies + locks + launches x HOST_LAUNCH_FACTOR + instances x INSTANCE_NS
 #     copies = bytes copied / HOST_COPY_BYTES_PER_NS + copy calls x COPY_CALL_NS
+#     locks = arrays page-locked for the call (Options.host_pin_min_kib) x PIN_CALL_NS
 #     launches = launch_times' bound (LAUNCH_NS a launch, WAVEFRONT_LAUNCH_NS a wavefront's)
+#     instances = instance_estimates (each statement's bounding box times the part it fills)
 # The host entry's copies are its copies in (every array argument) and out (the written ones).
-# On device arrays (pc_<name>_dev: CuPy/torch arrays) the GPU copies nothing and the host
-# version pays the round trip instead: each accessed array copied out, each written one back
-# (the rule includes that cost, as the serial region's device entry does). The constants lean
-# to the GPU, so that the host runs where it is clearly faster. Calibrated by bench/host_choice/
-# (its results: bench/results/2026-12-02-nvidia-h200-host-choice.json):
-# HOST_INSTANCE_NS is above the host's time per instance of gemm and 1-D Jacobi at the sizes
-# where the two versions cross (larger gemms take longer per instance, where the GPU wins by
-# far; statements calling math functions take longer too: the serial regions' math_chain in
-# bench/results/2026-11-26-nvidia-h100-80gb-hbm3-serial-region-calibration.json);
-# COPY_CALL_NS below the least time of one small cudaMemcpy, pageable or page-locked;
-# HOST_COPY_BYTES_PER_NS below the page-locked bandwidth (pageable copies, of arrays under
-# Options.host_pin_min_kib, are slower); the launch constants are the run-time choice's.
-HOST_INSTANCE_NS = 2.0
+# On device arrays (pc_<name>_dev: CuPy/torch arrays) the GPU copies, locks and pays
+# GPU_CALL_NS for nothing and the host version pays the round trip instead: each accessed
+# array copied out, each written one back (the rule includes that cost, as the serial region's
+# device entry does). Fitted on the H200 to the whole function of both versions, forced, of 27
+# PolyBench kernels at MINI, SMALL and MEDIUM and 8 at LARGE and EXTRALARGE (bench/
+# host_rule_data.py; bench/results/2026-12-03-nvidia-h200-host-rule-data*.json), where the
+# earlier constants (2 ns an instance of the bounding boxes, 5 us a copy, nothing for a call
+# or a lock, the launch bound as it is) picked the slower version in 28 of 97 cases:
+# HOST_INSTANCE_NS is near the middle of the host's time per estimated instance there (most
+# 0.4-2 ns, vectorized stencils the least, 1-D loops with a few instances the most);
+# GPU_CALL_NS and COPY_CALL_NS are the intercept and slope of the GPU's time over its copy
+# calls where they are all it does (one to three small kernels); PIN_CALL_NS what locking one
+# array of a few MB costs the call (cudaHostRegister and its unregister: about the same for
+# 1 and 32 MB); HOST_LAUNCH_FACTOR the ratio of a chain of small dependent launches' time to
+# its launch bound (the bound's constants are the run-time choice's, which lean low);
+# HOST_COPY_BYTES_PER_NS below the page-locked bandwidth.
+HOST_INSTANCE_NS = 1.0
 HOST_COPY_BYTES_PER_NS = 50.0
-COPY_CALL_NS = 5000.0
+COPY_CALL_NS = 8000.0
+GPU_CALL_NS = 15000.0
+PIN_CALL_NS = 300000.0
+HOST_LAUNCH_FACTOR = 2.5
 
 
 @dataclass(frozen=True)
@@ -432,6 +483,9 @@ class HostChoice:
     # to compute the region (Scop.nonnegative_inputs, schedule/closure.py): elsewhere the
     # host version runs, whatever the rule or a forced version says
     nonnegative: tuple[str, ...] = ()
+    # the host entry page-locks each array of at least so many bytes for its copies
+    # (Options.host_copies "register", host_pin_min_kib); 0: it locks none
+    pin_min_bytes: int = 0
 
     def estimates(self, values: dict[str, int], on_device: bool = False
                   ) -> tuple[float, float] | None:
@@ -442,7 +496,8 @@ class HostChoice:
         if terms is None:
             return None
         return host_and_gpu_ns(terms["launch_ns"], terms["instances"],
-                               (terms["copied_bytes"], terms["copies"]), on_device)
+                               (terms["copied_bytes"], int(terms["copies"])), on_device,
+                               int(terms["pinned"]))
 
     def terms(self, values: dict[str, int], on_device: bool = False
               ) -> dict[str, float] | None:
@@ -459,10 +514,12 @@ class HostChoice:
             moved = [(b, t.device_entry) for t, b in traffic]
         else:
             moved = [(b, t.host_entry) for t, b in traffic]
+        locked = 0 if on_device or not self.pin_min_bytes else sum(
+            1 for b, n in moved if n and b >= self.pin_min_bytes)
         least = min((b for b in launches if b is not None), default=0.0)
         return {"launch_ns": least, "instances": instances,
                 "copied_bytes": float(sum(b * n for b, n in moved)),
-                "copies": float(sum(n for _, n in moved))}
+                "copies": float(sum(n for _, n in moved)), "pinned": float(locked)}
 
     def picks_host(self, values: dict[str, int], on_device: bool = False) -> bool | None:
         """Whether a call at these parameter values runs the host version (None: outside
@@ -484,14 +541,19 @@ class HostChoice:
         """The rule as text, with its constants and the parameters it reads."""
         if self.mode != "auto":
             return f"{HOST_NOTE}always (Options.host_fallback = '{self.mode}')"
+        pins = (f" + arrays of at least {self.pin_min_bytes} bytes (page-locked for the call) "
+                f"x {PIN_CALL_NS:g} ns (PIN_CALL_NS)" if self.pin_min_bytes else "")
         return (f"{HOST_NOTE}the original program on the host where host < gpu, at each "
-                f"call's {', '.join(self.params) or 'constant sizes'}: host = instances x "
-                f"{HOST_INSTANCE_NS:g} ns (HOST_INSTANCE_NS); gpu = copied bytes / "
-                f"{HOST_COPY_BYTES_PER_NS:g} B/ns (HOST_COPY_BYTES_PER_NS) + copies x "
-                f"{COPY_CALL_NS:g} ns (COPY_CALL_NS) + launch time (launches x {LAUNCH_NS:g} "
-                f"ns, LAUNCH_NS; {WAVEFRONT_LAUNCH_NS:g} a wavefront kernel's) + instances x "
-                f"{INSTANCE_NS:g} ns (INSTANCE_NS); on device arrays the GPU copies nothing "
-                f"and the host pays the copies out and back")
+                f"call's {', '.join(self.params) or 'constant sizes'}: host = instances "
+                f"(each statement's bounding box times the part it fills) x "
+                f"{HOST_INSTANCE_NS:g} ns (HOST_INSTANCE_NS); gpu = {GPU_CALL_NS:g} ns "
+                f"(GPU_CALL_NS) + copied bytes / {HOST_COPY_BYTES_PER_NS:g} B/ns "
+                f"(HOST_COPY_BYTES_PER_NS) + copies x {COPY_CALL_NS:g} ns (COPY_CALL_NS)"
+                f"{pins} + launch time (launches x {LAUNCH_NS:g} ns, LAUNCH_NS; "
+                f"{WAVEFRONT_LAUNCH_NS:g} a wavefront kernel's) x {HOST_LAUNCH_FACTOR:g} "
+                f"(HOST_LAUNCH_FACTOR) + instances x {INSTANCE_NS:g} ns (INSTANCE_NS); on "
+                f"device arrays the GPU copies and locks nothing and pays no GPU_CALL_NS, and "
+                f"the host pays the copies out and back")
 
 
 # How Generated.choice (and show schedule) begins the host choice's note
@@ -499,11 +561,14 @@ HOST_NOTE = "host version: "
 
 
 def host_and_gpu_ns(launch_ns: float, instances: float, copied: tuple[float, int],
-                    on_device: bool = False) -> tuple[float, float]:
+                    on_device: bool = False, pinned: int = 0) -> tuple[float, float]:
     """The rule of HOST_INSTANCE_NS on numbers: (host ns, GPU ns) of a call whose copies move
-    copied[0] bytes in copied[1] calls: the GPU's on host arrays, the host's on device arrays
-    (its round trip). HostChoice's C function computes the same."""
+    copied[0] bytes in copied[1] calls (the GPU's on host arrays, `pinned` of them page-locked
+    for the call; the host's on device arrays: its round trip). HostChoice's C function
+    computes the same."""
     copies = copied[0] / HOST_COPY_BYTES_PER_NS + copied[1] * COPY_CALL_NS
     host = instances * HOST_INSTANCE_NS + (copies if on_device else 0.0)
-    gpu = launch_ns + instances * INSTANCE_NS + (0.0 if on_device else copies)
+    gpu = launch_ns * HOST_LAUNCH_FACTOR + instances * INSTANCE_NS
+    if not on_device:
+        gpu += GPU_CALL_NS + copies + pinned * PIN_CALL_NS
     return host, gpu

@@ -4,6 +4,7 @@ the rule of gpu.cost.HostChoice predicts it faster (Options.host_fallback; issue
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 
 import numpy as np
 import pytest
@@ -18,11 +19,10 @@ from polycuda.gpu import cost
 from polycuda.options import Options
 from polycuda.run import RunReport, ran_version
 from polycuda.runtime import emulate, launch
-from polycuda.schedule import isl_scheduler
 from polycuda.verify import random_arguments
 
 TINY = {"ni": 4, "nj": 4, "nk": 4}
-SMALL = {"ni": 32, "nj": 32, "nk": 32}
+SMALL = {"ni": 48, "nj": 48, "nk": 48}
 LARGE = {"ni": 4096, "nj": 4096, "nk": 4096}
 
 
@@ -34,11 +34,7 @@ def _gemm(**changes: object) -> polycuda.Program:
 
 def _rule(prog: polycuda.Program) -> cost.HostChoice | None:
     """The HostChoice that compile_scop puts in the region's CUDA file."""
-    options = prog.options.replace(target="cuda")
-    scop = pipeline.transform_scop(prog.scop, options)
-    ctx = isl_scheduler.new_context()
-    choice = pipeline.choose_schedule(scop, options, ctx, pipeline.dependence_map(scop, ctx))
-    return pipeline.host_choice(scop, options, ctx, choice.mapped)
+    return pipeline.region_host_choice(prog.scop, prog.options)
 
 
 def test_a_tiny_problem_picks_the_host_and_a_large_one_the_gpu():
@@ -139,7 +135,7 @@ def test_device_arrays_count_no_gpu_copies_and_the_host_round_trip():
     # C, A, B out and C back: the same bytes here, in as many copies
     copies_ns = sum(elements.values()) * 8 / cost.HOST_COPY_BYTES_PER_NS + (
         elements["C"] * 8 / cost.HOST_COPY_BYTES_PER_NS) + 4 * cost.COPY_CALL_NS
-    assert gpu - gpu_dev == pytest.approx(copies_ns)
+    assert gpu - gpu_dev == pytest.approx(copies_ns + cost.GPU_CALL_NS)  # nothing page-locked
     assert host_dev - host == pytest.approx(copies_ns)
     assert rule.picks_host(TINY, on_device=True) is False  # copies cost more than the work
     # the rule on numbers: zero copies to the GPU's side on device arrays
@@ -170,3 +166,25 @@ def test_show_schedule_prints_the_rule_and_run_says_which_ran():
                                                               host_fallback="never"),))
     report = RunReport("gemm", "cuda", TINY, ran="host (sequential)")
     assert "ran: host (sequential)" in report.render()
+
+
+def test_the_rule_counts_what_a_triangle_fills_and_what_locking_costs():
+    """instance_estimates weighs each statement's bounding box by the part its domain fills
+    (LU's update a third, as the exact count says at n = 64), and the host entry's page-locked
+    arrays (Options.host_pin_min_kib) cost PIN_CALL_NS each on the GPU's side only."""
+    info = suite.by_name("lu")
+    rule = _rule(polycuda.compile(str(info.c_path), function=info.function))
+    n = cost.FILL_PARAMETER
+    exact = sum(k * k + k for k in range(n))  # the update's (n-k-1)^2, the division's n-k-1
+    terms = rule.terms({"n": n})
+    assert terms["instances"] == pytest.approx(exact, rel=1e-9)
+    assert terms["instances"] < 0.4 * n**3  # the bounding boxes' n^3 + n^2
+    small, large = rule.terms({"n": 300}), rule.terms({"n": 400})  # A: 0.69 and 1.22 MiB
+    assert small["pinned"] == 0 and large["pinned"] == 1
+    assert rule.terms({"n": 400}, on_device=True)["pinned"] == 0
+    unlocked = dataclasses.replace(rule, pin_min_bytes=0)
+    assert unlocked.terms({"n": 400})["pinned"] == 0
+    host, gpu = rule.estimates({"n": 400})
+    assert gpu - unlocked.estimates({"n": 400})[1] == pytest.approx(cost.PIN_CALL_NS)
+    assert host == unlocked.estimates({"n": 400})[0]
+    assert "PIN_CALL_NS" in rule.rule() and "PIN_CALL_NS" not in unlocked.rule()

@@ -434,9 +434,10 @@ static int pc_gemm_host_version(long long ni, long long nj, long long nk, int pc
   const double pc_launch_ns = (7000.0 * (double)pc_max(0LL, (long long)((((ni == 1) && (nk <= 0)) ? ((nj + 31) / 32) : (((ni >= 2) && (nk <= 0)) ? (((nj + 31) / 32) + 1) : (((ni == 1) && (nk >= 1)) ? (((nj + (4 * nk)) + 27) / 32) : ((((nj + (4 * nk)) + 27) / 32) + 1)))))));
   const double pc_bytes = 2.0 * (double)pc_max(0LL, (long long)(ni)) * (double)pc_max(0LL, (long long)(nj)) * 8.0 + 1.0 * (double)pc_max(0LL, (long long)(ni)) * (double)pc_max(0LL, (long long)(nk)) * 8.0 + 1.0 * (double)pc_max(0LL, (long long)(nk)) * (double)pc_max(0LL, (long long)(nj)) * 8.0;
   const double pc_copies = 4.0;
-  const double pc_copy_ns = pc_bytes / 50.0 + pc_copies * 5000.0;
-  const double pc_host_ns = pc_instances * 2.0 + (pc_on_device ? pc_copy_ns : 0.0);
-  const double pc_gpu_ns = pc_launch_ns + pc_instances * 0.007 + (pc_on_device ? 0.0 : pc_copy_ns);
+  const double pc_copy_ns = pc_bytes / 50.0 + pc_copies * 8000.0;
+  const double pc_pinned = ((double)pc_max(0LL, (long long)(ni)) * (double)pc_max(0LL, (long long)(nj)) * 8.0 >= 1048576.0 ? 1.0 : 0.0) + ((double)pc_max(0LL, (long long)(ni)) * (double)pc_max(0LL, (long long)(nk)) * 8.0 >= 1048576.0 ? 1.0 : 0.0) + ((double)pc_max(0LL, (long long)(nk)) * (double)pc_max(0LL, (long long)(nj)) * 8.0 >= 1048576.0 ? 1.0 : 0.0);
+  const double pc_host_ns = pc_instances * 1.0 + (pc_on_device ? pc_copy_ns : 0.0);
+  const double pc_gpu_ns = pc_launch_ns * 2.5 + pc_instances * 0.007 + (pc_on_device ? 0.0 : 15000.0 + pc_copy_ns + pc_pinned * 300000.0);
   return pc_host_ns < pc_gpu_ns;
 }
 /* polycuda: the host version on device arrays (pc_gemm_dev): copied out, run, the written ones copied back */

@@ -451,9 +451,10 @@ static int pc_jacobi_2d_host_version(long long T, long long n, int pc_on_device)
   const double pc_launch_ns = (2000.0 * (double)pc_max(0LL, (long long)(T))) + (2000.0 * (double)pc_max(0LL, (long long)(T)));
   const double pc_bytes = 2.0 * (double)pc_max(0LL, (long long)(n)) * (double)pc_max(0LL, (long long)(n)) * 8.0 + 2.0 * (double)pc_max(0LL, (long long)(n)) * (double)pc_max(0LL, (long long)(n)) * 8.0;
   const double pc_copies = 4.0;
-  const double pc_copy_ns = pc_bytes / 50.0 + pc_copies * 5000.0;
-  const double pc_host_ns = pc_instances * 2.0 + (pc_on_device ? pc_copy_ns : 0.0);
-  const double pc_gpu_ns = pc_launch_ns + pc_instances * 0.007 + (pc_on_device ? 0.0 : pc_copy_ns);
+  const double pc_copy_ns = pc_bytes / 50.0 + pc_copies * 8000.0;
+  const double pc_pinned = ((double)pc_max(0LL, (long long)(n)) * (double)pc_max(0LL, (long long)(n)) * 8.0 >= 1048576.0 ? 1.0 : 0.0) + ((double)pc_max(0LL, (long long)(n)) * (double)pc_max(0LL, (long long)(n)) * 8.0 >= 1048576.0 ? 1.0 : 0.0);
+  const double pc_host_ns = pc_instances * 1.0 + (pc_on_device ? pc_copy_ns : 0.0);
+  const double pc_gpu_ns = pc_launch_ns * 2.5 + pc_instances * 0.007 + (pc_on_device ? 0.0 : 15000.0 + pc_copy_ns + pc_pinned * 300000.0);
   return pc_host_ns < pc_gpu_ns;
 }
 /* polycuda: the host version on device arrays (pc_jacobi_2d_dev): copied out, run, the written ones copied back */
