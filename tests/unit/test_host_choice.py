@@ -188,3 +188,19 @@ def test_the_rule_counts_what_a_triangle_fills_and_what_locking_costs():
     assert gpu - unlocked.estimates({"n": 400})[1] == pytest.approx(cost.PIN_CALL_NS)
     assert host == unlocked.estimates({"n": 400})[0]
     assert "PIN_CALL_NS" in rule.rule() and "PIN_CALL_NS" not in unlocked.rule()
+
+
+def test_the_host_version_runs_with_its_arrays_distinct_after_the_overlap_check():
+    """The entries run pc_<name>_distinct (every array __restrict__) where the rule picks the
+    host version, after their check that no written array shares memory; where one does, the
+    host entry runs pc_<name>_original, with no such promise."""
+    source = _gemm().generate("cuda").source
+    assert ("static int pc_gemm_distinct(long long ni, long long nj, long long nk, double alpha, "
+            "double beta, double *__restrict__ C, double *__restrict__ A, "
+            "double *__restrict__ B)") in source
+    entry = source[source.index('extern "C" int pc_gemm('):]
+    checked = entry.index("pc_overlap_ranges(")
+    assert entry.index("return pc_gemm_original(") > checked
+    assert entry.index("return pc_gemm_distinct(") > entry.index("return pc_gemm_original(")
+    dev_on_host = source[source.index("static int pc_gemm_dev_on_host("):]
+    assert "pc_gemm_distinct(ni, nj, nk, alpha, beta, h_C, h_A, h_B)" in dev_on_host

@@ -491,6 +491,23 @@ static int pc_symm_original(long long m, long long n, double alpha, double beta,
   return 0;
 }
 
+/* polycuda: region 'symm' as written, its arrays distinct: the host version where the entries run it */
+static int pc_symm_distinct(long long m, long long n, double alpha, double beta, double *__restrict__ C, double *__restrict__ A, double *__restrict__ B) {
+  __atomic_store_n(&pc_symm_ran, 2, __ATOMIC_RELAXED);
+  for (long pc_v1 = 0; (pc_v1 < m); pc_v1 += 1) {
+    for (long pc_v3 = 0; (pc_v3 < n); pc_v3 += 1) {
+      C[(pc_v1) * (n) + (pc_v3)] *= beta;
+      for (long pc_v5 = 0; (pc_v5 <= pc_v1); pc_v5 += 1) {
+        C[(pc_v1) * (n) + (pc_v3)] += ((alpha * A[(pc_v1) * (m) + (pc_v5)]) * B[(pc_v5) * (n) + (pc_v3)]);
+      }
+      for (long pc_v5 = (pc_v1 + 1); (pc_v5 < m); pc_v5 += 1) {
+        C[(pc_v1) * (n) + (pc_v3)] += ((alpha * A[(pc_v5) * (m) + (pc_v1)]) * B[(pc_v5) * (n) + (pc_v3)]);
+      }
+    }
+  }
+  return 0;
+}
+
 /* polycuda: where a call of region 'symm' runs (gpu.cost.HostChoice): the original program on the host
    when its estimated time (ns) is below the kernels' (copies + launches + work) */
 static int pc_symm_host_version(long long m, long long n, int pc_on_device) {
@@ -521,7 +538,7 @@ static int pc_symm_dev_on_host(long long m, long long n, double alpha, double be
   if (!err) err = (int)cudaMemcpy(h_C, C, pc_bytes_C, cudaMemcpyDeviceToHost);
   if (!err) err = (int)cudaMemcpy(h_A, A, pc_bytes_A, cudaMemcpyDeviceToHost);
   if (!err) err = (int)cudaMemcpy(h_B, B, pc_bytes_B, cudaMemcpyDeviceToHost);
-  if (!err) err = pc_symm_original(m, n, alpha, beta, h_C, h_A, h_B);
+  if (!err) err = pc_symm_distinct(m, n, alpha, beta, h_C, h_A, h_B);
   if (!err) err = (int)cudaMemcpy(C, h_C, pc_bytes_C, cudaMemcpyHostToDevice);
   free(h_C);
   free(h_A);
@@ -579,7 +596,7 @@ extern "C" int pc_symm(long long m, long long n, double alpha, double beta, doub
       return pc_symm_original(m, n, alpha, beta, C, A, B);
     }
   }
-  if (pc_symm_host_version(m, n, 0)) return pc_symm_original(m, n, alpha, beta, C, A, B);
+  if (pc_symm_host_version(m, n, 0)) return pc_symm_distinct(m, n, alpha, beta, C, A, B);
   __atomic_store_n(&pc_symm_ran, 1, __ATOMIC_RELAXED);
   pc_host_guard pc_guard(&pc_symm_state.lock);
   int err = 0;

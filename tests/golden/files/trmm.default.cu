@@ -442,6 +442,20 @@ static int pc_trmm_original(long long m, long long n, double alpha, double *A, d
   return 0;
 }
 
+/* polycuda: region 'trmm' as written, its arrays distinct: the host version where the entries run it */
+static int pc_trmm_distinct(long long m, long long n, double alpha, double *__restrict__ A, double *__restrict__ B) {
+  __atomic_store_n(&pc_trmm_ran, 2, __ATOMIC_RELAXED);
+  for (long pc_v1 = 0; (pc_v1 < m); pc_v1 += 1) {
+    for (long pc_v3 = 0; (pc_v3 < n); pc_v3 += 1) {
+      for (long pc_v5 = (pc_v1 + 1); (pc_v5 < m); pc_v5 += 1) {
+        B[(pc_v1) * (n) + (pc_v3)] += (A[(pc_v5) * (m) + (pc_v1)] * B[(pc_v5) * (n) + (pc_v3)]);
+      }
+      B[(pc_v1) * (n) + (pc_v3)] = (alpha * B[(pc_v1) * (n) + (pc_v3)]);
+    }
+  }
+  return 0;
+}
+
 /* polycuda: where a call of region 'trmm' runs (gpu.cost.HostChoice): the original program on the host
    when its estimated time (ns) is below the kernels' (copies + launches + work) */
 static int pc_trmm_host_version(long long m, long long n, int pc_on_device) {
@@ -468,7 +482,7 @@ static int pc_trmm_dev_on_host(long long m, long long n, double alpha, double *A
   if (!h_B) err = (int)cudaErrorMemoryAllocation;
   if (!err) err = (int)cudaMemcpy(h_A, A, pc_bytes_A, cudaMemcpyDeviceToHost);
   if (!err) err = (int)cudaMemcpy(h_B, B, pc_bytes_B, cudaMemcpyDeviceToHost);
-  if (!err) err = pc_trmm_original(m, n, alpha, h_A, h_B);
+  if (!err) err = pc_trmm_distinct(m, n, alpha, h_A, h_B);
   if (!err) err = (int)cudaMemcpy(B, h_B, pc_bytes_B, cudaMemcpyHostToDevice);
   free(h_A);
   free(h_B);
@@ -521,7 +535,7 @@ extern "C" int pc_trmm(long long m, long long n, double alpha, double *A, double
       return pc_trmm_original(m, n, alpha, A, B);
     }
   }
-  if (pc_trmm_host_version(m, n, 0)) return pc_trmm_original(m, n, alpha, A, B);
+  if (pc_trmm_host_version(m, n, 0)) return pc_trmm_distinct(m, n, alpha, A, B);
   __atomic_store_n(&pc_trmm_ran, 1, __ATOMIC_RELAXED);
   pc_host_guard pc_guard(&pc_trmm_state.lock);
   int err = 0;
