@@ -69,11 +69,16 @@ def original_function(scop: Scop) -> list[str]:
     locals_ = [a for a in scop.arrays if a.local]
     lines = [f"/* polycuda: region '{scop.name}' as written, run when its arrays share memory */",
              f"static int {abi.entry_name(scop, '_original')}({abi.arg_decls(scop)}) {{"]
+    # a scalar of the region (a local array of no extent) on the stack: its address never
+    # escapes, so the host compiler keeps it in a register as it does the program's own
+    # scalar; a heap cell might alias the arguments and goes through memory in every loop
+    scalars = [arr for arr in locals_ if not arr.shape]
     for arr in locals_:
         ctype = abi.C_TYPES[arr.dtype]
-        lines.append(f"  {ctype} *{arr.name} = ({ctype} *)calloc({array_elements(arr)}, "
+        lines.append(f"  {ctype} {arr.name}[1] = {{0}};" if arr in scalars else
+                     f"  {ctype} *{arr.name} = ({ctype} *)calloc({array_elements(arr)}, "
                      f"sizeof({ctype}));")
-    lines += printer.lines + [f"  free({arr.name});" for arr in locals_]
+    lines += printer.lines + [f"  free({arr.name});" for arr in locals_ if arr not in scalars]
     return lines + ["  return 0;", "}", ""]
 
 

@@ -416,7 +416,7 @@ extern "C" { int pc_symm_scatter_ran; int pc_symm_scatter_force = PC_HOST_VERSIO
    or where the arrays share memory */
 static int pc_symm_scatter_original(long long m, long long n, double alpha, double beta, double *C, double *A, double *B) {
   __atomic_store_n(&pc_symm_scatter_ran, 2, __ATOMIC_RELAXED);
-  double *temp2 = (double *)calloc(1, sizeof(double));
+  double temp2[1] = {0};
   for (long pc_v1 = 0; (pc_v1 < m); pc_v1 += 1) {
     for (long pc_v3 = 0; (pc_v3 < n); pc_v3 += 1) {
       temp2[0] = 0.0;
@@ -427,14 +427,13 @@ static int pc_symm_scatter_original(long long m, long long n, double alpha, doub
       C[(pc_v1) * (n) + (pc_v3)] = (((beta * C[(pc_v1) * (n) + (pc_v3)]) + ((alpha * B[(pc_v1) * (n) + (pc_v3)]) * A[(pc_v1) * (m) + (pc_v1)])) + (alpha * temp2[0]));
     }
   }
-  free(temp2);
   return 0;
 }
 
 /* polycuda: region 'symm_scatter' as written, its arrays distinct: the host version where the entries run it */
 static int pc_symm_scatter_distinct(long long m, long long n, double alpha, double beta, double *__restrict__ C, double *__restrict__ A, double *__restrict__ B) {
   __atomic_store_n(&pc_symm_scatter_ran, 2, __ATOMIC_RELAXED);
-  double *temp2 = (double *)calloc(1, sizeof(double));
+  double temp2[1] = {0};
   for (long pc_v1 = 0; (pc_v1 < m); pc_v1 += 1) {
     for (long pc_v3 = 0; (pc_v3 < n); pc_v3 += 1) {
       temp2[0] = 0.0;
@@ -445,7 +444,6 @@ static int pc_symm_scatter_distinct(long long m, long long n, double alpha, doub
       C[(pc_v1) * (n) + (pc_v3)] = (((beta * C[(pc_v1) * (n) + (pc_v3)]) + ((alpha * B[(pc_v1) * (n) + (pc_v3)]) * A[(pc_v1) * (m) + (pc_v1)])) + (alpha * temp2[0]));
     }
   }
-  free(temp2);
   return 0;
 }
 
