@@ -110,7 +110,7 @@ def _distinct(scop: Scop, flag: str) -> list[str]:
     host version where the entries run it, after their overlap check (no written array shares
     memory with another): without it the host compiler must assume that a store through one
     argument may change what another reads, keeps values in memory that the oracle's C keeps
-    in registers and runs the loops slower than the program as written (doitgen's 1.7x)."""
+    in registers and runs the loops slower than the program as written (doitgen's)."""
     lines = _original(scop, flag)
     head = next(k for k, line in enumerate(lines) if line.startswith("static int "))
     restricted = ", ".join(abi.arg_decl(a).replace(" *", " *__restrict__ ")

@@ -143,8 +143,10 @@ def instance_bounds(scop: Scop, ctx: isl.Context) -> Bound:
 
 # Every parameter's value where a statement's instances are counted against its bounding box
 # (instance_estimates): large enough that the ratio is near its limit for growing sizes (a
-# triangle's 1/2, a tetrahedron's 1/6), small enough to count point by point in milliseconds.
+# triangle's 1/2, a tetrahedron's 1/6), small enough to count quickly; a domain of more
+# dimensions is counted at a smaller value, its box holding at most FILL_POINTS points.
 FILL_PARAMETER = 64
+FILL_POINTS = 1 << 18
 
 
 def instance_estimates(scop: Scop, ctx: isl.Context) -> Bound:
@@ -167,20 +169,39 @@ def instance_estimates(scop: Scop, ctx: isl.Context) -> Bound:
 
 
 def _fill(domain: isl.Set, box: tuple[isl.PwAff, ...]) -> float:
-    """The fraction of its bounding box `box` that `domain` fills, every parameter at
-    FILL_PARAMETER; 1.0 where that point is outside the context or the box is empty there."""
+    """The fraction of its bounding box `box` that `domain` fills: 1.0 where the domain is
+    its box (each dimension's range the same whatever the others'), else counted with every
+    parameter at FILL_PARAMETER (less for many dimensions: FILL_POINTS); 1.0 where that point
+    is outside the context or the box is empty there."""
+    dims = domain.dim(isl.dim_type.set)
+    if _is_box(domain):
+        return 1.0
+    value = FILL_PARAMETER
+    while value > 2 and value**dims > FILL_POINTS:
+        value -= 1
     names = [domain.get_dim_name(isl.dim_type.param, k)
              for k in range(domain.dim(isl.dim_type.param))]
-    values = dict.fromkeys(names, FILL_PARAMETER)
-    volume = bound_at(((1.0, box),), values)
+    volume = bound_at(((1.0, box),), dict.fromkeys(names, value))
     if not volume:
         return 1.0
     fixed = domain
     for k in range(len(names)):
-        fixed = fixed.fix_val(isl.dim_type.param, k,
-                              isl.Val.int_from_si(domain.get_ctx(), FILL_PARAMETER))
+        fixed = fixed.fix_val(isl.dim_type.param, k, isl.Val.int_from_si(domain.get_ctx(), value))
     points = fixed.count_val().to_python()
     return min(1.0, points / volume) if points else 1.0
+
+
+def _is_box(domain: isl.Set) -> bool:
+    """Whether `domain` is the product of its dimensions' ranges (in the parameters)."""
+    dims = domain.dim(isl.dim_type.set)
+    box = domain.universe(domain.get_space())
+    for k in range(dims):
+        own = domain.project_out(isl.dim_type.set, k + 1, dims - k - 1).project_out(
+            isl.dim_type.set, 0, k)
+        lifted = own.insert_dims(isl.dim_type.set, 0, k).insert_dims(
+            isl.dim_type.set, k + 1, dims - k - 1)
+        box = box.intersect(lifted.reset_space(domain.get_space()))
+    return box.is_subset(domain)
 
 
 def bound_at(bound: Bound, values: dict[str, int]) -> float | None:
@@ -428,18 +449,16 @@ def picks_runner_up(launch_ns: tuple[float, float], instances: float) -> bool:
 # On device arrays (pc_<name>_dev: CuPy/torch arrays) the GPU copies, locks and pays
 # GPU_CALL_NS for nothing and the host version pays the round trip instead: each accessed
 # array copied out, each written one back (the rule includes that cost, as the serial region's
-# device entry does). Fitted on the H200 to the whole function of both versions, forced, of 27
-# PolyBench kernels at MINI, SMALL and MEDIUM and 8 at LARGE and EXTRALARGE (bench/
-# host_rule_data.py; bench/results/2026-12-03-nvidia-h200-host-rule-data*.json), where the
-# earlier constants (2 ns an instance of the bounding boxes, 5 us a copy, nothing for a call
-# or a lock, the launch bound as it is) picked the slower version in 28 of 97 cases:
-# HOST_INSTANCE_NS is near the middle of the host's time per estimated instance there (most
-# 0.4-2 ns, vectorized stencils the least, 1-D loops with a few instances the most);
-# GPU_CALL_NS and COPY_CALL_NS are the intercept and slope of the GPU's time over its copy
-# calls where they are all it does (one to three small kernels); PIN_CALL_NS what locking one
-# array of a few MB costs the call (cudaHostRegister and its unregister: about the same for
-# 1 and 32 MB); HOST_LAUNCH_FACTOR the ratio of a chain of small dependent launches' time to
-# its launch bound (the bound's constants are the run-time choice's, which lean low);
+# device entry does). Fitted on the H200 to the whole function of both versions, forced, of
+# PolyBench's kernels at its datasets (bench/host_rule_data.py; its results and the picks
+# before and after: bench/results/2026-12-03-nvidia-h200-host-rule-data*.json, replayed by
+# bench/host_rule_fit.py): HOST_INSTANCE_NS is near the middle of the host's time per
+# estimated instance there (vectorized stencils take the least, 1-D loops of few instances the
+# most); GPU_CALL_NS and COPY_CALL_NS are the intercept and slope of the GPU's time over its
+# copy calls where they are all it does (a few small kernels); PIN_CALL_NS what locking one
+# array costs a call (cudaHostRegister and its unregister, nearly the same for any size there);
+# HOST_LAUNCH_FACTOR the ratio of a chain of small dependent launches' time to its launch
+# bound (the bound's constants are the run-time choice's, which lean low);
 # HOST_COPY_BYTES_PER_NS below the page-locked bandwidth.
 HOST_INSTANCE_NS = 1.0
 HOST_COPY_BYTES_PER_NS = 50.0
@@ -502,8 +521,9 @@ class HostChoice:
     def terms(self, values: dict[str, int], on_device: bool = False
               ) -> dict[str, float] | None:
         """What the rule reads at these parameter values, before its constants weigh it: the
-        launch time bound (ns, the least of the variants'), the instance bound, the bytes
-        copied and the copy calls (as estimates counts them); None outside the context."""
+        launch time bound (ns, the least of the variants'), the instance estimate, the bytes
+        copied, the copy calls and the arrays page-locked for them (as estimates counts
+        them); None outside the context."""
         launches = [bound_at(b, values) for b in self.bounds[0]]
         instances = bound_at(self.bounds[1], values)
         if instances is None or None in launches:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ctypes
 import dataclasses
 
+import islpy as isl
 import numpy as np
 import pytest
 
@@ -15,7 +16,7 @@ from polycuda import pipeline, program, show
 from polycuda.cli import _options, parser as build_parser
 from polycuda.codegen import host_choice
 from polycuda.errors import InvalidConfigError, VerificationError
-from polycuda.gpu import cost
+from polycuda.gpu import cost, extents
 from polycuda.options import Options
 from polycuda.run import RunReport, ran_version
 from polycuda.runtime import emulate, launch
@@ -204,3 +205,22 @@ def test_the_host_version_runs_with_its_arrays_distinct_after_the_overlap_check(
     assert entry.index("return pc_gemm_distinct(") > entry.index("return pc_gemm_original(")
     dev_on_host = source[source.index("static int pc_gemm_dev_on_host("):]
     assert "pc_gemm_distinct(ni, nj, nk, alpha, beta, h_C, h_A, h_B)" in dev_on_host
+
+
+def test_a_box_fills_itself_and_a_simplex_its_share():
+    """cost._fill: a domain that is the product of its ranges fills its box (no counting), a
+    triangle about half of it and a 4-D simplex, counted at a smaller parameter so that its
+    box stays under FILL_POINTS, about 1/24."""
+    ctx = isl.Context()
+
+    def fill(text: str) -> float:
+        domain = isl.Set(text, context=ctx)
+        box = tuple(extents.extent_pw_aff(domain, k) for k in range(domain.dim(isl.dim_type.set)))
+        return cost._fill(domain, box)
+
+    assert fill("[n, m] -> { S[i, j, k, l] : 0 <= i < n and 0 <= j < m and 0 <= k, l < n }") == 1.0
+    assert fill("[n] -> { S[i, j] : 0 <= j <= i < n }") == pytest.approx(
+        (cost.FILL_PARAMETER + 1) / (2 * cost.FILL_PARAMETER))
+    simplex = fill("[n] -> { S[i, j, k, l] : 0 <= l <= k <= j <= i < n }")
+    assert 1 / 24 < simplex < 1 / 12
+    assert fill("[n] -> { S[i, j] : 0 <= j <= i < n and n < 0 }") == 1.0  # empty at 64
