@@ -49,10 +49,11 @@ def _tagged(scop: Scop, ctx: isl.Context, writes: bool) -> isl.UnionMap:
     return isl_build.accesses_union(scop, ctx, writes, tagged=True)
 
 
-def _tagged_schedule(scop: Scop, ctx: isl.Context, tagged: isl.UnionMap) -> isl.UnionMap:
-    # { [S[i] -> ref[]] -> [schedule] }
-    untag = tagged.domain().unwrap().domain_map()
-    return untag.apply_range(isl_build.original_schedule(scop, ctx))
+def _tagged_schedule(scop: Scop, ctx: isl.Context, tagged: isl.UnionMap,
+                     reverse: bool = False) -> isl.Schedule:
+    # the textual order of the tagged instances [S[i] -> ref[]]: that of S[i]
+    untag = isl.UnionPwMultiAff.from_union_map(tagged.domain().unwrap().domain_map())
+    return isl_build.original_schedule_tree(scop, ctx, reverse).pullback_union_pw_multi_aff(untag)
 
 
 # The last scops' dependence maps, as text (isl objects belong to one context): a compile asks
@@ -94,7 +95,8 @@ def _refusal(scop: Scop, ctx: isl.Context, err: isl.Error) -> UnsupportedConstru
     """The error for a region whose dataflow isl cannot compute, at the first (access, write)
     pair of one array on which isl's analysis fails alone (the region's first statement when
     no single pair does)."""
-    sched = isl_build.original_schedule(scop, ctx)
+    sched = isl_build.original_schedule_tree(scop, ctx)
+    backwards = isl_build.original_schedule_tree(scop, ctx, reverse=True)
     refs = [(stmt, acc) for stmt in scop.statements
             for acc in isl_build.statement_accesses(scop, stmt) if not acc.indirect]
     for sink_stmt, sink in refs:
@@ -105,7 +107,7 @@ def _refusal(scop: Scop, ctx: isl.Context, err: isl.Error) -> UnsupportedConstru
             sources = isl.UnionMap.from_map(isl_build.access_map(source, source_stmt, ctx, False))
             try:
                 _last_source(sinks, sources, sched)
-                _last_source(sinks, sources, _reversed(sched))
+                _last_source(sinks, sources, backwards)
             except isl.Error:
                 line = source_stmt.loc.line if source_stmt.loc else "?"
                 return UnsupportedConstruct(
@@ -127,7 +129,8 @@ def _isl_message(err: isl.Error) -> str:
 
 def _dependence_maps(scop: Scop, ctx: isl.Context) -> tuple[isl.UnionMap, isl.UnionMap]:
     reads, writes = _tagged(scop, ctx, False), _tagged(scop, ctx, True)
-    sched = _tagged_schedule(scop, ctx, reads.union(writes))
+    tagged = reads.union(writes)
+    sched = _tagged_schedule(scop, ctx, tagged)
     # an indirect write (A[idx[i]] = ...) is a may-write of the whole extent: it must not
     # kill earlier writes, or a flow from before it would be lost
     may = isl_build.accesses_union(scop, ctx, True, tagged=True, indirect=True)
@@ -135,28 +138,17 @@ def _dependence_maps(scop: Scop, ctx: isl.Context) -> tuple[isl.UnionMap, isl.Un
         writes = isl_build.accesses_union(scop, ctx, True, tagged=True, indirect=False)
     flow = _last_source(reads, writes, sched, may)
     output = _last_source(writes.union(may), writes, sched, may)
-    anti = _last_source(reads, writes, _reversed(sched), may).reverse()
+    anti = _last_source(reads, writes, _tagged_schedule(scop, ctx, tagged, reverse=True),
+                        may).reverse()
     return flow, output.union(anti)
 
 
-def _last_source(sinks: isl.UnionMap, sources: isl.UnionMap, sched: isl.UnionMap,
+def _last_source(sinks: isl.UnionMap, sources: isl.UnionMap, sched: isl.Schedule,
                  may_sources: isl.UnionMap | None = None) -> isl.UnionMap:
     info = isl.UnionAccessInfo.from_sink(sinks).set_must_source(sources)
     if may_sources is not None and not may_sources.is_empty():
         info = info.set_may_source(may_sources)
-    return info.set_schedule_map(sched).compute_flow().get_may_dependence()
-
-
-def _reversed(sched: isl.UnionMap) -> isl.UnionMap:
-    # { X -> [s0, ..., sk] }  ==>  { X -> [-s0, ..., -sk] }
-    result = isl.UnionMap.empty(sched.get_space())
-    for smap in isl_build.maps_of(sched):
-        n = smap.dim(isl.dim_type.out)
-        names = ", ".join(f"s{k}" for k in range(n))
-        neg = ", ".join(f"-s{k}" for k in range(n))
-        flip = isl.Map.read_from_str(sched.get_ctx(), f"{{ [{names}] -> [{neg}] }}")
-        result = result.union(isl.UnionMap.from_map(smap.apply_range(flip)))
-    return result
+    return info.set_schedule(sched).compute_flow().get_may_dependence()
 
 
 def _distance(rel: isl.Map) -> tuple[int, ...] | None:

@@ -140,6 +140,48 @@ def original_schedule(scop: Scop, ctx: isl.Context) -> isl.UnionMap:
     return result
 
 
+def original_schedule_tree(scop: Scop, ctx: isl.Context, reverse: bool = False) -> isl.Schedule:
+    """The textual order of original_schedule() as a schedule tree: a sequence node per beta
+    position, a one-dimensional band per loop; `reverse` runs every loop and every sequence
+    backwards (the order in which the first write after a read is the last one before it).
+
+    isl's dataflow analysis splits its work at the tree's sequence nodes, so statements in
+    different loops are never compared: a flat schedule map makes it compare every pair.
+    """
+    return _tree_level(scop, ctx, list(scop.statements), 0, reverse)
+
+
+def _tree_level(scop: Scop, ctx: isl.Context, stmts: list[Statement], k: int,
+                reverse: bool) -> isl.Schedule:
+    # stmts share their first k loops; grouped by their position beta[k] inside the k-th
+    groups: dict[int, list[Statement]] = {}
+    for stmt in stmts:
+        groups.setdefault(stmt.beta[k], []).append(stmt)
+    parts = []
+    for position in sorted(groups, reverse=reverse):
+        group = groups[position]
+        if len(group[0].iterators) == k:  # a statement at this depth has a position of its own
+            assert len(group) == 1, f"two statements at beta {group[0].beta}"
+            parts.append(isl.Schedule.from_domain(
+                isl.UnionSet.from_set(domain_set(group[0], ctx))))
+            continue
+        band = []
+        for stmt in group:
+            forward = stmt.loop_directions()[k] > 0
+            sign = "" if forward != reverse else "-"
+            iters = ", ".join(stmt.iterators)
+            band.append(f"{stmt.name}[{iters}] -> [({sign}{stmt.iterators[k]})]")
+        mupa = isl.MultiUnionPwAff.from_union_map(isl.UnionMap.read_from_str(
+            ctx, f"{param_prefix(scop)} -> {{ {'; '.join(band)} }}"))
+        parts.append(_tree_level(scop, ctx, group, k + 1, reverse).insert_partial_schedule(mupa))
+    if not parts:
+        return isl.Schedule.from_domain(isl.UnionSet.empty(isl.Space.params_alloc(ctx, 0)))
+    tree = parts[0]
+    for part in parts[1:]:
+        tree = tree.sequence(part)
+    return tree
+
+
 def named_id(ctx: isl.Context, name: str) -> isl.Id:
     """The isl id `name` with no user pointer: the one id isl's parser makes for that name.
 

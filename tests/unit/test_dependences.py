@@ -1,8 +1,14 @@
 """Dependence analysis: Di et al. 2012, Table I, and properties of other nests."""
 
-import islpy as isl
+from pathlib import Path
 
+import islpy as isl
+import pytest
+
+from kernels import suite
 from polycuda.analysis import dependences
+from polycuda.frontend import c as cfront
+from tests.fuzz.generator import generate
 from tests.unit import hand_scops
 
 
@@ -72,3 +78,46 @@ def test_dependence_maps_are_computed_once_per_scop_and_read_back_equal(monkeypa
     for scop in (hand_scops.jacobi_2d(), hand_scops.sor_1d(), hand_scops.figure2()):
         dependences.dependence_maps(scop, isl.Context())
     assert len(dependences._MAPS) == 2 and len(calls) == 4  # figure2's computed again
+
+
+
+def _flat_last_source(sinks, sources, schedule_map, may):
+    info = isl.UnionAccessInfo.from_sink(sinks).set_must_source(sources)
+    if not may.is_empty():
+        info = info.set_may_source(may)
+    return info.set_schedule_map(schedule_map).compute_flow().get_may_dependence()
+
+
+@pytest.mark.parametrize("source", ["deriche", "adi", "fdtd_2d", "kernels/heldout/histogram.c",
+                                    "fuzz-full-7", "fuzz-divmod-5"])
+def test_dependences_on_the_schedule_tree_equal_those_on_the_2d_plus_1_map(source):
+    """isl's dataflow runs on the textual order as a tree (its sequence nodes split the work)
+    and on the tree run backwards (anti dependences): the same dependences as on the flat
+    2d+1 schedule map and its negation."""
+    from polycuda.ir import isl_build
+
+    if source.startswith("fuzz"):
+        _, profile, seed = source.split("-")
+        scop = cfront.parse_source(generate(int(seed), profile).source, filename="f.c")[0]
+    elif source.endswith(".c"):  # an indirect write: a may-write
+        scop = cfront.parse_file(Path(__file__).parents[2] / source)[0]
+    else:
+        scop = cfront.parse_file(suite.by_name(source).c_path)[0]
+    ctx = isl.Context()
+    flow, false = dependences._dependence_maps(scop, ctx)
+    reads = isl_build.accesses_union(scop, ctx, False, tagged=True)
+    writes = isl_build.accesses_union(scop, ctx, True, tagged=True, indirect=False)
+    may = isl_build.accesses_union(scop, ctx, True, tagged=True, indirect=True)
+    untag = reads.union(writes).union(may).domain().unwrap().domain_map()
+    flat = untag.apply_range(isl_build.original_schedule(scop, ctx))
+    negate = isl.UnionMap.empty(flat.get_space())
+    for smap in isl_build.maps_of(flat):
+        n = smap.dim(isl.dim_type.out)
+        dims = ", ".join(f"s{k}" for k in range(n))
+        negated = ", ".join(f"-s{k}" for k in range(n))
+        negate = negate.union(isl.UnionMap.from_map(smap.apply_range(
+            isl.Map(f"{{ [{dims}] -> [{negated}] }}"))))
+    assert flow.is_equal(_flat_last_source(reads, writes, flat, may))
+    expected = _flat_last_source(writes.union(may), writes, flat, may).union(
+        _flat_last_source(reads, writes, negate, may).reverse())
+    assert false.is_equal(expected)
