@@ -50,22 +50,9 @@ _AUG_INVERSE = {v: k() for k, v in _AUG_OPS.items()}
 _REWRITTEN_AUG_OPS = (ast.FloorDiv, ast.Mod, ast.Pow)  # `x //= e` becomes `x = x // e`
 _CMP = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
 _MAX_POW_UNROLL = 8  # x ** n for literal 0 <= n <= 8 is repeated multiplication
-_CONSTRUCTS = {
-    ast.While: "'while' loop", ast.Break: "'break'", ast.Continue: "'continue'",
-    ast.FunctionDef: "nested function definition", ast.AsyncFunctionDef: "nested function",
-    ast.ClassDef: "class definition", ast.Lambda: "lambda", ast.With: "'with' statement",
-    ast.Try: "'try' statement", ast.Raise: "'raise'", ast.Assert: "'assert'",
-    ast.Import: "'import'", ast.ImportFrom: "'import'", ast.Global: "'global'",
-    ast.Nonlocal: "'nonlocal'", ast.Delete: "'del'", ast.AsyncFor: "'async for'",
-    ast.List: "list", ast.Dict: "dict", ast.Set: "set", ast.Tuple: "tuple",
-    ast.ListComp: "list comprehension", ast.DictComp: "dict comprehension",
-    ast.SetComp: "set comprehension", ast.GeneratorExp: "generator expression",
-    ast.JoinedStr: "f-string", ast.NamedExpr: "':=' assignment expression",
-    ast.Starred: "'*' unpacking", ast.Yield: "'yield'", ast.YieldFrom: "'yield from'",
-    ast.Await: "'await'", ast.Slice: "slice", ast.Match: "'match' statement",
-}
 
 from polycuda.frontend.python_source import (  # noqa: F401 (public API)
+    _CONSTRUCTS,
     ArgSpec,
     _flatten,
     _load_source,

@@ -1,4 +1,5 @@
-"""Python frontend, part 1: argument kinds from call values or usage, and source locations."""
+"""Python frontend, part 1: argument kinds from call values or usage, source locations, and the
+constructs a region may not hold."""
 
 from __future__ import annotations
 
@@ -27,6 +28,21 @@ ARG_KINDS = ("param", "scalar", "array")
 ARRAY_DTYPES = {"float64": "double", "float32": "float", "int32": "int", "int64": "long",
                 "int8": "schar", "uint8": "uchar", "int16": "short", "uint16": "ushort",
                 "uint32": "uint"}  # the narrow and unsigned ones: frontend/python_ints.py
+# the Python constructs a region may not hold, as its errors name them
+_CONSTRUCTS = {
+    ast.While: "'while' loop", ast.Break: "'break'", ast.Continue: "'continue'",
+    ast.FunctionDef: "nested function definition", ast.AsyncFunctionDef: "nested function",
+    ast.ClassDef: "class definition", ast.Lambda: "lambda", ast.With: "'with' statement",
+    ast.Try: "'try' statement", ast.Raise: "'raise'", ast.Assert: "'assert'",
+    ast.Import: "'import'", ast.ImportFrom: "'import'", ast.Global: "'global'",
+    ast.Nonlocal: "'nonlocal'", ast.Delete: "'del'", ast.AsyncFor: "'async for'",
+    ast.List: "list", ast.Dict: "dict", ast.Set: "set", ast.Tuple: "tuple",
+    ast.ListComp: "list comprehension", ast.DictComp: "dict comprehension",
+    ast.SetComp: "set comprehension", ast.GeneratorExp: "generator expression",
+    ast.JoinedStr: "f-string", ast.NamedExpr: "':=' assignment expression",
+    ast.Starred: "'*' unpacking", ast.Yield: "'yield'", ast.YieldFrom: "'yield from'",
+    ast.Await: "'await'", ast.Slice: "slice", ast.Match: "'match' statement",
+}
 
 
 # -- argument kinds --------------------------------------------------------------------------
