@@ -53,7 +53,7 @@ def _tagged_schedule(scop: Scop, ctx: isl.Context, tagged: isl.UnionMap,
                      reverse: bool = False) -> isl.Schedule:
     # the textual order of the tagged instances [S[i] -> ref[]]: that of S[i]
     untag = isl.UnionPwMultiAff.from_union_map(tagged.domain().unwrap().domain_map())
-    return isl_build.original_schedule_tree(scop, ctx, reverse).pullback_union_pw_multi_aff(untag)
+    return isl_build.textual_order_tree(scop, ctx, reverse).pullback_union_pw_multi_aff(untag)
 
 
 # The last scops' dependence maps, as text (isl objects belong to one context): a compile asks
@@ -95,8 +95,8 @@ def _refusal(scop: Scop, ctx: isl.Context, err: isl.Error) -> UnsupportedConstru
     """The error for a region whose dataflow isl cannot compute, at the first (access, write)
     pair of one array on which isl's analysis fails alone (the region's first statement when
     no single pair does)."""
-    sched = isl_build.original_schedule_tree(scop, ctx)
-    backwards = isl_build.original_schedule_tree(scop, ctx, reverse=True)
+    sched = isl_build.textual_order_tree(scop, ctx)
+    backwards = isl_build.textual_order_tree(scop, ctx, reverse=True)
     refs = [(stmt, acc) for stmt in scop.statements
             for acc in isl_build.statement_accesses(scop, stmt) if not acc.indirect]
     for sink_stmt, sink in refs:

@@ -140,13 +140,16 @@ def original_schedule(scop: Scop, ctx: isl.Context) -> isl.UnionMap:
     return result
 
 
-def original_schedule_tree(scop: Scop, ctx: isl.Context, reverse: bool = False) -> isl.Schedule:
-    """The textual order of original_schedule() as a schedule tree: a sequence node per beta
-    position, a one-dimensional band per loop; `reverse` runs every loop and every sequence
-    backwards (the order in which the first write after a read is the last one before it).
+def textual_order_tree(scop: Scop, ctx: isl.Context, reverse: bool = False) -> isl.Schedule:
+    """The order of original_schedule() as a schedule tree for isl's dataflow analysis: a
+    sequence node per beta position, a one-dimensional band per loop; `reverse` runs every
+    loop and every sequence backwards (the order in which the first write after a read is the
+    last one before it).
 
     isl's dataflow analysis splits its work at the tree's sequence nodes, so statements in
     different loops are never compared: a flat schedule map makes it compare every pair.
+    (Code of the original order is generated from isl_scheduler.original_schedule_tree, one
+    band of the flat map, whose AST the golden files hold.)
     """
     return _tree_level(scop, ctx, list(scop.statements), 0, reverse)
 

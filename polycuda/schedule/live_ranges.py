@@ -69,7 +69,7 @@ def flow(scop: Scop, arr: Array, users: list[Statement], ctx: isl.Context
         umap = isl.UnionMap.from_map(amap)
         reads, writes = (reads, writes.union(umap)) if is_write else (reads.union(umap), writes)
     info = isl.UnionAccessInfo.from_sink(reads).set_must_source(writes)
-    result = info.set_schedule(isl_build.original_schedule_tree(scop, ctx)).compute_flow()
+    result = info.set_schedule(isl_build.textual_order_tree(scop, ctx)).compute_flow()
     if not result.get_may_no_source().intersect_params(context).is_empty():
         return None
     return result.get_may_dependence().intersect_params(context)

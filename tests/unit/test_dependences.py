@@ -8,6 +8,7 @@ import pytest
 from kernels import suite
 from polycuda.analysis import dependences
 from polycuda.frontend import c as cfront
+from polycuda.ir import isl_build
 from tests.fuzz.generator import generate
 from tests.unit import hand_scops
 
@@ -80,7 +81,6 @@ def test_dependence_maps_are_computed_once_per_scop_and_read_back_equal(monkeypa
     assert len(dependences._MAPS) == 2 and len(calls) == 4  # figure2's computed again
 
 
-
 def _flat_last_source(sinks, sources, schedule_map, may):
     info = isl.UnionAccessInfo.from_sink(sinks).set_must_source(sources)
     if not may.is_empty():
@@ -94,8 +94,6 @@ def test_dependences_on_the_schedule_tree_equal_those_on_the_2d_plus_1_map(sourc
     """isl's dataflow runs on the textual order as a tree (its sequence nodes split the work)
     and on the tree run backwards (anti dependences): the same dependences as on the flat
     2d+1 schedule map and its negation."""
-    from polycuda.ir import isl_build
-
     if source.startswith("fuzz"):
         _, profile, seed = source.split("-")
         scop = cfront.parse_source(generate(int(seed), profile).source, filename="f.c")[0]

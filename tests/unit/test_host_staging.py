@@ -224,7 +224,7 @@ def test_dropin_with_host_options_compiles_and_reports_errors(tmp_path, flags):
     program with its message, as with the default host side (test_cuda_host_errors). The host
     rule runs these small calls on the CPU, so the host version is left out to reach the CUDA
     calls; with it (the last flags), no CUDA call is made and the program needs no GPU."""
-    on_host = flags is DROPIN_FLAGS[-1]
+    on_host = flags == DROPIN_FLAGS[-1]
     cu, host = _dropin(tmp_path, flags if on_host else [*flags, "--host-fallback", "never"])
     nvcc = device.find_nvcc()
     subprocess.run([device.find_cc(), "-c", str(host), "-o", str(tmp_path / "host.o")],
